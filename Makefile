@@ -1,0 +1,27 @@
+# The two commands: `make demo` and `make test`. Each creates .venv and installs on its own.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/sortie demo --out demo-out
+
+test: $(STAMP)
+	$(BIN)/ruff check sortie tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_sim.py
+
+clean:
+	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

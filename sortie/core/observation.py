@@ -1,0 +1,67 @@
+"""What a backend reports after each reset and step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sortie.core.pose import Pose
+
+
+class Sensor(StrEnum):
+    """Images a camera can produce."""
+
+    RGB = "rgb"
+    DEPTH = "depth"
+    SEMANTIC = "semantic"
+
+
+class EventKind(StrEnum):
+    """Things that happen in a step and that missions and metrics count."""
+
+    CONTACT = "contact"
+    DOOR_OPENED = "door_opened"
+    DOOR_CLOSED = "door_closed"
+    PICKED_UP = "picked_up"
+    DROPPED = "dropped"
+    INTERACTION_FAILED = "interaction_failed"
+    INVALID_ACTION = "invalid_action"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One event of a step; ``target`` names the object involved, if any."""
+
+    kind: EventKind
+    target: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Frames:
+    """The images rendered for one step; a sensor not asked for is None.
+
+    ``rgb`` is uint8 (H, W, 3); ``depth`` float32 metres along the optical axis (inf where
+    nothing was hit); ``semantic`` int32 instance ids (0: nothing, else the object's id).
+    """
+
+    rgb: NDArray[np.uint8] | None = None
+    depth: NDArray[np.float32] | None = None
+    semantic: NDArray[np.int32] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """A body's view of the world after a reset or step: images and its own events.
+
+    ``pose`` is here for the harness (records, metrics, oracles); missions decide whether an
+    agent may see it.
+    """
+
+    frames: Frames
+    pose: Pose
+    events: tuple[Event, ...] = field(default_factory=tuple)
+    holding: str | None = None

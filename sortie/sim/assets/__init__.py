@@ -1,0 +1,1 @@
+"""Procedural assets: functions that add recognisable objects to a ``WorldKit``."""

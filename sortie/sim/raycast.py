@@ -1,0 +1,201 @@
+"""Ray casting against a scene through Embree: the one place that talks to the ray engine.
+
+Static objects go into one Embree scene built once. Dynamic objects (doors, carried things)
+go into a second, small one, rebuilt only when the scene's state changes; each cast queries
+both and keeps the nearer hit. Per-triangle tables (object id, colour, normal, texture
+coordinates) are indexed by the hit triangle; their last row is the "no hit" row, so a miss
+(index -1) reads it without a branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from embreex import rtcore_scene
+from embreex.mesh_construction import TriangleMesh
+from numpy.typing import NDArray
+
+from sortie.sim.mesh import Mesh
+from sortie.sim.scene import Scene
+
+MISS = np.float32(np.inf)
+
+
+@dataclass(frozen=True, slots=True)
+class Hits:
+    """Where rays hit: distance (in units of the ray direction's length), triangle, barycentrics.
+
+    ``t`` is inf and ``triangle`` -1 for rays that hit nothing.
+    """
+
+    t: NDArray[np.float32]
+    triangle: NDArray[np.int32]
+    u: NDArray[np.float32]
+    v: NDArray[np.float32]
+
+
+class TextureAtlas:
+    """All textures of a scene stacked into one image, so a lookup is one fancy index."""
+
+    def __init__(self, meshes: list[Mesh]) -> None:
+        textures: dict[int, np.ndarray] = {}
+        for mesh in meshes:
+            if mesh.texture is not None:
+                textures.setdefault(id(mesh.texture), mesh.texture)
+        width = max((t.shape[1] for t in textures.values()), default=1)
+        self.offsets: dict[int, tuple[int, int, int]] = {}
+        rows, y = [], 0
+        for key, tex in textures.items():
+            h, w = tex.shape[:2]
+            self.offsets[key] = (y, h, w)
+            rows.append(np.pad(tex[..., :3], ((0, 0), (0, width - w), (0, 0))))
+            y += h
+        self.image = np.concatenate(rows) if rows else np.zeros((1, 1, 3), np.uint8)
+
+    def pixel_uvs(self, mesh: Mesh) -> NDArray[np.float32]:
+        """Return the mesh's UVs in atlas pixel coordinates (column, row), (F, 3, 2)."""
+        assert mesh.uvs is not None and mesh.texture is not None
+        y0, h, w = self.offsets[id(mesh.texture)]
+        scale = np.array([w - 1, h - 1], np.float32)
+        return mesh.uvs * scale + np.array([0, y0], np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class TriangleTable:
+    """Per-triangle data of a set of meshes, each array with one extra "no hit" row."""
+
+    corners: NDArray[np.float32]  # (T, 3, 3), without the extra row
+    object_id: NDArray[np.int32]  # (T+1,)
+    color: NDArray[np.float32]  # (T+1, 3) in 0..1
+    normal: NDArray[np.float32]  # (T+1, 3) unit
+    textured: NDArray[np.bool_]  # (T+1,)
+    uv: NDArray[np.float32]  # (T+1, 3, 2) atlas pixel coordinates
+
+    @classmethod
+    def build(cls, parts: list[tuple[int, Mesh]], atlas: TextureAtlas) -> TriangleTable:
+        """Tabulate ``(object id, mesh)`` pairs."""
+        if not parts:
+            return cls.empty()
+        corners = np.concatenate([m.triangles() for _, m in parts]).astype(np.float32)
+        ids = np.concatenate([np.full(m.triangle_count, i, np.int32) for i, m in parts])
+        colors = np.concatenate([m.colors for _, m in parts]).astype(np.float32) / 255.0
+        textured = np.concatenate([np.full(m.triangle_count, m.texture is not None)
+                                   for _, m in parts])  # fmt: skip
+        uv = np.concatenate([atlas.pixel_uvs(m) if m.texture is not None
+                             else np.zeros((m.triangle_count, 3, 2), np.float32)
+                             for _, m in parts])  # fmt: skip
+        cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+        normal = cross / np.maximum(np.linalg.norm(cross, axis=1, keepdims=True), 1e-12)
+        return cls(
+            corners,
+            np.append(ids, 0).astype(np.int32),
+            np.vstack([colors, np.zeros((1, 3))]).astype(np.float32),
+            np.vstack([normal, np.zeros((1, 3))]).astype(np.float32),
+            np.append(textured, False),
+            np.concatenate([uv, np.zeros((1, 3, 2), np.float32)]),
+        )
+
+    @classmethod
+    def empty(cls) -> TriangleTable:
+        """Return a table with no triangles (just the "no hit" row)."""
+        return cls(np.zeros((0, 3, 3), np.float32), np.zeros(1, np.int32),
+                   np.zeros((1, 3), np.float32), np.zeros((1, 3), np.float32),
+                   np.zeros(1, bool), np.zeros((1, 3, 2), np.float32))  # fmt: skip
+
+    def __len__(self) -> int:
+        return int(self.corners.shape[0])
+
+    def concat(self, other: TriangleTable) -> TriangleTable:
+        """Return this table followed by ``other``, keeping one "no hit" row at the end."""
+        return TriangleTable(
+            np.concatenate([self.corners, other.corners]),
+            np.concatenate([self.object_id[:-1], other.object_id]),
+            np.concatenate([self.color[:-1], other.color]),
+            np.concatenate([self.normal[:-1], other.normal]),
+            np.concatenate([self.textured[:-1], other.textured]),
+            np.concatenate([self.uv[:-1], other.uv]),
+        )
+
+
+def _embree_scene(corners: NDArray[np.float32]) -> rtcore_scene.EmbreeScene | None:
+    if len(corners) == 0:
+        return None
+    scene = rtcore_scene.EmbreeScene()
+    TriangleMesh(scene, np.ascontiguousarray(corners, dtype=np.float32))
+    return scene
+
+
+def _run(
+    embree: rtcore_scene.EmbreeScene, origins: NDArray, directions: NDArray, tmax: NDArray | None
+) -> dict[str, NDArray]:
+    result: dict[str, NDArray] = embree.run(origins, directions, dists=tmax, output=1)
+    return result
+
+
+class RayCaster:
+    """Casts batches of rays into a scene, keeping its dynamic part in step with the scene."""
+
+    def __init__(self, scene: Scene) -> None:
+        self.scene = scene
+        ids = {o.name: i + 1 for i, o in enumerate(scene.objects)}
+        all_parts = [p for o in scene.objects for p in o.parts]
+        self.atlas = TextureAtlas(all_parts)
+        static = [(ids[o.name], p) for o in scene.objects if not o.is_dynamic for p in o.parts]
+        self.static = TriangleTable.build(static, self.atlas)
+        self._static_embree = _embree_scene(self.static.corners)
+        self._dynamic_names = [(ids[o.name], o) for o in scene.objects if o.is_dynamic]
+        self._version = -1
+        self._dynamic_embree: rtcore_scene.EmbreeScene | None = None
+        self.table = self.static
+        self.sync()
+
+    def sync(self) -> None:
+        """Rebuild the dynamic part if the scene's state changed since the last cast."""
+        if self._version == self.scene.version:
+            return
+        parts = [(i, p) for i, o in self._dynamic_names for p in self.scene.current_parts(o)]
+        dynamic = TriangleTable.build(parts, self.atlas)
+        self._dynamic_embree = _embree_scene(dynamic.corners)
+        self.table = self.static.concat(dynamic) if len(dynamic) else self.static
+        self._version = self.scene.version
+
+    def cast(self, origins: NDArray, directions: NDArray, tmax: NDArray | float | None = None
+             ) -> Hits:
+        """Cast rays; ``t`` is in units of each direction's length, capped at ``tmax``."""
+        self.sync()
+        origins = np.ascontiguousarray(origins, dtype=np.float32)
+        directions = np.ascontiguousarray(directions, dtype=np.float32)
+        limit = None
+        if tmax is not None:
+            limit = np.ascontiguousarray(np.broadcast_to(tmax, (len(origins),)), np.float32)
+        if self._static_embree is None:
+            hits = _no_hits(len(origins))
+        else:
+            hits = _to_hits(_run(self._static_embree, origins, directions, limit), 0)
+        if self._dynamic_embree is not None:
+            extra = _to_hits(_run(self._dynamic_embree, origins, directions, limit),
+                             len(self.static))  # fmt: skip
+            nearer = extra.t < hits.t
+            hits = Hits(*(np.where(nearer, b, a) for a, b in zip(
+                (hits.t, hits.triangle, hits.u, hits.v),
+                (extra.t, extra.triangle, extra.u, extra.v), strict=True)))  # fmt: skip
+        return hits
+
+    def object_ids(self, hits: Hits) -> NDArray[np.int32]:
+        """Return the instance id hit by each ray (0 for none)."""
+        return self.table.object_id[hits.triangle]
+
+
+def _to_hits(result: dict[str, NDArray], offset: int) -> Hits:
+    tri = result["primID"].astype(np.int32)
+    hit = tri >= 0
+    t = np.where(hit, result["tfar"], MISS).astype(np.float32)
+    if offset:
+        tri = np.where(hit, tri + offset, -1).astype(np.int32)
+    return Hits(t, tri, result["u"], result["v"])
+
+
+def _no_hits(n: int) -> Hits:
+    return Hits(np.full(n, MISS, np.float32), np.full(n, -1, np.int32),
+                np.zeros(n, np.float32), np.zeros(n, np.float32))  # fmt: skip

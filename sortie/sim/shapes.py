@@ -1,0 +1,29 @@
+"""Body shapes shared by the bodies that move and the navigation graph that plans for them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class WalkerShape:
+    """A walking agent as an upright cylinder (metres, degrees)."""
+
+    radius: float = 0.3
+    height: float = 1.8
+    eye: float = 1.6
+    step: float = 0.35
+    """Highest rise climbed without a ramp (stairs' risers must be lower)."""
+    max_slope: float = 35.0
+    """Steepest walkable slope, in degrees."""
+
+
+@dataclass(frozen=True, slots=True)
+class MultirotorShape:
+    """A multirotor as a sphere of ``radius`` metres around its centre."""
+
+    radius: float = 0.4
+
+
+WALKER = WalkerShape()
+MULTIROTOR = MultirotorShape()
