@@ -66,3 +66,40 @@ def world_rays(spec: CameraSpec, yaw: float, pitch: float | None = None) -> NDAr
     """Return the camera's ray directions in world coordinates, (H*W, 3)."""
     rotation = camera_rotation(yaw, spec.pitch if pitch is None else pitch)
     return local_directions(spec.width, spec.height, spec.hfov) @ rotation.T
+
+
+def dynamic_pixels(
+    spec: CameraSpec, eye: tuple[float, float, float], yaw: float, pitch: float,
+    boxes: NDArray[np.float32],
+) -> NDArray[np.intp] | None:
+    """Return the pixel indices whose rays may hit any of ``boxes`` (None: maybe all).
+
+    Each box's corners are projected into the image and the bounding rectangle kept; a box
+    that straddles the camera plane may cover anything, so it gives None. Casting only these
+    rays against moving geometry saves a full second pass per frame.
+    """
+    if len(boxes) == 0:
+        return np.zeros(0, np.intp)
+    corners = _box_corners(boxes) - np.asarray(eye, np.float32)
+    cam = corners @ camera_rotation(yaw, pitch)  # world -> camera: multiply by R (R^T row form)
+    forward = cam[..., 0]
+    mask = np.zeros((spec.height, spec.width), bool)
+    for box_cam, fwd in zip(cam, forward, strict=True):
+        if (fwd <= 0.05).all():
+            continue
+        if (fwd <= 0.05).any():
+            return None
+        cols = spec.width / 2 - spec.focal * box_cam[:, 1] / fwd
+        rows = spec.height / 2 - spec.focal * box_cam[:, 2] / fwd
+        c0, c1 = int(max(cols.min() - 1, 0)), int(min(cols.max() + 2, spec.width))
+        r0, r1 = int(max(rows.min() - 1, 0)), int(min(rows.max() + 2, spec.height))
+        if c0 < c1 and r0 < r1:
+            mask[r0:r1, c0:c1] = True
+    return np.flatnonzero(mask)
+
+
+def _box_corners(boxes: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Return the 8 corners of each (min, max) box, (K, 8, 3)."""
+    low, high = boxes[:, 0], boxes[:, 1]
+    picks = np.array([[i >> 2 & 1, i >> 1 & 1, i & 1] for i in range(8)], bool)
+    return np.where(picks[None], high[:, None], low[:, None]).astype(np.float32)

@@ -147,6 +147,7 @@ class RayCaster:
         self._dynamic_names = [(ids[o.name], o) for o in scene.objects if o.is_dynamic]
         self._version = -1
         self._dynamic_embree: rtcore_scene.EmbreeScene | None = None
+        self.dynamic_boxes = np.zeros((0, 2, 3), np.float32)
         self.table = self.static
         self.sync()
 
@@ -158,11 +159,16 @@ class RayCaster:
         dynamic = TriangleTable.build(parts, self.atlas)
         self._dynamic_embree = _embree_scene(dynamic.corners)
         self.table = self.static.concat(dynamic) if len(dynamic) else self.static
+        self.dynamic_boxes = _part_boxes(parts)
         self._version = self.scene.version
 
-    def cast(self, origins: NDArray, directions: NDArray, tmax: NDArray | float | None = None
-             ) -> Hits:
-        """Cast rays; ``t`` is in units of each direction's length, capped at ``tmax``."""
+    def cast(self, origins: NDArray, directions: NDArray, tmax: NDArray | float | None = None,
+             dynamic_rows: NDArray[np.intp] | None = None) -> Hits:
+        """Cast rays; ``t`` is in units of each direction's length, capped at ``tmax``.
+
+        ``dynamic_rows`` limits the rays tested against dynamic geometry to those rows (the
+        renderer passes the pixels where a dynamic object can appear); None tests them all.
+        """
         self.sync()
         origins = np.ascontiguousarray(origins, dtype=np.float32)
         directions = np.ascontiguousarray(directions, dtype=np.float32)
@@ -173,18 +179,36 @@ class RayCaster:
             hits = _no_hits(len(origins))
         else:
             hits = _to_hits(_run(self._static_embree, origins, directions, limit), 0)
-        if self._dynamic_embree is not None:
-            extra = _to_hits(_run(self._dynamic_embree, origins, directions, limit),
-                             len(self.static))  # fmt: skip
-            nearer = extra.t < hits.t
-            hits = Hits(*(np.where(nearer, b, a) for a, b in zip(
-                (hits.t, hits.triangle, hits.u, hits.v),
-                (extra.t, extra.triangle, extra.u, extra.v), strict=True)))  # fmt: skip
+        if self._dynamic_embree is not None and (dynamic_rows is None or len(dynamic_rows)):
+            hits = self._cast_dynamic(hits, origins, directions, limit, dynamic_rows)
         return hits
+
+    def _cast_dynamic(self, hits: Hits, origins: NDArray, directions: NDArray,
+                      limit: NDArray | None, rows: NDArray[np.intp] | None) -> Hits:
+        """Cast (some) rays against the dynamic geometry and keep the nearer hits."""
+        if rows is None:
+            rows = np.arange(len(origins))
+        sub_limit = None if limit is None else np.ascontiguousarray(limit[rows])
+        extra = _to_hits(_run(self._dynamic_embree, np.ascontiguousarray(origins[rows]),
+                              np.ascontiguousarray(directions[rows]), sub_limit),
+                         len(self.static))  # fmt: skip
+        nearer = rows[extra.t < hits.t[rows]]
+        keep = extra.t < hits.t[rows]
+        t, tri, u, v = (a.copy() for a in (hits.t, hits.triangle, hits.u, hits.v))
+        t[nearer], tri[nearer] = extra.t[keep], extra.triangle[keep]
+        u[nearer], v[nearer] = extra.u[keep], extra.v[keep]
+        return Hits(t, tri, u, v)
 
     def object_ids(self, hits: Hits) -> NDArray[np.int32]:
         """Return the instance id hit by each ray (0 for none)."""
         return self.table.object_id[hits.triangle]
+
+
+def _part_boxes(parts: list[tuple[int, Mesh]]) -> NDArray[np.float32]:
+    """Return the axis-aligned boxes of meshes, (K, 2, 3) as (min corner, max corner)."""
+    if not parts:
+        return np.zeros((0, 2, 3), np.float32)
+    return np.array([m.bounds() for _, m in parts], np.float32)
 
 
 def _to_hits(result: dict[str, NDArray], offset: int) -> Hits:

@@ -1,21 +1,22 @@
 """The ray-cast renderer: one primary ray per pixel gives depth, instance ids and RGB.
 
 Depth and ids are exact (they come straight from the hit). RGB shades each hit with its face
-colour or texture texel, a sun (Lambert) plus ambient term and a little distance haze; rays
-that hit nothing show a sky gradient. Only the sensors asked for are computed.
+colour or texture texel under a sun (Lambert) plus ambient light; rays that hit nothing show
+a sky gradient. Only the sensors asked for are computed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sortie.core.observation import Frames, Sensor
-from sortie.sim.camera import CameraSpec, world_rays
+from sortie.sim.camera import CameraSpec, dynamic_pixels, world_rays
 from sortie.sim.raycast import Hits, RayCaster
-from sortie.sim.scene import Lighting, Scene
+from sortie.sim.scene import Scene
 
 ALL_SENSORS = frozenset(Sensor)
 
@@ -31,6 +32,8 @@ class Renderer:
         sun = np.asarray(light.sun_direction, np.float32)
         self._sun = sun / np.linalg.norm(sun)
         self._light = light
+        self._lit: _LitColors | None = None
+        self._lit_table: object = None
 
     def render(
         self,
@@ -43,14 +46,17 @@ class Renderer:
         """Render the images in ``sensors`` from ``eye`` looking along ``yaw`` and ``pitch``."""
         if not sensors:
             return Frames()
+        pitch = spec.pitch if pitch is None else pitch
         dirs = world_rays(spec, yaw, pitch)
-        hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs)
+        self.caster.sync()
+        rows = dynamic_pixels(spec, eye, yaw, pitch, self.caster.dynamic_boxes)
+        hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs, dynamic_rows=rows)
         shape = (spec.height, spec.width)
         depth = hits.t.reshape(shape) if Sensor.DEPTH in sensors else None
         semantic = None
         if Sensor.SEMANTIC in sensors:
             semantic = self.caster.object_ids(hits).reshape(shape)
-        rgb = self._shade(hits, dirs).reshape(*shape, 3) if Sensor.RGB in sensors else None
+        rgb = self.shade(hits, dirs).reshape(*shape, 3) if Sensor.RGB in sensors else None
         return Frames(rgb=rgb, depth=depth, semantic=semantic)
 
     def _origin_buffer(self, n: int, eye: tuple[float, float, float]) -> NDArray[np.float32]:
@@ -60,22 +66,44 @@ class Renderer:
         buffer[:] = eye
         return buffer
 
-    def _shade(self, hits: Hits, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
-        table, light = self.caster.table, self._light
+    def shade(self, hits: Hits, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
+        """Return the RGB colour of each ray's hit (or of the sky where it hit nothing)."""
+        lit = self._lit_colors()
         tri = hits.triangle
-        base = table.color[tri]
-        textured = np.flatnonzero(table.textured[tri])
+        rgb = lit.color[tri]
+        textured = np.flatnonzero(self.caster.table.textured[tri])
         if len(textured):
-            base[textured] = self._texels(hits, textured)
-        normal = table.normal[tri]
-        # Two-sided faces: light the side the camera sees.
-        toward_sun = normal @ self._sun
-        facing_camera = np.einsum("ij,ij->i", normal, dirs) < 0
-        lambert = np.maximum(np.where(facing_camera, toward_sun, -toward_sun), 0.0)
-        shade = light.ambient + light.sun * lambert
-        color = base * shade[:, None] * np.asarray(light.tint, np.float32)
-        color = self._haze(color, hits.t, dirs, light)
-        return (np.clip(color, 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+            shade = lit.shade[tri[textured], None]
+            rgb[textured] = np.clip(self._texels(hits, textured) * shade, 0, 255)
+        missed = tri < 0
+        if missed.any():
+            rgb[missed] = self._sky(dirs)[missed]
+        return rgb
+
+    def _lit_colors(self) -> _LitColors:
+        """Return per-triangle shaded colours, recomputed when the dynamic geometry changes.
+
+        Sun and ambient light are fixed for a scene, so shading is a per-face constant:
+        computing it per face instead of per pixel makes RGB almost as cheap as ids.
+        Faces are lit on their outward side (meshes are closed; labels face their reader).
+        """
+        table = self.caster.table
+        if self._lit is None or self._lit_table is not table:
+            light = self._light
+            lambert = np.maximum(table.normal @ self._sun, 0.0)
+            shade = (light.ambient + light.sun * lambert)[:, None] * np.asarray(light.tint)
+            color = np.clip(table.color * shade * 255.0 + 0.5, 0, 255).astype(np.uint8)
+            self._lit = _LitColors(color, shade.mean(axis=1).astype(np.float32))
+            self._lit_table = table
+        return self._lit
+
+    def _sky(self, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
+        """Return the sky colour of every ray: a gradient from horizon to zenith."""
+        up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
+        blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
+        light = self._light
+        sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
+        return (sky * 255.0 + 0.5).astype(np.uint8)
 
     def _texels(self, hits: Hits, rows: NDArray[np.intp]) -> NDArray[np.float32]:
         uv = self.caster.table.uv[hits.triangle[rows]]
@@ -84,13 +112,10 @@ class Renderer:
         image = self.caster.atlas.image
         col = np.clip(point[:, 0] + 0.5, 0, image.shape[1] - 1).astype(np.intp)
         row = np.clip(point[:, 1] + 0.5, 0, image.shape[0] - 1).astype(np.intp)
-        return image[row, col].astype(np.float32) / 255.0
+        return image[row, col].astype(np.float32)
 
-    @staticmethod
-    def _haze(color: NDArray, t: NDArray, dirs: NDArray, light: Lighting) -> NDArray:
-        up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
-        blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
-        sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
-        distance = np.where(np.isfinite(t), t, 1e6)
-        fog = (1.0 - np.exp(-distance / 400.0))[:, None]
-        return (color * (1 - fog) + sky * fog).astype(np.float32)
+
+@dataclass(frozen=True, slots=True)
+class _LitColors:
+    color: NDArray[np.uint8]  # (T+1, 3) shaded face colour
+    shade: NDArray[np.float32]  # (T+1,) light factor, for textured faces

@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
-from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer
+
+
+@dataclass(frozen=True, slots=True)
+class TopDownMap:
+    """A map image and how world coordinates fall on it (rows run from +y down to -y)."""
+
+    image: NDArray[np.uint8]
+    xmin: float
+    ymax: float
+    metres_per_pixel: float
+
+    def pixel(self, x: float, y: float) -> tuple[int, int]:
+        """Return the (column, row) of world point ``(x, y)``."""
+        return (int((x - self.xmin) / self.metres_per_pixel),
+                int((self.ymax - y) / self.metres_per_pixel))  # fmt: skip
 
 
 def render_topdown(
     renderer: Renderer, metres_per_pixel: float = 0.25, cut: float | None = None,
     max_pixels: int = 1024,
-) -> NDArray[np.uint8]:
-    """Render the scene from straight above; geometry above ``cut`` (roofs) is left out.
+) -> TopDownMap:
+    """Render the scene from straight above, leaving out geometry above ``cut`` (roofs).
 
-    Rows run from +y (top of the image) to -y, columns from -x to +x.
+    ``cut`` defaults to the scene's own ``topdown_cut``, else above everything.
     """
     scene = renderer.scene
     xmin, ymin, xmax, ymax = scene.bounds
@@ -23,15 +39,12 @@ def render_topdown(
     xs = np.arange(xmin + step / 2, xmax, step)
     ys = np.arange(ymax - step / 2, ymin, -step)
     gx, gy = np.meshgrid(xs, ys)
-    top = _top_height(renderer.caster) if cut is None else cut
-    top = top if scene.topdown_cut is None or cut is not None else scene.topdown_cut
+    top = cut if cut is not None else scene.topdown_cut
+    if top is None:
+        corners = renderer.caster.table.corners
+        top = float(corners[..., 2].max()) + 1.0 if len(corners) else 10.0
     origins = np.column_stack([gx.ravel(), gy.ravel(), np.full(gx.size, top)])
     dirs = np.tile(np.array([0.0, 0.0, -1.0], np.float32), (gx.size, 1))
     hits = renderer.caster.cast(origins, dirs)
-    rgb = renderer._shade(hits, dirs)  # noqa: SLF001 - same shading as the cameras
-    return rgb.reshape(*gx.shape, 3)
-
-
-def _top_height(caster: RayCaster) -> float:
-    corners = caster.table.corners
-    return float(corners[..., 2].max()) + 1.0 if len(corners) else 10.0
+    rgb = renderer.shade(hits, dirs)
+    return TopDownMap(rgb.reshape(*gx.shape, 3), xmin, ymax, step)
