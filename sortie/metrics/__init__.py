@@ -1,0 +1,1 @@
+"""Metrics: pure functions over finished trajectories and their numbers; no live objects."""

@@ -1,0 +1,65 @@
+"""Path-similarity and path-efficiency metrics shared by every family (MISSIONS.md §4).
+
+DTW sums Euclidean distances along the optimal alignment (the definition of the VLN
+literature and of MISSIONS.md), computed by dtaidistance's C implementation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from dtaidistance import dtw_ndim
+from numpy.typing import ArrayLike
+
+GROUND_THRESHOLD = 3.0
+AIR_THRESHOLD = 20.0
+
+
+def path_length(points: ArrayLike) -> float:
+    """Return the length of a polyline of 2D or 3D points."""
+    array = np.asarray(points, dtype=float)
+    if len(array) < 2:
+        return 0.0
+    return float(np.linalg.norm(np.diff(array, axis=0), axis=1).sum())
+
+
+def dtw(reference: ArrayLike, query: ArrayLike) -> float:
+    """Return the DTW distance: the sum of point distances along the best alignment."""
+    ref, qry = _points(reference), _points(query)
+    return float(dtw_ndim.distance(ref, qry, inner_dist="euclidean"))
+
+
+def ndtw(reference: ArrayLike, query: ArrayLike, threshold: float = GROUND_THRESHOLD) -> float:
+    """Return normalised DTW, ``exp(-DTW / (|R| * threshold))``, in (0, 1]."""
+    ref = _points(reference)
+    return math.exp(-dtw(ref, query) / (len(ref) * threshold))
+
+
+def sdtw(success: bool, reference: ArrayLike, query: ArrayLike,
+         threshold: float = GROUND_THRESHOLD) -> float:
+    """Return success-weighted nDTW: nDTW if the episode succeeded, else 0."""
+    return ndtw(reference, query, threshold) if success else 0.0
+
+
+def spl(success: bool, shortest: float, taken: float) -> float:
+    """Return success weighted by path length, ``S * L / max(P, L)``, clamped to [0, 1]."""
+    if not success:
+        return 0.0
+    if shortest <= 0.0:
+        return 1.0
+    return min(1.0, max(0.0, shortest / max(taken, shortest)))
+
+
+def human_similarity(reference: ArrayLike, query: ArrayLike, scale: float = 50.0) -> float:
+    """Return RescueBench's HS, ``max(0, 1 - DTW / max(n, m) / scale)`` over 3D positions."""
+    ref, qry = _points(reference), _points(query)
+    normalised = dtw(ref, qry) / max(len(ref), len(qry))
+    return max(0.0, 1.0 - normalised / scale)
+
+
+def _points(points: ArrayLike) -> np.ndarray:
+    array = np.asarray(points, dtype=np.double)
+    if array.ndim != 2 or len(array) == 0:
+        raise ValueError(f"expected a non-empty (n, d) array of points, got shape {array.shape}")
+    return np.ascontiguousarray(array)
