@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.sim.raycast import Hits
 from sortie.sim.render import Renderer
 
 
@@ -39,12 +40,38 @@ def render_topdown(
     xs = np.arange(xmin + step / 2, xmax, step)
     ys = np.arange(ymax - step / 2, ymin, -step)
     gx, gy = np.meshgrid(xs, ys)
-    top = cut if cut is not None else scene.topdown_cut
-    if top is None:
-        corners = renderer.caster.table.corners
-        top = float(corners[..., 2].max()) + 1.0 if len(corners) else 10.0
-    origins = np.column_stack([gx.ravel(), gy.ravel(), np.full(gx.size, top)])
+    cut = cut if cut is not None else scene.topdown_cut
+    origins = np.column_stack([gx.ravel(), gy.ravel(), np.full(gx.size, _top(renderer))])
     dirs = np.tile(np.array([0.0, 0.0, -1.0], np.float32), (gx.size, 1))
-    hits = renderer.caster.cast(origins, dirs)
+    hits = _hits_below(renderer, origins.astype(np.float32), dirs, cut)
     rgb = renderer.shade(hits, dirs)
     return TopDownMap(rgb.reshape(*gx.shape, 3), xmin, ymax, step)
+
+
+def _top(renderer: Renderer) -> float:
+    corners = renderer.caster.table.corners
+    return float(corners[..., 2].max()) + 1.0 if len(corners) else 10.0
+
+
+def _hits_below(renderer: Renderer, origins: NDArray[np.float32], dirs: NDArray[np.float32],
+                cut: float | None, layers: int = 16) -> Hits:
+    """Cast down and peel away hits above ``cut`` (roofs, ceilings, wall tops).
+
+    Rays are restarted just under each hit above the cut instead of starting at the cut, so
+    a ray whose column is inside a wall still ends on the wall (its underside), not on the
+    floor beneath it: walls stay visible on the map.
+    """
+    hits = renderer.caster.cast(origins, dirs)
+    if cut is None:
+        return hits
+    t, tri, u, v = (a.copy() for a in (hits.t, hits.triangle, hits.u, hits.v))
+    start = origins[:, 2].copy()
+    for _ in range(layers):
+        above = np.flatnonzero(np.isfinite(t) & (start - t > cut))
+        if not len(above):
+            break
+        start[above] = start[above] - t[above] - 1e-3
+        again = renderer.caster.cast(np.column_stack([origins[above, :2], start[above]]),
+                                     dirs[above])  # fmt: skip
+        t[above], tri[above], u[above], v[above] = again.t, again.triangle, again.u, again.v
+    return Hits(t, tri, u, v)
