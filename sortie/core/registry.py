@@ -70,7 +70,7 @@ class Registry(Generic[T]):
             raise MissingExtraError(
                 f"{self.kind} {name!r} needs: pip install sortie[{extra}] ({exc})"
             ) from exc
-        return getattr(module, attr)  # type: ignore[no-any-return]
+        return getattr(module, attr)  # type: ignore[no-any-return, unused-ignore]
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries

@@ -125,7 +125,7 @@ def cylinder(radius: float, height: float, center: Vec3 = (0.0, 0.0, 0.0),
     ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
     bottom_v = np.column_stack([ring * radius, np.zeros(segments)])
     top_v = np.column_stack([ring * top, np.full(segments, height)])
-    verts = np.vstack([bottom_v, top_v, [[0, 0, 0], [0, 0, height]]])
+    verts = np.vstack([bottom_v, top_v, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, height]])])
     faces = []
     for i in range(segments):
         j = (i + 1) % segments

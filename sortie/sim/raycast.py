@@ -34,6 +34,17 @@ class Hits:
     u: NDArray[np.float32]
     v: NDArray[np.float32]
 
+    def replaced(self, rows: NDArray[np.intp], other: Hits) -> Hits:
+        """Return a copy whose ``rows`` hold ``other``'s hits (one per row, in order)."""
+        t, tri = self.t.copy(), self.triangle.copy()
+        u, v = self.u.copy(), self.v.copy()
+        t[rows], tri[rows], u[rows], v[rows] = other.t, other.triangle, other.u, other.v
+        return Hits(t, tri, u, v)
+
+    def subset(self, mask: NDArray[np.bool_]) -> Hits:
+        """Return the hits of the rays selected by ``mask``."""
+        return Hits(self.t[mask], self.triangle[mask], self.u[mask], self.v[mask])
+
 
 class TextureAtlas:
     """All textures of a scene stacked into one image, so a lookup is one fancy index."""
@@ -174,7 +185,8 @@ class RayCaster:
         directions = np.ascontiguousarray(directions, dtype=np.float32)
         limit = None
         if tmax is not None:
-            limit = np.ascontiguousarray(np.broadcast_to(tmax, (len(origins),)), np.float32)
+            # A copy: Embree needs a writable buffer, and broadcast_to gives a read-only view.
+            limit = np.array(np.broadcast_to(tmax, (len(origins),)), np.float32)
         if self._static_embree is None:
             hits = _no_hits(len(origins))
         else:
@@ -192,12 +204,8 @@ class RayCaster:
         extra = _to_hits(_run(self._dynamic_embree, np.ascontiguousarray(origins[rows]),
                               np.ascontiguousarray(directions[rows]), sub_limit),
                          len(self.static))  # fmt: skip
-        nearer = rows[extra.t < hits.t[rows]]
-        keep = extra.t < hits.t[rows]
-        t, tri, u, v = (a.copy() for a in (hits.t, hits.triangle, hits.u, hits.v))
-        t[nearer], tri[nearer] = extra.t[keep], extra.triangle[keep]
-        u[nearer], v[nearer] = extra.u[keep], extra.v[keep]
-        return Hits(t, tri, u, v)
+        nearer = extra.t < hits.t[rows]
+        return hits.replaced(rows[nearer], extra.subset(nearer))
 
     def object_ids(self, hits: Hits) -> NDArray[np.int32]:
         """Return the instance id hit by each ray (0 for none)."""

@@ -66,7 +66,7 @@ class SceneObject:
     def center(self) -> NDArray[np.float32]:
         """Return the centre of its built bounding box."""
         low, high = self.bounds()
-        return (low + high) / 2
+        return ((low + high) / 2).astype(np.float32)
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,8 +43,9 @@ def mark_pose(topdown: TopDownMap, pose: Pose, color: tuple[int, int, int] = (23
     picture = Image.fromarray(topdown.image)
     draw = ImageDraw.Draw(picture)
     col, row = topdown.pixel(pose.x, pose.y)
-    radius = max(3, int(0.4 / topdown.metres_per_pixel))
-    draw.ellipse([col - radius, row - radius, col + radius, row + radius], fill=color)
+    radius = max(5, int(0.8 / topdown.metres_per_pixel))
+    draw.ellipse([col - radius, row - radius, col + radius, row + radius], fill=color,
+                 outline=(255, 255, 255), width=2)
     dx, dy = pose.heading()
     length = 4 * radius
     draw.line([col, row, col + dx * length, row - dy * length], fill=color, width=2)

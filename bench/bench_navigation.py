@@ -1,0 +1,63 @@
+"""Benchmark the navigation graph: build time and size per world, and route query time.
+
+Run: ``.venv/bin/python bench/bench_navigation.py [--worlds a,b] [--cell 0.25]``; prints a
+table. ``open100`` is a bare 100 m x 100 m floor (the most nodes per square metre).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from sortie.sim.mesh import slab
+from sortie.sim.navigation import NavGraph
+from sortie.sim.scene import Scene, SceneObject
+from sortie.sim.worlds import WORLDS, build_world
+
+
+def open_floor(side: float = 100.0) -> Scene:
+    """Return a bare square floor of ``side`` metres."""
+    half = side / 2
+    floor = SceneObject("floor_0", "floor", (slab(-half, -half, half, half, -0.1, 0.0),))
+    return Scene([floor], (-half, -half, half, half), origin="open100")
+
+
+def measure(scene: Scene, cell: float, queries: int = 20) -> list[str]:
+    """Return the table row for one scene: build time, sizes, mean route query time."""
+    start = time.perf_counter()
+    graph = NavGraph.build(scene, cell=cell)
+    build = time.perf_counter() - start
+    rng = np.random.default_rng(0)
+    pairs = [(graph.random_node(rng), graph.random_node(rng)) for _ in range(queries)]
+    start = time.perf_counter()
+    for a, b in pairs:
+        if a is not None and b is not None:
+            graph.route(graph.node_position(a), graph.node_position(b))
+    query = (time.perf_counter() - start) / max(len(pairs), 1)
+    xmin, ymin, xmax, ymax = scene.bounds
+    return [scene.origin, f"{xmax - xmin:.0f} x {ymax - ymin:.0f}", f"{build:.2f}",
+            f"{graph.node_count}", f"{graph.adjacency.nnz // 2}", f"{len(graph.doors)}",
+            f"{query * 1000:.0f}"]  # fmt: skip
+
+
+def main() -> None:
+    """Build each world's graph and print the measurements."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--worlds", default=",".join(WORLDS.names()))
+    parser.add_argument("--cell", type=float, default=0.25)
+    args = parser.parse_args()
+    table = Table(title=f"navigation graph, cell {args.cell} m")
+    for column in ("world", "size m", "build s", "nodes", "edges", "doors", "route ms"):
+        table.add_column(column)
+    scenes = [build_world(name, 0) for name in args.worlds.split(",") if name]
+    for scene in [*scenes, open_floor()]:
+        table.add_row(*measure(scene, args.cell))
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

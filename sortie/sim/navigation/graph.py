@@ -1,0 +1,330 @@
+"""The navigation graph: walkable cells on every floor, linked where a walker can step.
+
+Built once per scene from ray casts (see ``surfaces`` and ``clearance``), with every door
+open; each door remembers the nodes its closed panel blocks, and queries take the set of
+closed doors. Shortest paths come from ``scipy.sparse.csgraph``. Privileged: used by episode
+generation, the oracle and the SPL metric, never shown to ordinary agents.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components, dijkstra
+from scipy.spatial import cKDTree
+
+from sortie.core.errors import ConfigError
+from sortie.sim.navigation.clearance import near_hits, probe
+from sortie.sim.navigation.doors import door_blocks, walkable_scene
+from sortie.sim.navigation.links import column_slots, link_neighbours
+from sortie.sim.navigation.smoothing import Corridor, straighten
+from sortie.sim.navigation.surfaces import Grid, crowded, peel_columns, standing_surfaces
+from sortie.sim.raycast import RayCaster
+from sortie.sim.scene import Scene
+from sortie.sim.semantics import class_id
+from sortie.sim.shapes import WALKER, WalkerShape
+
+Point = tuple[float, float, float]
+NO_DOORS: frozenset[str] = frozenset()
+WALKING_CLASSES = ("ground", "floor", "road", "sidewalk", "grass", "stairs", "ramp", "platform",
+                   "landing_pad")
+"""Semantic classes meant to be walked on; the main component is the largest on these (a
+room's roof may hold more nodes than its cluttered floor)."""
+TABLES_KEPT = 64
+"""Derived tables (per closed-door set: usable nodes, edges) kept before the oldest goes."""
+ROWS_KEPT = 32
+"""Distance rows kept per graph (each two arrays of N): per (source node, closed doors)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A shortest route between two points.
+
+    Attributes:
+        waypoints: points to walk through in order, from the start to the goal.
+        length: length of the polyline through ``waypoints`` in metres (3D).
+        nodes: the graph nodes of the underlying grid path.
+        doors: the doors whose closed panel would block this route, in scene order.
+    """
+
+    waypoints: tuple[Point, ...]
+    length: float
+    nodes: tuple[int, ...]
+    doors: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NavGraph:
+    """Walkable nodes of a scene, one per standing surface per grid column, and their links.
+
+    Attributes:
+        grid: the columns the nodes stand in.
+        shape: the walker planned for.
+        positions: (N, 3) node positions on the walking surface, sorted by column, then top down.
+        columns: (N,) grid column of each node.
+        semantic: (N,) semantic class id of the object each node stands on.
+        adjacency: (N, N) symmetric edge lengths in metres, every door open.
+        doors: names of the openable objects.
+        door_nodes: for each door, the nodes its closed geometry blocks.
+    """
+
+    grid: Grid
+    shape: WalkerShape
+    positions: NDArray[np.float64]
+    columns: NDArray[np.int64]
+    semantic: NDArray[np.int32]
+    adjacency: csr_matrix
+    doors: tuple[str, ...]
+    door_nodes: tuple[NDArray[np.int64], ...]
+    _tables: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _rows: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, scene: Scene, shape: WalkerShape = WALKER, cell: float = 0.25) -> NavGraph:
+        """Build the graph of ``scene`` for ``shape`` on a grid of ``cell`` metres."""
+        if not cell > 0:
+            raise ConfigError(f"navigation: cell must be a positive size in metres, got {cell!r}")
+        caster = RayCaster(walkable_scene(scene))
+        grid = Grid.over(scene.bounds, cell)
+        hits = peel_columns(caster, grid, shape)
+        columns, z, semantic = standing_surfaces(hits, shape)
+        positions = np.column_stack([grid.centres(columns), z])
+        probes = probe(caster, positions, cell, shape)
+        clear = ~crowded(hits, grid, columns, z, shape)
+        clear &= ~near_hits(positions, probes.points, shape)
+        keep = np.flatnonzero(clear)
+        positions, columns = positions[keep], columns[keep]
+        adjacency = link_neighbours(grid, columns, positions, probes.blocked_moves[keep], shape)
+        doors, door_nodes = door_blocks(scene, positions, cell, shape)
+        return cls(grid, shape, positions, columns, semantic[keep], adjacency, doors, door_nodes)
+
+    @property
+    def node_count(self) -> int:
+        """Return the number of nodes."""
+        return len(self.positions)
+
+    def node_position(self, node: int) -> Point:
+        """Return where node ``node`` stands (on the walking surface)."""
+        x, y, z = self.positions[node]
+        return (float(x), float(y), float(z))
+
+    def closed_doors(self, scene: Scene) -> frozenset[str]:
+        """Return the doors of this graph that are closed in ``scene`` now."""
+        return frozenset(name for name in self.doors if not scene.is_open(name))
+
+    def usable(self, closed: Iterable[str] = NO_DOORS) -> NDArray[np.bool_]:
+        """Return which nodes are not blocked by the ``closed`` doors."""
+        closed = self._check_doors(closed)
+        return self._remember(("usable", closed), lambda: self._unblocked(closed))
+
+    def nearest_node(self, point: Iterable[float], tolerance: float = 1.0,
+                     closed: Iterable[str] = NO_DOORS) -> int | None:
+        """Return the usable node nearest to ``point`` (feet height) within ``tolerance`` m."""
+        xyz = np.asarray(tuple(point), np.float64)
+        tree = self._remember("tree", lambda: cKDTree(self.positions))
+        candidates = np.array(sorted(tree.query_ball_point(xyz, tolerance)), np.int64)
+        if candidates.size:
+            candidates = candidates[self.usable(closed)[candidates]]
+        if not candidates.size:
+            return None
+        gaps = np.linalg.norm(self.positions[candidates] - xyz, axis=1)
+        return int(candidates[np.argmin(gaps)])
+
+    def distances_from(self, node: int, closed: Iterable[str] = NO_DOORS
+                       ) -> NDArray[np.float64]:
+        """Return the graph distance from ``node`` to every node (inf where unreachable)."""
+        return self._search(node, self._check_doors(closed))[0]
+
+    def route(self, start: Iterable[float], goal: Iterable[float],
+              closed: Iterable[str] = NO_DOORS, smooth: bool = True) -> Route | None:
+        """Return the shortest route between two points, or None if they are not linked.
+
+        The route starts at ``start`` and ends at ``goal``; both snap to their nearest
+        nodes (see ``nearest_node``). ``smooth`` pulls the grid path straight.
+        """
+        closed = self._check_doors(closed)
+        a, b = np.asarray(tuple(start), float), np.asarray(tuple(goal), float)
+        source, target = self.nearest_node(a, closed=closed), self.nearest_node(b, closed=closed)
+        if source is None or target is None:
+            return None
+        dist, predecessors = self._search(source, closed)
+        if not np.isfinite(dist[target]):
+            return None
+        nodes = _walk_back(predecessors, source, target)
+        points = np.vstack([a, self.positions[nodes], b])
+        if smooth:
+            points = straighten(points, self._corridor(closed).clear)
+        return _make_route(points, nodes, self._doors_at(nodes))
+
+    def shortest_path(self, start: Iterable[float], goal: Iterable[float],
+                      closed: Iterable[str] = NO_DOORS, smooth: bool = True) -> list[Point]:
+        """Return the waypoints of the shortest route, or an empty list if there is none."""
+        found = self.route(start, goal, closed, smooth)
+        return list(found.waypoints) if found else []
+
+    def geodesic_distance(self, start: Iterable[float], goal: Iterable[float],
+                          closed: Iterable[str] = NO_DOORS) -> float:
+        """Return the length of the shortest route, smoothed, in metres; inf if none.
+
+        The route is the shortest on the 8-connected grid, then straightened: where two ways
+        differ by less than the grid's bias (up to 8 % on long diagonals) the grid may pick
+        the one that is slightly longer once straightened.
+        """
+        found = self.route(start, goal, closed)
+        return found.length if found else float("inf")
+
+    def reachable(self, start: Iterable[float], goal: Iterable[float],
+                  closed: Iterable[str] = NO_DOORS) -> bool:
+        """Return whether a walker can get from ``start`` to ``goal``."""
+        return self.route(start, goal, closed, smooth=False) is not None
+
+    def doors_on_every_shortest_path(self, start: Iterable[float], goal: Iterable[float]
+                                     ) -> tuple[str, ...]:
+        """Return the doors that every shortest route passes (closing one makes it longer)."""
+        found = self.route(start, goal, smooth=False)
+        if found is None:
+            return ()
+        source, target = found.nodes[0], found.nodes[-1]
+        base = self.distances_from(source)[target]
+        return tuple(door for door in found.doors
+                     if self.distances_from(source, {door})[target] > base + 1e-6)  # fmt: skip
+
+    def components(self) -> NDArray[np.int32]:
+        """Return a component label per node (doors open); labels number components by size."""
+        return self._remember("components", self._label_components)
+
+    def main_component(self) -> int:
+        """Return the label of the component with the most nodes on walking classes."""
+        walking = np.isin(self.semantic, [class_id(name) for name in WALKING_CLASSES])
+        labels = self.components()
+        if not labels.size:
+            return 0
+        counts = np.bincount(labels[walking], minlength=int(labels.max()) + 1)
+        return int(np.argmax(counts)) if counts.any() else 0
+
+    def random_node(self, rng: np.random.Generator, source: int | None = None,
+                    distance: tuple[float, float] = (0.0, float("inf")),
+                    closed: Iterable[str] = NO_DOORS, mask: NDArray[np.bool_] | None = None
+                    ) -> int | None:
+        """Return a uniformly drawn node, or None if none qualifies.
+
+        Without ``source`` it is drawn from the main component (see ``main_component``);
+        with one, from the nodes whose graph distance to it lies within ``distance``.
+        ``mask`` narrows the choice.
+        """
+        pool = self.usable(closed).copy()
+        if source is None:
+            pool &= self.components() == self.main_component()
+        else:
+            dist = self.distances_from(source, closed)
+            pool &= (dist >= distance[0]) & (dist <= distance[1])
+        if mask is not None:
+            pool &= mask
+        choices = np.flatnonzero(pool)
+        return int(choices[rng.integers(len(choices))]) if choices.size else None
+
+    def levels(self, min_nodes: int = 50) -> tuple[float, ...]:
+        """Return the heights (to the centimetre) shared by at least ``min_nodes`` nodes."""
+        heights, counts = np.unique(np.round(self.positions[:, 2], 2), return_counts=True)
+        return tuple(float(h) for h in heights[counts >= min_nodes])
+
+    def to_image(self, below: float = float("inf")) -> NDArray[np.uint8]:
+        """Return a top-down debug image, one pixel per column, +y up.
+
+        Nodes no higher than ``below`` (leave out roofs) are green, brighter when higher
+        (the highest in a column shows); door-blocked nodes are orange; the rest is black.
+        """
+        image = np.zeros((self.grid.size, 3), np.uint8)
+        shown = np.flatnonzero(self.positions[:, 2] <= below)
+        z = self.positions[shown, 2]
+        if z.size:
+            shade = 80 + 175 * (z - z.min()) / max(float(np.ptp(z)), 1e-9)
+            order = np.argsort(z, kind="stable")  # the highest node is written last
+            image[self.columns[shown[order]], 1] = shade[order].astype(np.uint8)
+        for nodes in self.door_nodes:
+            image[self.columns[nodes]] = (255, 140, 0)
+        return image.reshape(self.grid.ny, self.grid.nx, 3)[::-1]
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _check_doors(self, closed: Iterable[str]) -> frozenset[str]:
+        closed = frozenset(closed)
+        unknown = sorted(closed - set(self.doors))
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], self.doors, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"navigation: unknown door {unknown[0]!r}.{hint} "
+                              f"Doors: {', '.join(self.doors) or 'none'}")  # fmt: skip
+        return closed
+
+    def _remember(self, key: Any, make: Callable[[], Any], rows: bool = False) -> Any:
+        store, limit = (self._rows, ROWS_KEPT) if rows else (self._tables, TABLES_KEPT)
+        if key not in store:
+            if len(store) >= limit:
+                store.pop(next(iter(store)))  # the oldest: dicts keep insertion order
+            store[key] = make()
+        return store[key]
+
+    def _unblocked(self, closed: frozenset[str]) -> NDArray[np.bool_]:
+        usable = np.ones(self.node_count, bool)
+        for name, nodes in zip(self.doors, self.door_nodes, strict=True):
+            if name in closed:
+                usable[nodes] = False
+        return usable
+
+    def _closed_adjacency(self, closed: frozenset[str]) -> csr_matrix:
+        if not closed:
+            return self.adjacency
+        usable = self.usable(closed)
+        edges = self.adjacency.tocoo()
+        keep = usable[edges.row] & usable[edges.col]
+        return csr_matrix((edges.data[keep], (edges.row[keep], edges.col[keep])),
+                          shape=self.adjacency.shape)  # fmt: skip
+
+    def _search(self, node: int, closed: frozenset[str]
+                ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+        def run() -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+            graph = self._remember(("adjacency", closed), lambda: self._closed_adjacency(closed))
+            return dijkstra(graph, directed=True, indices=node, return_predecessors=True)
+
+        return self._remember((node, closed), run, rows=True)
+
+    def _corridor(self, closed: frozenset[str]) -> Corridor:
+        slots = self._remember("slots", lambda: column_slots(self.grid, self.columns))
+        return Corridor(self.grid, slots, self.positions[:, 2], self.usable(closed),
+                        self.shape.step)  # fmt: skip
+
+    def _doors_at(self, nodes: list[int]) -> tuple[str, ...]:
+        on_path = np.zeros(self.node_count, bool)
+        on_path[nodes] = True
+        return tuple(name for name, blocked in zip(self.doors, self.door_nodes, strict=True)
+                     if on_path[blocked].any())  # fmt: skip
+
+    def _label_components(self) -> NDArray[np.int32]:
+        _, labels = connected_components(self.adjacency, directed=False)
+        sizes = np.bincount(labels)
+        rank = np.empty_like(sizes)
+        rank[np.argsort(-sizes, kind="stable")] = np.arange(len(sizes))
+        return rank[labels].astype(np.int32)
+
+
+def _walk_back(predecessors: NDArray[np.int32], source: int, target: int) -> list[int]:
+    nodes = [target]
+    while nodes[-1] != source:
+        nodes.append(int(predecessors[nodes[-1]]))
+    return nodes[::-1]
+
+
+def _make_route(points: NDArray[np.float64], nodes: list[int], doors: tuple[str, ...]) -> Route:
+    steps = np.diff(points, axis=0)
+    keep = np.concatenate([[True], np.linalg.norm(steps, axis=1) > 1e-9])
+    points = points[keep]  # a start or goal exactly on its node would repeat it
+    length = float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum())
+    waypoints = tuple((float(x), float(y), float(z)) for x, y, z in points)
+    return Route(waypoints, length, tuple(nodes), doors)

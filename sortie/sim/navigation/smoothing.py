@@ -1,0 +1,105 @@
+"""String pulling: straighten a grid path so a follower does not zigzag, keeping clearance.
+
+A straight stretch is accepted when every point along it lies in a grid square whose corner
+columns all hold a usable node at about the stretch's height. Those nodes have the walker's
+clearance, so the stretch keeps nearly all of it (at least ``sqrt(r^2 - (cell / 2)^2)``, as
+good as the grid path's own edges), never crosses a thin wall or a closed door, and never
+jumps between floors or over a drop.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sortie.sim.navigation.surfaces import Grid
+
+SAMPLES_PER_CELL = 4
+SNAP = 1e-6
+"""Fractional grid coordinates this close to a whole number lie on a grid line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Corridor:
+    """Tells whether a straight stretch between two points runs over usable nodes only.
+
+    Attributes:
+        grid: the graph's columns.
+        slots: (C, L) node ids in each column, -1 where none.
+        z: (N,) node heights.
+        usable: (N,) nodes not blocked by closed doors.
+        step: largest height difference between a stretch and the nodes under it.
+    """
+
+    grid: Grid
+    slots: NDArray[np.int64]
+    z: NDArray[np.float64]
+    usable: NDArray[np.bool_]
+    step: float
+
+    def clear(self, start: NDArray[np.float64], end: NDArray[np.float64]) -> bool:
+        """Return whether the stretch from ``start`` to ``end`` keeps over usable nodes."""
+        length = math.hypot(*(end[:2] - start[:2]))
+        count = max(2, math.ceil(length * SAMPLES_PER_CELL / self.grid.cell) + 1)
+        points = start + np.linspace(0.0, 1.0, count)[:, None] * (end - start)
+        fi = (points[:, 0] - self.grid.x0) / self.grid.cell
+        fj = (points[:, 1] - self.grid.y0) / self.grid.cell
+        for i in _corner_indices(fi):
+            for j in _corner_indices(fj):
+                if not self._supported(i, j, points[:, 2]):
+                    return False
+        return True
+
+    def _supported(self, i: NDArray[np.int64], j: NDArray[np.int64], z: NDArray[np.float64]
+                   ) -> bool:
+        if (i < 0).any() or (i >= self.grid.nx).any() or (j < 0).any() or (j >= self.grid.ny
+                                                                              ).any():
+            return False
+        ids = self.slots[j * self.grid.nx + i]
+        near = np.abs(self.z[ids] - z[:, None]) <= self.step
+        return bool(((ids >= 0) & self.usable[ids] & near).any(axis=1).all())
+
+
+def _corner_indices(f: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the grid indices below and above each coordinate (the same one on a line)."""
+    whole = np.round(f)
+    on_line = np.abs(f - whole) < SNAP
+    below = np.where(on_line, whole, np.floor(f)).astype(np.int64)
+    above = np.where(on_line, whole, np.floor(f) + 1).astype(np.int64)
+    return below, above
+
+
+def pull_string(points: NDArray[np.float64],
+                clear: Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
+                ) -> NDArray[np.float64]:
+    """Return the points kept when each straight stretch runs as far as ``clear`` allows."""
+    kept, i = [0], 0
+    while i < len(points) - 1:
+        j = i + 1
+        while j + 1 < len(points) and clear(points[i], points[j + 1]):
+            j += 1
+        kept.append(j)
+        i = j
+    return points[kept]
+
+
+def straighten(points: NDArray[np.float64],
+               clear: Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
+               ) -> NDArray[np.float64]:
+    """Return the shorter of the strings pulled from either end.
+
+    One greedy pass leaves slack where the grid path bends away and back; pulling from the
+    other end bends at other corners, and the shorter of the two is usually within a few
+    centimetres of the best any-angle path along the same grid path.
+    """
+    forward = pull_string(points, clear)
+    backward = pull_string(points[::-1], clear)[::-1]
+    return forward if _length(forward) <= _length(backward) else backward
+
+
+def _length(points: NDArray[np.float64]) -> float:
+    return float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum())
