@@ -36,7 +36,7 @@ def approach_score(d: StageDistances, radius: float = SIGHTING_RADIUS) -> float:
 
 def reach_score(done: bool, d: StageDistances, gate: float,
                 radius: float = SIGHTING_RADIUS) -> float:
-    """Return the paper's reach score: full if done, else the share of the way from R to the gate."""
+    """Return the paper's reach score: full if done, else the way covered from R to the gate."""
     if done:
         return STAGE_POINTS
     return STAGE_POINTS * _clip01((radius - d.best) / (radius - gate))

@@ -64,14 +64,13 @@ def _hits_below(renderer: Renderer, origins: NDArray[np.float32], dirs: NDArray[
     hits = renderer.caster.cast(origins, dirs)
     if cut is None:
         return hits
-    t, tri, u, v = (a.copy() for a in (hits.t, hits.triangle, hits.u, hits.v))
     start = origins[:, 2].copy()
     for _ in range(layers):
-        above = np.flatnonzero(np.isfinite(t) & (start - t > cut))
+        above = np.flatnonzero(np.isfinite(hits.t) & (start - hits.t > cut))
         if not len(above):
             break
-        start[above] = start[above] - t[above] - 1e-3
+        start[above] = start[above] - hits.t[above] - 1e-3
         again = renderer.caster.cast(np.column_stack([origins[above, :2], start[above]]),
                                      dirs[above])  # fmt: skip
-        t[above], tri[above], u[above], v[above] = again.t, again.triangle, again.u, again.v
-    return Hits(t, tri, u, v)
+        hits = hits.replaced(above, again)
+    return hits

@@ -76,7 +76,7 @@ class BackendContract:
             backend.close()
         for a, b in zip(*runs, strict=True):
             assert a.observation.pose == b.observation.pose
-            assert np.array_equal(a.observation.frames.rgb, b.observation.frames.rgb)  # type: ignore[arg-type]
+            assert np.array_equal(a.observation.frames.rgb, b.observation.frames.rgb)
 
     def test_step_moves_the_body_and_reports(self) -> None:
         """A forward step returns a StepOutcome whose observation carries the new pose."""

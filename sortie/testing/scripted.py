@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from sortie.backends.base import StepOutcome
-from sortie.core.actions import Fly, FlightPrimitive, Move
+from sortie.core.actions import FlightPrimitive, Fly, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Event, EventKind, Frames, Observation

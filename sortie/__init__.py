@@ -1,0 +1,48 @@
+"""sortie: run and score long-horizon embodied missions, stage by stage.
+
+The public API is what ``__all__`` lists; everything else may change between versions.
+"""
+
+from sortie.backends import BACKENDS, Backend, StepOutcome
+from sortie.core import (
+    Action,
+    ConfigError,
+    EpisodeSpec,
+    Event,
+    EventKind,
+    Fly,
+    Frames,
+    Interact,
+    Move,
+    Observation,
+    Pose,
+    Registry,
+    SortieError,
+    WorldSpec,
+)
+from sortie.sim.worlds import WORLDS, build_world
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BACKENDS",
+    "WORLDS",
+    "Action",
+    "Backend",
+    "ConfigError",
+    "EpisodeSpec",
+    "Event",
+    "EventKind",
+    "Fly",
+    "Frames",
+    "Interact",
+    "Move",
+    "Observation",
+    "Pose",
+    "Registry",
+    "SortieError",
+    "StepOutcome",
+    "WorldSpec",
+    "__version__",
+    "build_world",
+]

@@ -1,0 +1,137 @@
+"""The Backend protocol: what missions may ask of any simulator, embedded or remote.
+
+A backend builds the world of an episode, moves the agent's body, renders what the agent's
+sensors see and answers named queries. It holds no mission rules: when a grab "counts" or
+a door may open is the mission's business; the backend only carries it out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from sortie.core.actions import Fly, Move
+from sortie.core.episode import EpisodeSpec
+from sortie.core.observation import Event, Observation
+from sortie.core.pose import Pose
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """What one step did: the new observation and wall-clock seconds spent, by part."""
+
+    observation: Observation
+    moved: float = 0.0
+    backend_seconds: float = 0.0
+    render_seconds: float = 0.0
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Return the step's events."""
+        return self.observation.events
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectInfo:
+    """What a privileged view may read about one scene object."""
+
+    name: str
+    semantic: str
+    position: tuple[float, float, float]
+    attributes: dict[str, str | float | int | bool] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A simulator the missions can drive."""
+
+    name: str
+
+    def reset(self, spec: EpisodeSpec, seed: int) -> Observation:
+        """Build (or reuse) the episode's world, place the body at the start, observe."""
+        ...
+
+    def step(self, action: Move | Fly) -> StepOutcome:
+        """Apply one motion action and observe."""
+        ...
+
+    def pose(self) -> Pose:
+        """Return the body's pose (z: feet for a walker, centre for a multirotor)."""
+        ...
+
+    def distance_to(self, name: str) -> float:
+        """Return the horizontal distance from the body to object ``name``."""
+        ...
+
+    def height_difference(self, name: str) -> float:
+        """Return object ``name``'s base height minus the body's height."""
+        ...
+
+    def visible(self, name: str) -> bool:
+        """Return whether object ``name`` shows in the body's current camera view."""
+        ...
+
+    def holding(self) -> str | None:
+        """Return the name of the object the body carries, if any."""
+        ...
+
+    def collided(self) -> bool:
+        """Return whether the last step touched anything."""
+        ...
+
+    def door_state(self, name: str) -> bool:
+        """Return whether door or gate ``name`` is open."""
+        ...
+
+    def close(self) -> None:
+        """Release the simulator; calling it twice is harmless."""
+        ...
+
+
+@runtime_checkable
+class SupportsInteraction(Protocol):
+    """A backend that can carry out grabs, drops and doors when a mission decides so."""
+
+    def pick_up(self, name: str) -> Event:
+        """Take object ``name`` into the body's hands."""
+        ...
+
+    def put_down(self) -> Event:
+        """Put the held object on the ground in front of the body."""
+        ...
+
+    def set_door(self, name: str, is_open: bool) -> Event:
+        """Open or close door or gate ``name``."""
+        ...
+
+
+@runtime_checkable
+class OracleView(Protocol):
+    """Privileged knowledge, for oracles, episode generation and metrics only."""
+
+    def objects(self) -> list[ObjectInfo]:
+        """Return every object with its current position and attributes."""
+        ...
+
+    def position_of(self, name: str) -> tuple[float, float, float]:
+        """Return the current base position of object ``name``."""
+        ...
+
+    def geodesic_distance(self, start: tuple[float, float, float],
+                          goal: tuple[float, float, float]) -> float:
+        """Return the walkable path length between two points (inf if unreachable)."""
+        ...
+
+    def shortest_path(self, start: tuple[float, float, float],
+                      goal: tuple[float, float, float]) -> list[tuple[float, float, float]]:
+        """Return waypoints of a shortest walkable path (empty if unreachable)."""
+        ...
+
+
+@runtime_checkable
+class SupportsOracleView(Protocol):
+    """A backend that can hand out privileged knowledge."""
+
+    def oracle_view(self) -> OracleView:
+        """Return the privileged view of the current world."""
+        ...

@@ -1,0 +1,302 @@
+"""The embedded backend: sortie's own CPU simulator behind the Backend protocol."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from sortie.backends.base import ObjectInfo, StepOutcome
+from sortie.core.actions import Fly, Move
+from sortie.core.episode import EpisodeSpec, WorldSpec
+from sortie.core.errors import ConfigError, SimulationError
+from sortie.core.observation import Event, EventKind, Frames, Observation, Sensor
+from sortie.core.pose import Pose
+from sortie.sim.bodies import Multirotor, Walker
+from sortie.sim.camera import CameraSpec
+from sortie.sim.mesh import pose_matrix
+from sortie.sim.navigation import NavGraph
+from sortie.sim.raycast import RayCaster
+from sortie.sim.render import Renderer
+from sortie.sim.scene import Dynamics, Scene
+from sortie.sim.shapes import WALKER
+from sortie.sim.worlds import build_world
+
+BODIES = ("walker", "multirotor")
+
+
+@dataclass
+class _World:
+    """A built world and the machinery over it, kept while episodes reuse it."""
+
+    spec: WorldSpec
+    scene: Scene
+    caster: RayCaster
+    renderer: Renderer
+    _nav: NavGraph | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, spec: WorldSpec) -> _World:
+        scene = build_world(spec.builder, spec.seed, spec.params)
+        caster = RayCaster(scene)
+        return cls(spec, scene, caster, Renderer(scene, caster))
+
+    @property
+    def nav(self) -> NavGraph:
+        """Return the navigation graph, built on first use (only oracles pay for it)."""
+        if self._nav is None:
+            self._nav = NavGraph.build(self.scene)
+        return self._nav
+
+
+class EmbeddedBackend:
+    """Runs episodes in the embedded simulator with a walker or a multirotor body."""
+
+    name = "embedded"
+
+    def __init__(
+        self,
+        body: str = "walker",
+        camera: CameraSpec | None = None,
+        sensors: Collection[str | Sensor] = ("rgb", "depth", "semantic"),
+        control_period: float = 0.2,
+        visible_pixels: int = 10,
+    ) -> None:
+        """Configure the body, its camera and which images each step renders.
+
+        Args:
+            body: ``walker`` (ground missions) or ``multirotor`` (aerial missions).
+            camera: image size, field of view and default pitch of the body's camera.
+            sensors: images rendered every step; empty for agents that need no images.
+            control_period: seconds one Move action lasts.
+            visible_pixels: pixels an object must cover to count as visible.
+        """
+        if body not in BODIES:
+            raise ConfigError(f"embedded backend: body {body!r} is not one of {BODIES}")
+        self.body_kind = body
+        self.camera = camera or CameraSpec(pitch=-45.0 if body == "multirotor" else 0.0)
+        self.sensors = frozenset(_sensor(s) for s in sensors)
+        self.control_period = control_period
+        self.visible_pixels = visible_pixels
+        self._world: _World | None = None
+        self._body: Walker | Multirotor | None = None
+        self._pitch = self.camera.pitch
+        self._held: str | None = None
+        self._collided = False
+        self._visible_cache: tuple[int, np.ndarray] | None = None
+        self._steps = 0
+
+    # --- episode lifecycle -------------------------------------------------------------
+    def reset(self, spec: EpisodeSpec, seed: int) -> Observation:
+        """Build or reuse the world, put every object back, place the body, observe."""
+        if self._world is None or self._world.spec != spec.world:
+            self._world = _World.build(spec.world)
+        world = self._world
+        world.scene.reset_state()
+        self._body = (Walker(world.caster) if self.body_kind == "walker"
+                      else Multirotor(world.caster))  # fmt: skip
+        self._body.place(spec.start)
+        self._pitch, self._held, self._collided, self._steps = self.camera.pitch, None, False, 0
+        self._visible_cache = None
+        return self._observe(())
+
+    def step(self, action: Move | Fly) -> StepOutcome:
+        """Apply one Move (walker) or Fly (multirotor) and observe."""
+        start = time.perf_counter()
+        moved, events = self._apply(action)
+        self._collided = any(e.kind is EventKind.CONTACT for e in events)
+        self._steps += 1
+        self._carry_held()
+        physics = time.perf_counter() - start
+        observation = self._observe(events)
+        render = time.perf_counter() - start - physics
+        return StepOutcome(observation, moved, physics, render)
+
+    def close(self) -> None:
+        """Drop the world; the backend can be reset again afterwards."""
+        self._world, self._body = None, None
+
+    # --- queries -----------------------------------------------------------------------
+    def pose(self) -> Pose:
+        """Return the body's pose."""
+        return self._require_body().pose
+
+    def distance_to(self, name: str) -> float:
+        """Return the horizontal distance from the body to object ``name``."""
+        x, y, _ = self.position_of(name)
+        pose = self.pose()
+        return math.hypot(x - pose.x, y - pose.y)
+
+    def height_difference(self, name: str) -> float:
+        """Return object ``name``'s base height minus the body's height."""
+        return self.position_of(name)[2] - self.pose().z
+
+    def visible(self, name: str) -> bool:
+        """Return whether ``name`` covers at least ``visible_pixels`` pixels of the view."""
+        scene = self._require_world().scene
+        object_id = scene.id_of(name)
+        if self._visible_cache is None or self._visible_cache[0] != self._steps:
+            frames = self._render({Sensor.SEMANTIC})
+            assert frames.semantic is not None
+            self._visible_cache = (self._steps, frames.semantic)
+        return int(np.count_nonzero(self._visible_cache[1] == object_id)) >= self.visible_pixels
+
+    def holding(self) -> str | None:
+        """Return the name of the carried object, if any."""
+        return self._held
+
+    def collided(self) -> bool:
+        """Return whether the last step touched anything."""
+        return self._collided
+
+    def door_state(self, name: str) -> bool:
+        """Return whether door or gate ``name`` is open."""
+        return self._require_world().scene.is_open(name)
+
+    # --- interactions (the mission decides when) ---------------------------------------
+    def pick_up(self, name: str) -> Event:
+        """Take portable object ``name``: it is hidden and travels with the body."""
+        scene = self._require_world().scene
+        if scene[name].dynamics is not Dynamics.PORTABLE:
+            raise SimulationError(f"embedded backend: {name!r} cannot be picked up")
+        if self._held is not None:
+            raise SimulationError(f"embedded backend: already holding {self._held!r}")
+        self._held = name
+        scene.set_hidden(name, True)
+        self._carry_held()
+        return Event(EventKind.PICKED_UP, name)
+
+    def put_down(self) -> Event:
+        """Lay the held object on the ground 0.8 m in front of the body."""
+        if self._held is None:
+            raise SimulationError("embedded backend: put_down() with nothing held")
+        name, self._held = self._held, None
+        pose = self.pose()
+        dx, dy = pose.heading()
+        self._place_object(name, (pose.x + 0.8 * dx, pose.y + 0.8 * dy, pose.z))
+        self._require_world().scene.set_hidden(name, False)
+        return Event(EventKind.DROPPED, name)
+
+    def set_door(self, name: str, is_open: bool) -> Event:
+        """Open or close door or gate ``name``."""
+        self._require_world().scene.set_open(name, is_open)
+        return Event(EventKind.DOOR_OPENED if is_open else EventKind.DOOR_CLOSED, name)
+
+    def oracle_view(self) -> EmbeddedOracleView:
+        """Return privileged knowledge of the current world."""
+        return EmbeddedOracleView(self)
+
+    # --- internals ---------------------------------------------------------------------
+    def position_of(self, name: str) -> tuple[float, float, float]:
+        """Return the base centre (x, y, lowest z) of object ``name`` where it is now."""
+        world = self._require_world()
+        if name == self._held:
+            pose = self.pose()
+            return (pose.x, pose.y, pose.z)
+        parts = world.scene.current_parts(world.scene[name])
+        low = np.min([p.bounds()[0] for p in parts], axis=0)
+        high = np.max([p.bounds()[1] for p in parts], axis=0)
+        return (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
+
+    def _apply(self, action: Move | Fly) -> tuple[float, tuple[Event, ...]]:
+        body = self._require_body()
+        if isinstance(action, Move) and isinstance(body, Walker):
+            if action.pitch is not None:
+                self._pitch = float(action.pitch)
+            walked = body.step(action.turn, action.speed, self.control_period)
+            distance, contacts = walked.distance, walked.contacts
+        elif isinstance(action, Fly) and isinstance(body, Multirotor):
+            flown = body.fly(action.primitive, action.magnitude)
+            distance, contacts = flown.distance, (flown.contact,) if flown.contact else ()
+        else:
+            raise ConfigError(
+                f"embedded backend: a {self.body_kind} cannot take {type(action).__name__}; "
+                f"allowed: {'Move' if self.body_kind == 'walker' else 'Fly'}"
+            )
+        return distance, tuple(Event(EventKind.CONTACT, name) for name in contacts)
+
+    def _observe(self, events: tuple[Event, ...]) -> Observation:
+        frames = self._render(self.sensors)
+        return Observation(frames, self.pose(), events, self._held)
+
+    def _render(self, sensors: Collection[Sensor]) -> Frames:
+        if not sensors:
+            return Frames()
+        pose = self.pose()
+        eye_height = WALKER.eye if self.body_kind == "walker" else 0.0
+        eye = (pose.x, pose.y, pose.z + eye_height)
+        return self._require_world().renderer.render(self.camera, eye, pose.yaw, self._pitch,
+                                                     sensors)  # fmt: skip
+
+    def _carry_held(self) -> None:
+        if self._held is not None:
+            pose = self.pose()
+            self._place_object(self._held, (pose.x, pose.y, pose.z))
+
+    def _place_object(self, name: str, base: tuple[float, float, float]) -> None:
+        """Move object ``name`` so that its base centre sits at ``base``."""
+        scene = self._require_world().scene
+        low, high = scene[name].bounds()
+        built = ((low[0] + high[0]) / 2, (low[1] + high[1]) / 2, low[2])
+        offset = tuple(float(b - c) for b, c in zip(base, built, strict=True))
+        scene.set_transform(name, pose_matrix(offset))  # type: ignore[arg-type]
+
+    def _require_world(self) -> _World:
+        if self._world is None:
+            raise SimulationError("embedded backend: call reset() before using the world")
+        return self._world
+
+    def _require_body(self) -> Walker | Multirotor:
+        if self._body is None:
+            raise SimulationError("embedded backend: call reset() before stepping")
+        return self._body
+
+
+class EmbeddedOracleView:
+    """Privileged knowledge of the embedded world: object positions and the navigation graph."""
+
+    def __init__(self, backend: EmbeddedBackend) -> None:
+        self._backend = backend
+
+    @cached_property
+    def _world(self) -> _World:
+        return self._backend._require_world()  # noqa: SLF001 - the view belongs to its backend
+
+    def objects(self) -> list[ObjectInfo]:
+        """Return every object with its current base position and attributes."""
+        return [ObjectInfo(o.name, o.semantic, self.position_of(o.name), dict(o.attributes))
+                for o in self._world.scene.objects]  # fmt: skip
+
+    def position_of(self, name: str) -> tuple[float, float, float]:
+        """Return the current base position of object ``name``."""
+        return self._backend.position_of(name)
+
+    def geodesic_distance(self, start: tuple[float, float, float],
+                          goal: tuple[float, float, float]) -> float:
+        """Return the walkable path length between two points with doors as they are now."""
+        return self._world.nav.geodesic_distance(start, goal, closed=self._closed_doors())
+
+    def shortest_path(self, start: tuple[float, float, float],
+                      goal: tuple[float, float, float]) -> list[tuple[float, float, float]]:
+        """Return waypoints of a shortest walkable path with doors as they are now."""
+        return self._world.nav.shortest_path(start, goal, closed=self._closed_doors())
+
+    def nav_graph(self) -> NavGraph:
+        """Return the navigation graph itself, for generators and metrics."""
+        return self._world.nav
+
+    def _closed_doors(self) -> frozenset[str]:
+        return self._world.nav.closed_doors(self._world.scene)
+
+
+def _sensor(value: str | Sensor) -> Sensor:
+    try:
+        return Sensor(value)
+    except ValueError:
+        allowed = ", ".join(s.value for s in Sensor)
+        raise ConfigError(f"embedded backend: unknown sensor {value!r}; allowed: {allowed}"
+                          ) from None

@@ -1,0 +1,95 @@
+"""The ``sortie`` command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sortie.core.errors import SortieError
+
+app = typer.Typer(
+    help="sortie: run and score long-horizon embodied missions on an embedded CPU simulator.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+
+
+def _fail(error: SortieError) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {error}", soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+@app.command()
+def worlds() -> None:
+    """List the world builders and their parameters."""
+    from sortie.sim.worlds import WORLDS
+
+    table = Table(title="World builders")
+    for column in ("builder", "what it builds", "parameters"):
+        table.add_column(column)
+    for name in WORLDS.names():
+        builder = WORLDS.get(name)
+        params = "\n".join(f"{p.name}: {p.describe()}" for p in builder.params)
+        table.add_row(name, builder.summary, params)
+    console.print(table)
+
+
+@app.command()
+def view(
+    world: Annotated[str, typer.Argument(help="World builder name (see `sortie worlds`).")],
+    seed: Annotated[int, typer.Option(help="World seed.")] = 0,
+    pose: Annotated[
+        str | None, typer.Option(help="Walker pose 'x,y,z,yaw' (default: a valid one).")
+    ] = None,
+    size: Annotated[int, typer.Option(help="Image side in pixels.")] = 256,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="Builder parameter k=v.")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for the images.")] = Path("view"),
+) -> None:
+    """Render rgb.png, depth.png, semantic.png and topdown.png of a world from a walker's eye."""
+    from sortie.gallery import save_view
+
+    try:
+        written = save_view(world, seed, _parse_params(param or []), pose, size, out)
+    except SortieError as error:
+        raise _fail(error) from None
+    for path in written:
+        console.print(str(path))
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("demo-out"),
+) -> None:
+    """Build every world, render a gallery, measure stepping speed and write a report."""
+    from sortie.gallery import write_gallery
+
+    rows, report = write_gallery(out)
+    table = Table(title="Embedded simulator: every world")
+    for column in rows[0]:
+        table.add_column(column, justify="right" if column != "world" else "left")
+    for row in rows:
+        table.add_row(*(str(v) for v in row.values()))
+    console.print(table)
+    console.print(f"Report: {report.resolve()}")
+
+
+def _parse_params(items: list[str]) -> dict[str, str]:
+    params = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise _fail(SortieError(f"--param {item!r}: expected key=value"))
+        params[key] = value
+    return params
+
+
+if __name__ == "__main__":
+    app()
