@@ -192,8 +192,24 @@ class RayCaster:
         else:
             hits = _to_hits(_run(self._static_embree, origins, directions, limit), 0)
         if self._dynamic_embree is not None and (dynamic_rows is None or len(dynamic_rows)):
-            hits = self._cast_dynamic(hits, origins, directions, limit, dynamic_rows)
+            if dynamic_rows is not None or self._may_reach_dynamic(origins, directions, limit):
+                hits = self._cast_dynamic(hits, origins, directions, limit, dynamic_rows)
         return hits
+
+    def _may_reach_dynamic(self, origins: NDArray, directions: NDArray,
+                           limit: NDArray | None) -> bool:
+        """Return False when bounded rays all stay clear of every dynamic object's box.
+
+        Bodies cast short, bounded batches far from most doors; skipping the second Embree
+        call for them roughly halves a step's ray-casting cost in worlds with doors.
+        """
+        if limit is None or not np.isfinite(limit).all():
+            return True
+        ends = origins + directions * limit[:, None]
+        low = np.minimum(origins, ends).min(axis=0)
+        high = np.maximum(origins, ends).max(axis=0)
+        boxes = self.dynamic_boxes
+        return bool(((boxes[:, 0] <= high) & (boxes[:, 1] >= low)).all(axis=1).any())
 
     def _cast_dynamic(self, hits: Hits, origins: NDArray, directions: NDArray,
                       limit: NDArray | None, rows: NDArray[np.intp] | None) -> Hits:

@@ -33,6 +33,7 @@ class Renderer:
         self._sun = sun / np.linalg.norm(sun)
         self._light = light
         self._lit: _LitColors | None = None
+        self._sky_cache: tuple[tuple[int, float, float], NDArray[np.uint8]] | None = None
         self._lit_table: object = None
 
     def render(
@@ -98,12 +99,19 @@ class Renderer:
         return self._lit
 
     def _sky(self, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
-        """Return the sky colour of every ray: a gradient from horizon to zenith."""
-        up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
-        blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
-        light = self._light
-        sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
-        return (sky * 255.0 + 0.5).astype(np.uint8)
+        """Return the sky colour of every ray: a gradient from horizon to zenith.
+
+        It depends only on each ray's elevation, which yaw does not change, so it is kept per
+        camera and pitch (the last one used; a fixed camera pays for it once).
+        """
+        key = (len(dirs), float(dirs[0, 2]), float(dirs[-1, 2]))
+        if self._sky_cache is None or self._sky_cache[0] != key:
+            up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
+            blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
+            light = self._light
+            sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
+            self._sky_cache = (key, (sky * 255.0 + 0.5).astype(np.uint8))
+        return self._sky_cache[1]
 
     def _texels(self, hits: Hits, rows: NDArray[np.intp]) -> NDArray[np.float32]:
         uv = self.caster.table.uv[hits.triangle[rows]]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sortie.sim.assets.furniture import furnish
 from sortie.sim.assets.structures import (
     Rect,
     bench,
@@ -27,7 +28,7 @@ from sortie.sim.assets.structures import (
 )
 from sortie.sim.assets.terrain import Circle, broadleaf, bush, scatter
 from sortie.sim.kit import WorldKit
-from sortie.sim.mesh import box, cylinder, merge, slab
+from sortie.sim.mesh import slab
 from sortie.sim.scene import Scene
 from sortie.sim.worlds.base import CLUTTER, LIGHTING, Param, ParamValue, world
 
@@ -166,25 +167,9 @@ def _building(kit: WorldKit, rng: np.random.Generator, index: int, rect: Rect, c
     kit.add("floor", floor_slab(x0, y0, x1, y1, 0.0, jitter_color(rng, (165, 150, 125), 10)),
             area=index, kind="building")  # fmt: skip
     kit.add("ceiling", slab(x0, y0, x1, y1, CEILING, CEILING + 0.2, (225, 225, 220)))
-    inner = (x0 + 0.8, y0 + 0.8, x1 - 0.8, y1 - 0.8)
     count = int(round((x1 - x0) * (y1 - y0) * 0.03 * (0.3 + clutter)))
-    kinds = rng.choice(["table", "shelf", "crate", "pillar"], size=count)
-    radii = {"table": 0.9, "shelf": 0.7, "crate": 0.5, "pillar": 0.3}
-    spots = scatter(rng, inner, [radii[str(k)] for k in kinds], 1.2, clear)
-    for (x, y, _), kind in zip(spots, kinds, strict=False):
-        yaw = float(rng.choice([0.0, 90.0]))
-        if kind == "table":
-            top = box((1.6, 0.8, 0.05), (0, 0, 0.75), jitter_color(rng, (120, 80, 45)))
-            legs = [box((0.06, 0.06, 0.73), (sx * 0.7, sy * 0.35, 0.365), (60, 40, 25))
-                    for sx in (-1, 1) for sy in (-1, 1)]  # fmt: skip
-            kit.add("table", merge([top, *legs]).moved((x, y, 0.0), yaw))
-        elif kind == "shelf":
-            kit.add("shelf", box((1.2, 0.4, 1.8), (x, y, 0.9), jitter_color(rng, (90, 70, 60)),
-                                 yaw))  # fmt: skip
-        elif kind == "crate":
-            kit.add("crate", box((0.7, 0.7, 0.7), (x, y, 0.35), (160, 120, 60), yaw))
-        else:
-            kit.add("pillar", cylinder(0.25, WALL_HEIGHT, (x, y, 0.0), (190, 190, 190)))
+    furnish(kit, rng, (x0 + 0.8, y0 + 0.8, x1 - 0.8, y1 - 0.8), 0.0, count,
+            ("table", "shelf", "crate", "pillar"), clear, ceiling=CEILING)
 
 
 def _courtyard(kit: WorldKit, rng: np.random.Generator, index: int, rect: Rect, clutter: float,

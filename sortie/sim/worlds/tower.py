@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sortie.sim.assets.furniture import furnish
 from sortie.sim.assets.structures import (
     Rect,
     Stairwell,
@@ -22,9 +23,9 @@ from sortie.sim.assets.structures import (
     stairwell_size,
     wall,
 )
-from sortie.sim.assets.terrain import Circle, scatter
+from sortie.sim.assets.terrain import Circle
 from sortie.sim.kit import WorldKit
-from sortie.sim.mesh import Color, Mesh, box, merge
+from sortie.sim.mesh import Color
 from sortie.sim.scene import Scene
 from sortie.sim.worlds.base import CLUTTER, LIGHTING, Param, ParamValue, world
 
@@ -127,35 +128,11 @@ def _rooms(kit: WorldKit, rng: np.random.Generator, rooms: list[Rect], z: float,
 
 def _furnish(kit: WorldKit, rng: np.random.Generator, room: Rect, z: float, clutter: float,
              clear: list[Circle]) -> None:
-    """Add desks, chairs, shelves and sofas to a room, leaving 1.2 m lanes between them."""
+    """Add desks, chairs, shelves and sofas to a room, leaving lanes between them."""
     x0, y0, x1, y1 = room
-    inner = (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5)
     count = int(round((x1 - x0) * (y1 - y0) * 0.08 * (0.3 + clutter)))
-    kinds = rng.choice(["table", "chair", "shelf", "sofa"], size=count, p=[0.35, 0.3, 0.2, 0.15])
-    radii = {"table": 0.9, "chair": 0.35, "shelf": 0.65, "sofa": 1.0}
-    for (x, y, _), kind in zip(scatter(rng, inner, [radii[str(k)] for k in kinds], 1.2, clear),
-                               kinds, strict=False):  # fmt: skip
-        yaw = float(rng.choice([0.0, 90.0, 180.0, 270.0]))
-        kit.add(str(kind), _furniture(rng, str(kind)).moved((x, y, z), yaw))
-
-
-def _furniture(rng: np.random.Generator, kind: str) -> Mesh:
-    """Return one piece of furniture standing on the origin."""
-    if kind == "table":
-        top = box((1.6, 0.8, 0.05), (0, 0, 0.75), jitter_color(rng, (120, 80, 45)))
-        legs = [box((0.06, 0.06, 0.73), (sx * 0.7, sy * 0.35, 0.365), (60, 40, 25))
-                for sx in (-1, 1) for sy in (-1, 1)]  # fmt: skip
-        return merge([top, *legs])
-    if kind == "chair":
-        color = jitter_color(rng, (60, 70, 90))
-        return merge([box((0.45, 0.45, 0.05), (0, 0, 0.45), color),
-                      box((0.05, 0.45, 0.5), (-0.2, 0, 0.7), color),
-                      box((0.3, 0.3, 0.43), (0, 0, 0.215), (50, 50, 55))])  # fmt: skip
-    if kind == "shelf":
-        return box((1.2, 0.4, 1.9), (0, 0, 0.95), jitter_color(rng, (95, 75, 60)))
-    color = jitter_color(rng, (120, 60, 60), 25)
-    return merge([box((1.9, 0.85, 0.45), (0, 0, 0.225), color),
-                  box((1.9, 0.2, 0.45), (0, -0.33, 0.65), color)])  # fmt: skip
+    furnish(kit, rng, (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5), z, count,
+            ("table", "chair", "shelf", "sofa"), clear, weights=(0.35, 0.3, 0.2, 0.15))
 
 
 def _grounds(kit: WorldKit, footprint: Rect) -> None:
