@@ -92,7 +92,7 @@ def main() -> None:
         overhead = raw / one_core["rgb+depth+sem 128²"]
         table.add_row(world, f"{build_seconds(world):.2f}", f"{raw:,.0f}", *cells,
                       f"{overhead:.2f}")  # fmt: skip
-    Console().print(table)
+    Console(width=200).print(table)
 
 
 if __name__ == "__main__":

@@ -225,7 +225,7 @@ class RayCaster:
 
     def object_ids(self, hits: Hits) -> NDArray[np.int32]:
         """Return the instance id hit by each ray (0 for none)."""
-        return self.table.object_id[hits.triangle]
+        return np.take(self.table.object_id, hits.triangle)
 
 
 def _part_boxes(parts: list[tuple[int, Mesh]]) -> NDArray[np.float32]:

@@ -34,6 +34,7 @@ class Renderer:
         self._light = light
         self._lit: _LitColors | None = None
         self._sky_cache: tuple[tuple[int, float, float], NDArray[np.uint8]] | None = None
+        self._palette_cache: _Palette | None = None
         self._lit_table: object = None
 
     def render(
@@ -69,17 +70,27 @@ class Renderer:
 
     def shade(self, hits: Hits, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
         """Return the RGB colour of each ray's hit (or of the sky where it hit nothing)."""
-        lit = self._lit_colors()
+        palette, sky_rows = self._palette(dirs)
         tri = hits.triangle
-        rgb = lit.color[tri]
-        textured = np.flatnonzero(self.caster.table.textured[tri])
+        rgb = np.take(palette, np.where(tri >= 0, tri, sky_rows), axis=0)
+        textured = np.flatnonzero(np.take(self.caster.table.textured, tri))
         if len(textured):
-            shade = lit.shade[tri[textured], None]
+            shade = self._lit_colors().shade[tri[textured], None]
             rgb[textured] = np.clip(self._texels(hits, textured) * shade, 0, 255)
-        missed = tri < 0
-        if missed.any():
-            rgb[missed] = self._sky(dirs)[missed]
         return rgb
+
+    def _palette(self, dirs: NDArray[np.float32]) -> tuple[NDArray[np.uint8], NDArray[np.int32]]:
+        """Return every lit face colour followed by every pixel's sky colour, and sky rows.
+
+        One gather from this table colours a whole frame, sky included; it is rebuilt only
+        when the faces (dynamic geometry) or the camera's sky change.
+        """
+        lit, sky = self._lit_colors(), self._sky(dirs)
+        cache = self._palette_cache
+        if cache is None or cache.lit is not lit or cache.sky is not sky:
+            rows = np.arange(len(sky), dtype=np.int32) + len(lit.color)
+            cache = self._palette_cache = _Palette(lit, sky, np.concatenate([lit.color, sky]), rows)
+        return cache.colors, cache.sky_rows
 
     def _lit_colors(self) -> _LitColors:
         """Return per-triangle shaded colours, recomputed when the dynamic geometry changes.
@@ -127,3 +138,11 @@ class Renderer:
 class _LitColors:
     color: NDArray[np.uint8]  # (T+1, 3) shaded face colour
     shade: NDArray[np.float32]  # (T+1,) light factor, for textured faces
+
+
+@dataclass(frozen=True, slots=True)
+class _Palette:
+    lit: _LitColors  # the face colours it was built from
+    sky: NDArray[np.uint8]  # the sky it was built from
+    colors: NDArray[np.uint8]  # face colours, then one sky colour per pixel
+    sky_rows: NDArray[np.int32]  # row of each pixel's sky colour
