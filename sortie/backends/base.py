@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+from numpy.typing import NDArray
+
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import Event, Observation
@@ -63,12 +66,24 @@ class Backend(Protocol):
         """Return the horizontal distance from the body to object ``name``."""
         ...
 
+    def distance_between(self, a: str, b: str) -> float:
+        """Return the horizontal distance between objects ``a`` and ``b``."""
+        ...
+
     def height_difference(self, name: str) -> float:
         """Return object ``name``'s base height minus the body's height."""
         ...
 
+    def bearing_to(self, name: str) -> float:
+        """Return the angle from the body's heading to object ``name``, degrees in [-180, 180)."""
+        ...
+
     def visible(self, name: str) -> bool:
         """Return whether object ``name`` shows in the body's current camera view."""
+        ...
+
+    def doors(self) -> list[str]:
+        """Return the names of the doors and gates of the world."""
         ...
 
     def holding(self) -> str | None:
@@ -106,11 +121,33 @@ class SupportsInteraction(Protocol):
 
 
 @runtime_checkable
+class SupportsViewRender(Protocol):
+    """A backend that can render a picture from any camera pose (for reference images)."""
+
+    def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float
+                    ) -> NDArray[np.uint8]:
+        """Return an RGB image seen from eye position (x, y, z) along yaw and pitch."""
+        ...
+
+
+@runtime_checkable
 class OracleView(Protocol):
     """Privileged knowledge, for oracles, episode generation and metrics only."""
 
+    def pose(self) -> Pose:
+        """Return the agent's body pose."""
+        ...
+
     def objects(self) -> list[ObjectInfo]:
         """Return every object with its current position and attributes."""
+        ...
+
+    def targets(self) -> dict[str, str]:
+        """Return the episode's roles and the objects that play them (``casualty``, ...)."""
+        ...
+
+    def door_states(self) -> dict[str, bool]:
+        """Return whether each door and gate is open."""
         ...
 
     def position_of(self, name: str) -> tuple[float, float, float]:
@@ -122,9 +159,12 @@ class OracleView(Protocol):
         """Return the walkable path length between two points (inf if unreachable)."""
         ...
 
-    def shortest_path(self, start: tuple[float, float, float],
-                      goal: tuple[float, float, float]) -> list[tuple[float, float, float]]:
-        """Return waypoints of a shortest walkable path (empty if unreachable)."""
+    def shortest_path(self, start: tuple[float, float, float], goal: tuple[float, float, float],
+                      through_doors: bool = False) -> list[tuple[float, float, float]]:
+        """Return waypoints of a shortest walkable path (empty if unreachable).
+
+        ``through_doors`` plans as if every door were open (an agent that can open them).
+        """
         ...
 
 

@@ -6,20 +6,20 @@ import math
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
 from sortie.backends.base import ObjectInfo, StepOutcome
 from sortie.core.actions import Fly, Move
-from sortie.core.episode import EpisodeSpec, WorldSpec
+from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
 from sortie.core.errors import ConfigError, SimulationError
 from sortie.core.observation import Event, EventKind, Frames, Observation, Sensor
-from sortie.core.pose import Pose
+from sortie.core.pose import Pose, wrap_degrees
 from sortie.sim.bodies import Multirotor, Walker
 from sortie.sim.camera import CameraSpec
 from sortie.sim.mesh import pose_matrix
 from sortie.sim.navigation import NavGraph
+from sortie.sim.placements import with_placements
 from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene
@@ -33,17 +33,18 @@ BODIES = ("walker", "multirotor")
 class _World:
     """A built world and the machinery over it, kept while episodes reuse it."""
 
-    spec: WorldSpec
+    spec: tuple[WorldSpec, list[Placement]]
     scene: Scene
     caster: RayCaster
     renderer: Renderer
     _nav: NavGraph | None = field(default=None, repr=False)
 
     @classmethod
-    def build(cls, spec: WorldSpec) -> _World:
-        scene = build_world(spec.builder, spec.seed, spec.params)
+    def build(cls, spec: WorldSpec, placements: list[Placement]) -> _World:
+        scene = with_placements(build_world(spec.builder, spec.seed, spec.params), placements,
+                                spec.seed)  # fmt: skip
         caster = RayCaster(scene)
-        return cls(spec, scene, caster, Renderer(scene, caster))
+        return cls((spec, placements), scene, caster, Renderer(scene, caster))
 
     @property
     def nav(self) -> NavGraph:
@@ -83,6 +84,7 @@ class EmbeddedBackend:
         self.control_period = control_period
         self.visible_pixels = visible_pixels
         self._world: _World | None = None
+        self.episode: EpisodeSpec | None = None
         self._body: Walker | Multirotor | None = None
         self._pitch = self.camera.pitch
         self._held: str | None = None
@@ -93,10 +95,11 @@ class EmbeddedBackend:
     # --- episode lifecycle -------------------------------------------------------------
     def reset(self, spec: EpisodeSpec, seed: int) -> Observation:
         """Build or reuse the world, put every object back, place the body, observe."""
-        if self._world is None or self._world.spec != spec.world:
-            self._world = _World.build(spec.world)
+        if self._world is None or self._world.spec != (spec.world, spec.placements):
+            self._world = _World.build(spec.world, spec.placements)
         world = self._world
         world.scene.reset_state()
+        self.episode = spec
         self._body = (Walker(world.caster) if self.body_kind == "walker"
                       else Multirotor(world.caster))  # fmt: skip
         self._body.place(spec.start)
@@ -131,9 +134,34 @@ class EmbeddedBackend:
         pose = self.pose()
         return math.hypot(x - pose.x, y - pose.y)
 
+    def distance_between(self, a: str, b: str) -> float:
+        """Return the horizontal distance between objects ``a`` and ``b``."""
+        (ax, ay, _), (bx, by, _) = self.position_of(a), self.position_of(b)
+        return math.hypot(ax - bx, ay - by)
+
     def height_difference(self, name: str) -> float:
         """Return object ``name``'s base height minus the body's height."""
         return self.position_of(name)[2] - self.pose().z
+
+    def bearing_to(self, name: str) -> float:
+        """Return the angle from the heading to object ``name``, degrees in [-180, 180)."""
+        x, y, _ = self.position_of(name)
+        pose = self.pose()
+        return wrap_degrees(math.degrees(math.atan2(y - pose.y, x - pose.x)) - pose.yaw)
+
+    def doors(self) -> list[str]:
+        """Return the names of the world's doors and gates."""
+        scene = self._require_world().scene
+        return [o.name for o in scene.objects if o.semantic in ("door", "gate")
+                and o.dynamics is Dynamics.OPENABLE]  # fmt: skip
+
+    def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float
+                    ) -> np.ndarray:
+        """Return an RGB image from eye (x, y, z) along yaw and pitch, with this camera."""
+        frames = self._require_world().renderer.render(self.camera, (x, y, z), yaw, pitch,
+                                                       {Sensor.RGB})  # fmt: skip
+        assert frames.rgb is not None
+        return frames.rgb
 
     def visible(self, name: str) -> bool:
         """Return whether ``name`` covers at least ``visible_pixels`` pixels of the view."""
@@ -262,9 +290,13 @@ class EmbeddedOracleView:
     def __init__(self, backend: EmbeddedBackend) -> None:
         self._backend = backend
 
-    @cached_property
+    @property
     def _world(self) -> _World:
         return self._backend._require_world()  # noqa: SLF001 - the view belongs to its backend
+
+    def pose(self) -> Pose:
+        """Return the agent's body pose."""
+        return self._backend.pose()
 
     def objects(self) -> list[ObjectInfo]:
         """Return every object with its current base position and attributes."""
@@ -275,15 +307,28 @@ class EmbeddedOracleView:
         """Return the current base position of object ``name``."""
         return self._backend.position_of(name)
 
+    def targets(self) -> dict[str, str]:
+        """Return the episode's roles and the objects that play them."""
+        episode = self._backend.episode
+        return dict(episode.targets) if episode else {}
+
+    def door_states(self) -> dict[str, bool]:
+        """Return whether each door and gate is open."""
+        return {name: self._backend.door_state(name) for name in self._backend.doors()}
+
     def geodesic_distance(self, start: tuple[float, float, float],
                           goal: tuple[float, float, float]) -> float:
         """Return the walkable path length between two points with doors as they are now."""
         return self._world.nav.geodesic_distance(start, goal, closed=self._closed_doors())
 
-    def shortest_path(self, start: tuple[float, float, float],
-                      goal: tuple[float, float, float]) -> list[tuple[float, float, float]]:
-        """Return waypoints of a shortest walkable path with doors as they are now."""
-        return self._world.nav.shortest_path(start, goal, closed=self._closed_doors())
+    def shortest_path(self, start: tuple[float, float, float], goal: tuple[float, float, float],
+                      through_doors: bool = False) -> list[tuple[float, float, float]]:
+        """Return waypoints of a shortest walkable path with doors as they are now.
+
+        ``through_doors`` plans as if every door were open.
+        """
+        closed = frozenset() if through_doors else self._closed_doors()
+        return self._world.nav.shortest_path(start, goal, closed=closed)
 
     def nav_graph(self) -> NavGraph:
         """Return the navigation graph itself, for generators and metrics."""

@@ -12,7 +12,7 @@ from sortie.core.actions import (
     TaskAction,
     TaskActionKind,
 )
-from sortie.core.episode import EpisodeSpec, WorldSpec
+from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
 from sortie.core.errors import (
     BackendError,
     ConfigError,
@@ -23,11 +23,20 @@ from sortie.core.errors import (
     SortieError,
     UnknownNameError,
 )
-from sortie.core.observation import Event, EventKind, Frames, Observation, Sensor
+from sortie.core.observation import (
+    Brief,
+    Event,
+    EventKind,
+    Frames,
+    MissionObservation,
+    Observation,
+    Sensor,
+)
 from sortie.core.pose import Pose, wrap_degrees
 from sortie.core.registry import Registry
 from sortie.core.trajectory import (
     PluginRef,
+    StageRecord,
     StepRecord,
     Timings,
     TrajectoryFooter,
@@ -37,6 +46,7 @@ from sortie.core.trajectory import (
 __all__ = [
     "Action",
     "BackendError",
+    "Brief",
     "ConfigError",
     "EpisodeSpec",
     "Event",
@@ -49,15 +59,18 @@ __all__ = [
     "InvalidAction",
     "InvalidPoseError",
     "MissingExtraError",
+    "MissionObservation",
     "Move",
     "Observation",
     "ParameterError",
+    "Placement",
     "PluginRef",
     "Pose",
     "Registry",
     "Sensor",
     "SimulationError",
     "SortieError",
+    "StageRecord",
     "StepRecord",
     "Subtask",
     "TaskAction",

@@ -45,6 +45,19 @@ class WorldSpec(Record):
     """Builder parameters; defaults fill what is missing."""
 
 
+class Placement(Record):
+    """An object an episode adds to its world (the casualty, the stretcher, the ambulance)."""
+
+    asset: str
+    """Kind of object, e.g. ``person``, ``stretcher``, ``ambulance``."""
+    name: str
+    """Its name in the scene; episode targets refer to it."""
+    pose: PoseField
+    """Where it stands (base point) and which way it faces."""
+    attributes: dict[str, str] = Field(default_factory=dict)
+    """Looks that clues may quote, e.g. ``{"posture": "lying", "top_color": "red"}``."""
+
+
 class EpisodeSpec(Record):
     """One episode: the world, the start pose and the mission's own data."""
 
@@ -60,6 +73,8 @@ class EpisodeSpec(Record):
     """The world to build."""
     start: PoseField
     """The agent's start pose."""
+    placements: list[Placement] = Field(default_factory=list)
+    """Objects added to the built world for this episode."""
     targets: dict[str, str] = Field(default_factory=dict)
     """Roles of named scene objects, e.g. ``{"casualty": "person_3"}``."""
     mission: dict[str, Any] = Field(default_factory=dict)

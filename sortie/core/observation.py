@@ -65,3 +65,49 @@ class Observation:
     pose: Pose
     events: tuple[Event, ...] = field(default_factory=tuple)
     holding: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Brief:
+    """What an agent is told when an episode starts.
+
+    Attributes:
+        family: mission family, e.g. ``rescue``.
+        level: level or mission type, e.g. ``L3``.
+        text: the instruction as one text (stage instructions and clue).
+        clue: the clue text alone, if the family has one.
+        images: named reference images, e.g. ``{"reference": rgb}``.
+        stages: (name, instruction) of every stage, in order.
+        control_period: seconds one motion action lasts.
+        budget_s: the mission clock budget in seconds.
+    """
+
+    family: str
+    level: str
+    text: str
+    clue: str = ""
+    images: dict[str, NDArray[np.uint8]] = field(default_factory=dict)
+    stages: tuple[tuple[str, str], ...] = ()
+    control_period: float = 0.2
+    budget_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class MissionObservation:
+    """What an agent perceives after each step: its images and its own state, no position.
+
+    Attributes:
+        frames: the images the agent asked for.
+        carrying: whether the agent holds something.
+        events: what happened in the last step (contacts, pick-ups, failed interactions).
+        step: steps taken so far.
+        clock: mission clock so far, seconds (the clock the budget is counted on).
+        time_left: seconds of budget left.
+    """
+
+    frames: Frames
+    carrying: bool
+    events: tuple[Event, ...] = ()
+    step: int = 0
+    clock: float = 0.0
+    time_left: float = 0.0

@@ -46,7 +46,7 @@ class EventRecord(Record):
 
 
 class StepRecord(Record):
-    """One step of an episode."""
+    """One step of an episode, as the mission saw it after the action."""
 
     kind: str = "step"
     index: int
@@ -54,10 +54,36 @@ class StepRecord(Record):
     action: dict[str, Any]
     events: list[EventRecord] = Field(default_factory=list)
     stages: dict[str, str] = Field(default_factory=dict)
+    """Status of every stage after this step."""
+    stage: str | None = None
+    """The stage active during this step (None once all are done)."""
+    target_distance: float | None = None
+    """Horizontal distance to the active stage's target after this step."""
+    collisions: int = 0
+    """Collisions counted in this step (0 or 1: a contact counts once, then a cooldown)."""
     clock_sim: float
     clock_latency: float
     holding: str | None = None
     timings: Timings = Field(default_factory=Timings)
+    agent_output: str | None = None
+    """What the agent said about this step (reasoning, raw model text), if anything."""
+
+
+class StageRecord(Record):
+    """How one stage went: distances to its target, effort, and whether it was done."""
+
+    name: str
+    status: str
+    target: str | None = None
+    d_init: float | None = None
+    d_best: float | None = None
+    d_final: float | None = None
+    steps: int = 0
+    clock_sim: float = 0.0
+    clock_latency: float = 0.0
+    collisions: int = 0
+    started_step: int | None = None
+    done_step: int | None = None
 
 
 class TrajectoryFooter(Record):
@@ -67,3 +93,10 @@ class TrajectoryFooter(Record):
     outcome: str
     failure_reason: str | None = None
     steps: int
+    clock_sim: float = 0.0
+    clock_latency: float = 0.0
+    stages: list[StageRecord] = Field(default_factory=list)
+    facts: dict[str, Any] = Field(default_factory=dict)
+    """Family-specific end state that metrics read (e.g. ``picked_up``, final distances)."""
+    error: str | None = None
+    """Traceback or message when the episode ended in an error."""

@@ -43,21 +43,22 @@ def reach_score(done: bool, d: StageDistances, gate: float,
 
 
 def paper_scores(
-    to_casualty: StageDistances, picked_up: bool,
-    to_stretcher: StageDistances | None, dropped_in_zone: bool,
+    stages: tuple[StageDistances | None, StageDistances | None, StageDistances | None,
+                  StageDistances | None],
+    picked_up: bool, dropped_in_zone: bool,
 ) -> tuple[float, float, float, float]:
-    """Return (S1, S2, S3, S4) of the paper variant; S3 and S4 are 0 unless S2 succeeded.
+    """Return (S1, S2, S3, S4) of the paper variant from each stage's distances.
 
-    ``to_casualty`` covers the search (S1 and S2 share it); ``to_stretcher`` the return, from
-    the pick-up on (None if there was none).
+    A stage that never began (None) scores 0; S3 and S4 are 0 unless S2 succeeded.
     """
-    s1 = approach_score(to_casualty)
-    s2 = reach_score(picked_up, to_casualty, TRIGGER_RADIUS)
-    if not picked_up or to_stretcher is None:
-        return s1, s2, 0.0, 0.0
-    s3 = approach_score(to_stretcher)
-    s4 = reach_score(dropped_in_zone, to_stretcher, HANDOFF_RADIUS)
-    return s1, s2, s3, s4
+    s1, s2, s3, s4 = stages
+    score1 = approach_score(s1) if s1 else 0.0
+    score2 = reach_score(picked_up, s2, TRIGGER_RADIUS) if s2 else 0.0
+    if not picked_up:
+        return score1, score2, 0.0, 0.0
+    score3 = approach_score(s3) if s3 else 0.0
+    score4 = reach_score(dropped_in_zone, s4, HANDOFF_RADIUS) if s4 else 0.0
+    return score1, score2, score3, score4
 
 
 def code_scores(

@@ -17,7 +17,7 @@ from sortie.core.actions import FlightPrimitive, Fly, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Event, EventKind, Frames, Observation
-from sortie.core.pose import Pose
+from sortie.core.pose import Pose, wrap_degrees
 
 Position = tuple[float, float, float]
 StepScript = Callable[[Pose, Move | Fly], tuple[Pose, tuple[Event, ...]]]
@@ -59,18 +59,40 @@ class ScriptedBackend:
             visible_range: objects within this horizontal distance count as visible.
         """
         self.objects = dict(objects)
+        self._start_objects = dict(objects)
         self.script = script
         self.frame_size = frame_size
         self.visible_range = visible_range
-        self.doors: dict[str, bool] = {}
+        self.door_open: dict[str, bool] = {}
         self._pose: Pose | None = None
         self._held: str | None = None
         self._collided = False
 
     def reset(self, spec: EpisodeSpec, seed: int) -> Observation:
-        """Place the body at the episode's start."""
+        """Place the body at the episode's start; put every object back."""
         self._pose, self._held, self._collided = spec.start, None, False
+        self.objects = dict(self._start_objects)
         return self._observe(())
+
+    def pick_up(self, name: str) -> Event:
+        """Hold object ``name``."""
+        self._position(name)
+        self._held = name
+        return Event(EventKind.PICKED_UP, name)
+
+    def put_down(self) -> Event:
+        """Put the held object where the body stands."""
+        if self._held is None:
+            raise ConfigError("scripted backend: put_down() with nothing held")
+        name, self._held = self._held, None
+        self.objects[name] = self.pose().position()
+        return Event(EventKind.DROPPED, name)
+
+    def set_door(self, name: str, is_open: bool) -> Event:
+        """Open or close door ``name``."""
+        self._position(name)
+        self.door_open[name] = is_open
+        return Event(EventKind.DOOR_OPENED if is_open else EventKind.DOOR_CLOSED, name)
 
     def step(self, action: Move | Fly) -> StepOutcome:
         """Run the script for one action."""
@@ -90,9 +112,24 @@ class ScriptedBackend:
         x, y, _ = self._position(name)
         return math.hypot(x - self.pose().x, y - self.pose().y)
 
+    def distance_between(self, a: str, b: str) -> float:
+        """Return the horizontal distance between objects ``a`` and ``b``."""
+        (ax, ay, _), (bx, by, _) = self._position(a), self._position(b)
+        return math.hypot(ax - bx, ay - by)
+
     def height_difference(self, name: str) -> float:
         """Return the object's height minus the body's."""
         return self._position(name)[2] - self.pose().z
+
+    def bearing_to(self, name: str) -> float:
+        """Return the angle from the heading to object ``name``."""
+        x, y, _ = self._position(name)
+        pose = self.pose()
+        return wrap_degrees(math.degrees(math.atan2(y - pose.y, x - pose.x)) - pose.yaw)
+
+    def doors(self) -> list[str]:
+        """Return the objects whose name starts with ``door`` or ``gate``."""
+        return [n for n in self.objects if n.startswith(("door", "gate"))]
 
     def visible(self, name: str) -> bool:
         """Return whether ``name`` is within ``visible_range``."""
@@ -109,7 +146,7 @@ class ScriptedBackend:
     def door_state(self, name: str) -> bool:
         """Return whether door ``name`` is open (doors default to closed)."""
         self._position(name)
-        return self.doors.get(name, False)
+        return self.door_open.get(name, False)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -5,7 +5,7 @@ from sortie.metrics.stage_scores import StageDistances, code_scores, paper_score
 
 def test_golden_case_paper_variant_s1():
     """d_init 17.5, d_best 12.5, no pick-up: S1 = 25 * 5 / 10 = 12.5, S2 = 0 (paper)."""
-    scores = paper_scores(StageDistances(17.5, 12.5, 14.0), False, None, False)
+    scores = paper_scores((StageDistances(17.5, 12.5, 14.0), None, None, None), False, False)
     assert scores == pytest.approx((12.5, 0.0, 0.0, 0.0))
 
 
@@ -16,19 +16,23 @@ def test_golden_case_code_variant_total_is_zero():
 
 def test_paper_s2_partial_credit_inside_the_sighting_radius():
     """Best 4.5 m without a pick-up: S2 = 25 * (7.5 - 4.5) / (7.5 - 1.5) = 12.5."""
-    s1, s2, _, _ = paper_scores(StageDistances(20.0, 4.5, 5.0), False, None, False)
+    s1, s2, _, _ = paper_scores((StageDistances(20.0, 6.0, 6.0), StageDistances(6.0, 4.5, 5.0),
+                                  None, None), False, False)
     assert s1 == 25.0 and s2 == pytest.approx(12.5)
 
 
 def test_paper_full_success_is_100():
     """Picked up and dropped in the zone after getting close: TS = 100."""
-    scores = paper_scores(StageDistances(20, 1.0, 1.0), True, StageDistances(25, 1.2, 1.2), True)
+    near = StageDistances(1.0, 1.0, 1.0)
+    far = StageDistances(20, 7, 7)
+    scores = paper_scores((far, near, far, near), True, True)
     assert sum(scores) == 100.0
 
 
 def test_paper_return_stages_need_the_pick_up():
     """Without a pick-up S3 and S4 are 0 whatever the distances to the stretcher."""
-    scores = paper_scores(StageDistances(20, 3, 3), False, StageDistances(20, 0.5, 0.5), True)
+    d = StageDistances(20, 3, 3)
+    scores = paper_scores((d, d, StageDistances(20, 0.5, 0.5), d), False, True)
     assert scores[2:] == (0.0, 0.0)
 
 

@@ -1,0 +1,5 @@
+"""Agents: the oracle, random, classical and model-driven policies, behind one protocol."""
+
+from sortie.agents.base import AGENTS, Agent, SupportsOracle
+
+__all__ = ["AGENTS", "Agent", "SupportsOracle"]

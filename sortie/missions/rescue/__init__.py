@@ -1,0 +1,1 @@
+"""Rescue (RescueBench): find the casualty from clues, carry them back, hand them off."""

@@ -1,0 +1,211 @@
+"""The rescue family's rules (MISSIONS.md section 1): four stages, triggers, doors, budgets."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from sortie.backends.base import Backend, StepOutcome, SupportsInteraction, SupportsViewRender
+from sortie.core.actions import Action, Interact, Interaction, InvalidAction, Move
+from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError
+from sortie.core.observation import Brief, Event, EventKind
+from sortie.missions.rescue.spec import RescueData, rescue_data
+from sortie.missions.runtime import Clock, MissionRuntime
+from sortie.missions.stages import Stage
+
+
+class Triggers(StrEnum):
+    """How interactions happen."""
+
+    ASSISTED = "assisted"  # grab, drop and doors fire by themselves within their gates
+    NATIVE = "native"  # the agent must issue them; out-of-range attempts fail
+
+
+class RescueFailure(StrEnum):
+    """Why a rescue episode failed."""
+
+    TIMEOUT_S1 = "timeout_s1"
+    TIMEOUT_S2 = "timeout_s2"
+    TIMEOUT_S3 = "timeout_s3"
+    TIMEOUT_S4 = "timeout_s4"
+    DROP_OUT_OF_RANGE = "drop_out_of_range"
+    AGENT_ERROR = "agent_error"
+    BACKEND_ERROR = "backend_error"
+
+
+@dataclass(frozen=True, slots=True)
+class RescueRules:
+    """The numbers of the rescue rules; every one can be overridden by a suite."""
+
+    sighting_radius: float = 7.5
+    trigger_radius: float = 1.5
+    trigger_height: float = 1.0
+    handoff_radius: float = 2.0
+    door_radius: float = 1.5
+    door_angle: float = 35.0
+    max_turn: float = 30.0
+    max_speed: float = 1.5
+    pitches: tuple[float, ...] = (0.0, 30.0, -30.0)
+
+
+class RescueMission(MissionRuntime):
+    """Search and rescue on foot: explore, pick up, return, hand off."""
+
+    family = "rescue"
+
+    def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM,
+                 triggers: Triggers | str = Triggers.ASSISTED, rules: RescueRules = RescueRules(),
+                 control_period: float = 0.2) -> None:
+        """Create the rescue rules over ``backend`` (which must support interactions)."""
+        super().__init__(backend, clock, control_period)
+        if not isinstance(backend, SupportsInteraction):
+            raise ConfigError(f"backend {backend.name!r} cannot pick up or open doors")
+        try:
+            self.triggers = Triggers(triggers)
+        except ValueError:
+            raise ConfigError(f"triggers {triggers!r} is not one of: assisted, native") from None
+        self.rules = rules
+        self._hands: SupportsInteraction = backend
+
+    # --- setup ------------------------------------------------------------------------
+    def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
+        self.data: RescueData = rescue_data(spec)
+        for role in ("casualty", "stretcher"):
+            if role not in spec.targets:
+                raise ConfigError(f"episode {spec.episode_id}: targets has no {role!r}")
+        self.casualty, self.stretcher = spec.targets["casualty"], spec.targets["stretcher"]
+        self.picked_up = self.dropped_in_zone = False
+        self.failed_drops_near = 0
+        self._doors = self.backend.doors()
+        stages = self._stages()
+        return stages, self._brief(spec, stages)
+
+    def _stages(self) -> list[Stage]:
+        r, b = self.rules, self.backend
+        return [
+            Stage("S1", "explore", "Search the area until you come near the casualty.",
+                  self.casualty, lambda: b.distance_to(self.casualty) <= r.sighting_radius),
+            Stage("S2", "rescue", "Reach the casualty and pick them up.",
+                  self.casualty, lambda: self.picked_up),
+            Stage("S3", "return", "Carry the casualty back towards the ambulance's stretcher.",
+                  self.stretcher, lambda: self.picked_up and b.holding() == self.casualty
+                  and b.distance_to(self.stretcher) <= r.sighting_radius),
+            Stage("S4", "hand off", "Put the casualty down by the stretcher.",
+                  self.stretcher, lambda: self.dropped_in_zone),
+        ]  # fmt: skip
+
+    def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
+        images = {}
+        if isinstance(self.backend, SupportsViewRender):
+            images["reference"] = self.backend.render_view(*self.data.reference_view)
+        steps = " ".join(f"({s.name}) {s.brief}" for s in stages)
+        text = (f"A casualty needs rescue. Clue: {self.data.clue_text} {steps} "
+                f"You start near the ambulance.")  # fmt: skip
+        return Brief(self.family, spec.level, text, self.data.clue_text, images,
+                     tuple((s.name, s.brief) for s in stages), self.control_period,
+                     self.data.budget_s)  # fmt: skip
+
+    # --- one step ---------------------------------------------------------------------
+    def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
+        problem = self._invalid(action)
+        if problem is not None:
+            outcome = self.backend.step(Move())
+            return outcome, [Event(EventKind.INVALID_ACTION, None, problem)]
+        events: list[Event] = []
+        if isinstance(action, Interact):
+            events.append(self._interact(action.kind))
+            outcome = self.backend.step(Move())
+        else:
+            assert isinstance(action, Move)
+            outcome = self.backend.step(action)
+        if self.triggers is Triggers.ASSISTED:
+            events += self._assist()
+        return outcome, events
+
+    def _invalid(self, action: Action) -> str | None:
+        """Return why ``action`` is not allowed here, or None."""
+        r = self.rules
+        if isinstance(action, InvalidAction):
+            return f"{action.error}: {action.raw[:500]}"
+        if isinstance(action, Move):
+            if not (math.isfinite(action.turn) and abs(action.turn) <= r.max_turn):
+                return f"turn {action.turn} outside [-{r.max_turn:g}, {r.max_turn:g}] degrees"
+            if not (math.isfinite(action.speed) and abs(action.speed) <= r.max_speed):
+                return f"speed {action.speed} outside [-{r.max_speed:g}, {r.max_speed:g}] m/s"
+            if action.pitch is not None and action.pitch not in r.pitches:
+                return f"pitch {action.pitch} not one of {r.pitches}"
+            return None
+        if isinstance(action, Interact):
+            return None
+        return f"{type(action).__name__} is not a rescue action (Move or Interact)"
+
+    def _interact(self, kind: Interaction) -> Event:
+        """Carry out an interaction the agent asked for, if its gate allows it."""
+        if kind is Interaction.GRAB:
+            return self._grab() or _failed(kind, "no casualty within reach")
+        if kind is Interaction.DROP:
+            if self.backend.holding() is None:
+                return _failed(kind, "nothing held")
+            event = self._drop()
+            if event is None:
+                self.failed_drops_near += self.tracker.active is not None and (
+                    self.tracker.active.name == "S4")
+            return event or _failed(kind, "stretcher not within reach")
+        door = self._door_in_reach()
+        return self._hands.set_door(door, True) if door else _failed(kind, "no closed door ahead")
+
+    def _assist(self) -> list[Event]:
+        """Fire the assisted triggers whose gates are met."""
+        events = [e for e in (self._grab(), self._drop()) if e is not None]
+        door = self._door_in_reach()
+        if door is not None:
+            events.append(self._hands.set_door(door, True))
+        return events
+
+    def _grab(self) -> Event | None:
+        r, b = self.rules, self.backend
+        if b.holding() is not None or self.dropped_in_zone:
+            return None
+        near = b.distance_to(self.casualty) <= r.trigger_radius
+        if near and abs(b.height_difference(self.casualty)) <= r.trigger_height:
+            self.picked_up = True
+            return self._hands.pick_up(self.casualty)
+        return None
+
+    def _drop(self) -> Event | None:
+        r, b = self.rules, self.backend
+        if b.holding() != self.casualty or b.distance_to(self.stretcher) > r.trigger_radius:
+            return None
+        event = self._hands.put_down()
+        self.dropped_in_zone = b.distance_between(self.casualty, self.stretcher) <= (
+            r.handoff_radius)
+        return event
+
+    def _door_in_reach(self) -> str | None:
+        r, b = self.rules, self.backend
+        for door in self._doors:
+            if (not b.door_state(door) and b.distance_to(door) <= r.door_radius
+                    and abs(b.bearing_to(door)) <= r.door_angle):
+                return door
+        return None
+
+    # --- the end ----------------------------------------------------------------------
+    def _failure_reason(self) -> str:
+        stage = self.tracker.active
+        if stage is not None and stage.name == "S4" and self.failed_drops_near:
+            return RescueFailure.DROP_OUT_OF_RANGE.value
+        return f"timeout_{stage.name.lower()}" if stage else RescueFailure.TIMEOUT_S4.value
+
+    def _facts(self) -> dict[str, Any]:
+        b = self.backend
+        return {"picked_up": self.picked_up, "dropped_in_zone": self.dropped_in_zone,
+                "final_to_casualty": b.distance_to(self.casualty),
+                "final_to_stretcher": b.distance_to(self.stretcher),
+                "triggers": self.triggers.value, "clock": self.clock.value}  # fmt: skip
+
+
+def _failed(kind: Interaction, why: str) -> Event:
+    return Event(EventKind.INTERACTION_FAILED, None, f"{kind.value}: {why}")

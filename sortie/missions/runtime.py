@@ -1,0 +1,185 @@
+"""The mission runtime: the rules every family shares, around a backend.
+
+A family subclass says what its stages are, how an action is carried out, when the episode
+has failed and what the metrics need to know at the end. This base keeps the two clocks
+(``sim``: each step costs the control period; ``latency``: each step costs the larger of the
+control period and the agent's decision time), the budget, collisions with a cooldown,
+invalid actions and the step records.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from enum import StrEnum
+from typing import Any
+
+from sortie.backends.base import Backend, StepOutcome
+from sortie.core.actions import Action
+from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError
+from sortie.core.observation import Brief, Event, EventKind, MissionObservation
+from sortie.core.trajectory import EventRecord, StepRecord, TrajectoryFooter
+from sortie.missions.stages import Stage, StageTracker
+
+
+class Clock(StrEnum):
+    """Which clock the budget is counted on."""
+
+    SIM = "sim"
+    LATENCY = "latency"
+
+
+class Outcome(StrEnum):
+    """How an episode ended."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+
+
+COLLISION_COOLDOWN = 5
+"""Steps after a counted collision during which further contacts are not counted again."""
+
+
+class MissionRuntime(ABC):
+    """Runs one family's rules over a backend, one episode at a time."""
+
+    family: str = ""
+
+    def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM,
+                 control_period: float = 0.2) -> None:
+        """Create the runtime.
+
+        Args:
+            backend: the simulator to drive.
+            clock: ``sim`` or ``latency``: which clock the budget is counted on.
+            control_period: seconds one step lasts on the sim clock.
+        """
+        self.backend = backend
+        try:
+            self.clock = Clock(clock)
+        except ValueError:
+            raise ConfigError(f"clock {clock!r} is not one of: sim, latency") from None
+        self.control_period = control_period
+        self.brief: Brief | None = None
+
+    # --- what a family provides ------------------------------------------------------
+    @abstractmethod
+    def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
+        """Read the episode's own data; return the stages and the brief."""
+
+    @abstractmethod
+    def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
+        """Carry out one action (validated by the family); return the step and its events."""
+
+    @abstractmethod
+    def _failure_reason(self) -> str:
+        """Return why the episode failed when the budget ran out."""
+
+    @abstractmethod
+    def _facts(self) -> dict[str, Any]:
+        """Return the end state that metrics need."""
+
+    # --- the episode ----------------------------------------------------------------------
+    def reset(self, spec: EpisodeSpec, seed: int) -> MissionObservation:
+        """Start an episode: build the world, place the agent, start the stages."""
+        if spec.family != self.family:
+            raise ConfigError(f"episode {spec.episode_id}: family {spec.family!r}, but this "
+                              f"runtime runs {self.family!r} episodes")  # fmt: skip
+        self.spec = spec
+        observation = self.backend.reset(spec, seed)
+        stages, self.brief = self._setup(spec)
+        self.tracker = StageTracker(stages, self.backend.distance_to)
+        self.tracker.start()
+        self.steps, self.clock_sim, self.clock_latency = 0, 0.0, 0.0
+        self._cooldown, self._collisions = 0, 0
+        self.outcome: Outcome | None = Outcome.SUCCESS if self.tracker.all_done else None
+        self.failure: str | None = None
+        return self._observe(observation.frames, ())
+
+    @property
+    def done(self) -> bool:
+        """Return whether the episode has ended."""
+        return self.outcome is not None
+
+    def step(self, action: Action, decision_seconds: float = 0.0
+             ) -> tuple[MissionObservation, StepRecord]:
+        """Apply one agent action; return what the agent sees and the step's record."""
+        if self.done:
+            raise ConfigError(f"episode {self.spec.episode_id}: step() after the episode ended")
+        outcome, events = self._act(action)
+        counted = self._count_collision(outcome.events)
+        dt_latency = max(self.control_period, decision_seconds)
+        self.steps += 1
+        self.clock_sim += self.control_period
+        self.clock_latency += dt_latency
+        stage = self.tracker.active
+        self.tracker.record_step(self.steps, self.control_period, dt_latency, counted)
+        self._judge()
+        all_events = (*outcome.events, *events)
+        record = self._record(action, all_events, stage, counted, outcome)
+        return self._observe(outcome.observation.frames, all_events), record
+
+    def footer(self, error: str | None = None) -> TrajectoryFooter:
+        """Return how the episode ended (``error``: the agent or backend failed)."""
+        return TrajectoryFooter(
+            outcome=self.outcome.value if self.outcome else "error",
+            failure_reason=self.failure, steps=self.steps, clock_sim=self.clock_sim,
+            clock_latency=self.clock_latency, stages=self.tracker.records(),
+            facts=self._facts(), error=error,
+        )  # fmt: skip
+
+    def abort(self, reason: str) -> None:
+        """End the episode as failed with ``reason`` (agent or backend error)."""
+        self.outcome, self.failure = Outcome.FAILURE, reason
+
+    # --- shared rules -------------------------------------------------------------------
+    @property
+    def clock_used(self) -> float:
+        """Return the clock the budget is counted on."""
+        return self.clock_sim if self.clock is Clock.SIM else self.clock_latency
+
+    def _judge(self) -> None:
+        assert self.brief is not None
+        if self.tracker.all_done:
+            self.outcome = Outcome.SUCCESS
+        elif self.clock_used >= self.brief.budget_s - 1e-9:
+            self.outcome, self.failure = Outcome.FAILURE, self._failure_reason()
+
+    def _count_collision(self, events: tuple[Event, ...]) -> int:
+        """Count a contact once, then ignore contacts for the cooldown's steps."""
+        touched = any(e.kind is EventKind.CONTACT for e in events)
+        if self._cooldown > 0:
+            self._cooldown -= 1
+            return 0
+        if touched:
+            self._cooldown = COLLISION_COOLDOWN
+            self._collisions += 1
+            return 1
+        return 0
+
+    def _observe(self, frames: Any, events: tuple[Event, ...]) -> MissionObservation:
+        assert self.brief is not None
+        return MissionObservation(frames, self.backend.holding() is not None, tuple(events),
+                                  self.steps, self.clock_used,
+                                  max(0.0, self.brief.budget_s - self.clock_used))  # fmt: skip
+
+    def _record(self, action: Action, events: tuple[Event, ...], stage: Stage | None,
+                collisions: int, outcome: StepOutcome) -> StepRecord:
+        from sortie.core.serialize import action_to_dict
+        from sortie.core.trajectory import Timings
+
+        return StepRecord(
+            index=self.steps, pose=self.backend.pose(), action=action_to_dict(action),
+            events=[EventRecord(kind=e.kind.value, target=e.target, detail=e.detail)
+                    for e in events],
+            stages=self.tracker.statuses(), stage=stage.name if stage else None,
+            target_distance=_target_distance(self.backend, stage), collisions=collisions,
+            clock_sim=self.clock_sim, clock_latency=self.clock_latency,
+            holding=self.backend.holding(),
+            timings=Timings(backend=outcome.backend_seconds, render=outcome.render_seconds),
+        )  # fmt: skip
+
+
+def _target_distance(backend: Backend, stage: Stage | None) -> float | None:
+    """Return the distance to the target of the stage that was active during the step."""
+    return None if stage is None or stage.target is None else backend.distance_to(stage.target)

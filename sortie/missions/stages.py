@@ -1,0 +1,138 @@
+"""Stage machinery: a mission is data plus named stages that latch when first done.
+
+Each stage has a completion predicate (over the backend's named queries, bound by the
+family) and a target whose distance measures progress. Stages run in order: one is active
+at a time, and when its predicate first holds it latches done and the next one starts (in
+the same step, if that one is already satisfied too). The tracker keeps, per stage, the
+distance to its target when it began (d_init), the best and the last (d_best, d_final), and
+the steps, clock time and collisions spent in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from sortie.core.trajectory import StageRecord
+
+
+class StageStatus(StrEnum):
+    """Where a stage stands."""
+
+    PENDING = "pending"
+    ACTIVE = "active"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One named step of a mission.
+
+    Attributes:
+        name: short id, e.g. ``S1``.
+        title: what it is, e.g. ``explore``.
+        brief: the instruction text for this stage, shown in the brief (surface and verify
+            come from the same list).
+        target: the object whose distance measures progress, or None.
+        done: predicate that is true once the stage is achieved.
+    """
+
+    name: str
+    title: str
+    brief: str
+    target: str | None
+    done: Callable[[], bool]
+
+
+@dataclass(slots=True)
+class _Progress:
+    status: StageStatus = StageStatus.PENDING
+    d_init: float | None = None
+    d_best: float | None = None
+    d_final: float | None = None
+    steps: int = 0
+    clock_sim: float = 0.0
+    clock_latency: float = 0.0
+    collisions: int = 0
+    started_step: int | None = None
+    done_step: int | None = None
+
+
+@dataclass
+class StageTracker:
+    """Follows a mission's stages through an episode."""
+
+    stages: Sequence[Stage]
+    distance: Callable[[str], float]
+    """Horizontal distance from the agent to a named object."""
+    _progress: list[_Progress] = field(default_factory=list)
+    _active: int = 0
+
+    def start(self) -> None:
+        """Activate the first stage (and latch any already satisfied at the start)."""
+        self._progress = [_Progress() for _ in self.stages]
+        self._active = 0
+        self._begin(0, step=0)
+        self._latch(step=0)
+
+    @property
+    def active(self) -> Stage | None:
+        """Return the stage in progress, or None when all are done."""
+        return self.stages[self._active] if self._active < len(self.stages) else None
+
+    @property
+    def all_done(self) -> bool:
+        """Return whether every stage is done."""
+        return self._active >= len(self.stages)
+
+    def record_step(self, step: int, dt_sim: float, dt_latency: float, collisions: int) -> None:
+        """Charge one step to the active stage, update its distances, then latch."""
+        if self.all_done:
+            return
+        progress = self._progress[self._active]
+        progress.steps += 1
+        progress.clock_sim += dt_sim
+        progress.clock_latency += dt_latency
+        progress.collisions += collisions
+        self._measure(self._active)
+        self._latch(step)
+
+    def target_distance(self) -> float | None:
+        """Return the active stage's current distance to its target."""
+        return None if self.all_done else self._progress[self._active].d_final
+
+    def statuses(self) -> dict[str, str]:
+        """Return each stage's status by name."""
+        return {s.name: p.status.value for s, p in zip(self.stages, self._progress, strict=True)}
+
+    def records(self) -> list[StageRecord]:
+        """Return one StageRecord per stage."""
+        return [StageRecord(name=s.name, status=p.status.value, target=s.target, d_init=p.d_init,
+                            d_best=p.d_best, d_final=p.d_final, steps=p.steps,
+                            clock_sim=p.clock_sim, clock_latency=p.clock_latency,
+                            collisions=p.collisions, started_step=p.started_step,
+                            done_step=p.done_step)
+                for s, p in zip(self.stages, self._progress, strict=True)]  # fmt: skip
+
+    def _begin(self, index: int, step: int) -> None:
+        progress = self._progress[index]
+        progress.status, progress.started_step = StageStatus.ACTIVE, step
+        self._measure(index)
+        progress.d_init = progress.d_final
+
+    def _measure(self, index: int) -> None:
+        stage, progress = self.stages[index], self._progress[index]
+        if stage.target is None:
+            return
+        d = self.distance(stage.target)
+        progress.d_final = d
+        progress.d_best = d if progress.d_best is None else min(progress.d_best, d)
+
+    def _latch(self, step: int) -> None:
+        while not self.all_done and self.stages[self._active].done():
+            progress = self._progress[self._active]
+            progress.status, progress.done_step = StageStatus.DONE, step
+            self._active += 1
+            if not self.all_done:
+                self._begin(self._active, step)

@@ -1,0 +1,1 @@
+"""Running episodes: the episode loop, recorders, and running a suite with an agent."""
