@@ -131,6 +131,15 @@ class SupportsViewRender(Protocol):
 
 
 @runtime_checkable
+class SupportsSemanticClasses(Protocol):
+    """A backend whose semantic images come with a label map (instance id -> class)."""
+
+    def semantic_classes(self) -> dict[int, str]:
+        """Return the class name of every instance id in the current world."""
+        ...
+
+
+@runtime_checkable
 class OracleView(Protocol):
     """Privileged knowledge, for oracles, episode generation and metrics only."""
 

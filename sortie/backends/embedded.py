@@ -155,6 +155,11 @@ class EmbeddedBackend:
         return [o.name for o in scene.objects if o.semantic in ("door", "gate")
                 and o.dynamics is Dynamics.OPENABLE]  # fmt: skip
 
+    def semantic_classes(self) -> dict[int, str]:
+        """Return the class name of every instance id (the semantic sensor's label map)."""
+        scene = self._require_world().scene
+        return {scene.id_of(o.name): o.semantic for o in scene.objects}
+
     def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float
                     ) -> np.ndarray:
         """Return an RGB image from eye (x, y, z) along yaw and pitch, with this camera."""

@@ -80,6 +80,8 @@ class Brief:
         stages: (name, instruction) of every stage, in order.
         control_period: seconds one motion action lasts.
         budget_s: the mission clock budget in seconds.
+        semantic_classes: the semantic sensor's label map: instance id -> class name, as a
+            segmentation camera's colour table gives it (not where anything is).
     """
 
     family: str
@@ -90,6 +92,7 @@ class Brief:
     stages: tuple[tuple[str, str], ...] = ()
     control_period: float = 0.2
     budget_s: float = 0.0
+    semantic_classes: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

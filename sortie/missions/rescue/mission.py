@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sortie.backends.base import Backend, StepOutcome, SupportsInteraction, SupportsViewRender
+from sortie.backends.base import (
+    Backend,
+    StepOutcome,
+    SupportsInteraction,
+    SupportsSemanticClasses,
+    SupportsViewRender,
+)
 from sortie.core.actions import Action, Interact, Interaction, InvalidAction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
@@ -101,12 +107,15 @@ class RescueMission(MissionRuntime):
         images = {}
         if isinstance(self.backend, SupportsViewRender):
             images["reference"] = self.backend.render_view(*self.data.reference_view)
+        labels = {}
+        if isinstance(self.backend, SupportsSemanticClasses):
+            labels = self.backend.semantic_classes()
         steps = " ".join(f"({s.name}) {s.brief}" for s in stages)
         text = (f"A casualty needs rescue. Clue: {self.data.clue_text} {steps} "
                 f"You start near the ambulance.")  # fmt: skip
         return Brief(self.family, spec.level, text, self.data.clue_text, images,
                      tuple((s.name, s.brief) for s in stages), self.control_period,
-                     self.data.budget_s)  # fmt: skip
+                     self.data.budget_s, labels)  # fmt: skip
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
