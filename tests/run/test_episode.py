@@ -1,0 +1,97 @@
+import json
+
+import pytest
+
+from sortie.core.errors import ConfigError
+from sortie.core.records_io import Suite, SuiteHeader, read_suite, read_trajectory, write_suite
+from sortie.run.suite import RunSettings, episode_seed, run_suite
+from sortie.testing.episodes import room_rescue
+
+
+class Exploding:
+    """An agent that raises on its third action."""
+
+    name = "exploding"
+    sensors = frozenset()
+
+    def reset(self, brief, seed):
+        self.calls = 0
+
+    def act(self, observation):
+        from sortie.core.actions import Move
+
+        self.calls += 1
+        if self.calls == 3:
+            raise RuntimeError("boom")
+        return Move(0.0, 1.0)
+
+
+def test_oracle_completes_the_handmade_room_and_its_record_rescores(tmp_path):
+    """The oracle succeeds; the JSONL record alone gives TCR 1 and TS 100."""
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue()])
+    result = run_suite(suite, "oracle", {}, RunSettings(tmp_path))[0]
+    assert result.footer.outcome == "success"
+    trajectory = read_trajectory(result.path)
+    assert len(trajectory.steps) == result.footer.steps
+    assert result.metrics["tcr"] == 1.0 and result.metrics["ts"] == 100.0
+
+
+def test_agent_exception_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
+    """An agent that raises ends its episode as agent_error with the traceback; the next runs."""
+    from sortie.agents import base
+
+    monkeypatch.setitem(base.AGENTS._entries, "exploding", Exploding)
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a"), room_rescue("t/b")])
+    results = run_suite(suite, "exploding", {}, RunSettings(tmp_path))
+    assert [r.footer.failure_reason for r in results] == ["agent_error", "agent_error"]
+    assert "RuntimeError: boom" in (results[0].footer.error or "")
+    assert results[0].footer.steps == 2
+
+
+def test_episode_seeds_are_stable_and_distinct():
+    """Seeds derive from the run seed and the job key, not from process state."""
+    assert episode_seed(0, "a") == episode_seed(0, "a")
+    assert len({episode_seed(0, "a"), episode_seed(0, "b"), episode_seed(1, "a")}) == 3
+
+
+def test_truncated_trajectory_is_a_clear_error(tmp_path):
+    """A record without its footer line says it is truncated, with the file and line."""
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue()])
+    path = run_suite(suite, "random", {}, RunSettings(tmp_path))[0].path
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(ConfigError, match=rf"{path.name}:{len(lines) - 1}: no footer line"):
+        read_trajectory(path)
+
+
+def test_a_line_that_is_not_json_is_named(tmp_path):
+    """A suite line that is not JSON is reported with its file and line number."""
+    path = tmp_path / "s.jsonl"
+    write_suite(path, SuiteHeader(suite="t"), [room_rescue()])
+    path.write_text(path.read_text() + "{not json\n")
+    with pytest.raises(ConfigError, match=r"s.jsonl:3: not JSON"):
+        read_suite(path)
+
+
+def test_suite_field_errors_are_collected(tmp_path):
+    """Two bad episode lines give two errors, each with line and field."""
+    path = tmp_path / "s.jsonl"
+    write_suite(path, SuiteHeader(suite="t"), [room_rescue()])
+    header, line = path.read_text().splitlines()
+    good = json.loads(line)
+    rows = [header, json.dumps(dict(good, start=[1, 2, 3])),
+            json.dumps({k: v for k, v in good.items() if k != "world"})]  # fmt: skip
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(ConfigError) as info:
+        read_suite(path)
+    text = str(info.value)
+    assert "s.jsonl:2: start: Value error, expected 4 numbers [x, y, z, yaw], got 3" in text
+    assert "s.jsonl:3: world: Field required" in text
+
+
+def test_newer_suite_schema_is_refused(tmp_path):
+    """A suite written by a newer sortie says so instead of misreading it."""
+    path = tmp_path / "s.jsonl"
+    write_suite(path, SuiteHeader(suite="t", schema_version=99), [room_rescue()])
+    with pytest.raises(ConfigError, match="schema_version 99 is newer"):
+        read_suite(path)
