@@ -81,6 +81,29 @@ def demo(
     console.print(f"Report: {report.resolve()}")
 
 
+@app.command()
+def run(
+    suite: Annotated[str, typer.Argument(help="Suite name (e.g. rescue-smoke-v1) or file.")],
+    agent: Annotated[str, typer.Option(help="Agent name (oracle, random, explorer, ...).")],
+    agent_arg: Annotated[
+        list[str] | None, typer.Option("--agent-arg", "-a", help="Agent argument k=v.")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for the trajectory records.")] = Path(
+        "runs/latest"),
+    clock: Annotated[str, typer.Option(help="Budget clock: sim or latency.")] = "sim",
+    triggers: Annotated[str, typer.Option(help="assisted or native interactions.")] = "assisted",
+    seed: Annotated[int, typer.Option(help="Run seed.")] = 0,
+) -> None:
+    """Run every episode of a suite with one agent and print a per-level table."""
+    from sortie.run.cli_run import run_and_report
+
+    try:
+        run_and_report(suite, agent, _parse_params(agent_arg or []), out, clock, triggers, seed,
+                       console)  # fmt: skip
+    except SortieError as error:
+        raise _fail(error) from None
+
+
 def _parse_params(items: list[str]) -> dict[str, str]:
     params = {}
     for item in items:

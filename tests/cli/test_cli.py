@@ -42,3 +42,29 @@ def test_view_rejects_a_malformed_param(tmp_path):
     """A --param without '=' says what form it expects."""
     result = runner.invoke(app, ["view", "tower", "-p", "floors", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "expected key=value" in result.output
+
+
+def test_run_prints_the_level_table_and_writes_records(tmp_path):
+    """`sortie run FILE --agent oracle` prints TCR 100 for L1 and writes one record each."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import room_rescue
+
+    suite = tmp_path / "hand.jsonl"
+    write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
+    result = runner.invoke(app, ["run", str(suite), "--agent", "oracle", "--out",
+                                 str(tmp_path / "runs")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if "L1" in line)
+    assert row.split("│")[3].strip() == "100"
+    assert len(list((tmp_path / "runs" / "hand" / "oracle").glob("*.jsonl"))) == 1
+
+
+def test_run_with_an_unknown_agent_suggests_one(tmp_path):
+    """A misspelt agent name gets a suggestion."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import room_rescue
+
+    suite = tmp_path / "hand.jsonl"
+    write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
+    result = runner.invoke(app, ["run", str(suite), "--agent", "oracel"])
+    assert result.exit_code == 2 and "Did you mean 'oracle'?" in result.output
