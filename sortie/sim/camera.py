@@ -63,9 +63,29 @@ def camera_rotation(yaw: float, pitch: float) -> NDArray[np.float32]:
 
 
 def world_rays(spec: CameraSpec, yaw: float, pitch: float | None = None) -> NDArray[np.float32]:
-    """Return the camera's ray directions in world coordinates, (H*W, 3)."""
-    rotation = camera_rotation(yaw, spec.pitch if pitch is None else pitch)
-    return local_directions(spec.width, spec.height, spec.hfov) @ rotation.T
+    """Return the camera's ray directions in world coordinates, (H*W, 3).
+
+    The pitched directions are cached per camera; turning them by yaw is then two
+    multiply-adds per axis. A general matrix product would call BLAS, whose worker threads
+    keep spinning after each call and slow down a second process on the other core.
+    """
+    x, y, z = _pitched(spec.width, spec.height, spec.hfov, spec.pitch if pitch is None else pitch)
+    c, s = np.float32(math.cos(math.radians(yaw))), np.float32(math.sin(math.radians(yaw)))
+    out = np.empty((len(x), 3), np.float32)
+    out[:, 0] = c * x - s * y
+    out[:, 1] = s * x + c * y
+    out[:, 2] = z
+    return out
+
+
+@lru_cache(maxsize=32)
+def _pitched(width: int, height: int, hfov: float, pitch: float) -> tuple[NDArray, ...]:
+    """Return the x, y, z columns of the ray directions at zero yaw, each contiguous."""
+    rotation = camera_rotation(0.0, pitch).astype(np.float64)
+    dirs = local_directions(width, height, hfov).astype(np.float64)
+    columns = [np.ascontiguousarray(sum(dirs[:, k] * rotation[row, k] for k in range(3)),
+                                    np.float32) for row in range(3)]  # fmt: skip
+    return tuple(columns)
 
 
 def dynamic_pixels(
