@@ -44,3 +44,5 @@ class SupportsOracle(Protocol):
 AGENTS: Registry[type] = Registry("agent")
 AGENTS.add("oracle", "sortie.agents.oracle:OracleAgent")
 AGENTS.add("random", "sortie.agents.random_agent:RandomAgent")
+AGENTS.add("explorer", "sortie.agents.explorer:ExplorerAgent")
+AGENTS.add("explorer-nomem", "sortie.agents.explorer:NoMemoryExplorer")

@@ -17,6 +17,8 @@ from sortie.core.observation import Brief, EventKind, MissionObservation, Sensor
 from sortie.core.pose import Pose, wrap_degrees
 
 Point = tuple[float, float, float]
+RECOVERY_STEPS = 4
+"""Steps spent backing away from an obstacle the path ran into."""
 
 
 class OracleAgent:
@@ -52,6 +54,7 @@ class OracleAgent:
         if self._oracle is None:
             raise ConfigError("oracle agent: no OracleView attached; the runner must attach one")
         self._path, self._goal, self._since_progress, self._best = [], None, 0, math.inf
+        self._recovery, self._recoveries, self._smooth = 0, 0, True
 
     def act(self, observation: MissionObservation) -> Action:
         """Steer along the current plan; grab, drop or open doors when there."""
@@ -62,17 +65,38 @@ class OracleAgent:
         if interaction is not None:
             return interaction
         pose = oracle.pose()
-        if goal != self._goal or self._stuck(pose, goal):
-            self._plan(pose, goal)
+        if self._recovery:
+            return self._recover()
+        if goal != self._goal:
+            self._plan(pose, goal, smooth=True)
+        elif self._stuck(pose):
+            # Pushing into an obstacle corner: back off, then follow cell centres, which
+            # keep the most clearance, instead of the straightened path.
+            self._recovery, self._smooth = RECOVERY_STEPS, False
+            return self._recover()
         return self._steer(pose)
 
     # --- planning ---------------------------------------------------------------------
-    def _plan(self, pose: Pose, goal: str) -> None:
+    def _plan(self, pose: Pose, goal: str, smooth: bool) -> None:
         oracle = self._oracle
         assert oracle is not None
         target = oracle.position_of(self._target_name(goal))
-        self._path = oracle.shortest_path(pose.position(), target, through_doors=True)
+        path = oracle.shortest_path(pose.position(), target, through_doors=True, smooth=smooth)
+        # The last point is the target object itself, which may be solid (the stretcher):
+        # aim at the walkable point next to it; interactions reach 1.4 m anyway.
+        self._path = path[:-1] if len(path) > 2 else path
         self._goal, self._since_progress, self._best = goal, 0, math.inf
+
+    def _recover(self) -> Move:
+        """Back away turning, then replan once the recovery steps are spent."""
+        oracle = self._oracle
+        assert oracle is not None and self._goal is not None
+        self._recovery -= 1
+        if self._recovery == 0:
+            self._plan(oracle.pose(), self._goal, smooth=self._smooth)
+        side = 1.0 if (self._recoveries // RECOVERY_STEPS) % 2 == 0 else -1.0
+        self._recoveries += 1
+        return Move(side * self.max_turn / 2, -0.75)
 
     def _target_name(self, role: str) -> str:
         oracle = self._oracle
@@ -100,7 +124,7 @@ class OracleAgent:
                 return True
         return False
 
-    def _stuck(self, pose: Pose, goal: str) -> bool:
+    def _stuck(self, pose: Pose) -> bool:
         remaining = self._remaining(pose)
         if remaining < self._best - 0.05:
             self._best, self._since_progress = remaining, 0

@@ -169,10 +169,13 @@ class OracleView(Protocol):
         ...
 
     def shortest_path(self, start: tuple[float, float, float], goal: tuple[float, float, float],
-                      through_doors: bool = False) -> list[tuple[float, float, float]]:
+                      through_doors: bool = False, smooth: bool = True
+                      ) -> list[tuple[float, float, float]]:
         """Return waypoints of a shortest walkable path (empty if unreachable).
 
-        ``through_doors`` plans as if every door were open (an agent that can open them).
+        ``through_doors`` plans as if every door were open (an agent that can open them);
+        ``smooth`` pulls the path straight (else it runs through cell centres, with the most
+        clearance).
         """
         ...
 

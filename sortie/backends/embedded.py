@@ -327,13 +327,14 @@ class EmbeddedOracleView:
         return self._world.nav.geodesic_distance(start, goal, closed=self._closed_doors())
 
     def shortest_path(self, start: tuple[float, float, float], goal: tuple[float, float, float],
-                      through_doors: bool = False) -> list[tuple[float, float, float]]:
+                      through_doors: bool = False, smooth: bool = True
+                      ) -> list[tuple[float, float, float]]:
         """Return waypoints of a shortest walkable path with doors as they are now.
 
-        ``through_doors`` plans as if every door were open.
+        ``through_doors`` plans as if every door were open; ``smooth`` straightens the path.
         """
         closed = frozenset() if through_doors else self._closed_doors()
-        return self._world.nav.shortest_path(start, goal, closed=closed)
+        return self._world.nav.shortest_path(start, goal, closed=closed, smooth=smooth)
 
     def nav_graph(self) -> NavGraph:
         """Return the navigation graph itself, for generators and metrics."""
