@@ -155,7 +155,10 @@ class OracleAgent:
     def _drop_passed(self, pose: Pose) -> None:
         while len(self._path) > 1:
             x, y, _ = self._path[0]
-            if math.hypot(x - pose.x, y - pose.y) > self.lookahead:
+            # Along a cell-centre path (after a recovery) look only a cell ahead: cutting
+            # its corners is what ran the body into the obstacle.
+            lookahead = self.lookahead if self._smooth else 0.3
+            if math.hypot(x - pose.x, y - pose.y) > lookahead:
                 break
             self._path.pop(0)
 

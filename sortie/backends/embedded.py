@@ -23,7 +23,7 @@ from sortie.sim.placements import with_placements
 from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene
-from sortie.sim.shapes import WALKER
+from sortie.sim.shapes import PLANNING, WALKER
 from sortie.sim.worlds import build_world
 
 BODIES = ("walker", "multirotor")
@@ -50,7 +50,7 @@ class _World:
     def nav(self) -> NavGraph:
         """Return the navigation graph, built on first use (only oracles pay for it)."""
         if self._nav is None:
-            self._nav = NavGraph.build(self.scene)
+            self._nav = NavGraph.build(self.scene, PLANNING)
         return self._nav
 
 

@@ -27,3 +27,6 @@ class MultirotorShape:
 
 WALKER = WalkerShape()
 MULTIROTOR = MultirotorShape()
+PLANNING = WalkerShape(step=0.25)
+"""The walker as the navigation graph plans for it: stairs (risers <= 0.18 m) and curbs, but
+not a log or a rounded rock 0.3 m high, whose steep sides the walker cannot stand on."""

@@ -168,11 +168,15 @@ def crowded(hits: ColumnHits, grid: Grid, columns: NDArray[np.int64], z: NDArray
     column centres; the horizontal probes in ``clearance`` catch those.
     """
     low, high = z + shape.step, z + shape.height
-    reach = int(shape.radius // grid.cell)
+    # A solid may lie up to half a cell beyond the nearest column centre that sees it, so
+    # columns within radius + half a cell count: otherwise a table top or a stretcher
+    # between column centres can come 0.1 m inside the body.
+    limit = shape.radius + grid.cell / 2
+    reach = int(limit // grid.cell)
     blocked = np.zeros(len(columns), bool)
     for di in range(-reach, reach + 1):
         for dj in range(-reach, reach + 1):
-            if math.hypot(di, dj) * grid.cell > shape.radius:
+            if math.hypot(di, dj) * grid.cell > limit:
                 continue
             near = grid.shifted(columns, di, dj)
             between = hits.count_above(near, low) > hits.count_above(near, high)
