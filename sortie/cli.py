@@ -104,6 +104,32 @@ def run(
         raise _fail(error) from None
 
 
+@app.command()
+def generate(
+    what: Annotated[str, typer.Argument(help="rescue (episodes of one level) or suites.")],
+    level: Annotated[str | None, typer.Option(help="Rescue level, L1..L5.")] = None,
+    world: Annotated[
+        str | None, typer.Option(help="World builder (default: the level's worlds in turn).")
+    ] = None,
+    count: Annotated[int, typer.Option(help="Number of episodes.")] = 10,
+    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Suite file to write (JSONL).")] = None,
+    check: Annotated[
+        bool, typer.Option(help="suites: regenerate and compare with the committed files.")
+    ] = False,
+) -> None:
+    """Generate rescue episodes, or rebuild the committed suites (--check: verify them)."""
+    from sortie.generation.cli import generate_command
+
+    try:
+        same = generate_command(what, level=level, world=world, count=count, seed=seed,
+                                out=out, check=check, echo=console.print)  # fmt: skip
+    except SortieError as error:
+        raise _fail(error) from None
+    if not same:
+        raise typer.Exit(code=1)
+
+
 def _parse_params(items: list[str]) -> dict[str, str]:
     params = {}
     for item in items:

@@ -1,0 +1,67 @@
+"""``sortie generate``: rescue episodes on demand, and the committed suites."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sortie.core.errors import ConfigError
+from sortie.core.records_io import SuiteHeader, write_suite
+from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_rescue, parse_level
+from sortie.generation.suites import SUITE_DIR, SUITES, check_suites, write_suites
+from sortie.missions.rescue.spec import LEVELS
+
+TARGETS = ("rescue", "suites")
+
+
+def generate_command(what: str, *, level: str | None = None, world: str | None = None,
+                     count: int = 10, seed: int = 0, out: Path | None = None,
+                     check: bool = False, echo: Callable[[str], object] = print) -> bool:
+    """Run ``sortie generate WHAT``; return False if ``--check`` found a suite that differs.
+
+    ``rescue`` writes ``count`` episodes of ``level`` (in ``world``, or the level's worlds
+    in turn) to ``out``; ``suites`` rebuilds every committed suite, or with ``check``
+    regenerates them elsewhere and compares byte for byte.
+    """
+    if what == "rescue":
+        _rescue(level, world, count, seed, out, echo)
+        return True
+    if what == "suites":
+        return _suites(check, echo)
+    raise ConfigError(f"generate: unknown target {what!r}; allowed: {', '.join(TARGETS)}")
+
+
+def _rescue(level: str | None, world: str | None, count: int, seed: int, out: Path | None,
+            echo: Callable[[str], object]) -> None:
+    if level is None:
+        raise ConfigError("generate rescue: --level is required (L1..L5)")
+    parsed = parse_level(level)
+    worlds = (world,) if world else LEVELS[parsed].worlds
+    path = out or Path(f"rescue-{parsed.value.lower()}-seed{seed}.jsonl")
+    started = time.perf_counter()
+    episodes = generate_rescue(parsed, worlds, count, seed, path.stem)
+    settings = {"seeds": {parsed.value: seed}, "counts": {parsed.value: count},
+                "worlds": {parsed.value: list(worlds)}}  # fmt: skip
+    write_suite(path, SuiteHeader(suite=path.stem, generator=GENERATOR,
+                                  generator_version=GENERATOR_VERSION, settings=settings),
+                episodes)  # fmt: skip
+    echo(f"{path}: {len(episodes)} episodes in {time.perf_counter() - started:.1f} s")
+
+
+def _suites(check: bool, echo: Callable[[str], object]) -> bool:
+    started = time.perf_counter()
+    if not check:
+        for path in write_suites(SUITE_DIR):
+            echo(f"wrote {path}")
+        echo(f"{len(SUITES)} suites in {time.perf_counter() - started:.1f} s")
+        return True
+    with tempfile.TemporaryDirectory() as folder:
+        differ = check_suites(Path(folder))
+    elapsed = time.perf_counter() - started
+    if differ:
+        echo(f"differ from the committed files: {', '.join(differ)} ({elapsed:.1f} s)")
+        return False
+    echo(f"all {len(SUITES)} suites regenerate byte for byte ({elapsed:.1f} s)")
+    return True

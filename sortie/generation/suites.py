@@ -1,0 +1,152 @@
+"""The committed rescue suites: what each holds, how to rebuild them, how to load them.
+
+Each suite is a list of blocks (a level, a count, a seed and the worlds taken in turn); the
+files in ``sortie/suites/`` are the generator's output and ``sortie generate suites --check``
+proves that regenerating reproduces them byte for byte. Counts follow RescueBench's test
+split: 25 / 59 / 59 / 39 / 31 episodes for L1..L5 (213 in all).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError, UnknownNameError
+from sortie.core.records_io import Suite, SuiteHeader, read_suite, write_suite
+from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_episode
+from sortie.generation.validate import Validator
+from sortie.missions.rescue.spec import LEVELS, Level
+
+SUITE_DIR = Path(__file__).resolve().parent.parent / "suites"
+"""Where the committed suite files live in a source checkout."""
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """``count`` episodes of ``level`` drawn from ``seed``, over ``worlds`` in turn."""
+
+    level: Level
+    count: int
+    seed: int
+    worlds: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SuitePlan:
+    """A suite's name and its blocks; episode ids run ``name/0000`` on across blocks."""
+
+    name: str
+    blocks: tuple[Block, ...]
+
+    def settings(self) -> dict[str, dict[str, object]]:
+        """Return the header's record of seeds, counts and worlds per level."""
+        return {"seeds": {b.level.value: b.seed for b in self.blocks},
+                "counts": {b.level.value: b.count for b in self.blocks},
+                "worlds": {b.level.value: list(b.worlds) for b in self.blocks}}  # fmt: skip
+
+    def jobs(self) -> list[tuple[Block, int, str]]:
+        """Return every episode as (block, index in the block, episode id), in file order."""
+        jobs, number = [], 0
+        for block in self.blocks:
+            for index in range(block.count):
+                jobs.append((block, index, f"{self.name}/{number:04d}"))
+                number += 1
+        return jobs
+
+
+def _level_suite(level: Level, count: int) -> SuitePlan:
+    number = int(level.value[1])
+    block = Block(level, count, 1000 * number, LEVELS[level].worlds)
+    return SuitePlan(f"rescue-{level.value.lower()}-v1", (block,))
+
+
+SMOKE_WORLDS = {Level.L1: ("flexible_room",), Level.L2: ("suburb", "street"),
+                Level.L3: ("forest", "campus"), Level.L4: ("campus",),
+                Level.L5: ("tower", "station")}  # fmt: skip
+"""Two episodes per level that between them visit all seven worlds."""
+SUITES: dict[str, SuitePlan] = {
+    plan.name: plan for plan in (
+        *(_level_suite(level, count) for level, count in zip(Level, (25, 59, 59, 39, 31),
+                                                             strict=True)),
+        SuitePlan("rescue-smoke-v1", tuple(Block(level, 2, 9000 + int(level.value[1]), worlds)
+                                           for level, worlds in SMOKE_WORLDS.items())),
+    )
+}  # fmt: skip
+
+
+def episode_of(plan: SuitePlan, block: Block, index: int, episode_id: str,
+               validator: Validator | None = None) -> EpisodeSpec:
+    """Return one episode of ``plan`` (regenerated alone, as the whole suite would make it)."""
+    world = block.worlds[index % len(block.worlds)]
+    return generate_episode(block.level, world, block.seed, index, episode_id, validator)
+
+
+def build_suite(name: str, on_episode: Callable[[EpisodeSpec], None] = lambda e: None
+                ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
+    """Generate suite ``name``; return its header and episodes."""
+    plan = suite_plan(name)
+    validator = Validator()
+    episodes = []
+    for block, index, episode_id in plan.jobs():
+        episodes.append(episode_of(plan, block, index, episode_id, validator))
+        on_episode(episodes[-1])
+    header = SuiteHeader(suite=plan.name, generator=GENERATOR,
+                         generator_version=GENERATOR_VERSION, settings=plan.settings())
+    return header, episodes
+
+
+def write_suites(folder: Path = SUITE_DIR, names: list[str] | None = None,
+                 on_episode: Callable[[EpisodeSpec], None] = lambda e: None) -> list[Path]:
+    """Regenerate suites ``names`` (default: all) into ``folder``; return the files."""
+    paths = []
+    for name in names or list(SUITES):
+        header, episodes = build_suite(name, on_episode)
+        paths.append(folder / f"{name}.jsonl")
+        write_suite(paths[-1], header, episodes)
+    return paths
+
+
+def check_suites(folder: Path, names: list[str] | None = None,
+                 on_episode: Callable[[EpisodeSpec], None] = lambda e: None) -> list[str]:
+    """Regenerate suites into ``folder`` and return the names whose files differ from theirs."""
+    differ = []
+    for name in names or list(SUITES):
+        fresh = write_suites(folder, [name], on_episode)[0]
+        if fresh.read_bytes() != committed_bytes(name):
+            differ.append(name)
+    return differ
+
+
+def suite_plan(name: str) -> SuitePlan:
+    """Return the plan of suite ``name``, or raise naming the suites."""
+    if name not in SUITES:
+        close = difflib.get_close_matches(name, SUITES, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownNameError(f"Unknown suite {name!r}.{hint} Available: "
+                               f"{', '.join(SUITES)}")  # fmt: skip
+    return SUITES[name]
+
+
+def committed_bytes(name: str) -> bytes:
+    """Return the bytes of committed suite ``name`` as installed with the package."""
+    return _resource(name).read_bytes()
+
+
+def load_suite(name: str) -> Suite:
+    """Return committed suite ``name`` (e.g. ``rescue-l3-v1``), read from the package."""
+    with resources.as_file(_resource(name)) as path:
+        return read_suite(Path(path))
+
+
+def _resource(name: str) -> Traversable:
+    suite_plan(name)
+    resource = resources.files("sortie") / "suites" / f"{name}.jsonl"
+    if not resource.is_file():
+        raise ConfigError(f"suite {name!r}: {resource} is missing; rebuild it with "
+                          f"`sortie generate suites`")  # fmt: skip
+    return resource

@@ -1,0 +1,110 @@
+"""Checking candidate rescue episodes in the finished world: distances, doors, an oracle replay.
+
+The finished world (the bare world plus the episode's placements) is built by the same
+embedded backend that runs episodes, so the stored distances and the reference path are
+exactly what a run sees: the replay uses the run defaults (``sim`` clock, ``assisted``
+triggers, run seed 0), so ``sortie run SUITE --agent oracle`` repeats it step for step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sortie
+from sortie.agents.oracle import OracleAgent
+from sortie.backends.embedded import EmbeddedBackend
+from sortie.core.episode import EpisodeSpec
+from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.generation.rescue_places import Rejected
+from sortie.missions.rescue.mission import RescueMission
+from sortie.missions.rescue.spec import LevelRules
+from sortie.run.episode import run_episode
+from sortie.run.suite import episode_seed
+
+DECIMALS = 3
+"""Decimals kept in stored positions (millimetres): small files, no loss that matters."""
+
+
+@dataclass(frozen=True, slots=True)
+class Measures:
+    """An episode's distances in its finished world (doors open), metres."""
+
+    path_distance: float
+    shortest_length: float
+    doors_on_path: tuple[str, ...]
+
+
+class Validator:
+    """Measures and replays candidate episodes on one reusable embedded backend."""
+
+    def __init__(self) -> None:
+        """Create the backend (no sensors: the oracle needs none)."""
+        self.backend = EmbeddedBackend(body="walker", sensors=())
+
+    def measure(self, spec: EpisodeSpec, rules: LevelRules) -> Measures:
+        """Return the distances of ``spec``, rejecting it if they break ``rules``."""
+        self.backend.reset(spec, 0)
+        oracle = self.backend.oracle_view()
+        graph = oracle.nav_graph()
+        start = spec.start.position()
+        casualty, stretcher = oracle.position_of("casualty"), oracle.position_of("stretcher")
+        there = graph.geodesic_distance(start, casualty)
+        back = graph.geodesic_distance(casualty, stretcher)
+        lo, hi = rules.distance
+        if not lo <= there <= hi:
+            raise Rejected(f"walking distance {there:.1f} m outside {lo:g}-{hi:g} m")
+        if abs(casualty[2] - start[2]) < rules.min_height_change:
+            raise Rejected(f"height change under {rules.min_height_change:g} m")
+        if back == float("inf"):
+            raise Rejected("stretcher unreachable from the casualty")
+        doors = graph.doors_on_every_shortest_path(start, casualty) if rules.door_on_path else ()
+        if rules.door_on_path and not doors:
+            raise Rejected("no closed door on every shortest path")
+        return Measures(round(there, DECIMALS), round(there + back, DECIMALS), tuple(doors))
+
+    def replay(self, spec: EpisodeSpec) -> list[list[float]]:
+        """Run the oracle on ``spec``; return its positions (the start, then one per step).
+
+        Raises:
+            Rejected: if the oracle does not complete the episode.
+        """
+        agent = OracleAgent()
+        agent.attach(self.backend.oracle_view())
+        recorder = _Positions()
+        footer = run_episode(RescueMission(self.backend), agent, _header(spec), [recorder])
+        if footer.outcome != "success":
+            raise Rejected(f"oracle failed: {footer.failure_reason}")
+        start = spec.start
+        return [_rounded((start.x, start.y, start.z)), *recorder.points]
+
+
+def _header(spec: EpisodeSpec) -> TrajectoryHeader:
+    """Return the header a default oracle run of ``spec`` gets (see ``sortie.run.suite``)."""
+    return TrajectoryHeader(
+        episode=spec, agent=PluginRef(name="oracle"),
+        backend=PluginRef(name="embedded", args={"body": "walker", "sensors": []}),
+        config={"clock": "sim", "triggers": "assisted", "run_seed": 0},
+        seed=episode_seed(0, spec.episode_id), code_version=sortie.__version__,
+    )  # fmt: skip
+
+
+def _rounded(point: tuple[float, float, float]) -> list[float]:
+    return [round(float(v), DECIMALS) for v in point]
+
+
+class _Positions:
+    """An episode observer keeping only the body's positions."""
+
+    def __init__(self) -> None:
+        self.points: list[list[float]] = []
+
+    def on_start(self, header: TrajectoryHeader) -> None:
+        """Start empty."""
+        self.points = []
+
+    def on_step(self, record: StepRecord) -> None:
+        """Keep the step's position."""
+        self.points.append(_rounded((record.pose.x, record.pose.y, record.pose.z)))
+
+    def on_end(self, footer: TrajectoryFooter) -> None:
+        """Nothing to finish."""
