@@ -14,6 +14,8 @@ from numpy.typing import ArrayLike
 
 GROUND_THRESHOLD = 3.0
 AIR_THRESHOLD = 20.0
+HS_SCALE = 50.0
+"""Metres of mean DTW deviation at which RescueBench's human similarity reaches 0."""
 
 
 def path_length(points: ArrayLike) -> float:
@@ -27,13 +29,20 @@ def path_length(points: ArrayLike) -> float:
 def dtw(reference: ArrayLike, query: ArrayLike) -> float:
     """Return the DTW distance: the sum of point distances along the best alignment."""
     ref, qry = _points(reference), _points(query)
-    return float(dtw_ndim.distance(ref, qry, inner_dist="euclidean"))
+    # distance_fast is the C implementation; plain distance() loops in Python per cell.
+    return float(dtw_ndim.distance_fast(ref, qry, inner_dist="euclidean"))
 
 
 def ndtw(reference: ArrayLike, query: ArrayLike, threshold: float = GROUND_THRESHOLD) -> float:
     """Return normalised DTW, ``exp(-DTW / (|R| * threshold))``, in (0, 1]."""
     ref = _points(reference)
-    return math.exp(-dtw(ref, query) / (len(ref) * threshold))
+    return ndtw_of(dtw(ref, query), len(ref), threshold)
+
+
+def ndtw_of(distance: float, reference_length: int, threshold: float = GROUND_THRESHOLD
+            ) -> float:
+    """Return nDTW from a DTW distance already computed against a reference of that length."""
+    return math.exp(-distance / (reference_length * threshold))
 
 
 def sdtw(success: bool, reference: ArrayLike, query: ArrayLike,
@@ -51,11 +60,15 @@ def spl(success: bool, shortest: float, taken: float) -> float:
     return min(1.0, max(0.0, shortest / max(taken, shortest)))
 
 
-def human_similarity(reference: ArrayLike, query: ArrayLike, scale: float = 50.0) -> float:
+def human_similarity(reference: ArrayLike, query: ArrayLike, scale: float = HS_SCALE) -> float:
     """Return RescueBench's HS, ``max(0, 1 - DTW / max(n, m) / scale)`` over 3D positions."""
     ref, qry = _points(reference), _points(query)
-    normalised = dtw(ref, qry) / max(len(ref), len(qry))
-    return max(0.0, 1.0 - normalised / scale)
+    return human_similarity_of(dtw(ref, qry), len(ref), len(qry), scale)
+
+
+def human_similarity_of(distance: float, n: int, m: int, scale: float = HS_SCALE) -> float:
+    """Return HS from a DTW distance between paths of ``n`` and ``m`` points."""
+    return max(0.0, 1.0 - distance / max(n, m) / scale)
 
 
 def _points(points: ArrayLike) -> np.ndarray:

@@ -8,7 +8,14 @@ import numpy as np
 
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StageRecord
-from sortie.metrics.paths import GROUND_THRESHOLD, human_similarity, ndtw, path_length, spl
+from sortie.metrics.paths import (
+    GROUND_THRESHOLD,
+    dtw,
+    human_similarity_of,
+    ndtw_of,
+    path_length,
+    spl,
+)
 from sortie.metrics.stage_scores import StageDistances, code_scores, paper_scores
 
 STAGES = ("S1", "S2", "S3", "S4")
@@ -88,6 +95,7 @@ def _path_metrics(trajectory: Trajectory, positions: np.ndarray, success: bool
     result = {"spl": spl(success, shortest, taken) if math.isfinite(shortest) else math.nan}
     if len(reference) < 2:
         return {**result, "hs": math.nan, "ndtw": math.nan, "sdtw": math.nan}
-    value = ndtw(reference, positions, GROUND_THRESHOLD)
-    return {**result, "hs": human_similarity(reference, positions), "ndtw": value,
-            "sdtw": value if success else 0.0}
+    distance = dtw(reference, positions)  # once: HS, nDTW and SDTW all derive from it
+    value = ndtw_of(distance, len(reference), GROUND_THRESHOLD)
+    similarity = human_similarity_of(distance, len(reference), len(positions))
+    return {**result, "hs": similarity, "ndtw": value, "sdtw": value if success else 0.0}
