@@ -139,3 +139,14 @@ def test_missing_mission_field_names_the_episode_and_field():
     with pytest.raises(ConfigError, match=r"episode t/rules: mission.budget_s: Field required"):
         RescueMission(ScriptedBackend(OBJECTS)).reset(
             spec.model_copy(update={"mission": mission_data}), 0)
+
+
+def test_no_hand_off_to_a_stretcher_on_another_floor():
+    """Carrying the casualty 3 m above the stretcher never drops it, whatever the distance."""
+    objects = {"casualty": (0.5, 0.0, 3.0), "stretcher": (1.0, 0.0, 0.0)}
+    mission = _mission(objects=objects)
+    mission.backend._pose = Pose(0, 0, 3.0, 0)  # the body stands on the upper floor
+    mission.step(Move())
+    assert mission.backend.holding() == "casualty"
+    _walk(mission, 5, speed=0.5)
+    assert mission.backend.holding() == "casualty" and not mission.dropped_in_zone

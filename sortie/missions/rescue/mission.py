@@ -188,6 +188,8 @@ class RescueMission(MissionRuntime):
         r, b = self.rules, self.backend
         if b.holding() != self.casualty or b.distance_to(self.stretcher) > r.trigger_radius:
             return None
+        if abs(b.height_difference(self.stretcher)) > r.trigger_height:
+            return None  # the stretcher is on another floor, right below or above
         event = self._hands.put_down()
         self.dropped_in_zone = b.distance_between(self.casualty, self.stretcher) <= (
             r.handoff_radius)
