@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 RESCUE_COLUMNS = ("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs")
-PERCENT = {"tcr"}
+PERCENT = {"tcr", "hs"}
 """Metrics shown as percentages."""
 
 
