@@ -14,7 +14,7 @@ from sortie.backends.base import OracleView
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, EventKind, MissionObservation, Sensor
-from sortie.core.pose import Pose, wrap_degrees
+from sortie.core.pose import Pose
 
 Point = tuple[float, float, float]
 RECOVERY_STEPS = 4
@@ -119,8 +119,8 @@ class OracleAgent:
         pose = oracle.pose()
         for door, is_open in oracle.door_states().items():
             x, y, _ = oracle.position_of(door)
-            bearing = wrap_degrees(math.degrees(math.atan2(y - pose.y, x - pose.x)) - pose.yaw)
-            if not is_open and math.hypot(x - pose.x, y - pose.y) <= 1.4 and abs(bearing) <= 30:
+            near = math.hypot(x - pose.x, y - pose.y) <= 1.4
+            if not is_open and near and abs(pose.bearing_to(x, y)) <= 30:
                 return True
         return False
 
@@ -145,7 +145,7 @@ class OracleAgent:
         if not self._path:
             return Move(self.max_turn, 0.0)  # no plan: look around, the next step replans
         x, y, _ = self._carrot(pose)
-        bearing = wrap_degrees(math.degrees(math.atan2(y - pose.y, x - pose.x)) - pose.yaw)
+        bearing = pose.bearing_to(x, y)
         turn = max(-self.max_turn, min(self.max_turn, bearing))
         remaining = bearing - turn
         distance = math.hypot(x - pose.x, y - pose.y)

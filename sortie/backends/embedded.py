@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -10,11 +9,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sortie.backends.base import ObjectInfo, StepOutcome
+from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
 from sortie.core.errors import ConfigError, SimulationError
 from sortie.core.observation import Event, EventKind, Frames, Observation, Sensor
-from sortie.core.pose import Pose, wrap_degrees
+from sortie.core.pose import Pose
 from sortie.sim.bodies import Multirotor, Walker
 from sortie.sim.camera import CameraSpec
 from sortie.sim.mesh import pose_matrix
@@ -54,7 +54,7 @@ class _World:
         return self._nav
 
 
-class EmbeddedBackend:
+class EmbeddedBackend(PositionQueries):
     """Runs episodes in the embedded simulator with a walker or a multirotor body."""
 
     name = "embedded"
@@ -127,27 +127,6 @@ class EmbeddedBackend:
     def pose(self) -> Pose:
         """Return the body's pose."""
         return self._require_body().pose
-
-    def distance_to(self, name: str) -> float:
-        """Return the horizontal distance from the body to object ``name``."""
-        x, y, _ = self.position_of(name)
-        pose = self.pose()
-        return math.hypot(x - pose.x, y - pose.y)
-
-    def distance_between(self, a: str, b: str) -> float:
-        """Return the horizontal distance between objects ``a`` and ``b``."""
-        (ax, ay, _), (bx, by, _) = self.position_of(a), self.position_of(b)
-        return math.hypot(ax - bx, ay - by)
-
-    def height_difference(self, name: str) -> float:
-        """Return object ``name``'s base height minus the body's height."""
-        return self.position_of(name)[2] - self.pose().z
-
-    def bearing_to(self, name: str) -> float:
-        """Return the angle from the heading to object ``name``, degrees in [-180, 180)."""
-        x, y, _ = self.position_of(name)
-        pose = self.pose()
-        return wrap_degrees(math.degrees(math.atan2(y - pose.y, x - pose.x)) - pose.yaw)
 
     def doors(self) -> list[str]:
         """Return the names of the world's doors and gates."""

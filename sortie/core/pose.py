@@ -44,6 +44,10 @@ class Pose:
         rad = math.radians(self.yaw)
         return (math.cos(rad), math.sin(rad))
 
+    def bearing_to(self, x: float, y: float) -> float:
+        """Return the angle from this heading to point ``(x, y)``, degrees in [-180, 180)."""
+        return wrap_degrees(math.degrees(math.atan2(y - self.y, x - self.x)) - self.yaw)
+
     def horizontal_distance(self, other: Pose) -> float:
         """Return the distance to ``other`` in the ground plane."""
         return math.hypot(self.x - other.x, self.y - other.y)

@@ -10,6 +10,7 @@ the steps, clock time and collisions spent in it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -108,11 +109,8 @@ class StageTracker:
 
     def records(self) -> list[StageRecord]:
         """Return one StageRecord per stage."""
-        return [StageRecord(name=s.name, status=p.status.value, target=s.target, d_init=p.d_init,
-                            d_best=p.d_best, d_final=p.d_final, steps=p.steps,
-                            clock_sim=p.clock_sim, clock_latency=p.clock_latency,
-                            collisions=p.collisions, started_step=p.started_step,
-                            done_step=p.done_step)
+        return [StageRecord(name=s.name, target=s.target,
+                            **{**dataclasses.asdict(p), "status": p.status.value})
                 for s, p in zip(self.stages, self._progress, strict=True)]  # fmt: skip
 
     def _begin(self, index: int, step: int) -> None:

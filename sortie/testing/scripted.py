@@ -13,11 +13,12 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from sortie.backends.base import StepOutcome
+from sortie.backends.queries import PositionQueries
 from sortie.core.actions import FlightPrimitive, Fly, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Event, EventKind, Frames, Observation
-from sortie.core.pose import Pose, wrap_degrees
+from sortie.core.pose import Pose
 
 Position = tuple[float, float, float]
 StepScript = Callable[[Pose, Move | Fly], tuple[Pose, tuple[Event, ...]]]
@@ -43,7 +44,7 @@ def glide(pose: Pose, action: Move | Fly, dt: float = 0.2) -> tuple[Pose, tuple[
     return Pose(pose.x, pose.y, pose.z, pose.yaw + sign * action.magnitude), ()
 
 
-class ScriptedBackend:
+class ScriptedBackend(PositionQueries):
     """A Backend double whose motion is a plain function and whose world is named points."""
 
     name = "scripted"
@@ -76,7 +77,7 @@ class ScriptedBackend:
 
     def pick_up(self, name: str) -> Event:
         """Hold object ``name``."""
-        self._position(name)
+        self.position_of(name)
         self._held = name
         return Event(EventKind.PICKED_UP, name)
 
@@ -90,7 +91,7 @@ class ScriptedBackend:
 
     def set_door(self, name: str, is_open: bool) -> Event:
         """Open or close door ``name``."""
-        self._position(name)
+        self.position_of(name)
         self.door_open[name] = is_open
         return Event(EventKind.DOOR_OPENED if is_open else EventKind.DOOR_CLOSED, name)
 
@@ -106,26 +107,6 @@ class ScriptedBackend:
         if self._pose is None:
             raise ConfigError("scripted backend: call reset() first")
         return self._pose
-
-    def distance_to(self, name: str) -> float:
-        """Return the horizontal distance to object ``name``."""
-        x, y, _ = self._position(name)
-        return math.hypot(x - self.pose().x, y - self.pose().y)
-
-    def distance_between(self, a: str, b: str) -> float:
-        """Return the horizontal distance between objects ``a`` and ``b``."""
-        (ax, ay, _), (bx, by, _) = self._position(a), self._position(b)
-        return math.hypot(ax - bx, ay - by)
-
-    def height_difference(self, name: str) -> float:
-        """Return the object's height minus the body's."""
-        return self._position(name)[2] - self.pose().z
-
-    def bearing_to(self, name: str) -> float:
-        """Return the angle from the heading to object ``name``."""
-        x, y, _ = self._position(name)
-        pose = self.pose()
-        return wrap_degrees(math.degrees(math.atan2(y - pose.y, x - pose.x)) - pose.yaw)
 
     def doors(self) -> list[str]:
         """Return the objects whose name starts with ``door`` or ``gate``."""
@@ -145,13 +126,14 @@ class ScriptedBackend:
 
     def door_state(self, name: str) -> bool:
         """Return whether door ``name`` is open (doors default to closed)."""
-        self._position(name)
+        self.position_of(name)
         return self.door_open.get(name, False)
 
     def close(self) -> None:
         """Nothing to release."""
 
-    def _position(self, name: str) -> Position:
+    def position_of(self, name: str) -> Position:
+        """Return object ``name``'s position (the body's while it is held)."""
         if name == self._held:
             pose = self.pose()
             return (pose.x, pose.y, pose.z)
