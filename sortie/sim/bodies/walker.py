@@ -12,13 +12,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cache
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sortie.core.errors import InvalidPoseError, ParameterError, SimulationError
 from sortie.core.pose import Pose, wrap_degrees
+from sortie.sim.bodies.walker_rays import (
+    CLEARANCE,
+    PER_SAMPLE,
+    clearance_rays,
+    template,
+)
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.shapes import WALKER, WalkerShape
 
@@ -27,32 +32,11 @@ SKIN = 0.005
 outside the geometry instead of on its surface."""
 MAX_DROP = 1.0
 """Highest drop (metres) the walker steps down; higher edges are refused."""
-CLEARANCE = 0.01
-"""Margin (metres) above the step height where the body's collision cylinder starts."""
 FLAT = 1e-3
 """Height changes smaller than this (metres) are float noise, not a new floor height."""
 REPROBE = 0.05
 """A floor height change above this (metres) makes the rest of a probe stale: probe again."""
 
-# The sweep: 17 rays through points of the leading half of the body's outline, 11.25 degrees
-# apart, at 3 heights (just above the step height, the middle, just below the top), cast along
-# the move. Lateral gaps between rays are at most r*sin(11.25) = 0.06 m for r = 0.3, a third of
-# a 0.1 m-radius pole's width, so no pole in the swept band slips between rays, and one that
-# meets the body between two rays reaches at most ~6 mm into it (the two outlines' curvatures
-# over half a gap); a flat face is met within 5.6 degrees of its nearest point on the outline,
-# so the body stops at most r*(1 - cos 5.6) = 1.5 mm closer than touching. Each ray
-# starts on the body's cross-section through its centre, not on the outline, and its lead
-# r*cos(angle) is taken off the hit distance: what already pokes into the leading half (a pole
-# corner that passed between rays) is then still seen from outside, and stops the body instead
-# of being walked through. Since the rays cover the whole move rather than testing where it
-# ends, no wall is thin enough to tunnel through. Below the step height is ground: the down
-# rays handle it.
-_FAN = np.radians(np.linspace(-90.0, 90.0, 17))
-_HEIGHTS = 3
-# Headroom rays go up from the centre and 5 leading points of the outline at every sample: they
-# catch what the sweep's heights miss, such as a table top, before the body walks under it.
-_RIM = np.radians([-90.0, -45.0, 0.0, 45.0, 90.0])
-_PER_SAMPLE = 2 + len(_RIM)  # one down ray, then the centre's and the rim's up rays
 
 
 class _Stop(Enum):
@@ -80,19 +64,6 @@ class WalkResult:
     contacts: tuple[str, ...] = ()
     blocked: bool = False
 
-
-@dataclass(frozen=True, slots=True)
-class _Template:
-    """Ray layout of a probe with ``n`` ground samples, in the move's frame.
-
-    A probe maps it to the world with one matrix product: each origin row holds (along the
-    move, to its left, above the feet, sample number, 1), each direction row (along, left, up).
-    """
-
-    origins: NDArray[np.float64]  # (N, 5)
-    directions: NDArray[np.float64]  # (N, 3)
-    lead: NDArray[np.float64]  # the sweep rays' distance from their origin to the outline
-    tmax: NDArray[np.float64]  # the sweep rows' value is added per probe
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +205,7 @@ class Walker:
 
     def _probe(self, stride: _Stride, ux: float, uy: float, length: float, n: int) -> _Probe:
         """Cast one probe along the move ``length * (ux, uy)`` with ``n`` ground samples."""
-        tpl = _template(n, self.shape.radius, self.shape.height, self._base,
+        tpl = template(n, self.shape.radius, self.shape.height, self._base,
                         self._base + self.max_drop)  # fmt: skip
         piece = length / n
         frame = np.array([[ux, uy, 0.0], [-uy, ux, 0.0], [0.0, 0.0, 1.0],
@@ -277,11 +248,11 @@ class Walker:
         nz = normals[sweep:, 2].tolist()
         base = feet + self._base
         ground, ceiling = [], []
-        for row in range(0, n * _PER_SAMPLE, _PER_SAMPLE):
+        for row in range(0, n * PER_SAMPLE, PER_SAMPLE):
             z = _standing_height(feet, base - t[row], nz[row], self._cos_slope)
             room = z + self.shape.height - FLAT - base  # how far up the head reaches
             blocker = 0
-            if min(t[row + 1 : row + _PER_SAMPLE]) < room:  # rare: something overhead
+            if min(t[row + 1 : row + PER_SAMPLE]) < room:  # rare: something overhead
                 blocker = self._ceiling(hits, t, nz, sweep, row, room)
             ground.append(math.nan if blocker else z)
             ceiling.append(blocker)
@@ -295,7 +266,7 @@ class Walker:
         """
         # Only undersides seen from below are ceilings; a rim ray starting inside a higher
         # stair sees that step's top from within, which is no ceiling.
-        low = [k for k in range(row + 1, row + _PER_SAMPLE) if nz[k] < 0 and t[k] < room]
+        low = [k for k in range(row + 1, row + PER_SAMPLE) if nz[k] < 0 and t[k] < room]
         if not low:
             return 0
         nearest = min(low, key=t.__getitem__)
@@ -327,7 +298,7 @@ class Walker:
 
     def _check_clear(self, pose: Pose, feet: float) -> None:
         """Raise if the body standing at ``feet`` would intersect geometry."""
-        origins, directions, tmax = _clearance_rays(pose.x, pose.y, feet, self.shape)
+        origins, directions, tmax = clearance_rays(pose.x, pose.y, feet, self.shape)
         hits = self.caster.cast(origins, directions, tmax)
         nz = self.caster.table.normal[hits.triangle, 2]
         radial = len(origins) - 1
@@ -374,48 +345,3 @@ def _slide(rx: float, ry: float, normal: tuple[float, float]) -> tuple[float, fl
     if into >= 0:
         return rx, ry
     return rx - into * nx, ry - into * ny
-
-
-@cache
-def _template(n: int, radius: float, height: float, base: float, down: float) -> _Template:
-    """Return the ray layout of a probe with ``n`` samples (cached: a handful of ``n`` occur)."""
-    sweep = len(_FAN) * _HEIGHTS
-    sweep_origins = np.column_stack(
-        (
-            np.zeros(sweep),
-            np.tile(radius * np.sin(_FAN), _HEIGHTS),
-            np.repeat(np.linspace(base, height - CLEARANCE, _HEIGHTS), len(_FAN)),
-            np.zeros(sweep),
-            np.ones(sweep),
-        )
-    )
-    rim = np.column_stack((radius * np.cos(_RIM), radius * np.sin(_RIM)))
-    sample = np.zeros((_PER_SAMPLE, 5))
-    sample[:, 2], sample[:, 4] = base, 1.0
-    sample[2:, :2] = rim
-    samples = np.tile(sample, (n, 1))
-    samples[:, 3] = np.repeat(np.arange(1.0, n + 1), _PER_SAMPLE)
-    sample_dirs = np.zeros((_PER_SAMPLE, 3))
-    sample_dirs[0, 2], sample_dirs[1:, 2] = -1.0, 1.0
-    directions = np.vstack((np.tile([1.0, 0.0, 0.0], (sweep, 1)), np.tile(sample_dirs, (n, 1))))
-    sample_tmax = np.array([down] + [height] * (_PER_SAMPLE - 1))
-    tmax = np.concatenate((np.tile(radius * np.cos(_FAN), _HEIGHTS), np.tile(sample_tmax, n)))
-    lead = tmax[:sweep].copy()
-    return _Template(np.vstack((sweep_origins, samples)), directions, lead, tmax)
-
-
-def _clearance_rays(
-    x: float, y: float, feet: float, shape: WalkerShape
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Return rays testing a standing body: 16 radial rays at 3 heights, then one up ray."""
-    angles = np.radians(np.arange(0.0, 360.0, 22.5))
-    heights = np.linspace(shape.step + CLEARANCE, shape.height - CLEARANCE, _HEIGHTS)
-    radial = np.column_stack((np.tile(np.cos(angles), _HEIGHTS), np.tile(np.sin(angles), _HEIGHTS),
-                              np.zeros(len(angles) * _HEIGHTS)))  # fmt: skip
-    origins = np.column_stack((np.full(len(radial) + 1, x), np.full(len(radial) + 1, y),
-                               feet + np.append(np.repeat(heights, len(angles)),
-                                                shape.step + CLEARANCE)))  # fmt: skip
-    directions = np.vstack((radial, [[0.0, 0.0, 1.0]]))
-    # Touching is allowed: only geometry closer than the radius (less 1 mm) intersects.
-    tmax = np.append(np.full(len(radial), shape.radius - 1e-3), np.inf)
-    return origins, directions, tmax
