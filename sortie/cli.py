@@ -68,8 +68,9 @@ def view(
 def demo(
     out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("demo-out"),
 ) -> None:
-    """Build every world, render a gallery, measure stepping speed and write a report."""
+    """Show every world and its speed, then run the rescue smoke suite with three agents."""
     from sortie.gallery import write_gallery
+    from sortie.run.cli_run import run_and_report
 
     rows, report = write_gallery(out)
     table = Table(title="Embedded simulator: every world")
@@ -78,6 +79,9 @@ def demo(
     for row in rows:
         table.add_row(*(str(v) for v in row.values()))
     console.print(table)
+    for agent in ("oracle", "explorer", "random"):
+        run_and_report("rescue-smoke-v1", agent, {}, out / "runs", "sim", "assisted", 0,
+                       console)  # fmt: skip
     console.print(f"Report: {report.resolve()}")
 
 
