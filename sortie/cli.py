@@ -70,6 +70,7 @@ def demo(
 ) -> None:
     """Show every world and its speed, then run the rescue smoke suite with three agents."""
     from sortie.gallery import write_gallery
+    from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_and_report
 
     rows, report = write_gallery(out)
@@ -80,32 +81,51 @@ def demo(
         table.add_row(*(str(v) for v in row.values()))
     console.print(table)
     for agent in ("oracle", "explorer", "random"):
-        run_and_report("rescue-smoke-v1", agent, {}, out / "runs", "sim", "assisted", 0,
-                       console)  # fmt: skip
+        request = RunRequest(("rescue-smoke-v1",), agent, workers=2,
+                             store=out / "runs" / "sortie.db")  # fmt: skip
+        run_and_report(request, console)
     console.print(f"Report: {report.resolve()}")
 
 
 @app.command()
 def run(
-    suite: Annotated[str, typer.Argument(help="Suite name (e.g. rescue-smoke-v1) or file.")],
+    suites: Annotated[
+        list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v1) or files.")],
     agent: Annotated[str, typer.Option(help="Agent name (oracle, random, explorer, ...).")],
     agent_arg: Annotated[
         list[str] | None, typer.Option("--agent-arg", "-a", help="Agent argument k=v.")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Folder for the trajectory records.")] = Path(
-        "runs/latest"),
+    repeats: Annotated[int, typer.Option(help="Runs of each episode, each with its seed.")] = 1,
+    workers: Annotated[int, typer.Option(help="Worker processes (1: in this process).")] = 1,
+    run_id: Annotated[
+        str | None, typer.Option(help="Run to resume or create (default: agent and time).")
+    ] = None,
+    store: Annotated[Path, typer.Option(help="Results store (SQLite).")] = Path(
+        "runs/sortie.db"),
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the records (default: beside the store).")
+    ] = None,
     clock: Annotated[str, typer.Option(help="Budget clock: sim or latency.")] = "sim",
     triggers: Annotated[str, typer.Option(help="assisted or native interactions.")] = "assisted",
     seed: Annotated[int, typer.Option(help="Run seed.")] = 0,
+    retry_errors: Annotated[
+        bool, typer.Option(help="Re-run stored episodes that ended in an agent/backend error.")
+    ] = False,
+    max_retries: Annotated[int, typer.Option(help="Retries of a job whose worker died.")] = 2,
 ) -> None:
-    """Run every episode of a suite with one agent and print a per-level table."""
+    """Run suites with one agent into the results store (resumable) and print a level table."""
+    from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_and_report
 
+    request = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
+                         run_id, store, out, clock, triggers, seed, retry_errors,
+                         max_retries)  # fmt: skip
     try:
-        run_and_report(suite, agent, _parse_params(agent_arg or []), out, clock, triggers, seed,
-                       console)  # fmt: skip
+        run_and_report(request, console)
     except SortieError as error:
         raise _fail(error) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(code=130) from None
 
 
 @app.command()

@@ -127,6 +127,8 @@ def _parse(model: type[M], row: tuple[int, dict[str, Any]], path: Path,
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(path.suffix + ".tmp")
+    # Named per process, so two writers of one path (a worker orphaned by a killed run and
+    # its rerun) never share a temporary file.
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     temporary.write_text(text)
     os.replace(temporary, path)

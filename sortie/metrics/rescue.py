@@ -19,6 +19,8 @@ from sortie.metrics.paths import (
 from sortie.metrics.stage_scores import StageDistances, code_scores, paper_scores
 
 STAGES = ("S1", "S2", "S3", "S4")
+WALL_CLOCK_METRICS = frozenset({"time_latency"})
+"""Metrics that include measured wall time, so they differ between runs of the same seed."""
 
 
 def score_rescue(trajectory: Trajectory) -> dict[str, float]:

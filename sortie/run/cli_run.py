@@ -1,51 +1,56 @@
-"""``sortie run``: resolve the suite and agent, run in sequence, print the per-level table."""
+"""``sortie run``: plan the run, execute it with a progress bar, print the per-level table."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterable
 
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from sortie.core.errors import ConfigError
-from sortie.core.records_io import Suite, read_suite
 from sortie.metrics.aggregate import RESCUE_COLUMNS, group_means
-from sortie.run.suite import EpisodeResult, RunSettings, run_suite
+from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
+from sortie.run.store import Store, StoredEpisode
+
+__all__ = ["find_suite", "results_table", "run_and_report"]
 
 
-def find_suite(name: str) -> Suite:
-    """Return the suite file at path ``name``, or the packaged suite called ``name``."""
-    path = Path(name)
-    if path.exists():
-        return read_suite(path)
-    try:
-        from sortie.generation.suites import load_suite
-    except ImportError:
-        raise ConfigError(f"suite {name!r}: no such file, and no packaged suites") from None
-    return load_suite(name)
+def run_and_report(request: RunRequest, console: Console) -> Plan:
+    """Run (or resume) a run, then print its whole table from the store and where it is.
+
+    Raises:
+        KeyboardInterrupt: after saying how to resume; finished episodes are kept.
+    """
+    with Store(request.store) as store:
+        plan = plan_run(request, store)
+        title = f"{' + '.join(plan.suites)} · {request.agent}"
+        skipped = len(plan.jobs) - len(plan.todo)
+        if skipped:
+            console.print(f"Run {plan.run_id}: {skipped} of {len(plan.jobs)} episodes already "
+                          "stored, running the rest")  # fmt: skip
+        try:
+            _execute(plan, request, store, title, console)
+        except KeyboardInterrupt:
+            console.print(f"Stopped. Finished episodes are kept in {request.store}; resume "
+                          f"with --run-id {plan.run_id}")  # fmt: skip
+            raise
+        console.print(results_table(store.episodes(plan.run_id), title))
+    console.print(f"Store: {request.store.resolve()} (run {plan.run_id})")
+    console.print(f"Records: {plan.records.resolve()}")
+    return plan
 
 
-def run_and_report(suite_name: str, agent: str, agent_args: Mapping[str, Any], out: Path,
-                   clock: str, triggers: str, seed: int, console: Console) -> list[EpisodeResult]:
-    """Run a suite with a progress bar and print TCR, TS, S1-S4, steps, collisions, HS."""
-    suite = find_suite(suite_name)
-    settings = RunSettings(out / suite.header.suite / agent, clock, triggers, seed)
+def _execute(plan: Plan, request: RunRequest, store: Store, title: str,
+             console: Console) -> None:
     with Progress(console=console, transient=True) as progress:
-        task = progress.add_task(f"{suite.header.suite} · {agent}", total=len(suite.episodes))
-        results = run_suite(suite, agent, dict(agent_args), settings,
-                            on_result=lambda r: progress.advance(task))  # fmt: skip
-    console.print(results_table(results, f"{suite.header.suite} · {agent}"))
-    console.print(f"Records: {settings.out.resolve()}")
-    return results
+        task = progress.add_task(title, total=len(plan.todo))
+        execute(plan, request, store, on_result=lambda r: progress.advance(task))
 
 
-def results_table(results: list[EpisodeResult], title: str) -> Table:
+def results_table(episodes: Iterable[StoredEpisode], title: str) -> Table:
     """Return the per-level table of means (TCR in %)."""
-    means = group_means(((r.episode.level or "-", r.metrics) for r in results), RESCUE_COLUMNS)
+    means = group_means(((e.level or "-", e.metrics) for e in episodes), RESCUE_COLUMNS)
     table = Table(title=title)
     for column in ("level", "n", *RESCUE_COLUMNS):
         table.add_column(column.upper() if column != "level" else column, justify="right")

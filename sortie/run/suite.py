@@ -1,22 +1,23 @@
-"""Running a suite of episodes with one agent, in sequence, one trajectory file each."""
+"""Running a suite of episodes with one agent, in sequence, one trajectory file each.
+
+The simple in-process path (tests, benchmarks, notebooks); ``sortie run`` uses the stored,
+resumable batch runner in ``sortie.run.batch`` instead.
+"""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sortie
-from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
-from sortie.core.records_io import Suite, read_trajectory
-from sortie.core.trajectory import PluginRef, TrajectoryFooter, TrajectoryHeader
-from sortie.metrics.rescue import score_rescue
-from sortie.missions.registry import FAMILIES
-from sortie.run.episode import JsonlRecorder, run_episode
+from sortie.core.records_io import Suite
+from sortie.core.trajectory import TrajectoryFooter
+from sortie.run.jobs import Job, RunSpec, episode_seed, run_job
+
+__all__ = ["EpisodeResult", "RunSettings", "episode_seed", "run_suite"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,44 +40,20 @@ class RunSettings:
     seed: int = 0
 
 
-def episode_seed(run_seed: int, episode_id: str, repeat: int = 0) -> int:
-    """Return a seed derived from the run seed and the job's key (stable across machines)."""
-    digest = hashlib.sha256(f"{run_seed}/{episode_id}/{repeat}".encode()).digest()
-    return int.from_bytes(digest[:4], "little")
-
-
 def run_suite(suite: Suite, agent_name: str, agent_args: Mapping[str, Any],
               settings: RunSettings,
               on_result: Callable[[EpisodeResult], None] = lambda r: None) -> list[EpisodeResult]:
     """Run every episode of ``suite`` with a fresh agent; return the results in order."""
-    factory = AGENTS.get(agent_name)
-    probe: Agent = factory(**agent_args)
-    backend = EmbeddedBackend(body="walker", sensors=probe.sensors)
+    run = RunSpec.resolve(agent_name, agent_args, settings.clock, settings.triggers,
+                          settings.seed)  # fmt: skip
+    backend = EmbeddedBackend(body="walker", sensors=run.sensors)
     results = []
-    for spec in suite.episodes:
-        agent: Agent = factory(**agent_args)
-        result = _run_one(spec, agent, PluginRef(name=agent_name, args=dict(agent_args)),
-                          backend, settings)  # fmt: skip
-        on_result(result)
-        results.append(result)
-    backend.close()
+    try:
+        for spec in suite.episodes:
+            path = settings.out / f"{spec.episode_id.replace('/', '__')}.jsonl"
+            done = run_job(Job(suite.header.suite, spec, 0, path, run), backend)
+            results.append(EpisodeResult(spec, path, done.footer, done.metrics))
+            on_result(results[-1])
+    finally:
+        backend.close()
     return results
-
-
-def _run_one(spec: EpisodeSpec, agent: Agent, agent_ref: PluginRef, backend: EmbeddedBackend,
-             settings: RunSettings) -> EpisodeResult:
-    runtime = FAMILIES.get(spec.family)(backend, clock=settings.clock,
-                                        triggers=settings.triggers)  # fmt: skip
-    if isinstance(agent, SupportsOracle):
-        agent.attach(backend.oracle_view())
-    header = TrajectoryHeader(
-        episode=spec, agent=agent_ref,
-        backend=PluginRef(name="embedded", args={"body": "walker",
-                                                 "sensors": sorted(agent.sensors)}),
-        config={"clock": settings.clock, "triggers": settings.triggers,
-                "run_seed": settings.seed},
-        seed=episode_seed(settings.seed, spec.episode_id), code_version=sortie.__version__,
-    )  # fmt: skip
-    path = settings.out / f"{spec.episode_id.replace('/', '__')}.jsonl"
-    footer = run_episode(runtime, agent, header, [JsonlRecorder(path)])
-    return EpisodeResult(spec, path, footer, score_rescue(read_trajectory(path)))

@@ -52,7 +52,8 @@ def test_run_prints_the_level_table_and_writes_records(tmp_path):
     suite = tmp_path / "hand.jsonl"
     write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
     result = runner.invoke(app, ["run", str(suite), "--agent", "oracle", "--out",
-                                 str(tmp_path / "runs")])  # fmt: skip
+                                 str(tmp_path / "runs"), "--store",
+                                 str(tmp_path / "sortie.db")])  # fmt: skip
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "L1" in line)
     assert row.split("│")[3].strip() == "100"
@@ -66,5 +67,32 @@ def test_run_with_an_unknown_agent_suggests_one(tmp_path):
 
     suite = tmp_path / "hand.jsonl"
     write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
-    result = runner.invoke(app, ["run", str(suite), "--agent", "oracel"])
+    result = runner.invoke(app, ["run", str(suite), "--agent", "oracel", "--store",
+                                 str(tmp_path / "sortie.db")])  # fmt: skip
     assert result.exit_code == 2 and "Did you mean 'oracle'?" in result.output
+
+
+def test_run_resumes_a_run_id_and_prints_the_whole_table(tmp_path):
+    """A second `sortie run` with the same --run-id runs nothing and prints the stored table."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import room_rescue
+
+    suite = tmp_path / "hand.jsonl"
+    write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
+    command = ["run", str(suite), "--agent", "random", "--run-id", "r", "--store",
+               str(tmp_path / "s.db")]  # fmt: skip
+    assert runner.invoke(app, command).exit_code == 0
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert "1 of 1 episodes already stored" in result.output
+    row = next(line for line in result.output.splitlines() if "all" in line)
+    assert row.split("│")[2].strip() == "1"
+    changed = runner.invoke(app, [*command, "--seed", "1"])
+    assert changed.exit_code == 2 and "seed: stored 0, given 1" in changed.output
+
+
+def test_run_refuses_zero_workers(tmp_path):
+    """--workers 0 is a clear error naming the option."""
+    result = runner.invoke(app, ["run", "rescue-smoke-v1", "--agent", "random", "--workers", "0",
+                                 "--store", str(tmp_path / "s.db")])  # fmt: skip
+    assert result.exit_code == 2 and "--workers must be at least 1, got 0" in result.output

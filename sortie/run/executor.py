@@ -1,0 +1,159 @@
+"""The local executor: runs jobs in this process or on a pool of worker processes.
+
+Results stream back to the caller's ``on_result`` in the main process, which is the only writer
+of the store. A worker keeps one backend across its jobs. A worker process that dies breaks the
+pool: it is replaced, and the jobs it held are retried; to blame the right job, jobs that were
+in flight together are retried one at a time, and only a death while running alone counts
+against a job's retries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from sortie.backends.embedded import EmbeddedBackend
+from sortie.run.jobs import Job, JobResult, record_failure, run_job
+
+OnResult = Callable[[JobResult], None]
+
+_BACKENDS: dict[tuple[str, ...], EmbeddedBackend] = {}
+"""A worker process's backends by sensor set: built once, reused by every job it runs."""
+
+
+def run_jobs(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
+             max_retries: int = 2) -> None:
+    """Run ``jobs``, calling ``on_result`` in this process as each one finishes.
+
+    With ``workers`` 1 the jobs run here, in order; otherwise on a spawned process pool, in
+    any order. Ctrl-C stops the pool and re-raises; results already handed over are kept.
+    """
+    if workers <= 1:
+        _run_here(jobs, on_result)
+    else:
+        _PoolRun(jobs, on_result, workers, max_retries).run()
+
+
+def _run_here(jobs: Sequence[Job], on_result: OnResult) -> None:
+    """Run the jobs in order in this process, closing the backends afterwards."""
+    backends: dict[tuple[str, ...], EmbeddedBackend] = {}
+    try:
+        for job in jobs:
+            on_result(run_job(job, _backend(backends, job.run.sensors)))
+    finally:
+        for backend in backends.values():
+            backend.close()
+
+
+def _backend(backends: dict[tuple[str, ...], EmbeddedBackend],
+             sensors: tuple[str, ...]) -> EmbeddedBackend:
+    if sensors not in backends:
+        backends[sensors] = EmbeddedBackend(body="walker", sensors=sensors)
+    return backends[sensors]
+
+
+def _work(job: Job) -> JobResult:
+    """Run one job in a worker process, on the backend this worker keeps for its life."""
+    return run_job(job, _backend(_BACKENDS, job.run.sensors))
+
+
+def _start_worker(parent: int) -> None:
+    """Prepare a worker: Ctrl-C is the main process's to handle, and orphans exit."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    # A killed main process cannot stop its pool; without this, workers would run on alone.
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
+
+
+class _PoolRun:
+    """One pass over the jobs on a process pool, replacing the pool when a worker dies."""
+
+    def __init__(self, jobs: Sequence[Job], on_result: OnResult, workers: int,
+                 max_retries: int) -> None:
+        self.waiting = deque(jobs)
+        self.suspects: deque[Job] = deque()
+        self.running: dict[Future[JobResult], Job] = {}
+        self.deaths: Counter[str] = Counter()
+        self.on_result, self.workers, self.max_retries = on_result, workers, max_retries
+
+    def run(self) -> None:
+        """Run every job; on any exit path (Ctrl-C included) the pool is shut down."""
+        pool = self._new_pool()
+        try:
+            while self.waiting or self.suspects or self.running:
+                self._submit(pool)
+                done, _ = wait(self.running, return_when=FIRST_COMPLETED)
+                if self._collect(done):
+                    pool.shutdown(wait=True)
+                    pool = self._new_pool()
+        except BaseException:
+            _stop(pool)
+            raise
+        pool.shutdown(wait=True)
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # spawn: a fresh interpreter per worker, the same on Linux and macOS, no forked locks.
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_worker, initargs=(os.getpid(),))  # fmt: skip
+
+    def _submit(self, pool: ProcessPoolExecutor) -> None:
+        """Fill free workers; a suspect job runs alone so a death can be pinned on it."""
+        if self.suspects:
+            if not self.running:
+                job = self.suspects.popleft()
+                self.running[pool.submit(_work, job)] = job
+            return
+        while self.waiting and len(self.running) < self.workers:
+            job = self.waiting.popleft()
+            self.running[pool.submit(_work, job)] = job
+
+    def _collect(self, done: set[Future[JobResult]]) -> bool:
+        """Hand over finished results; return True if the pool broke."""
+        if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
+            wait(self.running)  # the broken pool fails all its futures; gather every one
+            done = set(self.running)
+        lost = []
+        for future in done:
+            job = self.running.pop(future)
+            if isinstance(future.exception(), BrokenProcessPool):
+                lost.append(job)
+            else:  # other exceptions are bugs, not faults: they stop the run
+                attempts = self.deaths[job.key] + 1
+                self.on_result(dataclasses.replace(future.result(), attempts=attempts))
+        if len(lost) == 1:
+            self._died(lost[0])
+        self.suspects.extend(sorted(lost, key=lambda j: j.key) if len(lost) > 1 else [])
+        return bool(lost)
+
+    def _died(self, job: Job) -> None:
+        """Count a death against ``job``: retry it, or record it as a backend error."""
+        self.deaths[job.key] += 1
+        if self.deaths[job.key] <= self.max_retries:
+            self.suspects.append(job)
+            return
+        error = f"the worker process died {self.deaths[job.key]} times running this episode"
+        self.on_result(record_failure(job, "backend_error", error, self.deaths[job.key]))
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: drop queued jobs and end the running ones (they will be rerun)."""
+    pids = list(getattr(pool, "_processes", None) or {})
+    pool.shutdown(wait=False, cancel_futures=True)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)  # the public API cannot stop a task that has started
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,153 @@
+"""Episode jobs: one (suite, episode, agent, repeat) each, run anywhere with a backend.
+
+A job carries everything a worker process needs, so it runs the same in the main process, in
+a pool worker or (later) on a cluster; its seed depends only on the run seed and its key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sortie
+from sortie.agents.base import AGENTS, Agent, SupportsOracle
+from sortie.backends.embedded import EmbeddedBackend
+from sortie.core.episode import EpisodeSpec
+from sortie.core.records_io import read_trajectory
+from sortie.core.trajectory import PluginRef, Timings, TrajectoryFooter, TrajectoryHeader
+from sortie.metrics.rescue import score_rescue
+from sortie.missions.registry import FAMILIES
+from sortie.run.episode import JsonlRecorder, run_episode
+
+ERROR_REASONS = frozenset({"agent_error", "backend_error"})
+"""Failure reasons that mean the harness, not the agent's skill, ended the episode."""
+
+
+def episode_seed(run_seed: int, episode_id: str, repeat: int = 0) -> int:
+    """Return a seed derived from the run seed and the job's key (stable across machines)."""
+    digest = hashlib.sha256(f"{run_seed}/{episode_id}/{repeat}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def job_key(suite: str, episode_id: str, repeat: int) -> str:
+    """Return the key that names a job within a run: ``suite/episode_id/repeat``."""
+    return f"{suite}/{episode_id}/{repeat}"
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """What every job of a run shares: the agent, the backend's sensors, clock and seed."""
+
+    agent: PluginRef
+    factory: Callable[..., Agent] = field(compare=False)
+    """The agent class; pickled by reference, so a worker imports it instead of looking it up."""
+    sensors: tuple[str, ...] = ()
+    clock: str = "sim"
+    triggers: str = "assisted"
+    seed: int = 0
+
+    @classmethod
+    def resolve(cls, agent: str, args: Mapping[str, Any], clock: str = "sim",
+                triggers: str = "assisted", seed: int = 0) -> RunSpec:
+        """Look the agent up (raising on a miss) and probe which images it needs."""
+        factory = AGENTS.get(agent)
+        sensors = tuple(sorted(factory(**args).sensors))
+        return cls(PluginRef(name=agent, args=dict(args)), factory, sensors, clock, triggers,
+                   seed)  # fmt: skip
+
+    @property
+    def backend(self) -> PluginRef:
+        """Return the backend every job runs on, with its arguments."""
+        return PluginRef(name="embedded", args={"body": "walker", "sensors": list(self.sensors)})
+
+    def config(self) -> dict[str, Any]:
+        """Return the settings that decide the results (stored with the run, compared on resume)."""
+        return {"agent": self.agent.model_dump(), "backend": self.backend.model_dump(),
+                "clock": self.clock, "triggers": self.triggers, "seed": self.seed}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One episode of one suite with the run's agent, repeat ``repeat``, recorded at ``record``."""
+
+    suite: str
+    episode: EpisodeSpec
+    repeat: int
+    record: Path
+    run: RunSpec
+
+    @property
+    def key(self) -> str:
+        """Return the job's key within its run."""
+        return job_key(self.suite, self.episode.episode_id, self.repeat)
+
+    @property
+    def seed(self) -> int:
+        """Return the episode seed (the same however and wherever the job runs)."""
+        return episode_seed(self.run.seed, self.episode.episode_id, self.repeat)
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """A finished job: how it ended, its metrics (recomputed from the record), its timings."""
+
+    job: Job
+    footer: TrajectoryFooter
+    metrics: dict[str, float]
+    timings: Timings
+    """Seconds spent in the agent, the backend and rendering, summed over the steps."""
+    wall_seconds: float
+    attempts: int = 1
+
+
+def make_jobs(suite: str, episodes: Iterable[EpisodeSpec], run: RunSpec, repeats: int,
+              folder: Path) -> list[Job]:
+    """Return the jobs of one suite, repeat by repeat, recorded under ``folder``."""
+    return [Job(suite, spec, repeat, folder / f"{spec.episode_id.replace('/', '__')}__r{repeat}"
+                                               ".jsonl", run)  # fmt: skip
+            for repeat in range(repeats) for spec in episodes]
+
+
+def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
+    """Run one job on ``backend`` with a fresh agent, write its record and score it."""
+    started = time.perf_counter()
+    agent: Agent = job.run.factory(**job.run.agent.args)
+    runtime = FAMILIES.get(job.episode.family)(backend, clock=job.run.clock,
+                                               triggers=job.run.triggers)  # fmt: skip
+    if isinstance(agent, SupportsOracle):
+        agent.attach(backend.oracle_view())
+    run_episode(runtime, agent, header_of(job), [JsonlRecorder(job.record)])
+    return score_record(job, time.perf_counter() - started)
+
+
+def record_failure(job: Job, reason: str, error: str, attempts: int) -> JobResult:
+    """Record a job that could not run (e.g. its worker kept dying) as failed with ``reason``."""
+    recorder = JsonlRecorder(job.record)
+    recorder.on_start(header_of(job))
+    recorder.on_end(TrajectoryFooter(outcome="failure", failure_reason=reason, steps=0,
+                                     error=error))  # fmt: skip
+    result = score_record(job, 0.0)
+    return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)
+
+
+def header_of(job: Job) -> TrajectoryHeader:
+    """Return the record header of ``job``."""
+    return TrajectoryHeader(
+        episode=job.episode, agent=job.run.agent, backend=job.run.backend,
+        config={"clock": job.run.clock, "triggers": job.run.triggers, "run_seed": job.run.seed,
+                "suite": job.suite, "repeat": job.repeat},
+        seed=job.seed, code_version=sortie.__version__,
+    )  # fmt: skip
+
+
+def score_record(job: Job, wall_seconds: float) -> JobResult:
+    """Read the job's record back and compute its metrics from it alone."""
+    trajectory = read_trajectory(job.record)
+    timings = Timings(agent=sum(s.timings.agent for s in trajectory.steps),
+                      backend=sum(s.timings.backend for s in trajectory.steps),
+                      render=sum(s.timings.render for s in trajectory.steps))  # fmt: skip
+    return JobResult(job, trajectory.footer, score_rescue(trajectory), timings, wall_seconds)

@@ -1,0 +1,229 @@
+"""The results store: one SQLite file (WAL mode) of runs, episodes, metrics and stages.
+
+Each finished episode is written in one transaction, so a reader (or a resumed run after a
+kill) sees whole episodes or nothing of them. Trajectory records stay JSONL files beside the
+store; the store keeps their paths relative to its folder, so the folder can be moved.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sortie
+from sortie.core.errors import ConfigError
+from sortie.core.trajectory import StageRecord
+from sortie.run.jobs import ERROR_REASONS, JobResult
+
+STORE_SCHEMA_VERSION = 1
+"""Version of the table layout below; kept in SQLite's ``user_version``."""
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, created TEXT NOT NULL, config TEXT NOT NULL,
+    code_version TEXT NOT NULL, schema_version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS episodes (
+    run_id TEXT NOT NULL, key TEXT NOT NULL, episode_id TEXT NOT NULL, suite TEXT NOT NULL,
+    level TEXT NOT NULL, repeat INTEGER NOT NULL, seed INTEGER NOT NULL, outcome TEXT NOT NULL,
+    failure_reason TEXT, steps INTEGER NOT NULL, record TEXT NOT NULL, finished TEXT NOT NULL,
+    wall_seconds REAL, agent_seconds REAL, backend_seconds REAL, render_seconds REAL,
+    attempts INTEGER NOT NULL, error TEXT, PRIMARY KEY (run_id, key));
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT NOT NULL, key TEXT NOT NULL, name TEXT NOT NULL, value REAL,
+    PRIMARY KEY (run_id, key, name));
+CREATE TABLE IF NOT EXISTS stages (
+    run_id TEXT NOT NULL, key TEXT NOT NULL, stage TEXT NOT NULL, status TEXT NOT NULL,
+    target TEXT, d_init REAL, d_best REAL, d_final REAL, steps INTEGER NOT NULL,
+    clock_sim REAL NOT NULL, clock_latency REAL NOT NULL, collisions INTEGER NOT NULL,
+    started_step INTEGER, done_step INTEGER, PRIMARY KEY (run_id, key, stage));
+"""
+_STAGE_COLUMNS = ("stage", "status", "target", "d_init", "d_best", "d_final", "steps",
+                  "clock_sim", "clock_latency", "collisions", "started_step", "done_step")
+_STAGE_MARKS = ", ".join("?" * (2 + len(_STAGE_COLUMNS)))
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEpisode:
+    """One episode row of a run, with its metrics."""
+
+    key: str
+    episode_id: str
+    suite: str
+    level: str
+    repeat: int
+    seed: int
+    outcome: str
+    failure_reason: str | None
+    steps: int
+    record: Path
+    """Absolute path of the trajectory record."""
+    wall_seconds: float
+    attempts: int
+    error: str | None
+    metrics: dict[str, float]
+
+
+class Store:
+    """A results store file; the main process of a run is its only writer."""
+
+    def __init__(self, path: Path) -> None:
+        """Open (or create) the store at ``path``, refusing one from a newer sortie."""
+        self.path = path
+        self.folder = path.resolve().parent
+        self.folder.mkdir(parents=True, exist_ok=True)
+        # A busy timeout lets several runs share one store: writers wait instead of failing.
+        self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+        try:
+            self._prepare()
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise ConfigError(f"{path}: not a sortie results store ({error})") from None
+
+    def _prepare(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > STORE_SCHEMA_VERSION:
+            self._db.close()
+            raise ConfigError(f"{self.path}: results store schema version {version} is newer "
+                              f"than this sortie reads ({STORE_SCHEMA_VERSION}); upgrade sortie "
+                              "or choose another --store")  # fmt: skip
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL keeps every commit across a killed process; only a power cut may lose the last.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        if version < STORE_SCHEMA_VERSION:
+            with self._transaction():
+                for statement in _TABLES.split(";"):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version={STORE_SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        """Return the open store."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the store."""
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def begin_run(self, run_id: str, config: dict[str, Any]) -> None:
+        """Record run ``run_id`` with its resolved config, or check it matches the stored one.
+
+        Raises:
+            ConfigError: the run exists with another config (the message lists what differs).
+        """
+        stored = self.run_config(run_id)
+        if stored is None:
+            with self._transaction():
+                self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)", (
+                    run_id, _now(), json.dumps(config, sort_keys=True), sortie.__version__,
+                    STORE_SCHEMA_VERSION))  # fmt: skip
+            return
+        given = json.loads(json.dumps(config))  # compare as stored: tuples become lists
+        if stored != given:
+            raise ConfigError(f"{self.path}: run {run_id!r} was made with another config "
+                              f"({_differences(stored, given)}); resume it with the same "
+                              "settings or choose another --run-id")  # fmt: skip
+
+    def run_config(self, run_id: str) -> dict[str, Any] | None:
+        """Return the stored config of ``run_id``, or None if there is no such run."""
+        row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def runs(self) -> list[str]:
+        """Return the run ids in the store, oldest first."""
+        return [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY created, run_id")]
+
+    def add(self, run_id: str, result: JobResult) -> None:
+        """Write one finished episode (row, metrics, stages) in a single transaction.
+
+        An episode already stored under the same key (an error being retried) is replaced.
+        """
+        job, footer = result.job, result.footer
+        with self._transaction():
+            for table in ("episodes", "metrics", "stages"):
+                self._db.execute(f"DELETE FROM {table} WHERE run_id = ? AND key = ?",
+                                 (run_id, job.key))  # fmt: skip
+            self._db.execute("INSERT INTO episodes VALUES (" + ", ".join("?" * 18) + ")", (
+                run_id, job.key, job.episode.episode_id, job.suite, job.episode.level,
+                job.repeat, job.seed, footer.outcome, footer.failure_reason, footer.steps,
+                os.path.relpath(job.record.resolve(), self.folder), _now(),
+                result.wall_seconds, result.timings.agent, result.timings.backend,
+                result.timings.render, result.attempts, footer.error))  # fmt: skip
+            self._db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?)", [
+                (run_id, job.key, name, value) for name, value in sorted(result.metrics.items())])
+            self._db.executemany(f"INSERT INTO stages VALUES ({_STAGE_MARKS})", [
+                (run_id, job.key, *_stage_row(stage)) for stage in footer.stages])
+
+    def keys(self, run_id: str, errors_only: bool = False) -> set[str]:
+        """Return the keys of the run's stored episodes (only the errored ones if asked)."""
+        rows = self._db.execute("SELECT key, failure_reason FROM episodes WHERE run_id = ?",
+                                (run_id,))  # fmt: skip
+        return {key for key, reason in rows if not errors_only or reason in ERROR_REASONS}
+
+    def episodes(self, run_id: str) -> list[StoredEpisode]:
+        """Return the run's episodes with their metrics, ordered by key."""
+        metrics = self._metrics(run_id)
+        rows = self._db.execute(
+            "SELECT key, episode_id, suite, level, repeat, seed, outcome, failure_reason, steps, "
+            "record, wall_seconds, attempts, error FROM episodes WHERE run_id = ? ORDER BY key",
+            (run_id,))  # fmt: skip
+        return [self._episode(row, metrics[row[0]]) for row in rows]
+
+    def _episode(self, row: tuple[Any, ...], metrics: dict[str, float]) -> StoredEpisode:
+        key, episode_id, suite, level, repeat, seed, outcome, reason, steps = row[:9]
+        record, wall_seconds, attempts, error = row[9:]
+        return StoredEpisode(key, episode_id, suite, level, repeat, seed, outcome, reason, steps,
+                             self.folder / record, wall_seconds, attempts, error, metrics)
+
+    def _metrics(self, run_id: str) -> dict[str, dict[str, float]]:
+        by_key: dict[str, dict[str, float]] = defaultdict(dict)
+        rows = self._db.execute("SELECT key, name, value FROM metrics WHERE run_id = ?",
+                                (run_id,))  # fmt: skip
+        for key, name, value in rows:
+            by_key[key][name] = math.nan if value is None else value  # SQLite stores NaN as NULL
+        return by_key
+
+    def stages(self, run_id: str, key: str) -> list[StageRecord]:
+        """Return the stage records of one episode, in mission order."""
+        rows = self._db.execute(
+            f"SELECT {', '.join(_STAGE_COLUMNS)} FROM stages WHERE run_id = ? AND key = ? "
+            "ORDER BY rowid", (run_id, key))  # fmt: skip
+        return [StageRecord(name=row[0], **dict(zip(_STAGE_COLUMNS[1:], row[1:], strict=True)))
+                for row in rows]  # fmt: skip
+
+
+def _stage_row(stage: StageRecord) -> tuple[Any, ...]:
+    return (stage.name, stage.status, stage.target, stage.d_init, stage.d_best, stage.d_final,
+            stage.steps, stage.clock_sim, stage.clock_latency, stage.collisions,
+            stage.started_step, stage.done_step)  # fmt: skip
+
+
+def _differences(stored: dict[str, Any], given: dict[str, Any]) -> str:
+    names = sorted(set(stored) | set(given))
+    return "; ".join(f"{name}: stored {stored.get(name)!r}, given {given.get(name)!r}"
+                     for name in names if stored.get(name) != given.get(name))  # fmt: skip
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -1,0 +1,34 @@
+import math
+from pathlib import Path
+
+import pytest
+
+from sortie.core.records_io import write_suite
+from sortie.generation.suites import load_suite
+from sortie.metrics.rescue import WALL_CLOCK_METRICS
+from sortie.run.batch import RunRequest, execute, plan_run
+from sortie.run.store import Store
+
+
+@pytest.fixture(scope="session")
+def smoke3(tmp_path_factory) -> Path:
+    """A suite file with the first three smoke episodes (two L1 rooms, one L2 suburb)."""
+    smoke = load_suite("rescue-smoke-v1")
+    path = tmp_path_factory.mktemp("suites") / "smoke3.jsonl"
+    write_suite(path, smoke.header, smoke.episodes[:3])
+    return path
+
+
+def run_stored(request: RunRequest) -> list:
+    """Plan and execute ``request``; return the run's stored episodes."""
+    with Store(request.store) as store:
+        plan = plan_run(request, store)
+        execute(plan, request, store)
+        return store.episodes(plan.run_id)
+
+
+def comparable(episodes) -> dict:
+    """Return key -> (outcome, metrics) with NaN made comparable and wall-clock metrics left out."""
+    return {e.key: (e.outcome, e.failure_reason, {
+        name: "nan" if math.isnan(value) else value for name, value in e.metrics.items()
+        if name not in WALL_CLOCK_METRICS}) for e in episodes}
