@@ -2,15 +2,8 @@ import math
 
 import numpy as np
 
-from sortie.sim.assets.structures import (
-    Run,
-    gate,
-    railing,
-    ramp_runs,
-    slab_with_holes,
-    stair_runs,
-    stairwell,
-)
+from sortie.sim.assets.climbs import Run, railing, ramp_runs, stair_runs, stairwell
+from sortie.sim.assets.structures import gate, slab_with_holes
 from sortie.sim.assets.terrain import rolling_terrain, scatter
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import merge

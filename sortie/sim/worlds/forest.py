@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sortie.sim.assets.structures import jitter_color, railing
+from sortie.sim.assets.climbs import railing
+from sortie.sim.assets.structures import jitter_color
 from sortie.sim.assets.terrain import (
     Circle,
     Terrain,

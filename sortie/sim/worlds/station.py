@@ -11,18 +11,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sortie.sim.assets.structures import (
-    Rect,
-    add_climb,
-    bench,
-    climb_length,
-    jitter_color,
-    lamp_post,
-    railing,
-    ramp_runs,
-    sign_board,
-    stair_runs,
-)
+from sortie.sim.assets.climbs import add_climb, climb_length, railing, ramp_runs, stair_runs
+from sortie.sim.assets.structures import Rect, bench, jitter_color, lamp_post, sign_board
 from sortie.sim.assets.terrain import Circle, scatter
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import Mesh, box, cylinder, merge, slab

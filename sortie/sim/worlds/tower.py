@@ -12,17 +12,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sortie.sim.assets.climbs import Stairwell, stairwell, stairwell_size
 from sortie.sim.assets.furniture import furnish
-from sortie.sim.assets.structures import (
-    Rect,
-    Stairwell,
-    floor_slab,
-    jitter_color,
-    slab_with_holes,
-    stairwell,
-    stairwell_size,
-    wall,
-)
+from sortie.sim.assets.structures import Rect, floor_slab, jitter_color, slab_with_holes, wall
 from sortie.sim.assets.terrain import Circle
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import Color
