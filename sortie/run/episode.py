@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from sortie.agents.base import Agent
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import write_atomic
 from sortie.core.trajectory import StepRecord, Timings, TrajectoryFooter, TrajectoryHeader
 from sortie.missions.runtime import MissionRuntime
+
+T = TypeVar("T")
 
 
 class Observer(Protocol):
@@ -40,43 +42,58 @@ def run_episode(runtime: MissionRuntime, agent: Agent, header: TrajectoryHeader,
     """
     for observer in observers:
         observer.on_start(header)
-    error = None
     try:
-        observation = runtime.reset(header.episode, header.seed)
+        observation = _guard("backend_error", runtime.reset, header.episode, header.seed)
+    except _Failed as failed:
+        return _finish(runtime, observers, failed, started=False)
+    try:
+        _guard("agent_error", agent.reset, runtime.brief, header.seed)
+        while not runtime.done:
+            started = time.perf_counter()
+            action = _guard("agent_error", agent.act, observation)
+            thinking = time.perf_counter() - started
+            observation, record = _guard("backend_error", runtime.step, action, thinking)
+            for observer in observers:
+                observer.on_step(_with_agent_time(record, thinking))
+    except _Failed as failed:
+        return _finish(runtime, observers, failed)
+    return _finish(runtime, observers, None)
+
+
+class _Failed(Exception):
+    """The agent or the backend raised: the episode ends with ``reason`` and the traceback."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason, self.trace = reason, traceback.format_exc()
+
+
+def _guard(reason: str, call: Callable[..., T], *args: Any) -> T:
+    """Return ``call(*args)``; turn any error but a bad-input one into ``_Failed(reason)``."""
+    try:
+        return call(*args)
     except ConfigError:
-        raise
-    except Exception:  # noqa: BLE001 - a failing simulator is data, not a crash
-        return _finish(runtime, observers, "backend_error", traceback.format_exc(), reset=False)
-    assert runtime.brief is not None
-    agent.reset(runtime.brief, header.seed)
-    while not runtime.done:
-        started = time.perf_counter()
-        try:
-            action = agent.act(observation)
-        except Exception:  # noqa: BLE001 - a misbehaving agent produces data
-            return _finish(runtime, observers, "agent_error", traceback.format_exc())
-        thinking = time.perf_counter() - started
-        try:
-            observation, record = runtime.step(action, decision_seconds=thinking)
-        except ConfigError:
-            raise
-        except Exception:  # noqa: BLE001
-            return _finish(runtime, observers, "backend_error", traceback.format_exc())
-        record = record.model_copy(update={"timings": Timings(
-            agent=thinking, backend=record.timings.backend, render=record.timings.render)})
-        for observer in observers:
-            observer.on_step(record)
-    return _finish(runtime, observers, None, error)
+        raise  # bad input or a misuse of the API: a bug to report, not episode data
+    except Exception:  # noqa: BLE001 - a misbehaving agent or simulator produces data
+        raise _Failed(reason) from None
 
 
-def _finish(runtime: MissionRuntime, observers: Sequence[Observer], reason: str | None,
-            error: str | None, reset: bool = True) -> TrajectoryFooter:
-    if reason is not None:
-        runtime.abort(reason)
-    if reset:
-        footer = runtime.footer(error)
+def _with_agent_time(record: StepRecord, thinking: float) -> StepRecord:
+    timings = Timings(agent=thinking, backend=record.timings.backend,
+                      render=record.timings.render)  # fmt: skip
+    return record.model_copy(update={"timings": timings})
+
+
+def _finish(runtime: MissionRuntime, observers: Sequence[Observer], failed: _Failed | None,
+            started: bool = True) -> TrajectoryFooter:
+    if failed is None:
+        footer = runtime.footer()
+    elif started:
+        runtime.abort(failed.reason)
+        footer = runtime.footer(failed.trace)
     else:
-        footer = TrajectoryFooter(outcome="failure", failure_reason=reason, steps=0, error=error)
+        footer = TrajectoryFooter(outcome="failure", failure_reason=failed.reason, steps=0,
+                                  error=failed.trace)  # fmt: skip
     for observer in observers:
         observer.on_end(footer)
     return footer

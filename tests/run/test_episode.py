@@ -95,3 +95,21 @@ def test_newer_suite_schema_is_refused(tmp_path):
     write_suite(path, SuiteHeader(suite="t", schema_version=99), [room_rescue()])
     with pytest.raises(ConfigError, match="schema_version 99 is newer"):
         read_suite(path)
+
+
+class FailsAtReset(Exploding):
+    """An agent whose reset raises."""
+
+    def reset(self, brief, seed):
+        raise ValueError("no model loaded")
+
+
+def test_agent_failing_at_reset_is_an_agent_error(tmp_path, monkeypatch):
+    """An agent that raises in reset ends the episode as agent_error after no step."""
+    from sortie.agents import base
+
+    monkeypatch.setitem(base.AGENTS._entries, "fails-at-reset", FailsAtReset)
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a")])
+    footer = run_suite(suite, "fails-at-reset", {}, RunSettings(tmp_path))[0].footer
+    assert footer.failure_reason == "agent_error" and footer.steps == 0
+    assert "ValueError: no model loaded" in (footer.error or "")
