@@ -16,7 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends import BACKENDS
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
@@ -43,7 +43,8 @@ class RescueEnv(gym.Env[dict[str, Any], dict[str, Any]]):
             raise ConfigError("RescueEnv needs at least one episode")
         self.episodes = list(episodes)
         self.camera = camera or CameraSpec()
-        self.backend = EmbeddedBackend(camera=self.camera, sensors=sensors)
+        # Through the registry: missions name backends, they never import one.
+        self.backend = BACKENDS.get("embedded")(camera=self.camera, sensors=sensors)
         self.mission = RescueMission(self.backend, clock=clock, triggers=triggers)
         self.render_mode = render_mode
         self.sensors = self.backend.sensors
