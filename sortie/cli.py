@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from sortie.core.errors import SortieError
+
+if TYPE_CHECKING:
+    from sortie.run.store import Store
 
 app = typer.Typer(
     help="sortie: run and score long-horizon embodied missions on an embedded CPU simulator.",
@@ -152,6 +155,63 @@ def generate(
         raise _fail(error) from None
     if not same:
         raise typer.Exit(code=1)
+
+
+@app.command()
+def report(
+    run_ids: Annotated[
+        list[str], typer.Option("--run", help="Run id in the store (repeat for several).")],
+    store: Annotated[Path, typer.Option(help="Results store (SQLite).")] = Path(
+        "runs/sortie.db"),
+    group: Annotated[str, typer.Option(help="Rows per level, world or suite.")] = "level",
+    fmt: Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")] = "table",
+) -> None:
+    """Print each run's metrics per group as mean [95% bootstrap interval] over episodes."""
+    from sortie.run.report import render, report_rows
+
+    try:
+        with _open_store(store) as opened:
+            rows = report_rows(opened, run_ids, group)
+            _print(render(rows, fmt, title=" · ".join(run_ids)))
+    except SortieError as error:
+        raise _fail(error) from None
+
+
+@app.command()
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Baseline run id (A).")],
+    run_b: Annotated[str, typer.Argument(help="Run id compared with it (B).")],
+    store: Annotated[Path, typer.Option(help="Results store (SQLite).")] = Path(
+        "runs/sortie.db"),
+    group: Annotated[str, typer.Option(help="Rows per level, world or suite.")] = "level",
+    fmt: Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")] = "table",
+) -> None:
+    """Print B − A per metric and group: paired over common episodes, with 95% intervals."""
+    from sortie.run.report import compare_rows, render
+
+    try:
+        with _open_store(store) as opened:
+            rows = compare_rows(opened, run_a, run_b, group)
+            _print(render(rows, fmt, title=f"{run_b} − {run_a} (paired)"))
+    except SortieError as error:
+        raise _fail(error) from None
+
+
+def _open_store(path: Path) -> Store:
+    from sortie.run.store import Store
+
+    # Opening creates a missing file; a report of a store that is not there is a typo.
+    if not path.exists():
+        raise SortieError(f"{path}: no results store here; pass --store PATH")
+    return Store(path)
+
+
+def _print(rendered: Table | str) -> None:
+    # Text formats go out verbatim (no rich markup or wrapping) so they can be piped to files.
+    if isinstance(rendered, str):
+        typer.echo(rendered, nl=False)
+    else:
+        console.print(rendered)
 
 
 def _parse_params(items: list[str]) -> dict[str, str]:

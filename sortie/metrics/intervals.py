@@ -1,0 +1,149 @@
+"""Means with 95% bootstrap intervals over episodes, and paired differences between runs.
+
+Repeats of one episode are not independent samples of the suite, so they are first averaged
+per episode (keeping their spread); every interval is then taken over episodes. Bootstrap
+resampling uses a generator seeded from a constant, so the same store gives the same report.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import bootstrap
+
+from sortie.metrics.aggregate import PERCENT
+
+CONFIDENCE = 0.95
+BOOTSTRAP_SEED = 20240601
+"""Seed of every bootstrap: fixed so reports are reproducible."""
+BOOTSTRAP_RESAMPLES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A mean over ``n`` episodes with its bootstrap interval ``[lo, hi]``.
+
+    ``lo`` and ``hi`` are NaN when there is no interval (fewer than two episodes); they equal
+    the mean when every value is the same, since then no resample can differ.
+    """
+
+    mean: float
+    lo: float
+    hi: float
+    n: int
+    spread: float = math.nan
+    """Mean over episodes of the standard deviation across repeats (NaN without repeats)."""
+
+    def scaled(self, factor: float) -> Estimate:
+        """Return the estimate with mean, bounds and spread multiplied by ``factor``."""
+        return Estimate(self.mean * factor, self.lo * factor, self.hi * factor, self.n,
+                        self.spread * factor)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeMean:
+    """One episode's metrics averaged over its repeats."""
+
+    episode: str
+    """The job key without its repeat: ``suite/episode_id``."""
+    group: str
+    means: dict[str, float]
+    spreads: dict[str, float]
+    """Standard deviation across repeats per metric (NaN for a single repeat)."""
+    repeats: int
+
+
+def episode_of(key: str) -> str:
+    """Return the episode part of a job key ``suite/episode_id/repeat``."""
+    return key.rsplit("/", 1)[0]
+
+
+def mean_interval(values: Iterable[float], spread: float = math.nan) -> Estimate:
+    """Return the mean of ``values`` (NaNs left out) with a 95% percentile bootstrap interval."""
+    data = np.array([v for v in values if not math.isnan(v)], dtype=float)
+    n = len(data)
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, spread)
+    mean = float(data.mean())
+    if n < 2:
+        return Estimate(mean, math.nan, math.nan, n, spread)
+    if np.all(data == data[0]):
+        return Estimate(mean, mean, mean, n, spread)
+    # Percentile rather than BCa: BCa's acceleration is undefined (NaN, with a warning) for
+    # the near-degenerate 0/1 samples that small success-rate groups produce.
+    result = bootstrap((data,), np.mean, confidence_level=CONFIDENCE, method="percentile",
+                       n_resamples=BOOTSTRAP_RESAMPLES,
+                       rng=np.random.default_rng(BOOTSTRAP_SEED))  # fmt: skip
+    low, high = result.confidence_interval
+    return Estimate(mean, float(low), float(high), n, spread)
+
+
+def episode_means(rows: Iterable[tuple[str, str, Mapping[str, float]]],
+                  columns: Sequence[str]) -> list[EpisodeMean]:
+    """Average each episode's repeats; ``rows`` are ``(group, job key, metrics)`` triples."""
+    grouped: dict[tuple[str, str], list[Mapping[str, float]]] = defaultdict(list)
+    for group, key, metrics in rows:
+        grouped[(group, episode_of(key))].append(metrics)
+    return [_average(group, episode, items, columns)
+            for (group, episode), items in sorted(grouped.items())]  # fmt: skip
+
+
+def _average(group: str, episode: str, items: list[Mapping[str, float]],
+             columns: Sequence[str]) -> EpisodeMean:
+    means, spreads = {}, {}
+    for column in columns:
+        values = [m[column] for m in items if not math.isnan(m.get(column, math.nan))]
+        means[column] = statistics.fmean(values) if values else math.nan
+        spreads[column] = statistics.stdev(values) if len(values) > 1 else math.nan
+    return EpisodeMean(episode, group, means, spreads, len(items))
+
+
+def group_intervals(episodes: Sequence[EpisodeMean], columns: Sequence[str]
+                    ) -> dict[str, dict[str, Estimate]]:
+    """Return, per group (and ``all`` last), each column's mean and interval over episodes.
+
+    Columns in ``PERCENT`` are given in percent.
+    """
+    grouped: dict[str, list[EpisodeMean]] = defaultdict(list)
+    for episode in episodes:
+        grouped[episode.group].append(episode)
+        grouped["all"].append(episode)
+    return {group: {c: _estimate(items, c) for c in columns}
+            for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
+
+
+def _estimate(items: list[EpisodeMean], column: str) -> Estimate:
+    spreads = [s for e in items if not math.isnan(s := e.spreads.get(column, math.nan))]
+    spread = statistics.fmean(spreads) if spreads else math.nan
+    estimate = mean_interval((e.means.get(column, math.nan) for e in items), spread)
+    return estimate.scaled(100.0) if column in PERCENT else estimate
+
+
+def paired_differences(a: Sequence[EpisodeMean], b: Sequence[EpisodeMean],
+                       columns: Sequence[str]) -> dict[str, dict[str, Estimate]]:
+    """Return, per group (and ``all``), the mean of B − A over episodes both runs hold.
+
+    Each pair is one episode's repeat-averaged metric in run B minus the same in run A; its
+    interval is a bootstrap over those per-episode differences. ``n`` counts the pairs with
+    the metric defined in both runs. Episodes in only one run are left out.
+    """
+    in_a = {e.episode: e for e in a}
+    pairs = [(in_a[e.episode], e) for e in b if e.episode in in_a]
+    grouped: dict[str, list[tuple[EpisodeMean, EpisodeMean]]] = defaultdict(list)
+    for pair in pairs:
+        grouped[pair[0].group].append(pair)
+        grouped["all"].append(pair)
+    return {group: {c: _difference(items, c) for c in columns}
+            for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
+
+
+def _difference(pairs: list[tuple[EpisodeMean, EpisodeMean]], column: str) -> Estimate:
+    differences = [y.means.get(column, math.nan) - x.means.get(column, math.nan)
+                   for x, y in pairs]  # fmt: skip
+    estimate = mean_interval(differences)
+    return estimate.scaled(100.0) if column in PERCENT else estimate

@@ -1,0 +1,82 @@
+import math
+
+import pytest
+
+from sortie.metrics.intervals import (
+    episode_means,
+    episode_of,
+    group_intervals,
+    mean_interval,
+    paired_differences,
+)
+
+
+def test_the_interval_contains_the_mean():
+    """A bootstrap interval of varied values lies around their mean."""
+    estimate = mean_interval([1.0, 4.0, 2.0, 8.0, 5.0, 7.0])
+    assert estimate.mean == pytest.approx(4.5)
+    assert estimate.lo < estimate.mean < estimate.hi and estimate.n == 6
+
+
+def test_the_interval_shrinks_with_more_data():
+    """Ten copies of the same sample give a narrower interval than one copy."""
+    sample = [0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    small, large = mean_interval(sample), mean_interval(sample * 10)
+    assert large.hi - large.lo < small.hi - small.lo
+    assert small.mean == large.mean == 0.5
+
+
+def test_the_interval_is_reproducible():
+    """The bootstrap is seeded from a constant, so two calls agree exactly."""
+    assert mean_interval([3.0, 1.0, 4.0, 1.0, 5.0]) == mean_interval([3.0, 1.0, 4.0, 1.0, 5.0])
+
+
+def test_too_few_or_equal_values_have_no_spread_interval():
+    """One value has no interval (NaN bounds); equal values have the point interval."""
+    one = mean_interval([2.0, math.nan])
+    assert (one.mean, one.n) == (2.0, 1) and math.isnan(one.lo) and math.isnan(one.hi)
+    same = mean_interval([3.0, 3.0, 3.0])
+    assert (same.mean, same.lo, same.hi, same.n) == (3.0, 3.0, 3.0, 3)
+    assert math.isnan(mean_interval([]).mean)
+
+
+def test_repeats_are_averaged_per_episode_before_the_group_mean():
+    """Hand-computed: episode e1 (repeats 0 and 1) counts once, with its spread."""
+    rows = [("L1", "s/e1/0", {"steps": 10.0, "tcr": 1.0}),
+            ("L1", "s/e1/1", {"steps": 20.0, "tcr": 0.0}),
+            ("L1", "s/e2/0", {"steps": 40.0, "tcr": 1.0}),
+            ("L2", "s/e3/0", {"steps": 7.0, "tcr": 0.0})]
+    episodes = episode_means(rows, ["steps", "tcr"])
+    assert [(e.episode, e.repeats) for e in episodes] == [("s/e1", 2), ("s/e2", 1), ("s/e3", 1)]
+    assert episodes[0].means == {"steps": 15.0, "tcr": 0.5}
+    assert episodes[0].spreads["steps"] == pytest.approx(math.sqrt(50.0))
+    table = group_intervals(episodes, ["steps", "tcr"])
+    assert list(table) == ["L1", "L2", "all"]
+    assert table["L1"]["steps"].mean == 27.5 and table["L1"]["steps"].n == 2
+    assert table["L1"]["tcr"].mean == 75.0  # in percent
+    assert table["all"]["steps"].mean == pytest.approx((15.0 + 40.0 + 7.0) / 3)
+    assert table["L1"]["steps"].spread == pytest.approx(math.sqrt(50.0))
+
+
+def test_the_paired_difference_of_identical_runs_is_exactly_zero():
+    """B − A of the same rows is 0 with the interval [0, 0] in every group."""
+    rows = [("L1", f"s/e{i}/{r}", {"ts": 10.0 * i + r, "hs": 0.1 * i}) for i in range(4)
+            for r in range(2)]
+    episodes = episode_means(rows, ["ts", "hs"])
+    for group in paired_differences(episodes, episodes, ["ts", "hs"]).values():
+        for estimate in group.values():
+            assert (estimate.mean, estimate.lo, estimate.hi, estimate.n) == (0.0, 0.0, 0.0, 4)
+
+
+def test_paired_differences_pair_common_episodes_only():
+    """Hand-computed: only episodes in both runs are paired, B minus A."""
+    a = episode_means([("L1", "s/e1/0", {"ts": 1.0}), ("L1", "s/e2/0", {"ts": 2.0})], ["ts"])
+    b = episode_means([("L1", "s/e1/0", {"ts": 4.0}), ("L1", "s/e1/1", {"ts": 6.0}),
+                       ("L1", "s/e9/0", {"ts": 9.0})], ["ts"])  # fmt: skip
+    estimate = paired_differences(a, b, ["ts"])["all"]["ts"]
+    assert (estimate.mean, estimate.n) == (4.0, 1) and math.isnan(estimate.lo)
+
+
+def test_the_episode_of_a_key_drops_the_repeat():
+    """``suite/episode_id/repeat`` becomes ``suite/episode_id`` (ids may hold slashes)."""
+    assert episode_of("smoke/smoke/0003/2") == "smoke/smoke/0003"
