@@ -22,6 +22,12 @@ app = typer.Typer(
 )
 console = Console()
 
+# Options shared by run, report and compare, declared once.
+StoreOption = Annotated[Path, typer.Option(help="Results store (SQLite).")]
+GroupOption = Annotated[str, typer.Option(help="Rows per level, world or suite.")]
+FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
+DEFAULT_STORE = Path("runs/sortie.db")
+
 
 def _fail(error: SortieError) -> typer.Exit:
     console.print(f"[bold red]error:[/] {error}", soft_wrap=True)
@@ -103,8 +109,7 @@ def run(
     run_id: Annotated[
         str | None, typer.Option(help="Run to resume or create (default: agent and time).")
     ] = None,
-    store: Annotated[Path, typer.Option(help="Results store (SQLite).")] = Path(
-        "runs/sortie.db"),
+    store: StoreOption = DEFAULT_STORE,
     out: Annotated[
         Path | None, typer.Option(help="Folder for the records (default: beside the store).")
     ] = None,
@@ -161,10 +166,9 @@ def generate(
 def report(
     run_ids: Annotated[
         list[str], typer.Option("--run", help="Run id in the store (repeat for several).")],
-    store: Annotated[Path, typer.Option(help="Results store (SQLite).")] = Path(
-        "runs/sortie.db"),
-    group: Annotated[str, typer.Option(help="Rows per level, world or suite.")] = "level",
-    fmt: Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")] = "table",
+    store: StoreOption = DEFAULT_STORE,
+    group: GroupOption = "level",
+    fmt: FormatOption = "table",
 ) -> None:
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes."""
     from sortie.run.report import render, report_rows
@@ -181,10 +185,9 @@ def report(
 def compare(
     run_a: Annotated[str, typer.Argument(help="Baseline run id (A).")],
     run_b: Annotated[str, typer.Argument(help="Run id compared with it (B).")],
-    store: Annotated[Path, typer.Option(help="Results store (SQLite).")] = Path(
-        "runs/sortie.db"),
-    group: Annotated[str, typer.Option(help="Rows per level, world or suite.")] = "level",
-    fmt: Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")] = "table",
+    store: StoreOption = DEFAULT_STORE,
+    group: GroupOption = "level",
+    fmt: FormatOption = "table",
 ) -> None:
     """Print B − A per metric and group: paired over common episodes, with 95% intervals."""
     from sortie.run.report import compare_rows, render
