@@ -7,12 +7,14 @@ events); privileged agents (the oracle) are handed an ``OracleView`` explicitly.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from sortie.backends.base import OracleView
 from sortie.core.actions import Action
 from sortie.core.observation import Brief, MissionObservation, Sensor
 from sortie.core.registry import Registry
+from sortie.core.trajectory import ModelCallRecord
 
 
 @runtime_checkable
@@ -38,6 +40,27 @@ class SupportsOracle(Protocol):
 
     def attach(self, oracle: OracleView) -> None:
         """Receive the privileged view for the coming episode."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutput:
+    """What an agent tells the record about its last ``act``: its words and its model calls."""
+
+    text: str | None = None
+    """Reasoning or raw model text, stored verbatim (reports escape it)."""
+    calls: tuple[ModelCallRecord, ...] = field(default=())
+    decision_seconds: float | None = None
+    """Decision time to charge on the latency clock instead of the measured one (a replay
+    charges the latency recorded when the answer was first made)."""
+
+
+@runtime_checkable
+class SupportsStepOutput(Protocol):
+    """An agent that reports what it said and which models it called for its last action."""
+
+    def step_output(self) -> StepOutput:
+        """Return the output of the last ``act`` call."""
         ...
 
 

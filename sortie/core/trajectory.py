@@ -45,6 +45,22 @@ class EventRecord(Record):
     detail: str = ""
 
 
+class ModelCallRecord(Record):
+    """One call an agent made to a model server while deciding a step."""
+
+    model: str
+    latency: float
+    """Seconds from request to answer (on a replay: the latency recorded when it was made)."""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    attempts: int = 1
+    """HTTP attempts, retries included."""
+    cached: bool = False
+    """Answered from the response cache instead of the server."""
+    error: str | None = None
+    """Kind of failure (``rate_limit``, ``server``, ``timeout``, ``connection``, ``format``...)."""
+
+
 class StepRecord(Record):
     """One step of an episode, as the mission saw it after the action."""
 
@@ -67,6 +83,10 @@ class StepRecord(Record):
     timings: Timings = Field(default_factory=Timings)
     agent_output: str | None = None
     """What the agent said about this step (reasoning, raw model text), if anything."""
+    model_calls: list[ModelCallRecord] = Field(default_factory=list)
+    """The model calls made to decide this step's action."""
+    frames: dict[str, str] = Field(default_factory=dict)
+    """With ``--record-frames``: the sha256 of each sensor's image (PNG), by sensor name."""
 
 
 class StageRecord(Record):

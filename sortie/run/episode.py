@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from sortie.agents.base import Agent
+from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import write_atomic
 from sortie.core.trajectory import StepRecord, Timings, TrajectoryFooter, TrajectoryHeader
@@ -52,9 +52,12 @@ def run_episode(runtime: MissionRuntime, agent: Agent, header: TrajectoryHeader,
             started = time.perf_counter()
             action = _guard("agent_error", agent.act, observation)
             thinking = time.perf_counter() - started
-            observation, record = _guard("backend_error", runtime.step, action, thinking)
+            output = _output_of(agent)
+            charged = thinking if output.decision_seconds is None else output.decision_seconds
+            observation, record = _guard("backend_error", runtime.step, action, charged)
+            record = _with_agent_facts(record, thinking, output)
             for observer in observers:
-                observer.on_step(_with_agent_time(record, thinking))
+                observer.on_step(record)
     except _Failed as failed:
         return _finish(runtime, observers, failed)
     return _finish(runtime, observers, None)
@@ -78,10 +81,17 @@ def _guard(reason: str, call: Callable[..., T], *args: Any) -> T:
         raise _Failed(reason) from None
 
 
-def _with_agent_time(record: StepRecord, thinking: float) -> StepRecord:
+def _output_of(agent: Agent) -> StepOutput:
+    if isinstance(agent, SupportsStepOutput):
+        return _guard("agent_error", agent.step_output)
+    return StepOutput()
+
+
+def _with_agent_facts(record: StepRecord, thinking: float, output: StepOutput) -> StepRecord:
     timings = Timings(agent=thinking, backend=record.timings.backend,
                       render=record.timings.render)  # fmt: skip
-    return record.model_copy(update={"timings": timings})
+    return record.model_copy(update={"timings": timings, "agent_output": output.text,
+                                     "model_calls": list(output.calls)})  # fmt: skip
 
 
 def _finish(runtime: MissionRuntime, observers: Sequence[Observer], failed: _Failed | None,

@@ -113,3 +113,40 @@ def test_agent_failing_at_reset_is_an_agent_error(tmp_path, monkeypatch):
     footer = run_suite(suite, "fails-at-reset", {}, RunSettings(tmp_path))[0].footer
     assert footer.failure_reason == "agent_error" and footer.steps == 0
     assert "ValueError: no model loaded" in (footer.error or "")
+
+
+class Talking:
+    """An agent that explains itself and reports one model call per step, 3 s each."""
+
+    name = "talking"
+    sensors = frozenset()
+
+    def reset(self, brief, seed):
+        self.calls = 0
+
+    def act(self, observation):
+        from sortie.core.actions import Move
+
+        self.calls += 1
+        return Move(0.0, 1.0)
+
+    def step_output(self):
+        from sortie.agents.base import StepOutput
+        from sortie.core.trajectory import ModelCallRecord
+
+        call = ModelCallRecord(model="m", latency=3.0, tokens_in=10, tokens_out=2)
+        return StepOutput(text=f"<b>step {self.calls}</b>", calls=(call,), decision_seconds=3.0)
+
+
+def test_agent_output_and_model_calls_reach_the_record_and_the_latency_clock(tmp_path,
+                                                                            monkeypatch):
+    """What the agent says is kept verbatim; its stated decision time is charged per step."""
+    from sortie.agents import base
+
+    monkeypatch.setitem(base.AGENTS._entries, "talking", Talking)
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue()])
+    result = run_suite(suite, "talking", {}, RunSettings(tmp_path, clock="latency"))[0]
+    steps = read_trajectory(result.path).steps
+    assert steps[0].agent_output == "<b>step 1</b>"
+    assert steps[1].model_calls[0].tokens_in == 10
+    assert steps[-1].clock_latency == pytest.approx(3.0 * len(steps))
