@@ -120,6 +120,13 @@ def run(
         bool, typer.Option(help="Re-run stored episodes that ended in an agent/backend error.")
     ] = False,
     max_retries: Annotated[int, typer.Option(help="Retries of a job whose worker died.")] = 2,
+    executor: Annotated[str, typer.Option(help="local (process pool) or ray.")] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option(help="Ray cluster to join (default: start a local one).")
+    ] = None,
+    record_frames: Annotated[
+        bool, typer.Option(help="Store each step's ego RGB image (by content hash).")
+    ] = False,
 ) -> None:
     """Run suites with one agent into the results store (resumable) and print a level table."""
     from sortie.run.batch import RunRequest
@@ -127,7 +134,7 @@ def run(
 
     request = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
                          run_id, store, out, clock, triggers, seed, retry_errors,
-                         max_retries)  # fmt: skip
+                         max_retries, executor, ray_address, record_frames)  # fmt: skip
     try:
         run_and_report(request, console)
     except SortieError as error:
@@ -169,6 +176,9 @@ def report(
     store: StoreOption = DEFAULT_STORE,
     group: GroupOption = "level",
     fmt: FormatOption = "table",
+    html_dir: Annotated[Path | None, typer.Option(
+        "--html", help="Also write a static HTML report (plots, a page per episode) here.")
+    ] = None,
 ) -> None:
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes."""
     from sortie.run.report import render, report_rows
@@ -177,6 +187,12 @@ def report(
         with _open_store(store) as opened:
             rows = report_rows(opened, run_ids, group)
             _print(render(rows, fmt, title=" · ".join(run_ids)))
+            if html_dir is not None:
+                from sortie.reporting import write_site
+
+                index = write_site(opened, run_ids, html_dir, group)
+                # On stderr after a text format, so `--format csv > file` stays pure CSV.
+                typer.echo(f"HTML report: {index}", err=fmt != "table")
     except SortieError as error:
         raise _fail(error) from None
 

@@ -23,6 +23,7 @@ from sortie.run.jobs import Job, JobResult, RunSpec, make_jobs
 from sortie.run.store import Store
 
 DEFAULT_STORE = Path("runs/sortie.db")
+EXECUTORS = ("local", "ray")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,12 @@ class RunRequest:
     """Also re-run the stored episodes that ended in an agent or backend error."""
     max_retries: int = 2
     """Times a job is retried after its worker process died."""
+    executor: str = "local"
+    """``local`` (a process pool) or ``ray``."""
+    ray_address: str | None = None
+    """Ray cluster to join; None starts a local Ray instance with ``workers`` CPUs."""
+    record_frames: bool = False
+    """Store every step's ego RGB image by content hash beside the store."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +96,15 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     _check(request)
     suites = _load_suites(request.suites)
     run = RunSpec.resolve(request.agent, request.agent_args, request.clock, request.triggers,
-                          request.seed)  # fmt: skip
+                          request.seed, request.record_frames)  # fmt: skip
     config = {**run.config(), "repeats": request.repeats,
               "suites": {name: _digest(suite) for name, suite in suites.items()}}  # fmt: skip
     run_id = request.run_id or f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     store.begin_run(run_id, config)
     records = request.out or store.folder / run_id
     jobs = [job for name, suite in suites.items() for job in make_jobs(
-        name, suite.episodes, run, request.repeats, records / name / request.agent)]
+        name, suite.episodes, run, request.repeats, records / name / request.agent,
+        store.folder)]
     done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
     return Plan(run_id, tuple(suites), records, jobs, [j for j in jobs if j.key not in done])
 
@@ -108,7 +116,13 @@ def execute(plan: Plan, request: RunRequest, store: Store,
         store.add(plan.run_id, result)
         on_result(result)
 
-    run_jobs(plan.todo, finished, request.workers, request.max_retries)
+    if request.executor == "ray":
+        from sortie.run.ray_executor import run_jobs_on_ray
+
+        run_jobs_on_ray(plan.todo, finished, request.workers, request.max_retries,
+                        request.ray_address)  # fmt: skip
+    else:
+        run_jobs(plan.todo, finished, request.workers, request.max_retries)
 
 
 def _check(request: RunRequest) -> None:
@@ -119,6 +133,10 @@ def _check(request: RunRequest) -> None:
         problems.append(f"--clock {request.clock!r} is not one of: sim, latency")
     if request.triggers not in set(Triggers):
         problems.append(f"--triggers {request.triggers!r} is not one of: assisted, native")
+    if request.executor not in EXECUTORS:
+        problems.append(f"--executor {request.executor!r} is not one of: {', '.join(EXECUTORS)}")
+    if request.ray_address and request.executor != "ray":
+        problems.append("--ray-address needs --executor ray")
     if not request.suites:
         problems.append("no suite given")
     if problems:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 
 from rich.console import Console
-from rich.progress import Progress
+from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from sortie.metrics.aggregate import RESCUE_COLUMNS, group_means
 from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
+from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
 
 __all__ = ["find_suite", "results_table", "run_and_report"]
@@ -43,9 +45,22 @@ def run_and_report(request: RunRequest, console: Console) -> Plan:
 
 def _execute(plan: Plan, request: RunRequest, store: Store, title: str,
              console: Console) -> None:
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task(title, total=len(plan.todo))
-        execute(plan, request, store, on_result=lambda r: progress.advance(task))
+    """Run the plan under one progress bar per suite: done, success rate so far, time left."""
+    columns = (*Progress.get_default_columns()[:3], MofNCompleteColumn(),
+               TextColumn("success {task.fields[rate]}"), TimeRemainingColumn())  # fmt: skip
+    with Progress(*columns, console=console, transient=True) as progress:
+        bars = {suite: progress.add_task(f"{suite} · {request.agent}", rate="–",
+                                         total=sum(j.suite == suite for j in plan.todo))
+                for suite in plan.suites}  # fmt: skip
+        successes: Counter[str] = Counter()
+
+        def advance(result: JobResult) -> None:
+            suite = result.job.suite
+            successes[suite] += result.footer.outcome == "success"
+            done = progress.tasks[bars[suite]].completed + 1
+            progress.update(bars[suite], advance=1, rate=f"{successes[suite] / done:.0%}")
+
+        execute(plan, request, store, on_result=advance)
 
 
 def results_table(episodes: Iterable[StoredEpisode], title: str) -> Table:

@@ -10,6 +10,7 @@ from typing import Any, Protocol, TypeVar
 
 from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.errors import ConfigError
+from sortie.core.observation import MissionObservation
 from sortie.core.records_io import write_atomic
 from sortie.core.trajectory import StepRecord, Timings, TrajectoryFooter, TrajectoryHeader
 from sortie.missions.runtime import MissionRuntime
@@ -34,8 +35,12 @@ class Observer(Protocol):
 
 
 def run_episode(runtime: MissionRuntime, agent: Agent, header: TrajectoryHeader,
-                observers: Sequence[Observer] = ()) -> TrajectoryFooter:
+                observers: Sequence[Observer] = (),
+                keep_frames: Callable[[MissionObservation], dict[str, str]] | None = None,
+                ) -> TrajectoryFooter:
     """Run one episode to its end and return its footer.
+
+    ``keep_frames`` stores a step's images and returns their hashes for the step record.
 
     An agent that raises ends the episode as ``agent_error``; a backend that raises ends it as
     ``backend_error``; both keep the traceback in the footer. Nothing else stops the loop.
@@ -56,6 +61,8 @@ def run_episode(runtime: MissionRuntime, agent: Agent, header: TrajectoryHeader,
             charged = thinking if output.decision_seconds is None else output.decision_seconds
             observation, record = _guard("backend_error", runtime.step, action, charged)
             record = _with_agent_facts(record, thinking, output)
+            if keep_frames is not None:
+                record = record.model_copy(update={"frames": keep_frames(observation)})
             for observer in observers:
                 observer.on_step(record)
     except _Failed as failed:

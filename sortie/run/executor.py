@@ -60,7 +60,7 @@ def _backend(backends: dict[tuple[str, ...], EmbeddedBackend],
     return backends[sensors]
 
 
-def _work(job: Job) -> JobResult:
+def work(job: Job) -> JobResult:
     """Run one job in a worker process, on the backend this worker keeps for its life."""
     return run_job(job, _backend(_BACKENDS, job.run.sensors))
 
@@ -114,11 +114,11 @@ class _PoolRun:
         if self.suspects:
             if not self.running:
                 job = self.suspects.popleft()
-                self.running[pool.submit(_work, job)] = job
+                self.running[pool.submit(work, job)] = job
             return
         while self.waiting and len(self.running) < self.workers:
             job = self.waiting.popleft()
-            self.running[pool.submit(_work, job)] = job
+            self.running[pool.submit(work, job)] = job
 
     def _collect(self, done: set[Future[JobResult]]) -> bool:
         """Hand over finished results; return True if the pool broke."""

@@ -16,6 +16,7 @@ import numpy as np
 from PIL import Image
 
 from sortie.core.errors import ConfigError
+from sortie.core.observation import MissionObservation
 
 FRAMES_FOLDER = "frames"
 
@@ -63,3 +64,15 @@ def load_frame(root: Path, digest: str) -> np.ndarray:
     if hashlib.sha256(data).hexdigest() != digest:
         raise ConfigError(f"{path}: frame content does not match its hash; the file is damaged")
     return np.asarray(Image.open(io.BytesIO(data)))
+
+
+class FrameKeeper:
+    """Stores the ego RGB image of each step under a store folder and returns its hash."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def __call__(self, observation: MissionObservation) -> dict[str, str]:
+        """Save the observation's RGB frame (if any); return ``{"rgb": sha256}`` or ``{}``."""
+        rgb = observation.frames.rgb
+        return {} if rgb is None else {"rgb": save_frame(self.root, rgb)}

@@ -22,6 +22,7 @@ from sortie.core.trajectory import PluginRef, Timings, TrajectoryFooter, Traject
 from sortie.metrics.rescue import score_rescue
 from sortie.missions.registry import FAMILIES
 from sortie.run.episode import JsonlRecorder, run_episode
+from sortie.run.frames import FrameKeeper
 
 ERROR_REASONS = frozenset({"agent_error", "backend_error"})
 """Failure reasons that mean the harness, not the agent's skill, ended the episode."""
@@ -49,15 +50,18 @@ class RunSpec:
     clock: str = "sim"
     triggers: str = "assisted"
     seed: int = 0
+    record_frames: bool = False
+    """Store every step's ego RGB image (rendered even if the agent does not look at it)."""
 
     @classmethod
     def resolve(cls, agent: str, args: Mapping[str, Any], clock: str = "sim",
-                triggers: str = "assisted", seed: int = 0) -> RunSpec:
+                triggers: str = "assisted", seed: int = 0,
+                record_frames: bool = False) -> RunSpec:
         """Look the agent up (raising on a miss) and probe which images it needs."""
         factory = AGENTS.get(agent)
-        sensors = tuple(sorted(factory(**args).sensors))
-        return cls(PluginRef(name=agent, args=dict(args)), factory, sensors, clock, triggers,
-                   seed)  # fmt: skip
+        sensors = set(factory(**args).sensors) | ({"rgb"} if record_frames else set())
+        return cls(PluginRef(name=agent, args=dict(args)), factory, tuple(sorted(sensors)),
+                   clock, triggers, seed, record_frames)  # fmt: skip
 
     @property
     def backend(self) -> PluginRef:
@@ -66,8 +70,9 @@ class RunSpec:
 
     def config(self) -> dict[str, Any]:
         """Return the settings that decide the results (stored with the run, compared on resume)."""
-        return {"agent": self.agent.model_dump(), "backend": self.backend.model_dump(),
-                "clock": self.clock, "triggers": self.triggers, "seed": self.seed}  # fmt: skip
+        config = {"agent": self.agent.model_dump(), "backend": self.backend.model_dump(),
+                  "clock": self.clock, "triggers": self.triggers, "seed": self.seed}
+        return config | ({"record_frames": True} if self.record_frames else {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,8 @@ class Job:
     repeat: int
     record: Path
     run: RunSpec
+    frames: Path | None = None
+    """Folder of the run's frame store (the store's folder) when frames are recorded."""
 
     @property
     def key(self) -> str:
@@ -105,11 +112,14 @@ class JobResult:
 
 
 def make_jobs(suite: str, episodes: Iterable[EpisodeSpec], run: RunSpec, repeats: int,
-              folder: Path) -> list[Job]:
-    """Return the jobs of one suite, repeat by repeat, recorded under ``folder``."""
+              folder: Path, frames: Path | None = None) -> list[Job]:
+    """Return the jobs of one suite, repeat by repeat, recorded under ``folder``.
+
+    ``frames`` is the frame store's folder, used when the run records frames.
+    """
     return [Job(suite, spec, repeat, folder / f"{spec.episode_id.replace('/', '__')}__r{repeat}"
-                                               ".jsonl", run)  # fmt: skip
-            for repeat in range(repeats) for spec in episodes]
+                                               ".jsonl", run, frames if run.record_frames else None)
+            for repeat in range(repeats) for spec in episodes]  # fmt: skip
 
 
 def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
@@ -120,7 +130,8 @@ def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
                                                triggers=job.run.triggers)  # fmt: skip
     if isinstance(agent, SupportsOracle):
         agent.attach(backend.oracle_view())
-    run_episode(runtime, agent, header_of(job), [JsonlRecorder(job.record)])
+    keep = FrameKeeper(job.frames) if job.frames is not None else None
+    run_episode(runtime, agent, header_of(job), [JsonlRecorder(job.record)], keep)
     return score_record(job, time.perf_counter() - started)
 
 

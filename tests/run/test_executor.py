@@ -24,6 +24,27 @@ def test_one_and_two_workers_give_the_same_metrics(tmp_path, smoke3, agent):
     assert len(runs[0]) == 3 and comparable(runs[0]) == comparable(runs[1])
 
 
+def test_ray_gives_the_same_metrics_and_records_as_the_local_pool(tmp_path, smoke3):
+    """On a local Ray instance of two CPUs: identical metrics, records written by this process."""
+    pytest.importorskip("ray", reason="the Ray executor needs: pip install 'sortie[ray]'")
+    requests = [RunRequest((str(smoke3),), "random", workers=2, seed=3, executor=executor,
+                           store=tmp_path / "s.db", run_id=executor)
+                for executor in ("local", "ray")]  # fmt: skip
+    local, ray = (run_stored(request) for request in requests)
+    assert len(ray) == 3 and comparable(local) == comparable(ray)
+    lines = [[_without_timings(line) for line in e.record.read_text().splitlines()]
+             for e in (local[0], ray[0])]  # fmt: skip
+    assert lines[0] == lines[1]
+
+
+def _without_timings(line: str) -> dict:
+    import json
+
+    record = json.loads(line)
+    record.pop("timings", None)
+    return record
+
+
 def test_resume_runs_only_what_is_missing(tmp_path, smoke3):
     """A resumed run does the jobs not yet stored; resuming a complete run does nothing."""
     request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r")
@@ -146,3 +167,16 @@ class _registered_dying:
         from sortie.agents.base import AGENTS
 
         del AGENTS._entries["dying"]
+
+
+def test_on_ray_a_job_whose_worker_keeps_dying_becomes_a_backend_error(tmp_path, smoke3):
+    """Ray retries a task whose worker died; past max_retries the episode is a backend_error."""
+    pytest.importorskip("ray", reason="the Ray executor needs: pip install 'sortie[ray]'")
+    request = RunRequest((str(smoke3),), "dying", {"marker": str(tmp_path / "m"), "times": 2},
+                         workers=1, max_retries=1, executor="ray", store=tmp_path / "s.db",
+                         run_id="r")  # fmt: skip
+    with _registered_dying():
+        episodes = run_stored(request)
+    assert [e.failure_reason for e in episodes][0] == "backend_error"
+    assert "lost 2 times" in (episodes[0].error or "")
+    assert not {e.failure_reason for e in episodes[1:]} & {"agent_error", "backend_error"}
