@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.table import Table
 
 from sortie.core.errors import SortieError
@@ -24,7 +24,8 @@ console = Console()
 
 # Options shared by run, report and compare, declared once.
 StoreOption = Annotated[Path, typer.Option(help="Results store (SQLite).")]
-GroupOption = Annotated[str, typer.Option(help="Rows per level, world or suite.")]
+GroupOption = Annotated[
+    str, typer.Option(help="Rows per level, world, type (mission type tags) or suite.")]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
 
@@ -225,7 +226,7 @@ def _open_store(path: Path) -> Store:
     return Store(path)
 
 
-def _print(rendered: Table | str) -> None:
+def _print(rendered: RenderableType | str) -> None:
     # Text formats go out verbatim (no rich markup or wrapping) so they can be piped to files.
     if isinstance(rendered, str):
         typer.echo(rendered, nl=False)

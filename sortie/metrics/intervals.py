@@ -107,12 +107,13 @@ def group_intervals(episodes: Sequence[EpisodeMean], columns: Sequence[str]
                     ) -> dict[str, dict[str, Estimate]]:
     """Return, per group (and ``all`` last), each column's mean and interval over episodes.
 
-    Columns in ``PERCENT`` are given in percent.
+    Columns in ``PERCENT`` are given in percent. An episode in several groups (a mission with
+    two type tags) counts once in ``all``.
     """
     grouped: dict[str, list[EpisodeMean]] = defaultdict(list)
     for episode in episodes:
         grouped[episode.group].append(episode)
-        grouped["all"].append(episode)
+    grouped["all"] = list({e.episode: e for e in episodes}.values())
     return {group: {c: _estimate(items, c) for c in columns}
             for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
 
@@ -132,12 +133,12 @@ def paired_differences(a: Sequence[EpisodeMean], b: Sequence[EpisodeMean],
     interval is a bootstrap over those per-episode differences. ``n`` counts the pairs with
     the metric defined in both runs. Episodes in only one run are left out.
     """
-    in_a = {e.episode: e for e in a}
-    pairs = [(in_a[e.episode], e) for e in b if e.episode in in_a]
+    in_a = {(e.group, e.episode): e for e in a}
+    pairs = [(in_a[e.group, e.episode], e) for e in b if (e.group, e.episode) in in_a]
     grouped: dict[str, list[tuple[EpisodeMean, EpisodeMean]]] = defaultdict(list)
     for pair in pairs:
         grouped[pair[0].group].append(pair)
-        grouped["all"].append(pair)
+    grouped["all"] = list({x.episode: (x, y) for x, y in pairs}.values())
     return {group: {c: _difference(items, c) for c in columns}
             for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
 

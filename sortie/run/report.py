@@ -11,10 +11,12 @@ import io
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Group as RichGroup
+from rich.console import RenderableType
 from rich.table import Table
 
 from sortie.core.errors import ConfigError, UnknownNameError
@@ -29,8 +31,12 @@ from sortie.metrics.intervals import (
 )
 from sortie.run.store import Store, StoredEpisode
 
-GROUPS = ("level", "world", "suite")
+GROUPS = ("level", "world", "type", "suite")
 FORMATS = ("table", "markdown", "csv", "json")
+MAIN_COLUMNS = ("tcr", "ts")
+"""The paper's main table: full-task completion and total score, per group and agent."""
+STAGE_COLUMNS = ("s1", "s2", "s3", "s4", "steps", "hs", "collisions")
+"""The stage diagnostic table: where along the mission agents lose their points."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +61,7 @@ def report_rows(store: Store, runs: Sequence[str], group: str = "level",
     rows = []
     for run in runs:
         episodes = load_episode_means(store, run, group, columns)
-        counts = _counts(e.group for e in episodes)
+        counts = _counts(episodes)
         for name, estimates in group_intervals(episodes, columns).items():
             rows.append(ReportRow(run, name, counts[name], estimates))
     return rows
@@ -75,7 +81,7 @@ def compare_rows(store: Store, a: str, b: str, group: str = "level",
     if not common:
         raise ConfigError(f"{store.path}: runs {a!r} and {b!r} have no episodes in common, "
                           "so there is nothing to pair; compare runs over the same suites")
-    counts = _counts(e.group for e in first if e.episode in common)
+    counts = _counts([e for e in first if e.episode in common])
     differences = paired_differences(first, second, columns)
     return [ReportRow(f"{b} − {a}", name, counts[name], estimates)
             for name, estimates in differences.items()]  # fmt: skip
@@ -87,7 +93,7 @@ def load_episode_means(store: Store, run: str, group: str,
     check_run(store, run)
     if group not in GROUPS:
         raise ConfigError(f"--group {group!r}: expected one of {', '.join(GROUPS)}")
-    rows = ((group_of(e, group), e.key, e.metrics) for e in store.episodes(run))
+    rows = ((name, e.key, e.metrics) for e in store.episodes(run) for name in groups_of(e, group))
     return episode_means(rows, columns)
 
 
@@ -102,64 +108,121 @@ def check_run(store: Store, run: str) -> None:
     raise UnknownNameError(f"{store.path}: unknown run {run!r}.{hint} Available: {available}")
 
 
-def group_of(episode: StoredEpisode, group: str) -> str:
-    """Return the episode's level, suite or world builder name."""
+def groups_of(episode: StoredEpisode, group: str) -> list[str]:
+    """Return the groups the episode counts in: its level, suite, world or type tags.
+
+    An episode's types are its mission's ``types`` tags (a mission may carry two, and then
+    counts in both); a rescue episode's type is its level.
+    """
     if group == "suite":
-        return episode.suite
+        return [episode.suite]
     if group == "level":
-        return episode.level or "-"
-    return _world(episode)
+        return [episode.level or "-"]
+    spec = _header(episode, group).episode
+    if group == "world":
+        return [spec.world.builder]
+    return [str(tag) for tag in spec.mission.get("types", ())] or [spec.level or "-"]
 
 
-def _world(episode: StoredEpisode) -> str:
-    # The store does not keep the world; the record's first line (its header) does.
+def _header(episode: StoredEpisode, group: str) -> TrajectoryHeader:
+    # The store does not keep the episode spec; the record's first line (its header) does.
     try:
         with episode.record.open() as file:
-            header = TrajectoryHeader.model_validate_json(file.readline())
+            return TrajectoryHeader.model_validate_json(file.readline())
     except (OSError, ValueError) as error:
         raise ConfigError(f"{episode.record}:1: cannot read the record header to group by "
-                          f"world: {error}") from None  # fmt: skip
-    return header.episode.world.builder
+                          f"{group}: {error}") from None  # fmt: skip
 
 
-def _counts(groups: Iterable[str]) -> Counter[str]:
-    counts = Counter(groups)
-    counts["all"] = sum(counts.values())
+def _counts(episodes: Sequence[EpisodeMean]) -> Counter[str]:
+    counts = Counter(e.group for e in episodes)
+    counts["all"] = len({e.episode for e in episodes})
     return counts
 
 
-def render(rows: Sequence[ReportRow], fmt: str, title: str = "") -> Table | str:
-    """Return the rows as a rich table or as markdown, CSV or JSON text."""
+@dataclass(frozen=True, slots=True)
+class ReportTable:
+    """One of the paper's tables: a title, its metrics, and whether groups become columns."""
+
+    title: str
+    columns: tuple[str, ...]
+    pivot: bool
+    """True: one line per run with each group's metrics side by side (the main table)."""
+    rows: tuple[ReportRow, ...]
+
+
+def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
+    """Split report rows into the main table (TCR, TS) and the stage diagnostic table.
+
+    Rows of other metrics (another mission family) stay one table of everything.
+    """
+    have = set(_columns(rows))
+    if not set(MAIN_COLUMNS + STAGE_COLUMNS) <= have:
+        return [ReportTable("", tuple(_columns(rows)), False, tuple(rows))]
+    return [ReportTable("Main table: task completion (TCR, %) and total score (TS, 0–100)",
+                        MAIN_COLUMNS, True, tuple(rows)),
+            ReportTable("Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
+                        STAGE_COLUMNS, False, tuple(rows))]  # fmt: skip
+
+
+def render(rows: Sequence[ReportRow], fmt: str, title: str = "") -> RenderableType | str:
+    """Return the paper's tables as rich tables or markdown, or every row as CSV or JSON."""
     if fmt == "table":
-        return render_table(rows, title)
-    renderers = {"markdown": render_markdown, "csv": render_csv, "json": render_json}
+        return RichGroup(*(render_table(t, title) for t in paper_tables(rows)))
+    if fmt == "markdown":
+        return "\n".join(render_markdown(t) for t in paper_tables(rows))
+    renderers = {"csv": render_csv, "json": render_json}
     if fmt not in renderers:
         raise ConfigError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
     return renderers[fmt](rows)
 
 
-def render_table(rows: Sequence[ReportRow], title: str = "") -> Table:
+def render_table(table: ReportTable, title: str = "") -> Table:
     """Return a rich table with one ``mean [lo, hi]`` cell per metric (TCR and HS in %)."""
-    table = Table(title=title or None)
-    for column in ("run", "group", "n", *_columns(rows)):
-        table.add_column(column if column in ("run", "group", "n") else column.upper(),
-                         justify="left" if column in ("run", "group") else "right")  # fmt: skip
-    for row in rows:
-        # The interval goes under the mean so a dozen columns fit a terminal.
-        table.add_row(row.run, row.group, str(row.n),
-                      *(cell(row.estimates[c], "\n") for c in _columns(rows)))  # fmt: skip
-    return table
+    # The interval goes under the mean, and the main table has one column per run rather than
+    # per level (the paper's way round, kept in markdown), so it fits a terminal.
+    header, lines = _layout(table, "\n", by_run=True)
+    out = Table(title=" · ".join(part for part in (title, table.title) if part) or None)
+    for column in header:
+        # Fold, never cut: a narrow terminal wraps a number instead of hiding its digits.
+        out.add_column(column, justify="left" if column in ("run", "group") else "right",
+                       overflow="fold")  # fmt: skip
+    for line in lines:
+        out.add_row(*line)
+    return out
 
 
-def render_markdown(rows: Sequence[ReportRow]) -> str:
-    """Return a GitHub markdown table of the rows."""
-    columns = _columns(rows)
-    lines = ["| run | group | n | " + " | ".join(c.upper() for c in columns) + " |",
-             "|---|---|---:|" + "---:|" * len(columns)]  # fmt: skip
-    for row in rows:
-        cells = [row.run, row.group, str(row.n), *(cell(row.estimates[c]) for c in columns)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+def render_markdown(table: ReportTable) -> str:
+    """Return a GitHub markdown table, under a heading when the table has a title."""
+    header, lines = _layout(table, " ")
+    left = sum(column in ("run", "group") for column in header)
+    text = ["| " + " | ".join(header) + " |",
+            "|" + "---|" * left + "---:|" * (len(header) - left)]  # fmt: skip
+    text += ["| " + " | ".join(line) + " |" for line in lines]
+    return (f"### {table.title}\n\n" if table.title else "") + "\n".join(text) + "\n"
+
+
+def _layout(table: ReportTable, separator: str,
+            by_run: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Return the header and the text lines of a table, pivoted or one line per row.
+
+    A pivoted table has a line per run and columns per group, or with ``by_run`` a line per
+    group and columns per run.
+    """
+    if not table.pivot:
+        header = ["run", "group", "n", *(c.upper() for c in table.columns)]
+        return header, [[row.run, row.group, str(row.n),
+                         *(cell(row.estimates[c], separator) for c in table.columns)]
+                        for row in table.rows]  # fmt: skip
+    lines_by, columns_by = ("group", "run") if by_run else ("run", "group")
+    across = list(dict.fromkeys(getattr(row, columns_by) for row in table.rows))
+    header = [lines_by, *(f"{a} {c.upper()}" for a in across for c in table.columns)]
+    cells: dict[str, dict[str, str]] = {}
+    for row in table.rows:
+        line = cells.setdefault(getattr(row, lines_by), {})
+        line.update({f"{getattr(row, columns_by)} {c.upper()}": cell(row.estimates[c], separator)
+                     for c in table.columns})  # fmt: skip
+    return header, [[name, *(line.get(h, "") for h in header[1:])] for name, line in cells.items()]
 
 
 def render_csv(rows: Sequence[ReportRow]) -> str:

@@ -9,7 +9,7 @@ from sortie.cli import app
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.metrics.aggregate import RESCUE_COLUMNS
 from sortie.run.batch import RunRequest
-from sortie.run.report import compare_rows, render, report_rows
+from sortie.run.report import _layout, cell, compare_rows, paper_tables, render, report_rows
 from sortie.run.store import Store
 
 from .conftest import run_stored
@@ -61,12 +61,44 @@ def test_the_json_format_nests_run_group_metric(store_path):
     assert data["a"]["L2"]["ts"]["lo"] is None  # one episode: no interval
 
 
-def test_the_markdown_format_is_a_github_table(store_path):
-    """Markdown has a header, an alignment line and one line per row."""
+def test_markdown_gives_the_papers_two_tables(store_path):
+    """A main table (a line per run, TCR and TS per level) and a stage diagnostic table."""
     with Store(store_path) as store:
-        lines = str(render(report_rows(store, ["a"]), "markdown")).splitlines()
-    assert lines[0].startswith("| run | group | n | TCR | TS |")
-    assert lines[1].startswith("|---|---|---:|") and len(lines) == 5
+        text = str(render(report_rows(store, ["a", "b"]), "markdown"))
+    main, stages = (part.strip().splitlines() for part in text.split("### ")[1:])
+    assert main[2] == "| run | L1 TCR | L1 TS | L2 TCR | L2 TS | all TCR | all TS |"
+    assert main[3].startswith("|---|---:|") and [line[:4] for line in main[4:]] == ["| a ", "| b "]
+    assert stages[2].startswith("| run | group | n | S1 | S2 | S3 | S4 | STEPS | HS |")
+    assert len(stages) == 4 + 6  # title, blank, header, alignment, then 2 runs × 3 groups
+
+
+def test_the_main_table_holds_the_same_numbers_as_the_rows(store_path):
+    """Pivoting moves cells, never changes them: each level's TS cell is that row's TS."""
+    with Store(store_path) as store:
+        rows = report_rows(store, ["a"])
+    table = paper_tables(rows)[0]
+    header, lines = _layout(table, " ")
+    for row in rows:
+        assert lines[0][header.index(f"{row.group} TS")] == cell(row.estimates["ts"])
+
+
+def test_a_mission_with_two_type_tags_counts_in_both_types_and_once_in_all(store_path, tmp_path):
+    """--group type reads the mission's tags; 'all' still counts each episode once."""
+    with Store(store_path) as store:
+        episodes = store.episodes("a")
+    tags = {episodes[0].key: ["reporting", "inspection"], episodes[1].key: ["reporting"]}
+    for episode in episodes[:2]:
+        _retag(episode.record, tags[episode.key])
+    with Store(store_path) as store:
+        rows = {r.group: r.n for r in report_rows(store, ["a"], group="type")}
+    assert rows == {"L2": 1, "inspection": 1, "reporting": 2, "all": 3}
+
+
+def _retag(record, types):
+    lines = record.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["episode"]["mission"]["types"] = types
+    record.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
 
 
 def test_an_unknown_run_lists_the_runs_in_the_store(store_path):
