@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,7 +21,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
+# Piped or logged output has no terminal width to follow; 160 columns keep tables on one line.
+console = Console(width=None if sys.stdout.isatty() else 160)
 
 # Options shared by run, report and compare, declared once.
 StoreOption = Annotated[Path, typer.Option(help="Results store (SQLite).")]
@@ -28,6 +30,8 @@ GroupOption = Annotated[
     str, typer.Option(help="Rows per level, world, type (mission type tags) or suite.")]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
+DEMO_SUITES = ("rescue-smoke-v1",)
+DEMO_AGENTS = ("oracle", "explorer", "random")
 
 
 def _fail(error: SortieError) -> typer.Exit:
@@ -76,25 +80,27 @@ def view(
 
 @app.command()
 def demo(
-    out: Annotated[Path, typer.Option(help="Folder for the report.")] = Path("demo-out"),
+    out: Annotated[Path, typer.Option(help="Folder for the store, records and report.")] = Path(
+        "demo-out"),
 ) -> None:
-    """Show every world and its speed, then run the rescue smoke suite with three agents."""
-    from sortie.gallery import write_gallery
+    """Run the smoke suites with oracle, explorer and random; print the leaderboard, write HTML."""
+    from sortie.reporting import write_site
     from sortie.run.batch import RunRequest
-    from sortie.run.cli_run import run_and_report
+    from sortie.run.cli_run import run_with_progress
+    from sortie.run.report import leaderboard, render_table, report_rows
+    from sortie.run.store import Store
 
-    rows, report = write_gallery(out)
-    table = Table(title="Embedded simulator: every world")
-    for column in rows[0]:
-        table.add_column(column, justify="right" if column != "world" else "left")
-    for row in rows:
-        table.add_row(*(str(v) for v in row.values()))
-    console.print(table)
-    for agent in ("oracle", "explorer", "random"):
-        request = RunRequest(("rescue-smoke-v1",), agent, workers=2,
-                             store=out / "runs" / "sortie.db")  # fmt: skip
-        run_and_report(request, console)
-    console.print(f"Report: {report.resolve()}")
+    runs = [f"demo-{agent}" for agent in DEMO_AGENTS]
+    with Store(out / "runs" / "sortie.db") as store:
+        for agent, run_id in zip(DEMO_AGENTS, runs, strict=True):
+            console.print(f"Running {', '.join(DEMO_SUITES)} with {agent} on 2 workers")
+            run_with_progress(RunRequest(DEMO_SUITES, agent, workers=2, store=store.path,
+                                         run_id=run_id), store, console)  # fmt: skip
+        for table in leaderboard(report_rows(store, runs)):
+            console.print(render_table(table, "Leaderboard"))
+        index = write_site(store, runs, out / "report", "level")
+    console.print(f"Store: {store.path.resolve()}")
+    console.print(f"Report: {index.resolve()}")
 
 
 @app.command()

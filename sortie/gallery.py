@@ -1,8 +1,7 @@
-"""The world gallery: pictures of every world and their stepping speed, for the demo and docs."""
+"""World pictures and stepping speed, for ``sortie view``, the docs' pictures and the benchmarks."""
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,7 +23,7 @@ from sortie.sim.render import Renderer
 from sortie.sim.scene import Scene
 from sortie.sim.topdown import render_topdown
 from sortie.sim.visualize import depth_image, mark_pose, semantic_image
-from sortie.sim.worlds import WORLDS, build_world
+from sortie.sim.worlds import build_world
 
 
 def valid_pose(scene: Scene, seed: int = 0) -> Pose:
@@ -77,40 +76,3 @@ def measure_steps(world: str, seed: int = 0, steps: int = 200, size: int = 128,
     for action in actions:
         backend.step(action)
     return steps / (time.perf_counter() - start)
-
-
-def write_gallery(out: Path, seed: int = 0) -> tuple[list[dict[str, object]], Path]:
-    """Render and measure every world; write ``out/index.html``; return table rows and path."""
-    rows = []
-    for name in WORLDS.names():
-        start = time.perf_counter()
-        scene = build_world(name, seed)
-        build_seconds = time.perf_counter() - start
-        save_view(name, seed, {}, None, 256, out / name)
-        rows.append({
-            "world": name,
-            "objects": len(scene.objects),
-            "triangles": sum(p.triangle_count for o in scene.objects for p in o.parts),
-            "build s": f"{build_seconds:.2f}",
-            "steps/s 128² rgb+depth+sem": f"{measure_steps(name, seed):.0f}",
-            "steps/s no sensors": f"{measure_steps(name, seed, 1000, sensors=()):.0f}",
-        })  # fmt: skip
-    report = out / "index.html"
-    report.write_text(_gallery_html(rows))
-    return rows, report
-
-
-def _gallery_html(rows: list[dict[str, object]]) -> str:
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r.values())
-                   + "</tr>" for r in rows)  # fmt: skip
-    cards = "".join(
-        f"<section><h2>{html.escape(str(r['world']))}</h2>"
-        + "".join(f'<img src="{html.escape(str(r["world"]))}/{img}.png" alt="{img}">'
-                  for img in ("rgb", "depth", "semantic", "topdown"))
-        + "</section>" for r in rows)  # fmt: skip
-    style = ("body{font-family:sans-serif;margin:2em}img{width:256px;margin:4px}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}")
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>sortie worlds</title>"
-            f"<style>{style}</style></head><body><h1>sortie: the embedded worlds</h1>"
-            f"<table><tr>{head}</tr>{body}</table>{cards}</body></html>")

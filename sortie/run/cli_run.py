@@ -15,7 +15,7 @@ from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
 
-__all__ = ["find_suite", "results_table", "run_and_report"]
+__all__ = ["find_suite", "results_table", "run_and_report", "run_with_progress"]
 
 
 def run_and_report(request: RunRequest, console: Console) -> Plan:
@@ -25,26 +25,38 @@ def run_and_report(request: RunRequest, console: Console) -> Plan:
         KeyboardInterrupt: after saying how to resume; finished episodes are kept.
     """
     with Store(request.store) as store:
-        plan = plan_run(request, store)
-        title = f"{' + '.join(plan.suites)} · {request.agent}"
-        skipped = len(plan.jobs) - len(plan.todo)
-        if skipped:
-            console.print(f"Run {plan.run_id}: {skipped} of {len(plan.jobs)} episodes already "
-                          "stored, running the rest")  # fmt: skip
-        try:
-            _execute(plan, request, store, title, console)
-        except KeyboardInterrupt:
-            console.print(f"Stopped. Finished episodes are kept in {request.store}; resume "
-                          f"with --run-id {plan.run_id}")  # fmt: skip
-            raise
-        console.print(results_table(store.episodes(plan.run_id), title))
+        plan = run_with_progress(request, store, console)
+        console.print(results_table(store.episodes(plan.run_id), _title(plan, request)))
     console.print(f"Store: {request.store.resolve()} (run {plan.run_id})")
     console.print(f"Records: {plan.records.resolve()}")
     return plan
 
 
-def _execute(plan: Plan, request: RunRequest, store: Store, title: str,
-             console: Console) -> None:
+def run_with_progress(request: RunRequest, store: Store, console: Console) -> Plan:
+    """Run (or resume) a run into ``store`` under progress bars; return its plan.
+
+    Raises:
+        KeyboardInterrupt: after saying how to resume; finished episodes are kept.
+    """
+    plan = plan_run(request, store)
+    skipped = len(plan.jobs) - len(plan.todo)
+    if skipped:
+        console.print(f"Run {plan.run_id}: {skipped} of {len(plan.jobs)} episodes already "
+                      "stored, running the rest")  # fmt: skip
+    try:
+        _execute(plan, request, store, console)
+    except KeyboardInterrupt:
+        console.print(f"Stopped. Finished episodes are kept in {request.store}; resume "
+                      f"with --run-id {plan.run_id}")  # fmt: skip
+        raise
+    return plan
+
+
+def _title(plan: Plan, request: RunRequest) -> str:
+    return f"{' + '.join(plan.suites)} · {request.agent}"
+
+
+def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) -> None:
     """Run the plan under one progress bar per suite: done, success rate so far, time left."""
     columns = (*Progress.get_default_columns()[:3], MofNCompleteColumn(),
                TextColumn("success {task.fields[rate]}"), TimeRemainingColumn())  # fmt: skip

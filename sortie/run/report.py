@@ -6,6 +6,7 @@ Reads only the store (and, to group by world, the header line of each trajectory
 from __future__ import annotations
 
 import csv
+import dataclasses
 import difflib
 import io
 import json
@@ -165,6 +166,13 @@ def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
                         STAGE_COLUMNS, False, tuple(rows))]  # fmt: skip
 
 
+def leaderboard(rows: Sequence[ReportRow]) -> list[ReportTable]:
+    """Return the paper's tables for a terminal: the main table, and stages over all groups."""
+    tables = paper_tables(rows)
+    overall = tuple(row for row in rows if row.group == "all")
+    return [dataclasses.replace(t, rows=overall) if not t.pivot else t for t in tables]
+
+
 def render(rows: Sequence[ReportRow], fmt: str, title: str = "") -> RenderableType | str:
     """Return the paper's tables as rich tables or markdown, or every row as CSV or JSON."""
     if fmt == "table":
@@ -182,14 +190,20 @@ def render_table(table: ReportTable, title: str = "") -> Table:
     # The interval goes under the mean, and the main table has one column per run rather than
     # per level (the paper's way round, kept in markdown), so it fits a terminal.
     header, lines = _layout(table, "\n", by_run=True)
-    out = Table(title=" · ".join(part for part in (title, table.title) if part) or None)
+    out = Table(title=" · ".join(part for part in (title, table.title) if part) or None,
+                caption="mean, and its 95% bootstrap interval over episodes under it")
     for column in header:
-        # Fold, never cut: a narrow terminal wraps a number instead of hiding its digits.
-        out.add_column(column, justify="left" if column in ("run", "group") else "right",
-                       overflow="fold")  # fmt: skip
+        name = column in ("run", "group")
+        # Names never wrap; numbers fold rather than being cut, so no digit is hidden.
+        out.add_column(_SHORT.get(column, column), justify="left" if name else "right",
+                       no_wrap=name, overflow="fold")  # fmt: skip
     for line in lines:
         out.add_row(*line)
     return out
+
+
+_SHORT = {"COLLISIONS": "COLL."}
+"""Shorter terminal headers for long metric names."""
 
 
 def render_markdown(table: ReportTable) -> str:
@@ -250,11 +264,17 @@ def render_json(rows: Sequence[ReportRow]) -> str:
 
 
 def cell(estimate: Estimate, separator: str = " ") -> str:
-    """Return ``mean [lo, hi]``, just the mean when there is no interval, ``–`` when NaN."""
+    """Return ``mean [lo, hi]``, just the mean when there is no interval, ``–`` when NaN.
+
+    With a line break as ``separator`` (a terminal table) the interval is the shorter
+    ``lo–hi`` under the mean, so columns stay narrow.
+    """
     if math.isnan(estimate.mean):
         return "–"
     if math.isnan(estimate.lo):
         return f"{estimate.mean:.1f}"
+    if separator == "\n":
+        return f"{estimate.mean:.1f}\n{estimate.lo:.1f}–{estimate.hi:.1f}"
     return f"{estimate.mean:.1f}{separator}[{estimate.lo:.1f}, {estimate.hi:.1f}]"
 
 
