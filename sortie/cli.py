@@ -84,10 +84,10 @@ def demo(
         "demo-out"),
 ) -> None:
     """Run the smoke suites with oracle, explorer and random; print the leaderboard, write HTML."""
-    from sortie.reporting import write_site
+    from sortie.report import write_site
+    from sortie.report.tables import leaderboard, render_table, report_rows
     from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_with_progress
-    from sortie.run.report import leaderboard, render_table, report_rows
     from sortie.run.store import Store
 
     runs = [f"demo-{agent}" for agent in DEMO_AGENTS]
@@ -188,14 +188,15 @@ def report(
     ] = None,
 ) -> None:
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes."""
-    from sortie.run.report import render, report_rows
+    from sortie.report.tables import render, report_rows
 
     try:
         with _open_store(store) as opened:
             rows = report_rows(opened, run_ids, group)
             _print(render(rows, fmt, title=" · ".join(run_ids)))
+            _print_usage(opened, run_ids, fmt)
             if html_dir is not None:
-                from sortie.reporting import write_site
+                from sortie.report import write_site
 
                 index = write_site(opened, run_ids, html_dir, group)
                 # On stderr after a text format, so `--format csv > file` stays pure CSV.
@@ -213,7 +214,7 @@ def compare(
     fmt: FormatOption = "table",
 ) -> None:
     """Print B − A per metric and group: paired over common episodes, with 95% intervals."""
-    from sortie.run.report import compare_rows, render
+    from sortie.report.tables import compare_rows, render
 
     try:
         with _open_store(store) as opened:
@@ -230,6 +231,16 @@ def _open_store(path: Path) -> Store:
     if not path.exists():
         raise SortieError(f"{path}: no results store here; pass --store PATH")
     return Store(path)
+
+
+def _print_usage(store: Store, runs: list[str], fmt: str) -> None:
+    """Print the runs' model use (calls, tokens, errors, latency) under a table or markdown."""
+    from sortie.models.accounting import usage_markdown, usage_table
+    from sortie.report.usage import run_usage
+
+    usage = run_usage(store, runs) if fmt in ("table", "markdown") else {}
+    if usage:
+        _print(usage_table(usage) if fmt == "table" else "\n" + usage_markdown(usage))
 
 
 def _print(rendered: RenderableType | str) -> None:

@@ -25,8 +25,8 @@ from sortie.run.jobs import Job, JobResult, record_failure, run_job
 
 OnResult = Callable[[JobResult], None]
 
-_BACKENDS: dict[tuple[str, ...], EmbeddedBackend] = {}
-"""A worker process's backends by sensor set: built once, reused by every job it runs."""
+_BACKENDS: dict[tuple[str, tuple[str, ...]], EmbeddedBackend] = {}
+"""A worker process's backends by body and sensor set: built once, reused by every job."""
 
 
 def run_jobs(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
@@ -44,25 +44,28 @@ def run_jobs(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
 
 def _run_here(jobs: Sequence[Job], on_result: OnResult) -> None:
     """Run the jobs in order in this process, closing the backends afterwards."""
-    backends: dict[tuple[str, ...], EmbeddedBackend] = {}
+    backends: dict[tuple[str, tuple[str, ...]], EmbeddedBackend] = {}
     try:
         for job in jobs:
-            on_result(run_job(job, _backend(backends, job.run.sensors)))
+            on_result(run_job(job, backend_for(backends, job)))
     finally:
         for backend in backends.values():
             backend.close()
 
 
-def _backend(backends: dict[tuple[str, ...], EmbeddedBackend],
-             sensors: tuple[str, ...]) -> EmbeddedBackend:
-    if sensors not in backends:
-        backends[sensors] = EmbeddedBackend(body="walker", sensors=sensors)
-    return backends[sensors]
+def backend_for(backends: dict[tuple[str, tuple[str, ...]], EmbeddedBackend],
+                job: Job) -> EmbeddedBackend:
+    """Return the backend of the job's body and sensors from ``backends``, building it once."""
+    ref = job.run.backend_for(job.episode.family)
+    key = (ref.args["body"], job.run.sensors)
+    if key not in backends:
+        backends[key] = EmbeddedBackend(**ref.args)
+    return backends[key]
 
 
 def work(job: Job) -> JobResult:
     """Run one job in a worker process, on the backend this worker keeps for its life."""
-    return run_job(job, _backend(_BACKENDS, job.run.sensors))
+    return run_job(job, backend_for(_BACKENDS, job))
 
 
 def _start_worker(parent: int) -> None:
@@ -94,9 +97,9 @@ class _PoolRun:
         pool = self._new_pool()
         try:
             while self.waiting or self.suspects or self.running:
-                self._submit(pool)
+                refused = not self._submit(pool)
                 done, _ = wait(self.running, return_when=FIRST_COMPLETED)
-                if self._collect(done):
+                if self._collect(done) or (refused and not self.running):
                     pool.shutdown(wait=True)
                     pool = self._new_pool()
         except BaseException:
@@ -109,16 +112,27 @@ class _PoolRun:
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_start_worker, initargs=(os.getpid(),))  # fmt: skip
 
-    def _submit(self, pool: ProcessPoolExecutor) -> None:
-        """Fill free workers; a suspect job runs alone so a death can be pinned on it."""
+    def _submit(self, pool: ProcessPoolExecutor) -> bool:
+        """Fill free workers; a suspect job runs alone so a death can be pinned on it.
+
+        Return False if the pool refused a job because it broke since the last look (a worker
+        died while another job was finishing); the job waits for the next pool.
+        """
         if self.suspects:
-            if not self.running:
-                job = self.suspects.popleft()
-                self.running[pool.submit(work, job)] = job
-            return
+            return bool(self.running) or self._start(pool, self.suspects)
         while self.waiting and len(self.running) < self.workers:
-            job = self.waiting.popleft()
+            if not self._start(pool, self.waiting):
+                return False
+        return True
+
+    def _start(self, pool: ProcessPoolExecutor, queue: deque[Job]) -> bool:
+        job = queue.popleft()
+        try:
             self.running[pool.submit(work, job)] = job
+        except BrokenProcessPool:
+            queue.appendleft(job)
+            return False
+        return True
 
     def _collect(self, done: set[Future[JobResult]]) -> bool:
         """Hand over finished results; return True if the pool broke."""

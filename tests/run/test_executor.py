@@ -11,8 +11,7 @@ import pytest
 
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
-
-from .conftest import comparable, run_stored
+from tests.conftest import comparable, run_stored
 
 
 @pytest.mark.parametrize("agent", ["random", "oracle"])

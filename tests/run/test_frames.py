@@ -5,8 +5,7 @@ from sortie.core.errors import ConfigError
 from sortie.core.records_io import read_trajectory
 from sortie.run.batch import RunRequest
 from sortie.run.frames import frame_path, load_frame, save_frame
-
-from .conftest import comparable, run_stored
+from tests.conftest import comparable, run_stored
 
 
 def test_identical_frames_are_stored_once_and_read_back_exactly(tmp_path):

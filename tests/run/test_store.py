@@ -10,8 +10,7 @@ from sortie.run import store as store_module
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import STORE_SCHEMA_VERSION, Store
-
-from .conftest import run_stored
+from tests.conftest import run_stored
 
 
 def test_a_stored_episode_reads_back_as_its_record_says(tmp_path, smoke3):

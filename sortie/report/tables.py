@@ -189,7 +189,7 @@ def render_table(table: ReportTable, title: str = "") -> Table:
     """Return a rich table with one ``mean [lo, hi]`` cell per metric (TCR and HS in %)."""
     # The interval goes under the mean, and the main table has one column per run rather than
     # per level (the paper's way round, kept in markdown), so it fits a terminal.
-    header, lines = _layout(table, "\n", by_run=True)
+    header, lines = layout(table, "\n", by_run=True, compact=True)
     out = Table(title=" · ".join(part for part in (title, table.title) if part) or None,
                 caption="mean, and its 95% bootstrap interval over episodes under it")
     for column in header:
@@ -208,7 +208,7 @@ _SHORT = {"COLLISIONS": "COLL."}
 
 def render_markdown(table: ReportTable) -> str:
     """Return a GitHub markdown table, under a heading when the table has a title."""
-    header, lines = _layout(table, " ")
+    header, lines = layout(table, " ")
     left = sum(column in ("run", "group") for column in header)
     text = ["| " + " | ".join(header) + " |",
             "|" + "---|" * left + "---:|" * (len(header) - left)]  # fmt: skip
@@ -216,17 +216,17 @@ def render_markdown(table: ReportTable) -> str:
     return (f"### {table.title}\n\n" if table.title else "") + "\n".join(text) + "\n"
 
 
-def _layout(table: ReportTable, separator: str,
-            by_run: bool = False) -> tuple[list[str], list[list[str]]]:
+def layout(table: ReportTable, separator: str, by_run: bool = False,
+           compact: bool = False) -> tuple[list[str], list[list[str]]]:
     """Return the header and the text lines of a table, pivoted or one line per row.
 
     A pivoted table has a line per run and columns per group, or with ``by_run`` a line per
-    group and columns per run.
+    group and columns per run. ``separator`` and ``compact`` shape each cell (see ``cell``).
     """
     if not table.pivot:
         header = ["run", "group", "n", *(c.upper() for c in table.columns)]
         return header, [[row.run, row.group, str(row.n),
-                         *(cell(row.estimates[c], separator) for c in table.columns)]
+                         *(cell(row.estimates[c], separator, compact) for c in table.columns)]
                         for row in table.rows]  # fmt: skip
     lines_by, columns_by = ("group", "run") if by_run else ("run", "group")
     across = list(dict.fromkeys(getattr(row, columns_by) for row in table.rows))
@@ -234,7 +234,8 @@ def _layout(table: ReportTable, separator: str,
     cells: dict[str, dict[str, str]] = {}
     for row in table.rows:
         line = cells.setdefault(getattr(row, lines_by), {})
-        line.update({f"{getattr(row, columns_by)} {c.upper()}": cell(row.estimates[c], separator)
+        line.update({f"{getattr(row, columns_by)} {c.upper()}": cell(row.estimates[c],
+                                                                     separator, compact)
                      for c in table.columns})  # fmt: skip
     return header, [[name, *(line.get(h, "") for h in header[1:])] for name, line in cells.items()]
 
@@ -263,18 +264,17 @@ def render_json(rows: Sequence[ReportRow]) -> str:
     return json.dumps(nested, indent=2, ensure_ascii=False) + "\n"
 
 
-def cell(estimate: Estimate, separator: str = " ") -> str:
+def cell(estimate: Estimate, separator: str = " ", compact: bool = False) -> str:
     """Return ``mean [lo, hi]``, just the mean when there is no interval, ``–`` when NaN.
 
-    With a line break as ``separator`` (a terminal table) the interval is the shorter
-    ``lo–hi`` under the mean, so columns stay narrow.
+    ``compact`` writes the interval as the shorter ``lo–hi`` (terminal tables).
     """
     if math.isnan(estimate.mean):
         return "–"
     if math.isnan(estimate.lo):
         return f"{estimate.mean:.1f}"
-    if separator == "\n":
-        return f"{estimate.mean:.1f}\n{estimate.lo:.1f}–{estimate.hi:.1f}"
+    if compact:
+        return f"{estimate.mean:.1f}{separator}{estimate.lo:.1f}–{estimate.hi:.1f}"
     return f"{estimate.mean:.1f}{separator}[{estimate.lo:.1f}, {estimate.hi:.1f}]"
 
 

@@ -8,11 +8,10 @@ from typer.testing import CliRunner
 from sortie.cli import app
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.metrics.aggregate import RESCUE_COLUMNS
+from sortie.report.tables import cell, compare_rows, layout, paper_tables, render, report_rows
 from sortie.run.batch import RunRequest
-from sortie.run.report import _layout, cell, compare_rows, paper_tables, render, report_rows
 from sortie.run.store import Store
-
-from .conftest import run_stored
+from tests.conftest import run_stored
 
 runner = CliRunner()
 
@@ -77,7 +76,7 @@ def test_the_main_table_holds_the_same_numbers_as_the_rows(store_path):
     with Store(store_path) as store:
         rows = report_rows(store, ["a"])
     table = paper_tables(rows)[0]
-    header, lines = _layout(table, " ")
+    header, lines = layout(table, " ")
     for row in rows:
         assert lines[0][header.index(f"{row.group} TS")] == cell(row.estimates["ts"])
 

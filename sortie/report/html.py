@@ -1,0 +1,121 @@
+"""HTML building blocks of the static report: escaped text, generic tables, the page shell.
+
+Everything shown comes from records that agents and models wrote into, so every piece of text
+goes through ``esc`` on its way into a page; nothing is trusted as markup. Pages also forbid
+scripts and remote resources by their Content-Security-Policy, a second wall behind escaping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+STYLE_FILE = "style.css"
+
+# Images and the style sheet come from the report's own folder; nothing else loads, no script runs.
+_POLICY = ("default-src 'none'; img-src 'self' file:; style-src 'self' file:; "
+           "base-uri 'none'; form-action 'none'")  # fmt: skip
+
+STYLE = """\
+body { font-family: system-ui, sans-serif; margin: 1.5em 2em; color: #222; max-width: 90em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; vertical-align: top; text-align: left; }
+th { background: #f2f2f2; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: pre; }
+td { white-space: nowrap; } td:has(pre) { white-space: normal; min-width: 20em; }
+.views { display: flex; flex-wrap: wrap; gap: 2em; align-items: flex-start; }
+.views section { max-width: 100%; }
+img.clip { width: 256px; image-rendering: pixelated; }
+tr:nth-child(even) td { background: #fafafa; }
+pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; white-space: pre-wrap;
+      word-break: break-word; margin: 0; font-size: 0.85em; }
+img { max-width: 100%; border: 1px solid #ddd; margin: 4px; vertical-align: top; }
+.failure { color: #a40000; } .success { color: #176117; }
+.legend { max-width: 40em; } .legend > span { display: inline-block; margin-right: 1em; }
+nav { margin-bottom: 1em; } .scroll { overflow-x: auto; }
+"""
+
+
+def esc(value: object) -> str:
+    """Return ``value`` as text safe inside HTML elements and quoted attributes."""
+    return html.escape(str(value), quote=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A table cell that links to another page or file of the report."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pre:
+    """A table cell of preformatted text (model output, tracebacks): line breaks kept."""
+
+    text: str
+
+
+Cell = str | Link | Pre
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlTable:
+    """A titled table of text cells, rendered the same whatever it holds."""
+
+    title: str
+    columns: Sequence[str]
+    rows: Sequence[Sequence[Cell]]
+    numeric: frozenset[str] = field(default_factory=frozenset)
+    """Columns whose cells are right-aligned numbers."""
+
+
+def render_table(table: HtmlTable) -> str:
+    """Return the table as an ``<h2>`` title and a ``<table>``, every cell escaped."""
+    head = "".join(f"<th>{esc(c)}</th>" for c in table.columns)
+    aligned = [c in table.numeric for c in table.columns]
+    body = "".join(
+        "<tr>" + "".join(_cell(cell, right) for cell, right in zip(row, aligned, strict=True))
+        + "</tr>" for row in table.rows)  # fmt: skip
+    title = f"<h2>{esc(table.title)}</h2>" if table.title else ""
+    # Wide tables scroll sideways inside their box instead of widening the whole page.
+    return (f"{title}<div class='scroll'><table><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table></div>")  # fmt: skip
+
+
+def _cell(cell: Cell, right: bool) -> str:
+    attribute = ' class="num"' if right else ""
+    if isinstance(cell, Link):
+        return f'<td{attribute}><a href="{esc(cell.href)}">{esc(cell.text)}</a></td>'
+    if isinstance(cell, Pre):
+        return f"<td{attribute}>{preformatted(cell.text)}</td>"
+    return f"<td{attribute}>{esc(cell)}</td>"
+
+
+def page(title: str, body: str, root: str = "") -> str:
+    """Return a whole HTML document; ``root`` is the relative path up to the report's folder."""
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{esc(title)}</title><link rel="stylesheet" href="{root}{STYLE_FILE}">'
+            f"</head><body>{body}</body></html>\n")  # fmt: skip
+
+
+def preformatted(text: str) -> str:
+    """Return ``text`` escaped in a ``<pre>`` block."""
+    return f"<pre>{esc(text)}</pre>"
+
+
+def slug(*parts: str) -> str:
+    """Return a file-name-safe name for ``parts``, unique even where the readable part is not.
+
+    Keys and run ids may hold slashes, dots or markup; the readable part keeps only safe
+    characters, and a short hash of the exact parts tells apart names that collapse alike.
+    """
+    readable = re.sub(r"[^A-Za-z0-9_-]+", "_", "__".join(parts)).strip("_")[:80]
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:10]
+    return f"{readable}-{digest}" if readable else digest

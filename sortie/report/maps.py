@@ -1,0 +1,132 @@
+"""Top-down maps of episodes: the world from above, the path coloured by stage, key places.
+
+A world's map is rendered once and reused by every episode in it (a suite holds many
+episodes per world); the episode's own objects (casualty, stretcher) are drawn as markers
+from its spec rather than rendered, which is what makes that reuse possible. Paths are drawn
+with Pillow straight onto the map, not with matplotlib: a report has a map per episode, and
+this is some twenty times faster (the legend is on the page instead, ``LEGEND``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import groupby
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from sortie.core.episode import EpisodeSpec, WorldSpec
+from sortie.core.trajectory import StepRecord
+from sortie.sim.render import Renderer
+from sortie.sim.topdown import TopDownMap, render_topdown
+from sortie.sim.worlds import build_world
+
+Colour = tuple[int, int, int]
+STAGE_COLOURS: dict[str | None, Colour] = {
+    "S1": (31, 119, 180), "S2": (255, 127, 14), "S3": (44, 160, 44), "S4": (148, 103, 189)}
+"""Path colour while each stage is active; any other (and after the last) is ``OTHER``."""
+OTHER: Colour = (90, 90, 90)
+START, CASUALTY, STRETCHER, END, COLLISION = (
+    (40, 200, 60), (214, 39, 40), (23, 190, 207), (0, 0, 0), (255, 0, 0))
+LEGEND = (("●", START, "start"), ("◆", CASUALTY, "casualty"), ("■", STRETCHER, "stretcher"),
+          ("▲", END, "end"), ("×", COLLISION, "collision"))  # fmt: skip
+"""The markers as the page's legend shows them: glyph, colour, meaning."""
+SIDE = 520
+"""Maps are enlarged (by a whole factor, pixels kept square) to about this many pixels."""
+
+
+class WorldMaps:
+    """Top-down maps of worlds, each rendered on first use and kept."""
+
+    def __init__(self, metres_per_pixel: float = 0.1, max_pixels: int = 400) -> None:
+        """Render maps at ``metres_per_pixel``, coarser when a side would pass ``max_pixels``."""
+        self.metres_per_pixel, self.max_pixels = metres_per_pixel, max_pixels
+        self._maps: dict[str, TopDownMap] = {}
+
+    def background(self, world: WorldSpec) -> TopDownMap:
+        """Return the map of ``world`` (without any episode's placements), enlarged to draw on."""
+        key = world.model_dump_json()
+        if key not in self._maps:
+            scene = build_world(world.builder, world.seed, world.params)
+            rendered = render_topdown(Renderer(scene), self.metres_per_pixel,
+                                      max_pixels=self.max_pixels)  # fmt: skip
+            self._maps[key] = enlarged(rendered)
+        return self._maps[key]
+
+
+def enlarged(topdown: TopDownMap, side: int = SIDE) -> TopDownMap:
+    """Return the map scaled up by the whole factor that brings its long side near ``side``."""
+    factor = max(1, round(side / max(topdown.image.shape[:2])))
+    image = np.repeat(np.repeat(topdown.image, factor, axis=0), factor, axis=1)
+    return TopDownMap(image, topdown.xmin, topdown.ymax, topdown.metres_per_pixel / factor)
+
+
+def draw_episode_map(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord],
+                     path: Path) -> Path:
+    """Draw the episode's path and places over the world map; save it as a PNG at ``path``."""
+    picture = Image.fromarray(topdown.image)
+    draw = ImageDraw.Draw(picture)
+    _draw_path(draw, topdown, spec, steps)
+    _draw_places(draw, topdown, spec, steps)
+    _draw_scale(draw, topdown)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    picture.save(path, compress_level=1)  # fast: maps are many, disk is cheap
+    return path
+
+
+def _draw_path(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec,
+               steps: Sequence[StepRecord]) -> None:
+    """Draw one polyline per run of steps in the same stage, in that stage's colour."""
+    last = topdown.pixel(spec.start.x, spec.start.y)
+    for stage, run in groupby(steps, key=lambda s: s.stage):
+        points = [last] + [topdown.pixel(s.pose.x, s.pose.y) for s in run]
+        draw.line(points, fill=STAGE_COLOURS.get(stage, OTHER), width=2, joint="curve")
+        last = points[-1]
+
+
+def _draw_places(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec,
+                 steps: Sequence[StepRecord]) -> None:
+    """Mark every collision, the targets, the start and the end (in that order, end on top)."""
+    for step in steps:
+        if step.collisions:
+            col, row = topdown.pixel(step.pose.x, step.pose.y)
+            draw.line([col - 3, row - 3, col + 3, row + 3], fill=COLLISION, width=2)
+            draw.line([col - 3, row + 3, col + 3, row - 3], fill=COLLISION, width=2)
+    poses = {p.name: p.pose for p in spec.placements}
+    for role, shape, colour in (("casualty", "diamond", CASUALTY),
+                                ("stretcher", "square", STRETCHER)):  # fmt: skip
+        pose = poses.get(spec.targets.get(role, ""))
+        if pose is not None:
+            _marker(draw, topdown.pixel(pose.x, pose.y), shape, colour)
+    _marker(draw, topdown.pixel(spec.start.x, spec.start.y), "circle", START)
+    if steps:
+        _marker(draw, topdown.pixel(steps[-1].pose.x, steps[-1].pose.y), "triangle", END)
+
+
+_SHAPES = {"square": (4, 0.0), "diamond": (4, 45.0), "triangle": (3, 0.0)}
+"""Regular polygons as (sides, rotation in degrees)."""
+
+
+def _marker(draw: ImageDraw.ImageDraw, at: tuple[int, int], shape: str, colour: Colour,
+            radius: int = 7) -> None:
+    """Draw a filled, white-edged shape so it shows on any floor colour."""
+    white = (255, 255, 255)
+    if shape == "circle":
+        draw.circle(at, radius, fill=colour, outline=white, width=2)
+        return
+    sides, rotation = _SHAPES[shape]
+    draw.regular_polygon((at[0], at[1], radius), sides, rotation=rotation, fill=colour,
+                         outline=white, width=2)  # fmt: skip
+
+
+def _draw_scale(draw: ImageDraw.ImageDraw, topdown: TopDownMap) -> None:
+    """Draw a scale bar of a round length (about a fifth of the map) in the lower left."""
+    height, width = topdown.image.shape[:2]
+    span = width * topdown.metres_per_pixel / 5
+    metres = max((m for m in (1, 2, 5, 10, 20, 50, 100) if m <= span), default=1)
+    length = round(metres / topdown.metres_per_pixel)
+    left, bottom = 10, height - 12
+    draw.rectangle([left - 5, bottom - 18, left + length + 5, bottom + 6], fill=(255, 255, 255))
+    draw.line([left, bottom, left + length, bottom], fill=(0, 0, 0), width=3)
+    draw.text((left, bottom - 16), f"{metres} m", fill=(0, 0, 0))

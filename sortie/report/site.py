@@ -1,0 +1,106 @@
+"""``sortie report --html DIR``: a static, self-contained HTML report of runs in a store.
+
+The folder holds ``index.html`` (the report tables, the plots, a table of episodes per run),
+``style.css``, ``plots/`` and ``episodes/`` (one page per episode with its map and clip).
+Every link is relative and nothing loads from the network, so the folder opens from disk,
+can be copied or zipped, and reads the same anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from sortie.models.accounting import COLUMNS, usage_rows
+from sortie.report.episode import (
+    EPISODES_FOLDER,
+    EpisodePage,
+    legend_css,
+    write_episode_page,
+)
+from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, render_table
+from sortie.report.maps import WorldMaps
+from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
+from sortie.report.tables import check_run, layout, paper_tables, report_rows
+from sortie.report.usage import run_usage
+from sortie.run.store import Store
+
+PLOTS_FOLDER = "plots"
+DECAY_COLUMNS = ("tcr", "ts")
+
+
+def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level") -> Path:
+    """Write the report of ``runs`` into folder ``out``; return the path of its index page.
+
+    Raises:
+        UnknownNameError: a run id the store does not hold.
+        ConfigError: an unknown grouping, or a record that cannot be read to group by world.
+    """
+    for run in runs:
+        check_run(store, run)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
+    figures = write_plots(store, runs, out / PLOTS_FOLDER)
+    maps, folder = WorldMaps(), out / EPISODES_FOLDER
+    folder.mkdir(exist_ok=True)
+    episodes = [episode_table(run, [write_episode_page(store, run, e, folder, maps)
+                                    for e in store.episodes(run)]) for run in runs]  # fmt: skip
+    index = out / "index.html"
+    index.write_text(index_page(runs, index_tables(store, runs, group), figures, episodes),
+                     encoding="utf-8")  # fmt: skip
+    return index
+
+
+def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTable]:
+    """Return the tables at the top of the index: the paper's tables, then model use."""
+    tables = []
+    for table in paper_tables(report_rows(store, runs, group)):
+        header, lines = layout(table, "\n")
+        numeric = frozenset(h for h in header if h not in ("run", "group"))
+        tables.append(HtmlTable(table.title, header, lines, numeric))
+    usage = run_usage(store, runs)
+    if usage:
+        tables.append(HtmlTable("Model calls", COLUMNS, usage_rows(usage), frozenset(COLUMNS[1:])))
+    return tables
+
+
+def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[str, str]]:
+    """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs."""
+    cascade = plot_cascade(stage_cascade(store, runs), folder / "stage-cascade.png")
+    by_level = report_rows(store, runs, "level", DECAY_COLUMNS)
+    decay = plot_decay(by_level, folder / "level-decay.png", DECAY_COLUMNS)
+    return [
+        ("Stage cascade: share of episodes that completed each stage, per level",
+         f"{PLOTS_FOLDER}/{cascade.name}"),
+        ("Decay across levels: TCR (%) and TS per level, one line per run",
+         f"{PLOTS_FOLDER}/{decay.name}"),
+    ]  # fmt: skip
+
+
+def episode_table(run: str, pages: Sequence[EpisodePage]) -> HtmlTable:
+    """Return the run's episodes with a link to each page and its main results."""
+    columns = ("episode", "level", "repeat", "outcome", "failure reason", "steps", "TS",
+               "collisions", "clip")  # fmt: skip
+    rows = [(Link(p.episode.key, f"{EPISODES_FOLDER}/{p.name}"), p.episode.level,
+             str(p.episode.repeat), p.episode.outcome, p.episode.failure_reason or "",
+             str(p.episode.steps), _metric(p, "ts"),
+             _metric(p, "collisions", 0), "yes" if p.has_clip else "") for p in pages]  # fmt: skip
+    return HtmlTable(f"Episodes of {run}", columns, rows,
+                     frozenset({"repeat", "steps", "TS", "collisions"}))  # fmt: skip
+
+
+def index_page(runs: Sequence[str], tables: Sequence[HtmlTable],
+               figures: Sequence[tuple[str, str]], episodes: Sequence[HtmlTable]) -> str:
+    """Return the index document: tables, then plots, then each run's episodes."""
+    title = "sortie report: " + ", ".join(runs)
+    plots = "".join(f"<figure><img src='{esc(path)}' alt='{esc(caption)}'>"
+                    f"<figcaption>{esc(caption)}</figcaption></figure>"
+                    for caption, path in figures)  # fmt: skip
+    body = (f"<h1>{esc(title)}</h1>" + "".join(render_table(t) for t in tables)
+            + f"<h2>Plots</h2>{plots}" + "".join(render_table(t) for t in episodes))
+    return page(title, body)
+
+
+def _metric(page: EpisodePage, name: str, digits: int = 1) -> str:
+    value = page.episode.metrics.get(name)
+    return "–" if value is None or value != value else f"{value:.{digits}f}"  # NaN != NaN
