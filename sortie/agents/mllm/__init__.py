@@ -1,0 +1,10 @@
+"""Agents driven by a multimodal chat model over the OpenAI-compatible client.
+
+``mllm-rescue`` walks a rescue mission with discrete commands (RescueBench-style);
+``mllm-aerial`` flies with structured primitives (MissionBench-style).
+"""
+
+from sortie.agents.mllm.aerial import MllmAerialAgent
+from sortie.agents.mllm.rescue import MllmRescueAgent
+
+__all__ = ["MllmAerialAgent", "MllmRescueAgent"]

@@ -1,0 +1,197 @@
+"""``mllm-aerial``: a multimodal model flies a mission with structured primitives.
+
+MissionBench-style: each step the model gets the instruction, the current image and up to H
+earlier ones, its action history and the steps left, and answers a target box (0-1000, or
+none), its reasoning, one action with a magnitude, a report and a done flag. JSON with a
+schema by default; MissionBench's XML-tag format (``<bbox>``, ``<reasoning>``, ``<action>``,
+``<report>``, ``<done>``) is read too. Aerial missions do not exist in sortie yet, so this
+agent is tested at ``act()`` level with synthetic observations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel, Field, create_model, field_validator
+
+from sortie.agents.mllm.common import ModelAgent, as_flag, as_int
+from sortie.core.actions import (
+    Action,
+    FlightPrimitive,
+    Fly,
+    InvalidAction,
+    TaskAction,
+    TaskActionKind,
+)
+from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.models.client import Reply
+from sortie.models.structured import extract_json
+
+ActionName = Literal["forward", "backward", "left", "right", "up", "down", "turn_left",
+                     "turn_right", "land", "drop_payload", "collect_sample"]  # fmt: skip
+_TAG = re.compile(r"<(\w+)>(.*?)</\1>", re.S)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+class _Answer(BaseModel):
+    """Accepts the action in any case and with spaces (``Turn Left``)."""
+
+    @field_validator("action", mode="before", check_fields=False)
+    @classmethod
+    def _plain(cls, value: Any) -> Any:
+        return value.strip().lower().replace(" ", "_") if isinstance(value, str) else value
+
+
+Box = list[int] | None
+
+
+def answer_schema(box: bool, reasoning: bool) -> type[BaseModel]:
+    """Return the answer's schema with the fields asked for (box and reasoning can be left out)."""
+    fields: dict[str, Any] = {}
+    if box:
+        fields["box"] = (Box, Field(description="target box [x1, y1, x2, y2] in 0-1000 "
+                                                "image coordinates, or null if not visible",
+                                    min_length=4, max_length=4))  # fmt: skip
+    if reasoning:
+        fields["reasoning"] = (str, Field(description="why this action, briefly"))
+    fields["action"] = (ActionName, Field(description="one action"))
+    fields["magnitude"] = (float, Field(0.0, ge=0.0, description="metres, or degrees for turns"))
+    fields["report"] = (str | None, Field(None, description="what the mission asks to report"))
+    fields["done"] = (bool, Field(False, description="true when the mission is complete"))
+    name = "AerialAnswer" + ("" if box else "NoBox") + ("" if reasoning else "NoReasoning")
+    return create_model(name, __base__=_Answer, **fields)
+
+
+def parse_answer(text: str) -> Any:
+    """Return the answer as data: JSON if it is JSON, else MissionBench's XML tags."""
+    try:
+        return extract_json(text)
+    except ValueError:
+        pass
+    tags = {name.lower(): value.strip() for name, value in _TAG.findall(text)}
+    if "action" not in tags and "done" not in tags:
+        raise ValueError("neither a JSON object nor <action>/<done> tags")
+    return _from_tags(tags)
+
+
+def _from_tags(tags: dict[str, str]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    box = tags.get("bbox", tags.get("box"))
+    if box is not None:
+        numbers = _NUMBER.findall(box)
+        data["box"] = [round(float(n)) for n in numbers] if numbers else None
+    for name in ("reasoning", "thinking", "think"):
+        if name in tags:
+            data["reasoning"] = tags[name]
+            break
+    words = tags.get("action", "").split()
+    done = tags.get("done", "").lower() in ("true", "yes", "1")
+    if words and words[0].lower() == "done":
+        done, words = True, []
+    data["action"] = "_".join(w for w in words if not _NUMBER.fullmatch(w)) or "up"
+    magnitude = tags.get("magnitude") or next((w for w in words if _NUMBER.fullmatch(w)), "0")
+    data["magnitude"] = float(magnitude)
+    report = tags.get("report", "")
+    data["report"] = None if report.lower() in ("", "none", "null", "n/a") else report
+    data["done"] = done
+    return data
+
+
+class MllmAerialAgent(ModelAgent):
+    """Asks a multimodal model for one flight primitive (or task action) per step."""
+
+    name = "mllm-aerial"
+    sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
+    templates = ("aerial_system.txt", "aerial_step.txt")
+
+    def __init__(self, temperature: float | str = 0.0, resolution: int | str = 512,
+                 history: int | str = 2, box: bool | str = True, reasoning: bool | str = True,
+                 prompt_dir: str | None = None, image_format: str = "png",
+                 **model_args: Any) -> None:
+        """Configure the agent; nothing is contacted until the first step.
+
+        Args:
+            temperature: sampling temperature.
+            resolution: longer side of the images sent, pixels (0: as rendered).
+            history: how many earlier images go with the current one (H).
+            box: ask for the target's box (False: the no-box ablation).
+            reasoning: ask for reasoning (False: the no-reasoning ablation).
+            prompt_dir: folder with your own ``aerial_system.txt`` and ``aerial_step.txt``.
+            image_format: ``png`` (lossless, default) or ``jpeg``.
+            **model_args: model client settings, as for ``mllm-rescue``.
+        """
+        super().__init__(prompt_dir, resolution, image_format,
+                         {**model_args, "temperature": temperature})  # fmt: skip
+        self.history = as_int("history", history)
+        self.box, self.reasoning = as_flag("box", box), as_flag("reasoning", reasoning)
+        self.schema = answer_schema(self.box, self.reasoning)
+        self._setup(Brief("aerial", "", ""))
+
+    def _setup(self, brief: Brief) -> None:
+        self.brief = brief
+        self.images: deque[NDArray[np.uint8]] = deque(maxlen=max(self.history, 1))
+        self.actions: list[str] = []
+        self.report: str | None = None
+        """The last report the model gave (read by the mission's judge when it ends)."""
+        self.last_box: list[int] | None = None
+
+    def reset(self, brief: Brief, seed: int) -> None:
+        """Start an episode: no images, no history; templates recorded at the first call."""
+        self._setup(brief)
+        self.start_episode()
+
+    def act(self, observation: MissionObservation) -> Action:
+        """Ask the model for the next action and return it."""
+        reply = self.client.ask(self._messages(observation), self.schema, parse_answer)
+        self.note(reply)
+        if observation.frames.rgb is not None and self.history > 0:
+            self.images.append(observation.frames.rgb)
+        return self._execute(reply)
+
+    def _messages(self, observation: MissionObservation) -> list[dict[str, Any]]:
+        system = self.prompts.render("aerial_system.txt", fields=self._fields_text())
+        history = "\n".join(f"{i + 1}. {a}" for i, a in enumerate(self.actions))
+        text = self.prompts.render("aerial_step.txt", instruction=self.brief.text,
+                                   steps_left=_steps_left(self.brief, observation),
+                                   history=history or "(none yet)")  # fmt: skip
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        earlier = list(self.images)[-self.history:] if self.history > 0 else []
+        for age, rgb in zip(range(len(earlier), 0, -1), earlier, strict=True):
+            content += [{"type": "text", "text": f"View {age} step(s) ago:"}, self.image(rgb)]
+        if observation.frames.rgb is not None:
+            content += [{"type": "text", "text": "Current view:"},
+                        self.image(observation.frames.rgb)]  # fmt: skip
+        return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+
+    def _fields_text(self) -> str:
+        names = (["box (target box [x1, y1, x2, y2] in 0-1000, or null)"] if self.box else []) + (
+            ["reasoning"] if self.reasoning else []) + [
+            "action", "magnitude", "report (or null)", "done (true or false)"]
+        return f"Answer with a JSON object with the fields {', '.join(names)}."
+
+    def _execute(self, reply: Reply) -> Action:
+        answer = reply.value
+        if answer is None:
+            self.actions.append("(unreadable answer)")
+            return InvalidAction(reply.text, reply.error or "no answer")
+        data = answer.model_dump()
+        self.last_box = data.get("box")
+        self.report = data.get("report") or self.report
+        if data["done"]:
+            self.actions.append("done")
+            return TaskAction(TaskActionKind.DONE)
+        self.actions.append(f"{data['action']} {data['magnitude']:g}")
+        if data["action"] in FlightPrimitive.__members__.values():
+            return Fly(FlightPrimitive(data["action"]), float(data["magnitude"]))
+        return TaskAction(TaskActionKind(data["action"]))
+
+
+def _steps_left(brief: Brief, observation: MissionObservation) -> str:
+    """Return the steps left as text, from the time left and the control period."""
+    if brief.control_period <= 0 or observation.time_left <= 0:
+        return "unknown"
+    return str(round(observation.time_left / brief.control_period))

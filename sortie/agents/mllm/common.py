@@ -1,0 +1,103 @@
+"""What the model-driven agents share: their arguments, the client, the per-step output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sortie.agents.base import StepOutput
+from sortie.agents.mllm.prompts import Prompts
+from sortie.core.errors import ParameterError
+from sortie.models.client import ModelClient, Reply
+from sortie.models.config import ModelConfig, as_bool
+from sortie.models.images import image_part
+
+TEXT_LIMIT = 8000
+"""Longest answer text kept in a step record (a runaway answer is cut, marked as cut)."""
+
+
+class ModelAgent:
+    """Base of agents that decide with a chat model; subclasses build messages and actions.
+
+    Construction reads settings only: no server is contacted and no file is opened (the
+    runner builds one agent in the main process just to read its sensors).
+    """
+
+    templates: tuple[str, ...] = ()
+
+    def __init__(self, prompt_dir: str | None, resolution: int | str, image_format: str,
+                 model_args: dict[str, Any]) -> None:
+        """Resolve the model settings (arguments, else ``SORTIE_MODEL_*``) and the prompts."""
+        self.config = ModelConfig.from_args(model_args)
+        self.prompts = Prompts.load(self.templates, prompt_dir)
+        self.resolution = as_int("resolution", resolution)
+        self.image_format = image_format
+        self._client: ModelClient | None = None
+        self._output = StepOutput()
+        self._first = True
+
+    @property
+    def client(self) -> ModelClient:
+        """Return the model client, made on first use (in the process that runs episodes)."""
+        if self._client is None:
+            self._client = ModelClient(self.config)
+        return self._client
+
+    def start_episode(self) -> None:
+        """Mark the next model step as the episode's first (it records the templates)."""
+        self._first, self._output = True, StepOutput()
+
+    def step_output(self) -> StepOutput:
+        """Return the text, model calls and decision time of the last ``act``."""
+        return self._output
+
+    def close(self) -> None:
+        """Release the client's connections and cache."""
+        if self._client is not None:
+            self._client.close()
+
+    def image(self, rgb: NDArray[np.uint8]) -> dict[str, object]:
+        """Return ``rgb`` as a message part at the configured resolution and format."""
+        return image_part(rgb, self.resolution, self.image_format)
+
+    def note(self, reply: Reply | None) -> None:
+        """Set the step output: the answer (templates first at step 0) and its calls.
+
+        The decision time charged is the calls' latency (the cached one on a replay), so a
+        live run and its replay put the same numbers on the latency clock; steps that only
+        carry out an earlier command cost nothing beyond the control period.
+        """
+        if reply is None:
+            self._output = StepOutput(None, (), 0.0)
+            return
+        text = reply.text if len(reply.text) <= TEXT_LIMIT else reply.text[:TEXT_LIMIT] + " [cut]"
+        if self._first:
+            text, self._first = f"{self.prompts.record()}{text}", False
+        self._output = StepOutput(text, reply.calls, reply.latency)
+
+
+def as_int(name: str, raw: int | str) -> int:
+    """Return an agent argument as an int (the command line passes strings)."""
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ParameterError(f"agent argument {name}: expected an integer, got {raw!r}") from None
+
+
+def as_float(name: str, raw: float | str) -> float:
+    """Return an agent argument as a float (the command line passes strings)."""
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise ParameterError(f"agent argument {name}: expected a number, got {raw!r}") from None
+
+
+def as_flag(name: str, raw: bool | str) -> bool:
+    """Return an agent argument as a bool (``true``/``false``/``1``/``0`` from the command line)."""
+    try:
+        return as_bool(raw)
+    except ValueError:
+        raise ParameterError(f"agent argument {name}: expected true or false, "
+                             f"got {raw!r}") from None

@@ -1,0 +1,182 @@
+"""Settings of the model client, from agent arguments with ``SORTIE_MODEL_*`` fallbacks.
+
+The API key is never a setting: agent arguments are written into every record and into the
+run's config, so the key is read from the environment when a request is sent, from the
+variable named by ``api_key_env`` (``SORTIE_MODEL_API_KEY`` unless told otherwise).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from sortie.core.errors import ConfigError, ParameterError
+
+ENV_PREFIX = "SORTIE_MODEL_"
+DEFAULT_KEY_ENV = "SORTIE_MODEL_API_KEY"
+SECRET_ARGS = frozenset({"api_key", "key", "token", "password", "secret"})
+NO_KEY = "sortie-no-key"
+"""Sent when no key is set: local servers (vLLM, Ollama, llama.cpp) accept any value."""
+
+
+class Structured:
+    """Where the structured-output fallback chain starts (``ModelConfig.structured``)."""
+
+    SCHEMA = "json_schema"  # response_format json_schema (strict servers enforce it)
+    JSON = "json_object"  # JSON mode; the schema goes into the prompt
+    PROMPT = "prompt"  # no response_format; the schema goes into the prompt
+    CHAIN = (SCHEMA, JSON, PROMPT)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelConfig:
+    """How to reach a model and how patiently; never holds the API key."""
+
+    model: str
+    """Model name as the server knows it (``SORTIE_MODEL_NAME``)."""
+    base_url: str
+    """OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8000/v1`` (``SORTIE_MODEL_BASE_URL``)."""
+    api_key_env: str = DEFAULT_KEY_ENV
+    """Name of the environment variable that holds the key (the key itself is never stored)."""
+    temperature: float = 0.0
+    """Sampling temperature."""
+    max_tokens: int = 1024
+    """Largest answer, in tokens."""
+    timeout: float = 120.0
+    """Seconds to wait for one HTTP attempt."""
+    max_retries: int = 4
+    """Extra attempts after a 429, a 5xx, a time-out, a dropped connection or a garbled body."""
+    backoff: float = 1.0
+    """First wait before a retry, seconds; doubles with each retry, with jitter."""
+    backoff_max: float = 30.0
+    """Longest wait computed by the backoff, seconds."""
+    retry_after_max: float = 60.0
+    """Longest Retry-After a server may impose, seconds (longer ones are cut to this)."""
+    concurrency: int = 8
+    """Calls in flight at once in one worker process (a semaphore per process, not per run)."""
+    cache: str | None = None
+    """SQLite response cache; every answer is stored there and reused when asked again."""
+    replay: bool = False
+    """Answer only from ``cache``; a request it does not hold is an error (offline replay)."""
+    structured: str = Structured.SCHEMA
+    """Where the output fallback chain starts: json_schema, json_object or prompt."""
+    seed: int = 0
+    """Seed of the retry jitter (so waits are repeatable)."""
+    max_chars: int = 200_000
+    """Longest answer text accepted; longer ones are format errors (a runaway model)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Extra request fields sent as they are (``top_p``, ``seed``...); part of the cache key."""
+
+    def __post_init__(self) -> None:
+        if self.structured not in Structured.CHAIN:
+            raise ParameterError(f"model client: structured {self.structured!r} is not one of "
+                                 f"{', '.join(Structured.CHAIN)}")  # fmt: skip
+        if self.replay and not self.cache:
+            raise ParameterError("model client: replay=true needs cache=<path of the cache>")
+        for name in ("timeout", "backoff", "backoff_max", "retry_after_max"):
+            if not getattr(self, name) >= 0:
+                raise ParameterError(f"model client: {name} must be >= 0, got "
+                                     f"{getattr(self, name)}")  # fmt: skip
+        if self.concurrency < 1 or self.max_retries < 0:
+            raise ParameterError("model client: concurrency must be >= 1 and max_retries >= 0")
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, Any],
+                  environ: Mapping[str, str] | None = None) -> ModelConfig:
+        """Build a config from agent arguments, filling gaps from ``SORTIE_MODEL_*`` variables.
+
+        Raises:
+            ConfigError: a secret among the arguments, an unknown name, a missing model or
+                base URL, or a value of the wrong type.
+        """
+        env = os.environ if environ is None else environ
+        _refuse_secrets(args)
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(args) - set(known))
+        if unknown:
+            raise ConfigError(f"model client: unknown argument(s) {', '.join(unknown)}; "
+                              f"allowed: {', '.join(sorted(known))}")  # fmt: skip
+        values: dict[str, Any] = {}
+        for name, spec in known.items():
+            raw = args.get(name, env.get(env_name(name)))
+            if raw is not None and raw != "":
+                values[name] = _coerce(name, raw, spec)
+        for needed, var in (("model", "SORTIE_MODEL_NAME"), ("base_url", "SORTIE_MODEL_BASE_URL")):
+            if needed not in values:
+                raise ConfigError(f"model client: no {needed}; pass -a {needed}=... or set {var}")
+        return cls(**values)
+
+    def public(self) -> dict[str, Any]:
+        """Return the settings as a dict for records (the base URL without any user:password)."""
+        settings = dataclasses.asdict(self)
+        settings["base_url"] = redact_url(self.base_url)
+        return settings
+
+
+def env_name(setting: str) -> str:
+    """Return the environment variable that supplies ``setting`` when no argument does."""
+    return ENV_PREFIX + ("NAME" if setting == "model" else setting.upper())
+
+
+def redact_url(url: str) -> str:
+    """Return ``url`` without the user and password part, if it has one."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def api_key(config: ModelConfig, environ: Mapping[str, str] | None = None) -> str:
+    """Return the API key from the environment variable the config names (or a placeholder)."""
+    env = os.environ if environ is None else environ
+    return env.get(config.api_key_env) or NO_KEY
+
+
+def _refuse_secrets(args: Mapping[str, Any]) -> None:
+    secrets = sorted(SECRET_ARGS & {name.lower() for name in args})
+    if secrets:  # never echo the value: the message may end up in a log
+        raise ConfigError(f"model client: {secrets[0]!r} must not be an agent argument (agent "
+                          f"arguments are stored in every record); put the key in the "
+                          f"environment as {DEFAULT_KEY_ENV}, or name another variable with "
+                          f"-a api_key_env=NAME")  # fmt: skip
+
+
+def _coerce(name: str, raw: Any, spec: dataclasses.Field[Any]) -> Any:
+    """Return ``raw`` (often a string from the command line) as the field's type."""
+    kind = str(spec.type)
+    try:
+        if name == "options":
+            return dict(raw) if isinstance(raw, Mapping) else _json_object(raw)
+        if kind == "bool":
+            return as_bool(raw)
+        if kind == "int":
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError) as error:
+        raise ParameterError(f"model client: {name}: expected {kind}, got {raw!r}") from error
+
+
+def _json_object(raw: Any) -> dict[str, Any]:
+    value = json.loads(raw)
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return value
+
+
+def as_bool(raw: Any) -> bool:
+    """Return ``raw`` as a bool, accepting the strings the command line gives."""
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", "none", ""):
+        return False
+    raise ValueError(f"not a boolean: {raw!r}")

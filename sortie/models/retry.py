@@ -1,0 +1,88 @@
+"""Which failures of a model call are worth another attempt, and how long to wait first."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import openai
+
+
+class ErrorKind:
+    """Kinds of failure, as ``ModelCallRecord.error`` and the accounting name them."""
+
+    RATE_LIMIT = "rate_limit"
+    SERVER = "server"
+    TIMEOUT = "timeout"
+    CONNECTION = "connection"
+    MALFORMED = "malformed"  # a 200 whose body is not a chat completion
+    REJECTED = "rejected"  # HTTP 400 to the response format: the next format is tried
+    CLIENT = "client"  # other 4xx: wrong model name, bad key; retrying cannot help
+    FORMAT = "format"  # an answer that does not parse or validate
+    TRANSIENT = frozenset({RATE_LIMIT, SERVER, TIMEOUT, CONNECTION, MALFORMED})
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One failed HTTP attempt: its kind, the server's wait request, a short description."""
+
+    kind: str
+    retry_after: float | None = None
+    detail: str = ""
+
+
+def classify(error: Exception) -> Failure:
+    """Return what kind of failure ``error`` (raised by the openai SDK) is."""
+    if isinstance(error, openai.APITimeoutError):
+        return Failure(ErrorKind.TIMEOUT, detail="request timed out")
+    if isinstance(error, openai.APIConnectionError):
+        return Failure(ErrorKind.CONNECTION, detail="connection failed")
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        detail = f"HTTP {status}: {str(error)[:300]}"
+        if status == 429:
+            return Failure(ErrorKind.RATE_LIMIT, retry_after(error.response.headers), detail)
+        if status >= 500:
+            return Failure(ErrorKind.SERVER, retry_after(error.response.headers), detail)
+        return Failure(ErrorKind.REJECTED if status == 400 else ErrorKind.CLIENT, None, detail)
+    return Failure(ErrorKind.MALFORMED, detail=f"{type(error).__name__}: {str(error)[:300]}")
+
+
+def retry_after(headers: object) -> float | None:
+    """Return the wait a server asked for in ``Retry-After`` or ``Retry-After-Ms``, seconds.
+
+    Fractions are accepted (some servers send them); an HTTP date is not (rare for APIs).
+    """
+    get = getattr(headers, "get", None)
+    if get is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = get(name)
+        try:
+            if value is not None:
+                return max(0.0, float(value) * scale)
+        except ValueError:
+            continue
+    return None
+
+
+class Backoff:
+    """Waits before retries: exponential with jitter, at least what the server asked.
+
+    The jitter comes from a generator seeded per client, so the waits of a run repeat; they
+    spread the retries of concurrent workers without making tests depend on luck.
+    """
+
+    def __init__(self, first: float, longest: float, retry_after_max: float,
+                 seed: int = 0) -> None:
+        """Start at ``first`` seconds, double up to ``longest``; obey Retry-After up to a cap."""
+        self.first, self.longest, self.retry_after_max = first, longest, retry_after_max
+        self._rng = random.Random(seed)
+
+    def wait(self, retry: int, failure: Failure) -> float:
+        """Return the seconds to wait before retry number ``retry`` (1 for the first)."""
+        exponential = min(self.longest, self.first * 2 ** (retry - 1))
+        jittered = exponential * (0.5 + 0.5 * self._rng.random())
+        if failure.retry_after is None:
+            return jittered
+        return max(min(failure.retry_after, self.retry_after_max), jittered)

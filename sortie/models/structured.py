@@ -1,0 +1,76 @@
+"""Structured output: response formats, the schema in the prompt, and reading answers.
+
+The fallback chain, strongest first: a ``json_schema`` response format (the server constrains
+the answer), then JSON mode with the schema written into the prompt, then the schema in the
+prompt alone. Whatever the mode, the answer is validated with pydantic, and one retry shows
+the model its validation error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from sortie.models.config import Structured
+
+Parser = Callable[[str], Any]
+"""Turns answer text into plain data for pydantic (JSON by default)."""
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def response_format(mode: str, schema: type[BaseModel]) -> dict[str, Any] | None:
+    """Return the ``response_format`` field for ``mode``, or None when none is sent."""
+    if mode == Structured.SCHEMA:
+        return {"type": "json_schema",
+                "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(),
+                                "strict": False}}  # fmt: skip
+    if mode == Structured.JSON:
+        return {"type": "json_object"}
+    return None
+
+
+def schema_instructions(schema: type[BaseModel]) -> str:
+    """Return the text that asks for one JSON object following ``schema``."""
+    text = json.dumps(schema.model_json_schema(), sort_keys=True)
+    return f"Answer with one JSON object, nothing else, following this JSON schema:\n{text}"
+
+
+def retry_instructions(error: str) -> str:
+    """Return the follow-up message that shows the model why its answer was refused."""
+    return (f"Your answer could not be used: {error}\n"
+            "Answer again with one JSON object that follows the schema, nothing else.")
+
+
+def extract_json(text: str) -> Any:
+    """Return the JSON value in ``text``, tolerating code fences and words around an object."""
+    stripped = text.strip()
+    fenced = _FENCE.search(stripped)
+    if fenced:
+        stripped = fenced.group(1).strip()
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        start, end = stripped.find("{"), stripped.rfind("}")
+        if 0 <= start < end:
+            return json.loads(stripped[start : end + 1])
+        raise
+
+
+def validate(schema: type[BaseModel], text: str,
+             parse: Parser = extract_json) -> tuple[BaseModel | None, str | None]:
+    """Return (the validated answer, None), or (None, why it is not valid)."""
+    try:
+        data = parse(text)
+    except (ValueError, TypeError) as error:
+        return None, f"not parseable: {error}"
+    try:
+        return schema.model_validate(data), None
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
+                             for e in error.errors()[:5])  # fmt: skip
+        return None, f"does not follow the schema: {problems}"

@@ -1,0 +1,172 @@
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sortie.agents.mllm import MllmRescueAgent
+from sortie.agents.mllm.prompts import Prompts, recover
+from sortie.core.errors import ConfigError
+from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+from sortie.run.suite import RunSettings, run_suite
+from sortie.testing.episodes import room_rescue
+from sortie.testing.model_server import Fault, ModelServer
+from tests.models.conftest import FAST, SECRET, secret  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.usefixtures("secret")
+
+
+def walker(messages) -> str:
+    """Walk straight at the casualty (it lies ahead of the start), then turn about."""
+    text = messages[1]["content"][0]["text"]
+    command = "turn_left" if "carrying" in text else "forward"
+    return json.dumps({"reasoning": "keep going", "seen": "an empty room", "command": command})
+
+
+def run(server: ModelServer, out: Path, budget: float = 12.0, **args):
+    """Run mllm-rescue on the hand-made room against ``server``; return the trajectory."""
+    suite = Suite(SuiteHeader(suite="room"), [room_rescue(budget_s=budget)])
+    agent_args = {"model": "test-vlm", "base_url": server.base_url, **FAST, **args}
+    (result,) = run_suite(suite, "mllm-rescue", agent_args, RunSettings(out=out))
+    return read_trajectory(result.path)
+
+
+def test_commands_become_motion_and_the_casualty_is_reached(tmp_path):
+    """Each forward is four 1.25 m/s steps; walking on, the agent picks the casualty up."""
+    with ModelServer(walker) as server:
+        record = run(server, tmp_path)
+    steps = record.steps
+    assert [s.action["speed"] for s in steps[:4]] == [1.25] * 4
+    assert [bool(s.model_calls) for s in steps[:5]] == [True, False, False, False, True]
+    assert record.footer.facts["picked_up"]
+    assert record.footer.failure_reason == "timeout_s3"
+    asked = [r["messages"][1]["content"][0]["text"] for r in server.requests]
+    assert "carrying the casualty" in asked[-1] and "toward the casualty" in asked[0]
+
+
+def test_step_zero_records_the_templates(tmp_path):
+    """The first step's text carries the templates in full; later ones only the answer."""
+    with ModelServer(walker) as server:
+        steps = run(server, tmp_path, budget=2.0).steps
+    packaged = Prompts.load(MllmRescueAgent.templates)
+    assert recover(steps[0].agent_output or "") == packaged.texts
+    assert packaged.digest in (steps[0].agent_output or "")
+    assert steps[4].agent_output == walker([{}, {"content": [{"text": ""}]}])
+
+
+def test_every_fault_is_survived_or_recorded(tmp_path):
+    """Transient faults are retried; a twice-broken answer becomes an invalid action step."""
+    with ModelServer(walker) as server:
+        for fault in (Fault.RATE_LIMIT, Fault.SERVER_ERROR, Fault.RESET, Fault.MALFORMED,
+                      Fault.TRUNCATED, Fault.HUGE, Fault.VIOLATE, Fault.VIOLATE):
+            server.inject(fault, retry_after=0.01)
+        server.inject(Fault.LATENCY, delay=0.01)
+        record = run(server, tmp_path, budget=4.0, max_retries="8")  # five faults in a row
+    assert record.footer.failure_reason in ("timeout_s1", "timeout_s2")
+    invalid = [s for s in record.steps if any(e.kind == "invalid_action" for e in s.events)]
+    assert len(invalid) == 1 and invalid[0].model_calls[-1].error == "format"
+    assert sum(c.attempts - 1 for s in record.steps for c in s.model_calls) == 5
+
+
+def test_faults_beyond_the_retries_end_the_episode_as_agent_error(tmp_path):
+    """A server that keeps failing ends the episode as agent_error, with the reason kept."""
+    with ModelServer(walker) as server:
+        server.inject(Fault.SERVER_ERROR, times=20)
+        record = run(server, tmp_path, max_retries="1")
+    assert record.footer.failure_reason == "agent_error"
+    assert "ModelCallError" in (record.footer.error or "") and server.count == 2
+
+
+def test_schema_refusal_falls_back_through_the_episode(tmp_path):
+    """A server without json_schema support is asked in JSON mode from then on."""
+    with ModelServer(walker, reject_json_schema=True) as server:
+        record = run(server, tmp_path, budget=2.0)
+        kinds = [r.get("response_format", {}).get("type") for r in server.requests]
+    assert kinds[0] == "json_schema" and set(kinds[1:]) == {"json_object"}
+    assert record.steps[0].model_calls[0].error == "rejected"
+
+
+def comparable(record) -> list[dict]:
+    """Return the step lines without wall-clock fields and the cache-hit flags."""
+    lines = []
+    for step in record.steps:
+        line = step.model_dump(exclude={"timings"})
+        for call in line["model_calls"]:
+            call.pop("cached")
+        lines.append(line)
+    return lines
+
+
+def test_replay_reproduces_the_records_offline(tmp_path):
+    """A replay with the server stopped writes the same step lines and latency clock."""
+    cache = str(tmp_path / "cache.sqlite")
+    with ModelServer(walker, reject_json_schema=True) as server:
+        server.inject(Fault.RATE_LIMIT, retry_after=0.01)
+        server.inject(Fault.VIOLATE)
+        live = run(server, tmp_path / "live", cache=cache)
+    with ModelServer(walker) as dead:
+        url = dead.base_url  # a port nobody listens on once the block ends
+    suite = Suite(SuiteHeader(suite="room"), [room_rescue(budget_s=12.0)])
+    args = {"model": "test-vlm", "base_url": url, "cache": cache, "replay": "true"}
+    (result,) = run_suite(suite, "mllm-rescue", args, RunSettings(out=tmp_path / "replay"))
+    replay = read_trajectory(result.path)
+    assert comparable(replay) == comparable(live)
+    assert all(c.cached for s in replay.steps for c in s.model_calls)
+
+
+def test_a_replay_miss_is_loud(tmp_path):
+    """Replaying with other settings than recorded stops with the request hash and the file."""
+    cache = str(tmp_path / "cache.sqlite")
+    with ModelServer(walker) as server:
+        run(server, tmp_path / "live", budget=1.0, cache=cache)
+    suite = Suite(SuiteHeader(suite="room"), [room_rescue(budget_s=1.0)])
+    args = {"model": "test-vlm", "base_url": "http://127.0.0.1:9/v1", "cache": cache,
+            "replay": "true", "resolution": "64"}
+    with pytest.raises(ConfigError, match=r"request [0-9a-f]{64} is not in the cache"):
+        run_suite(suite, "mllm-rescue", args, RunSettings(out=tmp_path / "replay"))
+
+
+def test_the_key_appears_in_no_output(tmp_path, capsys, caplog):
+    """The key reaches the server, and no record, cache, log or error text holds it."""
+    cache = tmp_path / "out" / "cache.sqlite"
+    with ModelServer(walker) as server:
+        server.inject(Fault.RATE_LIMIT, retry_after=0.01)
+        run(server, tmp_path / "out", budget=2.0, cache=str(cache))
+        server.inject(Fault.SERVER_ERROR, times=20)
+        failed = run(server, tmp_path / "out" / "failed", max_retries="1")
+        assert server.headers[0]["authorization"] == f"Bearer {SECRET}"
+    outputs = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(outputs) >= 3 and failed.footer.error
+    captured = capsys.readouterr()
+    for text in [*outputs, captured.out.encode(), captured.err.encode(), caplog.text.encode(),
+                 failed.footer.error.encode()]:
+        assert SECRET.encode() not in text
+
+
+def test_constructing_contacts_nothing():
+    """Building the agent (as the runner does to read sensors) sends no request."""
+    with ModelServer(walker) as server:
+        agent = MllmRescueAgent(model="m", base_url=server.base_url, history="3",
+                                reasoning="false", resolution="64")
+        assert server.count == 0
+    assert agent.history == 3 and not agent.reasoning and agent.sensors == {"rgb"}
+
+
+def test_no_reasoning_ablation_asks_without_it(tmp_path):
+    """With reasoning=false the schema sent has no reasoning field."""
+    with ModelServer(walker) as server:
+        run(server, tmp_path, budget=0.4, reasoning="false")
+        schema = server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert set(schema["properties"]) == {"seen", "command"}
+
+
+def test_own_prompt_dir_is_used_and_recorded(tmp_path):
+    """Templates from prompt_dir are sent and recorded at step 0."""
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    for name, text in Prompts.load(MllmRescueAgent.templates).texts.items():
+        (folder / name).write_text(text.replace("Clue:", "HINT:"))
+    with ModelServer(walker) as server:
+        steps = run(server, tmp_path / "out", budget=0.4, prompt_dir=str(folder)).steps
+        assert re.search("HINT:", server.requests[0]["messages"][1]["content"][0]["text"])
+    assert "HINT:" in recover(steps[0].agent_output or "")["rescue_step.txt"]

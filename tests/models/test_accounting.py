@@ -1,0 +1,46 @@
+import math
+
+from sortie.core.pose import Pose
+from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import (
+    ModelCallRecord,
+    PluginRef,
+    StepRecord,
+    TrajectoryFooter,
+    TrajectoryHeader,
+)
+from sortie.models.accounting import call_stats, usage_by, usage_markdown, usage_table
+from sortie.testing.episodes import room_rescue
+
+
+def trajectory(calls_per_step: list[list[ModelCallRecord]]) -> Trajectory:
+    header = TrajectoryHeader(episode=room_rescue(), agent=PluginRef(name="mllm-rescue"),
+                              backend=PluginRef(name="embedded"), seed=0, code_version="t")
+    steps = [StepRecord(index=i, pose=Pose(0, 0, 0, 0), action={}, clock_sim=0.0,
+                        clock_latency=0.0, model_calls=calls)
+             for i, calls in enumerate(calls_per_step)]
+    return Trajectory(header, steps, TrajectoryFooter(outcome="failure", steps=len(steps)))
+
+
+def call(latency: float, error: str | None = None, attempts: int = 1) -> ModelCallRecord:
+    return ModelCallRecord(model="vlm", latency=latency, tokens_in=100, tokens_out=10,
+                           attempts=attempts, error=error)
+
+
+def test_stats_count_calls_tokens_errors_and_latency():
+    """Calls, tokens, retries, errors by kind, latency and the format-error rate add up."""
+    record = trajectory([[call(1.0)], [], [call(2.0, "format"), call(3.0, "format")],
+                         [call(4.0, attempts=3)]])
+    stats = call_stats([record])
+    assert (stats.decisions, stats.calls, stats.tokens_in, stats.tokens_out) == (3, 4, 400, 40)
+    assert stats.retries == 2 and stats.errors == {"format": 2}
+    assert stats.latency_mean == 2.5 and math.isclose(stats.latency_p95, 3.85)
+    assert stats.format_error_rate == 1 / 3
+
+
+def test_usage_renders_as_table_and_markdown():
+    """Grouped by agent and model, usage renders to a rich table and a markdown table."""
+    stats = usage_by([trajectory([[call(1.0)]]), trajectory([[call(2.0)]])])
+    assert list(stats) == ["mllm-rescue (vlm)"] and stats["mllm-rescue (vlm)"].episodes == 2
+    assert usage_table(stats).row_count == 1
+    assert "| mllm-rescue (vlm) | 2 | 2 | 2 |" in usage_markdown(stats)

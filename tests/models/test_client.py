@@ -1,0 +1,216 @@
+import threading
+import time
+
+import pytest
+from pydantic import BaseModel
+
+from sortie.core.errors import ConfigError, ParameterError
+from sortie.models import ModelCallError, ModelClient, ModelConfig, ReplayMissError
+from sortie.models.retry import Backoff, Failure
+from sortie.testing.model_server import Fault, ModelServer
+from tests.models.conftest import FAST
+
+
+class Answer(BaseModel):
+    """The schema the tests ask for."""
+
+    command: str
+
+
+MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Go?"}]
+
+
+def client(server, **args) -> ModelClient:
+    return ModelClient(ModelConfig.from_args({"model": "m", "base_url": server.base_url,
+                                              **FAST, **args}))
+
+
+def answer(messages) -> str:
+    return '{"command": "forward"}'
+
+
+def test_answer_is_validated_and_accounted(secret):
+    """An answer comes back validated, with its token usage and latency recorded."""
+    with ModelServer(answer) as server:
+        reply = client(server).ask(MESSAGES, Answer)
+    assert reply.value == Answer(command="forward") and reply.error is None
+    (call,) = reply.calls
+    assert call.model == "m" and call.tokens_in > 0 and call.tokens_out > 0
+    assert call.latency > 0 and call.attempts == 1 and not call.cached
+
+
+@pytest.mark.parametrize("fault", [Fault.RATE_LIMIT, Fault.SERVER_ERROR, Fault.RESET,
+                                   Fault.MALFORMED, Fault.TRUNCATED])
+def test_transient_faults_are_retried(secret, fault):
+    """429, 500, a reset connection, a garbled and a truncated body each cost one retry."""
+    with ModelServer(answer) as server:
+        server.inject(fault, retry_after=0.01)
+        reply = client(server).ask(MESSAGES, Answer)
+        assert server.count == 2
+    assert reply.value is not None and reply.calls[0].attempts == 2
+
+
+def test_timeout_is_retried(secret):
+    """A server slower than the time-out is asked again."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.LATENCY, delay=0.6)
+        reply = client(server, timeout="0.2").ask(MESSAGES, Answer)
+        assert server.count == 2
+    assert reply.value is not None and reply.calls[0].attempts == 2
+
+
+def test_retry_after_is_honoured(secret):
+    """A 429's Retry-After is waited out even when the backoff alone would be shorter."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.RATE_LIMIT, retry_after=0.3)
+        started = time.perf_counter()
+        client(server).ask(MESSAGES, Answer)
+        waited = time.perf_counter() - started
+    assert 0.3 <= waited < 2.0
+
+
+def test_retry_after_is_capped(secret):
+    """A Retry-After longer than retry_after_max is cut to it."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.RATE_LIMIT, retry_after=30)
+        started = time.perf_counter()
+        client(server, retry_after_max="0.05").ask(MESSAGES, Answer)
+    assert time.perf_counter() - started < 2.0
+
+
+def test_faults_beyond_the_retry_limit_raise(secret):
+    """After max_retries retries the call fails with its kind, and no more requests are sent."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.SERVER_ERROR, times=10)
+        with pytest.raises(ModelCallError) as error:
+            client(server, max_retries="2").ask(MESSAGES, Answer)
+        assert server.count == 3
+    assert error.value.kind == "server" and secret not in str(error.value)
+
+
+def test_backoff_jitter_repeats_with_the_seed():
+    """The same seed gives the same waits; waits grow and stay under the cap."""
+    waits = [[Backoff(0.1, 1.0, 5.0, seed=7).wait(n, Failure("server")) for n in range(1, 6)]
+             for _ in range(2)]
+    assert waits[0] == waits[1]
+    assert waits[0][0] < waits[0][3] <= 1.0
+
+
+def test_json_schema_refused_falls_back_to_json_mode(secret):
+    """A 400 to json_schema makes the client use JSON mode with the schema in the prompt."""
+    with ModelServer(answer, reject_json_schema=True) as server:
+        model = client(server)
+        reply = model.ask(MESSAGES, Answer)
+        model.ask(MESSAGES, Answer)
+        first, second, third = server.requests
+    assert first["response_format"]["type"] == "json_schema"
+    assert second["response_format"] == {"type": "json_object"}
+    assert "JSON schema" in second["messages"][0]["content"]
+    assert third["response_format"] == {"type": "json_object"}  # the fallback sticks
+    assert [c.error for c in reply.calls] == ["rejected", None] and reply.value is not None
+
+
+def test_json_mode_refused_falls_back_to_the_prompt(secret):
+    """A server that refuses both formats is asked with the schema in the prompt alone."""
+    with ModelServer(answer, reject_json_schema=True, reject_json_mode=True) as server:
+        reply = client(server).ask(MESSAGES, Answer)
+        assert "response_format" not in server.requests[-1]
+    assert reply.value is not None and len(reply.calls) == 3
+
+
+def test_schema_violation_is_retried_with_the_error(secret):
+    """An off-schema answer is retried once, showing the model the validation error."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.VIOLATE)
+        reply = client(server).ask(MESSAGES, Answer)
+        retry = server.requests[-1]["messages"]
+    assert retry[-2]["role"] == "assistant" and "command" in retry[-1]["content"]
+    assert [c.error for c in reply.calls] == ["format", None] and reply.value is not None
+
+
+def test_two_violations_give_a_format_error(secret):
+    """An answer still off-schema after the retry comes back as an error, not a value."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.VIOLATE, times=2)
+        reply = client(server).ask(MESSAGES, Answer)
+    assert reply.value is None and "schema" in (reply.error or "")
+    assert [c.error for c in reply.calls] == ["format", "format"]
+
+
+def test_a_huge_answer_is_a_format_error(secret):
+    """A 1 MB answer is refused as too long, then retried."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.HUGE)
+        reply = client(server).ask(MESSAGES, Answer)
+        assert len(server.requests[-1]["messages"][-2]["content"]) < 2000
+    assert reply.value is not None and reply.calls[0].error == "format"
+
+
+def test_cache_answers_a_repeated_request(secret, tmp_path):
+    """The second identical request is answered from the cache with the first latency."""
+    with ModelServer(answer) as server:
+        model = client(server, cache=str(tmp_path / "cache.sqlite"))
+        first, second = model.ask(MESSAGES, Answer), model.ask(MESSAGES, Answer)
+        assert server.count == 1
+    assert second.calls[0].cached and second.calls[0].latency == first.calls[0].latency
+
+
+def test_replay_answers_offline_and_a_miss_is_loud(secret, tmp_path):
+    """A replay needs no server; a request the cache lacks names its hash and the file."""
+    cache = str(tmp_path / "cache.sqlite")
+    with ModelServer(answer, reject_json_schema=True) as server:
+        live = client(server, cache=cache).ask(MESSAGES, Answer)
+        url = server.base_url
+    replay = ModelClient(ModelConfig.from_args({"model": "m", "base_url": url, "cache": cache,
+                                                "replay": "true"}))
+    again = replay.ask(MESSAGES, Answer)
+    assert again.value == live.value and again.latency == live.latency
+    assert [c.error for c in again.calls] == ["rejected", None]
+    with pytest.raises(ReplayMissError, match=rf"request [0-9a-f]{{64}} .*{cache}"):
+        replay.ask([{"role": "user", "content": "something else"}], Answer)
+
+
+def test_replay_needs_an_existing_cache(secret, tmp_path):
+    """Replay without a cache, or with a missing file, fails before any episode runs."""
+    with pytest.raises(ParameterError):
+        ModelConfig.from_args({"model": "m", "base_url": "http://x/v1", "replay": "1"})
+    config = ModelConfig.from_args({"model": "m", "base_url": "http://x/v1", "replay": "1",
+                                    "cache": str(tmp_path / "none.sqlite")})
+    with pytest.raises(ConfigError, match="does not exist"):
+        ModelClient(config)
+
+
+def test_the_key_is_never_an_argument(secret):
+    """An api_key argument is refused without echoing its value."""
+    with pytest.raises(ConfigError) as error:
+        ModelConfig.from_args({"model": "m", "base_url": "http://x/v1", "api_key": secret})
+    assert secret not in str(error.value) and "SORTIE_MODEL_API_KEY" in str(error.value)
+
+
+def test_settings_fall_back_to_the_environment(monkeypatch):
+    """Model, base URL and other settings come from SORTIE_MODEL_* when not given."""
+    monkeypatch.setenv("SORTIE_MODEL_NAME", "qwen")
+    monkeypatch.setenv("SORTIE_MODEL_BASE_URL", "http://u:p@host:8000/v1")
+    monkeypatch.setenv("SORTIE_MODEL_TIMEOUT", "7")
+    config = ModelConfig.from_args({"max_retries": "1"})
+    assert (config.model, config.timeout, config.max_retries) == ("qwen", 7.0, 1)
+    assert config.public()["base_url"] == "http://host:8000/v1"
+
+
+def test_unknown_settings_are_refused():
+    """A misspelt setting is an error listing the allowed ones."""
+    with pytest.raises(ConfigError, match="unknown argument.*tmeout.*allowed"):
+        ModelConfig.from_args({"model": "m", "base_url": "http://x/v1", "tmeout": "3"})
+
+
+def test_calls_in_flight_are_capped_per_process(secret):
+    """With concurrency 2, four threads never have more than two requests in flight."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.LATENCY, times=4, delay=0.15)
+        clients = [client(server, concurrency="2") for _ in range(4)]
+        threads = [threading.Thread(target=c.ask, args=(MESSAGES, Answer)) for c in clients]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert server.count == 4 and server.max_in_flight == 2
