@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class EmbeddedBackend(PositionQueries):
     def __init__(
         self,
         body: str = "walker",
-        camera: CameraSpec | None = None,
+        camera: CameraSpec | Mapping[str, Any] | None = None,
         sensors: Collection[str | Sensor] = ("rgb", "depth", "semantic"),
         control_period: float = 0.2,
         visible_pixels: int = 10,
@@ -71,7 +72,8 @@ class EmbeddedBackend(PositionQueries):
 
         Args:
             body: ``walker`` (ground missions) or ``multirotor`` (aerial missions).
-            camera: image size, field of view and default pitch of the body's camera.
+            camera: image size, field of view and default pitch of the body's camera (a
+                CameraSpec, or its fields as a dict, as stored in records).
             sensors: images rendered every step; empty for agents that need no images.
             control_period: seconds one Move action lasts.
             visible_pixels: pixels an object must cover to count as visible.
@@ -79,6 +81,8 @@ class EmbeddedBackend(PositionQueries):
         if body not in BODIES:
             raise ConfigError(f"embedded backend: body {body!r} is not one of {BODIES}")
         self.body_kind = body
+        if isinstance(camera, Mapping):
+            camera = CameraSpec(**camera)
         self.camera = camera or CameraSpec(pitch=-45.0 if body == "multirotor" else 0.0)
         self.sensors = frozenset(_sensor(s) for s in sensors)
         self.control_period = control_period

@@ -60,17 +60,22 @@ class Interact:
 
 @dataclass(frozen=True, slots=True)
 class Fly:
-    """Execute one flight primitive with a magnitude (metres, or degrees for turns)."""
+    """Execute one flight primitive with a magnitude (metres, or degrees for turns).
+
+    ``report`` is what the agent reports with this step (an aerial mission keeps the last one).
+    """
 
     primitive: FlightPrimitive
     magnitude: float
+    report: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class TaskAction:
-    """Execute one task action of an aerial mission."""
+    """Execute one task action of an aerial mission, reporting ``report`` with it."""
 
     kind: TaskActionKind
+    report: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

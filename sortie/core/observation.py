@@ -29,6 +29,10 @@ class EventKind(StrEnum):
     DROPPED = "dropped"
     INTERACTION_FAILED = "interaction_failed"
     INVALID_ACTION = "invalid_action"
+    CLAMPED = "clamped"
+    """An aerial magnitude outside its limits was clamped (the detail says from what)."""
+    TASK_ACTION = "task_action"
+    """An aerial task action (land, drop_payload, collect_sample) was carried out."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,10 @@ class MissionRuntime(ABC):
     """Runs one family's rules over a backend, one episode at a time."""
 
     family: str = ""
+    body: str = "walker"
+    """The body a backend needs for this family: ``walker`` or ``multirotor``."""
+    settings: tuple[str, ...] = ()
+    """Run settings the family's constructor takes besides the backend and clock."""
 
     def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM,
                  control_period: float = 0.2) -> None:
@@ -79,6 +83,10 @@ class MissionRuntime(ABC):
     def _facts(self) -> dict[str, Any]:
         """Return the end state that metrics need."""
 
+    def _distance(self, target: str) -> float:
+        """Return the distance from the agent to a stage's target (an object by default)."""
+        return self.backend.distance_to(target)
+
     # --- the episode ----------------------------------------------------------------------
     def reset(self, spec: EpisodeSpec, seed: int) -> MissionObservation:
         """Start an episode: build the world, place the agent, start the stages."""
@@ -88,7 +96,7 @@ class MissionRuntime(ABC):
         self.spec = spec
         observation = self.backend.reset(spec, seed)
         stages, self.brief = self._setup(spec)
-        self.tracker = StageTracker(stages, self.backend.distance_to)
+        self.tracker = StageTracker(stages, self._distance)
         self.tracker.start()
         self.steps, self.clock_sim, self.clock_latency = 0, 0.0, 0.0
         self._cooldown, self._collisions = 0, 0
@@ -173,13 +181,9 @@ class MissionRuntime(ABC):
             events=[EventRecord(kind=e.kind.value, target=e.target, detail=e.detail)
                     for e in events],
             stages=self.tracker.statuses(), stage=stage.name if stage else None,
-            target_distance=_target_distance(self.backend, stage), collisions=collisions,
+            target_distance=None if stage is None or stage.target is None
+            else self._distance(stage.target), collisions=collisions,
             clock_sim=self.clock_sim, clock_latency=self.clock_latency,
             holding=self.backend.holding(),
             timings=Timings(backend=outcome.backend_seconds, render=outcome.render_seconds),
         )  # fmt: skip
-
-
-def _target_distance(backend: Backend, stage: Stage | None) -> float | None:
-    """Return the distance to the target of the stage that was active during the step."""
-    return None if stage is None or stage.target is None else backend.distance_to(stage.target)

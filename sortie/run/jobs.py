@@ -19,10 +19,13 @@ from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import read_trajectory
 from sortie.core.trajectory import PluginRef, Timings, TrajectoryFooter, TrajectoryHeader
-from sortie.metrics.rescue import score_rescue
+from sortie.metrics.scorers import SCORERS
 from sortie.missions.registry import FAMILIES
 from sortie.run.episode import JsonlRecorder, run_episode
 from sortie.run.frames import FrameKeeper
+
+AERIAL_CAMERA = {"width": 256, "height": 256, "hfov": 90.0, "pitch": -45.0}
+"""MissionBench's camera: 256² pixels, 90° across, pitched 45° down."""
 
 ERROR_REASONS = frozenset({"agent_error", "backend_error"})
 """Failure reasons that mean the harness, not the agent's skill, ended the episode."""
@@ -65,8 +68,16 @@ class RunSpec:
 
     @property
     def backend(self) -> PluginRef:
-        """Return the backend every job runs on, with its arguments."""
-        return PluginRef(name="embedded", args={"body": "walker", "sensors": list(self.sensors)})
+        """Return the backend of ground jobs, with its arguments (the run's config names it)."""
+        return self.backend_for("rescue")
+
+    def backend_for(self, family: str) -> PluginRef:
+        """Return the backend a job of ``family`` runs on: the family's body, the run's sensors."""
+        body = FAMILIES.get(family).body
+        args: dict[str, Any] = {"body": body, "sensors": list(self.sensors)}
+        if body == "multirotor":
+            args["camera"] = AERIAL_CAMERA
+        return PluginRef(name="embedded", args=args)
 
     def config(self) -> dict[str, Any]:
         """Return the settings that decide the results (stored with the run, compared on resume)."""
@@ -126,8 +137,10 @@ def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
     """Run one job on ``backend`` with a fresh agent, write its record and score it."""
     started = time.perf_counter()
     agent: Agent = job.run.factory(**job.run.agent.args)
-    runtime = FAMILIES.get(job.episode.family)(backend, clock=job.run.clock,
-                                               triggers=job.run.triggers)  # fmt: skip
+    family = FAMILIES.get(job.episode.family)
+    settings: dict[str, Any] = {"triggers": job.run.triggers}
+    runtime = family(backend, clock=job.run.clock,
+                     **{k: v for k, v in settings.items() if k in family.settings})
     if isinstance(agent, SupportsOracle):
         agent.attach(backend.oracle_view())
     keep = FrameKeeper(job.frames) if job.frames is not None else None
@@ -148,7 +161,7 @@ def record_failure(job: Job, reason: str, error: str, attempts: int) -> JobResul
 def header_of(job: Job) -> TrajectoryHeader:
     """Return the record header of ``job``."""
     return TrajectoryHeader(
-        episode=job.episode, agent=job.run.agent, backend=job.run.backend,
+        episode=job.episode, agent=job.run.agent, backend=job.run.backend_for(job.episode.family),
         config={"clock": job.run.clock, "triggers": job.run.triggers, "run_seed": job.run.seed,
                 "suite": job.suite, "repeat": job.repeat},
         seed=job.seed, code_version=sortie.__version__,
@@ -161,4 +174,5 @@ def score_record(job: Job, wall_seconds: float) -> JobResult:
     timings = Timings(agent=sum(s.timings.agent for s in trajectory.steps),
                       backend=sum(s.timings.backend for s in trajectory.steps),
                       render=sum(s.timings.render for s in trajectory.steps))  # fmt: skip
-    return JobResult(job, trajectory.footer, score_rescue(trajectory), timings, wall_seconds)
+    scorer = SCORERS.get(job.episode.family)
+    return JobResult(job, trajectory.footer, scorer(trajectory), timings, wall_seconds)

@@ -28,3 +28,20 @@ def room_rescue(episode_id: str = "handmade/room-0", budget_s: float = 120.0,
                  "reference_view": [cx - 3.0, cy - 1.0, 1.6, 18.0, -20.0],
                  "budget_s": budget_s, "path_distance": 11.4, "shortest_length": 22.0},
     )  # fmt: skip
+
+
+def aerial_hop(types: tuple[str, ...] = ("inspection",), episode_id: str = "handmade/hop-0",
+               **mission: object) -> EpisodeSpec:
+    """Return an aerial episode over ``suburb``: fly 24 m along +x at 20 m, above the roofs.
+
+    The goal pose is ``[24, 0, 20, 0]`` and d_max is 6 m, so four full forward steps reach
+    it. ``mission`` overrides or adds mission fields (answer, task_action, patrol, ...).
+    """
+    data: dict[str, object] = {"instruction": "Fly to the goal and inspect it.",
+                               "types": list(types), "goal": [24.0, 0.0, 20.0, 0.0],
+                               "max_move": 6.0, **mission}  # fmt: skip
+    return EpisodeSpec(
+        episode_id=episode_id, family="aerial", level="+".join(types),
+        world=WorldSpec(builder="suburb", seed=0), start=Pose(0.0, 0.0, 20.0, 0.0),
+        mission=data,
+    )  # fmt: skip

@@ -61,6 +61,7 @@ class RescueMission(MissionRuntime):
     """Search and rescue on foot: explore, pick up, return, hand off."""
 
     family = "rescue"
+    settings = ("triggers",)
 
     def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM,
                  triggers: Triggers | str = Triggers.ASSISTED, rules: RescueRules = RescueRules(),

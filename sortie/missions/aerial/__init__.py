@@ -1,0 +1,1 @@
+"""Aerial missions (MissionBench): reporting, inspection, manipulation and patrol by multirotor."""

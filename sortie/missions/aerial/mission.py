@@ -1,0 +1,218 @@
+"""The aerial family's rules (MISSIONS.md section 2): a multirotor flown by one instruction.
+
+Each step is one flight primitive (magnitudes clamped to d_max and 30°, and flagged when
+clamped) or one task action. The episode ends when the agent says ``done`` or lands, or when
+T_max steps are spent; success is then decided by the mission's types: the report matches
+(the judge's verdict is kept), the final pose is at the goal, the task action was carried out
+at the goal, the patrol covered the reference route. Two stages trace progress for the
+reports: S1 reaching the goal region (for a patrol: covering the route), S2 the objective.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any
+
+from sortie.backends.base import Backend, StepOutcome
+from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction, TaskAction
+from sortie.core.actions import TaskActionKind as Task
+from sortie.core.episode import EpisodeSpec
+from sortie.core.observation import Brief, Event, EventKind
+from sortie.core.pose import Pose, wrap_degrees
+from sortie.metrics.patrol import patrol_iou
+from sortie.missions.aerial.judge import JUDGES, Verdict
+from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
+from sortie.missions.runtime import Clock, MissionRuntime, Outcome
+from sortie.missions.stages import Stage
+
+PATROL_IOU = 0.5
+"""A patrol succeeds when the 20 m buffers of flown and reference routes overlap this much."""
+NEAR_GOAL = 20.0
+"""An episode that ran out of steps this close to the goal (metres, 3D) drifted or oscillated."""
+_TURNS = (FlightPrimitive.TURN_LEFT, FlightPrimitive.TURN_RIGHT)
+
+
+class AerialFailure(StrEnum):
+    """Why an aerial episode failed: MissionBench's failure modes, plus harness errors."""
+
+    PREMATURE_TERMINATION = "premature_termination"
+    """The agent said done (or landed) without ever reaching the goal region."""
+    OBJECTIVE_UNMET = "objective_unmet"
+    """The goal region was reached, but the report, the action or the final pose was wrong."""
+    DRIFT_OSCILLATION = "drift_oscillation"
+    """The steps ran out near the goal or while circling."""
+    TIMEOUT = "timeout"
+    """The steps ran out far from the goal."""
+    AGENT_ERROR = "agent_error"
+    BACKEND_ERROR = "backend_error"
+
+
+class AerialMission(MissionRuntime):
+    """Mission-level UAV control: fly, report, inspect, act, patrol."""
+
+    family = "aerial"
+    body = "multirotor"
+
+    def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM, judge: str = "exact",
+                 control_period: float = 1.0) -> None:
+        """Create the aerial rules over ``backend`` (a multirotor).
+
+        Args:
+            backend: the simulator, with a multirotor body.
+            clock: which clock is recorded as the mission clock; the budget is T_max steps.
+            judge: name of the report judge (see ``sortie.missions.aerial.judge.JUDGES``).
+            control_period: seconds a primitive lasts on the sim clock.
+        """
+        super().__init__(backend, clock, control_period)
+        self.judge_name = judge
+        self.judge = JUDGES.get(judge)
+
+    # --- setup ------------------------------------------------------------------------
+    def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
+        self.data: AerialData = aerial_data(spec)
+        self.goal = self.data.goal
+        start = self.backend.pose()
+        self.start_distance = _distance3(start, self.goal)
+        self.path: list[tuple[float, float, float]] = [start.position()]
+        self.report: str | None = None
+        self.task_actions: list[dict[str, Any]] = []
+        self.ended_by: str | None = None
+        self.verdict: Verdict | None = None
+        self.success_by_type: dict[str, bool] = {}
+        self.success = False
+        stages = self._stages()
+        return stages, self._brief(spec, stages)
+
+    def _stages(self) -> list[Stage]:
+        if MissionType.PATROL in self.data.types:
+            first = Stage("S1", "patrol", "Fly along the route.", None,
+                          lambda: self.coverage() >= PATROL_IOU)  # fmt: skip
+        else:
+            first = Stage("S1", "reach", "Fly to where the target can be observed.", "goal",
+                          self.at_goal)  # fmt: skip
+        objective = Stage("S2", "objective", "Complete the mission and say done.", None,
+                          lambda: self.success)  # fmt: skip
+        return [first, objective]
+
+    def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
+        return Brief(self.family, spec.level, self.data.instruction, "", {},
+                     tuple((s.name, s.brief) for s in stages), self.control_period,
+                     self.data.step_budget * self.control_period)  # fmt: skip
+
+    # --- one step ---------------------------------------------------------------------
+    def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
+        events: list[Event] = []
+        if isinstance(action, Fly | TaskAction) and action.report and action.report.strip():
+            self.report = action.report.strip()
+        if isinstance(action, Fly):
+            action, clamped = self._clamp(action)
+            events += clamped
+            outcome = self.backend.step(action)
+        else:
+            outcome = self.backend.step(_HOVER)
+            events += self._task(action)
+        self.path.append(self.backend.pose().position())
+        if self.ended_by is not None or self.steps + 1 >= self.data.step_budget:
+            self._decide()
+        return outcome, events
+
+    def _clamp(self, action: Fly) -> tuple[Fly, list[Event]]:
+        """Return the action with its magnitude in [0, limit], and a flag if it was changed."""
+        limit = self.data.max_turn if action.primitive in _TURNS else self.data.max_move
+        magnitude = action.magnitude if math.isfinite(action.magnitude) else 0.0
+        kept = min(max(magnitude, 0.0), limit)
+        if kept == action.magnitude:
+            return action, []
+        detail = f"{action.primitive.value} {action.magnitude:g} clamped to {kept:g}"
+        return Fly(action.primitive, kept, action.report), [Event(EventKind.CLAMPED, None,
+                                                                  detail)]  # fmt: skip
+
+    def _task(self, action: Action) -> list[Event]:
+        """Carry out a task action (or refuse an invalid one); done and land end the flight."""
+        if isinstance(action, InvalidAction):
+            return [Event(EventKind.INVALID_ACTION, None, f"{action.error}: {action.raw[:500]}")]
+        if not isinstance(action, TaskAction):
+            return [Event(EventKind.INVALID_ACTION, None,
+                          f"{type(action).__name__} is not an aerial action (Fly or TaskAction)")]
+        if action.kind is Task.DONE:
+            self.ended_by = "done"
+            return []
+        self.task_actions.append({"kind": action.kind.value, "step": self.steps + 1,
+                                  "at_goal": self.at_goal()})  # fmt: skip
+        if action.kind is Task.LAND:
+            self.ended_by = "land"
+        return [Event(EventKind.TASK_ACTION, self.data.target, action.kind.value)]
+
+    # --- success ------------------------------------------------------------------------
+    def at_goal(self) -> bool:
+        """Return whether the body is within τ_d of the goal position on every axis."""
+        here, tolerance = self.backend.pose().position(), self.data.axis_tolerance
+        return all(abs(a - b) <= tolerance for a, b in zip(here, self.goal.position(),
+                                                            strict=True))  # fmt: skip
+
+    def coverage(self) -> float:
+        """Return the patrol IoU of the path flown so far against the reference route."""
+        return patrol_iou(self.path, self.data.patrol)
+
+    def _decide(self) -> None:
+        """Judge every type's success rule at the end of the flight."""
+        data = self.data
+        if data.answer:
+            self.verdict = self.judge(self.report, data.answer, data.answer_kind)
+        reported = self.verdict is not None and self.verdict.match
+        yaw_ok = abs(wrap_degrees(self.backend.pose().yaw - self.goal.yaw)) <= data.yaw_tolerance
+        rules = {
+            MissionType.REPORTING: lambda: reported,
+            MissionType.INSPECTION: lambda: (self.at_goal() and yaw_ok) or reported,
+            MissionType.MANIPULATION: lambda: any(
+                a["kind"] == data.task_action and a["at_goal"] for a in self.task_actions),
+            MissionType.PATROL: lambda: self.coverage() >= PATROL_IOU,
+        }  # fmt: skip
+        self.success_by_type = {t.value: rules[t]() for t in data.types}
+        self.success = all(self.success_by_type.values())
+
+    def _judge(self) -> None:
+        if self.ended_by is None and self.steps < self.data.step_budget:
+            return
+        if self.success:
+            self.outcome = Outcome.SUCCESS
+        else:
+            self.outcome, self.failure = Outcome.FAILURE, self._failure_reason()
+
+    def _failure_reason(self) -> str:
+        reached = self.tracker.records()[0].status == "done"
+        if reached:
+            return AerialFailure.OBJECTIVE_UNMET.value
+        if self.ended_by is not None:
+            return AerialFailure.PREMATURE_TERMINATION.value
+        closest = min(_distance3(Pose(*p), self.goal) for p in self.path)
+        return (AerialFailure.DRIFT_OSCILLATION if closest <= NEAR_GOAL or _circling(self.path)
+                else AerialFailure.TIMEOUT).value  # fmt: skip
+
+    def _distance(self, target: str) -> float:
+        if target == "goal":
+            return _distance3(self.backend.pose(), self.goal)
+        return super()._distance(target)
+
+    def _facts(self) -> dict[str, Any]:
+        return {"report": self.report, "verdict": self.verdict.as_dict() if self.verdict else None,
+                "judge": self.judge_name, "success_by_type": self.success_by_type,
+                "ended_by": self.ended_by, "task_actions": self.task_actions,
+                "start_distance": self.start_distance,
+                "final_distance": _distance3(self.backend.pose(), self.goal),
+                "step_budget": self.data.step_budget, "clock": self.clock.value}  # fmt: skip
+
+
+_HOVER = Fly(FlightPrimitive.TURN_LEFT, 0.0)
+"""A step that moves nothing: task actions and invalid actions still cost a step."""
+
+
+def _distance3(pose: Pose, goal: Pose) -> float:
+    return math.dist(pose.position(), goal.position())
+
+
+def _circling(path: list[tuple[float, float, float]]) -> bool:
+    """Return whether the path went round: its net displacement is under a quarter of its length."""
+    length = sum(math.dist(a, b) for a, b in zip(path, path[1:], strict=False))
+    return length > 0 and math.dist(path[0], path[-1]) < 0.25 * length

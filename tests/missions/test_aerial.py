@@ -1,0 +1,152 @@
+import math
+
+import pytest
+
+from sortie.backends.embedded import EmbeddedBackend
+from sortie.core.actions import FlightPrimitive as P
+from sortie.core.actions import Fly, InvalidAction, TaskAction
+from sortie.core.actions import TaskActionKind as T
+from sortie.core.errors import ConfigError
+from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import PluginRef, TrajectoryHeader
+from sortie.metrics.aerial import score_aerial
+from sortie.metrics.patrol import patrol_iou
+from sortie.missions.aerial.mission import AerialMission
+from sortie.missions.aerial.spec import aerial_data
+from sortie.testing.episodes import aerial_hop
+
+
+@pytest.fixture(scope="module")
+def backend():
+    backend = EmbeddedBackend(body="multirotor", sensors=())
+    yield backend
+    backend.close()
+
+
+def fly(backend, spec, actions):
+    """Run ``actions`` (until the episode ends); return the trajectory and the runtime."""
+    runtime = AerialMission(backend)
+    runtime.reset(spec, 0)
+    steps = []
+    for action in actions:
+        if runtime.done:
+            break
+        steps.append(runtime.step(action)[1])
+    header = TrajectoryHeader(episode=spec, agent=PluginRef(name="t"),
+                              backend=PluginRef(name="embedded"), seed=0, code_version="t")
+    return Trajectory(header, steps, runtime.footer()), runtime
+
+
+FORWARD = Fly(P.FORWARD, 6.0)
+DONE = TaskAction(T.DONE)
+
+
+def test_reaching_the_goal_and_saying_done_is_an_inspection_success(backend):
+    """Four 6 m steps reach [24, 0, 20]; done on step 5: SR 1, MP 1, Eff 1 − 5/20, CR 0."""
+    trajectory, _ = fly(backend, aerial_hop(), [FORWARD] * 4 + [DONE])
+    metrics = score_aerial(trajectory)
+    assert trajectory.footer.outcome == "success"
+    assert trajectory.steps[3].pose.x == pytest.approx(24.0, abs=0.01)
+    assert (metrics["sr"], metrics["mp"], metrics["osr5"]) == (1.0, 1.0, 1.0)
+    assert metrics["eff"] == pytest.approx(0.75) and metrics["cr"] == 0.0 and metrics["gap"] == 0
+
+
+def test_magnitudes_are_clamped_to_d_max_and_flagged(backend):
+    """Forward 100 m moves d_max = 6 m; a 90° turn turns 30°; a negative move moves nothing."""
+    actions = [Fly(P.FORWARD, 100.0), Fly(P.TURN_LEFT, 90.0), Fly(P.UP, -3.0)]
+    trajectory, _ = fly(backend, aerial_hop(), actions)
+    poses = [step.pose for step in trajectory.steps]
+    assert poses[0].x == pytest.approx(6.0, abs=0.01) and poses[1].yaw == pytest.approx(30.0)
+    assert poses[2].z == pytest.approx(20.0)
+    details = [e.detail for step in trajectory.steps for e in step.events if e.kind == "clamped"]
+    assert details == ["forward 100 clamped to 6", "turn_left 90 clamped to 30",
+                       "up -3 clamped to 0"]  # fmt: skip
+    assert score_aerial(trajectory)["clamped"] == 3
+
+
+def test_a_report_from_the_start_succeeds_without_moving(backend):
+    """A matching plate reported at once: success with a path of no translation, OSR 0."""
+    spec = aerial_hop(("reporting",), answer="KX 42 7Q", answer_kind="plate")
+    trajectory, _ = fly(backend, spec, [TaskAction(T.DONE, report="The plate reads kx-427q.")])
+    metrics = score_aerial(trajectory)
+    assert trajectory.footer.facts["verdict"]["match"] is True
+    assert (metrics["sr"], metrics["mp"], metrics["osr5"], metrics["gap"]) == (1, 1, 0, -1)
+
+
+def test_done_far_from_the_goal_is_a_premature_termination(backend):
+    """Done after one step, 18 m short: failure, MP = 6/24."""
+    trajectory, _ = fly(backend, aerial_hop(), [FORWARD, DONE])
+    assert trajectory.footer.failure_reason == "premature_termination"
+    assert score_aerial(trajectory)["mp"] == pytest.approx(6.0 / 24.0, abs=1e-3)
+
+
+def test_running_out_of_steps_near_the_goal_is_drift(backend):
+    """Three steps forward, then turning in place for the rest of the 20: drift, Eff 0."""
+    turns = [Fly(P.TURN_LEFT, 30.0)] * 17
+    trajectory, _ = fly(backend, aerial_hop(), [FORWARD] * 3 + turns)
+    assert trajectory.footer.steps == 20
+    assert trajectory.footer.failure_reason == "drift_oscillation"
+    assert score_aerial(trajectory)["eff"] == 0.0
+
+
+def test_reached_but_wrong_yaw_is_an_unmet_objective(backend):
+    """At the goal position facing 90° off: the inspection fails on its yaw tolerance."""
+    actions = [FORWARD] * 4 + [Fly(P.TURN_LEFT, 30.0)] * 3 + [DONE]
+    trajectory, _ = fly(backend, aerial_hop(), actions)
+    assert trajectory.footer.failure_reason == "objective_unmet"
+    assert trajectory.footer.stages[0].status == "done"
+
+
+@pytest.mark.parametrize(("action", "success"), [(T.DROP_PAYLOAD, True),
+                                                 (T.COLLECT_SAMPLE, False)])  # fmt: skip
+def test_manipulation_needs_the_right_task_action_at_the_goal(backend, action, success):
+    """drop_payload at the goal succeeds; collect_sample there does not."""
+    spec = aerial_hop(("manipulation",), task_action="drop_payload")
+    trajectory, _ = fly(backend, spec, [FORWARD] * 4 + [TaskAction(action), DONE])
+    assert (trajectory.footer.outcome == "success") is success
+    assert trajectory.footer.facts["task_actions"][0]["at_goal"] is True
+
+
+def test_invalid_output_spends_a_step_and_the_episode_goes_on(backend):
+    """An unparseable answer is an invalid_action step; the flight continues."""
+    actions = [InvalidAction("<garbage>", "no JSON"), *[FORWARD] * 4, DONE]
+    trajectory, _ = fly(backend, aerial_hop(), actions)
+    assert trajectory.steps[0].events[0].kind == "invalid_action"
+    assert trajectory.footer.outcome == "success" and trajectory.footer.steps == 6
+
+
+def test_a_patrol_along_the_route_succeeds(backend):
+    """Flying the 24 m reference route covers it: IoU above 0.5 and MP 1."""
+    spec = aerial_hop(("patrol",), patrol=[[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]])
+    trajectory, _ = fly(backend, spec, [FORWARD] * 4 + [DONE])
+    assert trajectory.footer.outcome == "success" and score_aerial(trajectory)["mp"] == 1.0
+
+
+def test_patrol_iou_of_a_point_against_a_line_is_the_disc_over_the_corridor():
+    """A 40 m route and a hover at its start: π·20² / (40·40 + π·20²) = 0.4399."""
+    expected = math.pi * 400 / (1600 + math.pi * 400)
+    route = [[0.0, 0.0, 20.0], [40.0, 0.0, 20.0]]
+    assert patrol_iou([[0.0, 0.0, 30.0]], route) == pytest.approx(expected, rel=0.01)
+    assert patrol_iou(route, route) == pytest.approx(1.0)
+    assert patrol_iou([[0.0, 100.0, 0.0], [40.0, 100.0, 0.0]], route) == 0.0
+
+
+def test_a_mission_starting_at_its_goal_is_unscored_not_averaged_as_minus_one(backend):
+    """d_0 = 0: MP is NaN and the episode is counted as unscored."""
+    spec = aerial_hop(goal=[0.0, 0.0, 20.0, 90.0])
+    trajectory, _ = fly(backend, spec, [DONE])
+    metrics = score_aerial(trajectory)
+    assert math.isnan(metrics["mp"]) and metrics["unscored"] == 1.0 and metrics["sr"] == 0.0
+
+
+@pytest.mark.parametrize(("mission", "message"), [
+    ({"types": ["patrol"], "patrol": [[0, 0, 20]]}, "at least 2 points, got 1"),
+    ({"types": ["reporting"]}, "needs an expected answer"),
+    ({"types": ["manipulation"], "task_action": "done"}, "needs a task action"),
+    ({"types": ["reporting", "reporting"], "answer": "3"}, "repeat a type"),
+])  # fmt: skip
+def test_incomplete_missions_are_refused_with_the_reason(mission, message):
+    """Each type's success rule needs its data; the error names the episode."""
+    with pytest.raises(ConfigError, match=message) as info:
+        aerial_data(aerial_hop(**mission))
+    assert "handmade/hop-0" in str(info.value)
