@@ -1,5 +1,7 @@
 """``oracle``: the privileged expert: shortest paths and a path-following controller.
 
+(Aerial episodes are flown by ``AerialOracle``; this module walks rescue missions.)
+
 It plans through the navigation graph (as if doors were open: it opens them) to the target
 of the active stage, follows the waypoints with a pure-pursuit controller within the action
 limits, and issues the interactions itself, so it completes episodes under ``native``
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from sortie.agents.aerial_oracle import AerialOracle
 from sortie.backends.base import OracleView
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.errors import ConfigError
@@ -55,11 +58,15 @@ class OracleAgent:
             raise ConfigError("oracle agent: no OracleView attached; the runner must attach one")
         self._path, self._goal, self._since_progress, self._best = [], None, 0, math.inf
         self._recovery, self._recoveries, self._smooth = 0, 0, True
+        # An aerial episode is flown by the aerial expert; the rest of this class walks.
+        self._flight = AerialOracle(self._oracle) if brief.family == "aerial" else None
 
     def act(self, observation: MissionObservation) -> Action:
         """Steer along the current plan; grab, drop or open doors when there."""
         oracle = self._oracle
         assert oracle is not None
+        if self._flight is not None:
+            return self._flight.act(observation)
         goal = "stretcher" if observation.carrying else "casualty"
         interaction = self._interaction(observation, goal)
         if interaction is not None:

@@ -8,7 +8,7 @@ a door may open is the mission's business; the backend only carries it out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -153,6 +153,10 @@ class OracleView(Protocol):
 
     def targets(self) -> dict[str, str]:
         """Return the episode's roles and the objects that play them (``casualty``, ...)."""
+        ...
+
+    def mission(self) -> dict[str, Any]:
+        """Return the episode's mission data: goal poses, expected answers, reference routes."""
         ...
 
     def door_states(self) -> dict[str, bool]:

@@ -300,6 +300,11 @@ class EmbeddedOracleView:
         episode = self._backend.episode
         return dict(episode.targets) if episode else {}
 
+    def mission(self) -> dict[str, Any]:
+        """Return the episode's mission data (a copy)."""
+        episode = self._backend.episode
+        return dict(episode.mission) if episode else {}
+
     def door_states(self) -> dict[str, bool]:
         """Return whether each door and gate is open."""
         return {name: self._backend.door_state(name) for name in self._backend.doors()}

@@ -15,6 +15,7 @@ from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import TrajectoryFooter
+from sortie.run.executor import backend_for
 from sortie.run.jobs import Job, RunSpec, episode_seed, run_job
 
 __all__ = ["EpisodeResult", "RunSettings", "episode_seed", "run_suite"]
@@ -46,14 +47,16 @@ def run_suite(suite: Suite, agent_name: str, agent_args: Mapping[str, Any],
     """Run every episode of ``suite`` with a fresh agent; return the results in order."""
     run = RunSpec.resolve(agent_name, agent_args, settings.clock, settings.triggers,
                           settings.seed)  # fmt: skip
-    backend = EmbeddedBackend(body="walker", sensors=run.sensors)
+    backends: dict[tuple[str, tuple[str, ...]], EmbeddedBackend] = {}
     results = []
     try:
         for spec in suite.episodes:
             path = settings.out / f"{spec.episode_id.replace('/', '__')}.jsonl"
-            done = run_job(Job(suite.header.suite, spec, 0, path, run), backend)
+            job = Job(suite.header.suite, spec, 0, path, run)
+            done = run_job(job, backend_for(backends, job))
             results.append(EpisodeResult(spec, path, done.footer, done.metrics))
             on_result(results[-1])
     finally:
-        backend.close()
+        for backend in backends.values():
+            backend.close()
     return results

@@ -150,3 +150,34 @@ def test_incomplete_missions_are_refused_with_the_reason(mission, message):
     with pytest.raises(ConfigError, match=message) as info:
         aerial_data(aerial_hop(**mission))
     assert "handmade/hop-0" in str(info.value)
+
+
+@pytest.mark.parametrize("mission", [
+    {"types": ["inspection"]},
+    {"types": ["reporting", "inspection"], "answer": "7", "answer_kind": "number",
+     "goal": [10.0, 15.0, 12.0, 135.0]},
+    {"types": ["manipulation"], "task_action": "collect_sample", "goal": [-12.0, 6.0, 14.0, -90.0]},
+    {"types": ["patrol"], "patrol": [[0.0, 0.0, 20.0], [20.0, 0.0, 20.0], [20.0, 20.0, 20.0]],
+     "goal": [20.0, 20.0, 20.0, 90.0]},
+])  # fmt: skip
+def test_the_oracle_completes_every_mission_type(tmp_path, mission):
+    """Flown by the runner with the oracle: success, and the record rescores to SR 1."""
+    from sortie.core.records_io import Suite, SuiteHeader
+    from sortie.run.suite import RunSettings, run_suite
+
+    suite = Suite(SuiteHeader(suite="t"), [aerial_hop(**mission)])
+    result = run_suite(suite, "oracle", {}, RunSettings(tmp_path))[0]
+    assert result.footer.outcome == "success", result.footer
+    assert result.metrics["sr"] == 1.0 and result.metrics["eff"] > 0
+
+
+def test_the_random_agent_flies_and_ends_its_flights_early(tmp_path):
+    """Random flights over ten seeds: none succeeds, most end before T_max by done or land."""
+    from sortie.core.records_io import Suite, SuiteHeader
+    from sortie.run.suite import RunSettings, run_suite
+
+    episodes = [aerial_hop(episode_id=f"hop-{i}") for i in range(10)]
+    results = run_suite(Suite(SuiteHeader(suite="t"), episodes), "random", {},
+                        RunSettings(tmp_path))  # fmt: skip
+    assert all(r.metrics["sr"] == 0.0 for r in results)
+    assert sum(r.footer.steps < 20 for r in results) >= 7
