@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from sortie.sim.mesh import Mesh
-from sortie.sim.scene import LIGHTING_PRESETS, AttributeValue, Dynamics, Scene, SceneObject
+from sortie.sim.scene import (
+    LIGHTING_PRESETS,
+    AttributeValue,
+    Dynamics,
+    Route,
+    Scene,
+    SceneObject,
+)
 
 
 @dataclass
@@ -38,6 +46,8 @@ class WorldKit:
         return obj
 
     def scene(self, bounds: tuple[float, float, float, float], lighting: str = "day",
-              topdown_cut: float | None = None) -> Scene:
-        """Return the finished scene."""
-        return Scene(self.objects, bounds, LIGHTING_PRESETS[lighting], topdown_cut, self.origin)
+              topdown_cut: float | None = None, routes: Mapping[str, Route] | None = None
+              ) -> Scene:
+        """Return the finished scene (``routes``: named patrol routes, if the world has any)."""
+        return Scene(self.objects, bounds, LIGHTING_PRESETS[lighting], topdown_cut, self.origin,
+                     routes)  # fmt: skip

@@ -59,7 +59,7 @@ def with_placements(scene: Scene, placements: Sequence[Placement], seed: int) ->
         obj = PLACEABLE.get(placement.asset)(kit, rng, placement)
         _lift(kit, obj, placement.pose.z)
     return Scene([*scene.objects, *kit.objects], scene.bounds, scene.lighting,
-                 scene.topdown_cut, scene.origin)  # fmt: skip
+                 scene.topdown_cut, scene.origin, scene.routes)  # fmt: skip
 
 
 def _renamed(kit: WorldKit, obj: SceneObject, name: str) -> SceneObject:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -21,6 +21,8 @@ from sortie.sim.mesh import Mesh
 from sortie.sim.semantics import class_id
 
 AttributeValue = str | float | int | bool
+Route = tuple[tuple[float, float], ...]
+"""A patrol route: ground points ``(x, y)`` in metres, flown in order."""
 
 
 class Dynamics(StrEnum):
@@ -101,6 +103,7 @@ class Scene:
         lighting: Lighting = Lighting(),
         topdown_cut: float | None = None,
         origin: str = "",
+        routes: Mapping[str, Route] | None = None,
     ) -> None:
         """Create a scene.
 
@@ -111,12 +114,16 @@ class Scene:
             topdown_cut: height above which the top-down map ignores geometry (roofs,
                 ceilings); None shows everything.
             origin: how it was built, e.g. ``suburb(seed=3)``.
+            routes: named patrol routes (along roads, fences, perimeters); most ground worlds
+                have none.
         """
         self.objects: tuple[SceneObject, ...] = tuple(objects)
         self.bounds = bounds
         self.lighting = lighting
         self.topdown_cut = topdown_cut
         self.origin = origin
+        self.routes: dict[str, Route] = {name: tuple((float(x), float(y)) for x, y in points)
+                                         for name, points in (routes or {}).items()}
         self._index = {o.name: i for i, o in enumerate(self.objects)}
         if len(self._index) != len(self.objects):
             names = [o.name for o in self.objects]
@@ -205,4 +212,6 @@ class Scene:
             if obj.open_transform is not None:
                 h.update(obj.open_transform.tobytes())
         h.update(json.dumps([self.bounds, self.topdown_cut]).encode())
+        if self.routes:  # only worlds with routes hash them: older digests stay as they were
+            h.update(json.dumps(sorted(self.routes.items())).encode())
         return h.hexdigest()

@@ -30,7 +30,7 @@ SHOP_KINDS = ("Bakery", "Pharmacy", "Cafe", "Books", "Market", "Florist", "Diner
 STOREY = 2.8
 GROUND_COLORS: dict[str, Color] = {
     "grass": (84, 134, 62), "road": (62, 62, 66), "sidewalk": (172, 170, 162),
-    "ground": (150, 140, 122),
+    "ground": (150, 140, 122), "water": (58, 104, 150),
 }  # fmt: skip
 Area = tuple[str, float, float, float, float]
 """A ground piece: semantic class and its rectangle ``(x0, y0, x1, y1)``."""
@@ -92,12 +92,14 @@ def _house_facade(depth: float, width: float, storeys: int, door_offset: float,
 
 def add_house(kit: WorldKit, rng: np.random.Generator, center: tuple[float, float],
               yaw: float, width: float, depth: float, number: int, color: str | None = None,
-              storeys: int | None = None, door_offset: float = 0.0, street: str = ""
-              ) -> SceneObject:
+              storeys: int | None = None, door_offset: float = 0.0, street: str = "",
+              roof_number: bool = False) -> SceneObject:
     """Add a closed house with a pitched roof, painted door and windows and a house number.
 
     ``width`` runs along the front, ``depth`` from front to back; ``door_offset`` moves the
     door along the front from its middle (positive: to the left seen from the street).
+    ``roof_number`` also paints the number large on the front slope of the roof, where a
+    drone over the street can read it.
     """
     color = color or pick(rng, HOUSE_COLORS)
     storeys = storeys or int(rng.integers(1, 3))
@@ -105,14 +107,30 @@ def add_house(kit: WorldKit, rng: np.random.Generator, center: tuple[float, floa
     door_name = pick(rng, DOOR_COLORS)
     wall_rgb, eave = PALETTE[color], storeys * STOREY
     walls = slab(-depth / 2, -width / 2, depth / 2, width / 2, 0.0, eave, wall_rgb)
-    roof = _gabled_roof(depth, width, eave, float(rng.uniform(1.4, 2.4)), ROOF_COLORS[roof_name],
-                        shade(wall_rgb, 0.95))  # fmt: skip
+    rise = float(rng.uniform(1.4, 2.4))
+    roof = _gabled_roof(depth, width, eave, rise, ROOF_COLORS[roof_name], shade(wall_rgb, 0.95))
     facade = _house_facade(depth, width, storeys, door_offset, PALETTE[door_name])
     plate = text_texture(str(number), 64, 48, border=(30, 30, 30))
     sign = facing_quad((depth / 2 + PROUD, door_offset, 2.5), 0.0, 0.6, 0.45, plate)
-    parts = [m.moved((*center, 0.0), yaw) for m in (merge([walls, roof, *facade]), sign)]
+    local = [merge([walls, roof, *facade]), sign]
+    if roof_number:
+        local.append(_roof_label(depth, width, eave, rise, plate))
+    parts = [m.moved((*center, 0.0), yaw) for m in local]
     return kit.add("house", parts, number=number, street=street, color=color,
                    roof_color=roof_name, door_color=door_name, storeys=storeys)  # fmt: skip
+
+
+def _roof_label(depth: float, width: float, eave: float, rise: float,
+                texture: np.ndarray) -> Mesh:
+    """Return ``texture`` lying on the middle of the front roof slope, upright for the street."""
+    run = depth / 2 + 0.3  # the slope runs from the eave (x = run) up to the ridge (x = 0)
+    normal = np.array([rise, 0.0, run]) / np.hypot(rise, run)
+    half = min(width * 0.3, 1.8)
+    low, high = (np.array([run * (1 - t), 0.0, eave + rise * t]) + 0.03 * normal
+                 for t in (0.15, 0.8))  # fmt: skip
+    side = np.array([0.0, half, 0.0])
+    corners = [high - side, high + side, low + side, low - side]  # seen from the street (+x)
+    return quad([(float(c[0]), float(c[1]), float(c[2])) for c in corners], texture)
 
 
 def add_shop(kit: WorldKit, rng: np.random.Generator, center: tuple[float, float], yaw: float,

@@ -14,7 +14,7 @@ import numpy as np
 from sortie.sim.assets.props import PALETTE, pick, shade
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import Color, Mesh, box, merge, pose_matrix, sphere
-from sortie.sim.scene import Dynamics, SceneObject
+from sortie.sim.scene import AttributeValue, Dynamics, SceneObject
 
 TOPS = ("jacket", "hoodie", "t-shirt", "coat", "sweater")
 BOTTOMS = ("trousers", "jeans", "shorts", "skirt")
@@ -57,10 +57,11 @@ def random_outfit(rng: np.random.Generator) -> Outfit:
 
 def add_person(kit: WorldKit, rng: np.random.Generator, position: tuple[float, float, float],
                yaw: float = 0.0, posture: str = "standing", outfit: Outfit | None = None,
-               name: str | None = None) -> SceneObject:
+               name: str | None = None, **extra: AttributeValue) -> SceneObject:
     """Add a portable person at ``position`` (ground point), facing or lying along ``yaw``.
 
-    Lying, the head points along ``yaw`` and ``position`` is the middle of the body.
+    Lying, the head points along ``yaw`` and ``position`` is the middle of the body. ``extra``
+    attributes (e.g. where they are) follow the outfit's.
     """
     if posture not in ("standing", "lying"):
         raise ValueError(f"person posture must be 'standing' or 'lying', got {posture!r}")
@@ -76,7 +77,7 @@ def add_person(kit: WorldKit, rng: np.random.Generator, position: tuple[float, f
     return kit.add("person", body, name=name, dynamics=Dynamics.PORTABLE, posture=posture,
                    top=look.top, top_color=look.top_color, bottom=look.bottom,
                    bottom_color=look.bottom_color, hair=look.hair,
-                   outfit=look.describe())  # fmt: skip
+                   outfit=look.describe(), **extra)  # type: ignore[arg-type]  # extras are attributes
 
 
 def person_mesh(look: Outfit) -> Mesh:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from sortie.sim.assets.painted import ground_label
 from sortie.sim.assets.props import PALETTE, PROUD, Footprints, facing_quad, pick
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import Mesh, box, cylinder, merge, pose_matrix, slab
-from sortie.sim.scene import SceneObject
+from sortie.sim.scene import AttributeValue, SceneObject
 from sortie.sim.textures import text_texture
 
 CAR_COLORS = ("red", "blue", "white", "black", "silver", "grey", "yellow", "green", "dark red",
@@ -51,8 +52,12 @@ def _plates(texture: np.ndarray, half_length: float, z: float) -> list[Mesh]:
     return [front, back]
 
 
-def car_meshes(color: str, plate: str) -> list[Mesh]:
-    """Return a saloon car in its local frame: body, glass cabin, roof, lights, wheels, plates."""
+def car_meshes(color: str, plate: str, roof_plate: bool = False) -> list[Mesh]:
+    """Return a saloon car in its local frame: body, glass cabin, roof, lights, wheels, plates.
+
+    ``roof_plate`` also paints the plate large on the roof, as fleet cars carry their number
+    for helicopters: a drone can read it from a few metres up.
+    """
     rgb = PALETTE[color]
     body = slab(-2.1, -0.88, 2.1, 0.88, 0.3, 0.95, rgb)
     cabin = slab(-1.2, -0.78, 0.9, 0.78, 0.95, 1.42, (60, 72, 86))
@@ -62,17 +67,26 @@ def car_meshes(color: str, plate: str) -> list[Mesh]:
     lights += [facing_quad((-2.1 - PROUD, side * 0.62, 0.8), 180.0, 0.3, 0.12,
                            color=(200, 20, 20)) for side in (-1, 1)]  # fmt: skip
     solid = merge([body, cabin, roof, *lights, *_wheels(1.35, 0.8)])
-    return [solid, *_plates(plate_texture(plate), 2.1, 0.55)]
+    texture = plate_texture(plate)
+    parts = [solid, *_plates(texture, 2.1, 0.55)]
+    if roof_plate:
+        # Across the roof: it reads left to right for a drone behind the car.
+        parts.append(ground_label((-0.15, 0.0, 1.5 + PROUD), -90.0, 1.56, 0.42, texture))
+    return parts
 
 
 def add_car(kit: WorldKit, rng: np.random.Generator, position: tuple[float, float],
-            yaw: float = 0.0, color: str | None = None, plate: str | None = None
-            ) -> SceneObject:
-    """Add a parked car facing ``yaw`` with a colour name and a readable licence plate."""
+            yaw: float = 0.0, color: str | None = None, plate: str | None = None,
+            roof_plate: bool = False, **extra: AttributeValue) -> SceneObject:
+    """Add a parked car facing ``yaw`` with a colour name and a readable licence plate.
+
+    ``roof_plate`` paints the plate on the roof too; ``extra`` attributes (e.g. where it is
+    parked) are stored after ``color`` and ``plate``.
+    """
     color = color or pick(rng, CAR_COLORS)
     plate = plate or random_plate(rng)
-    parts = [m.moved((*position, 0.0), yaw) for m in car_meshes(color, plate)]
-    return kit.add("car", parts, color=color, plate=plate)
+    parts = [m.moved((*position, 0.0), yaw) for m in car_meshes(color, plate, roof_plate)]
+    return kit.add("car", parts, color=color, plate=plate, **extra)  # type: ignore[arg-type]
 
 
 def ambulance_meshes(plate: str) -> list[Mesh]:

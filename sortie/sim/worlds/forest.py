@@ -34,19 +34,31 @@ MARGIN = 6.0
 
 @world(
     "forest",
-    "uneven wooded ground with trees, rocks, bushes and logs inside a fence (rescue L2/L3)",
-    (Param("size", 60.0, "side of the fenced square in metres", 30.0, 120.0),
+    "uneven wooded ground with trees, rocks, bushes and logs inside a fence (rescue L2/L3); "
+    "preset=flight: a wide forest for drone flights (aerial)",
+    (Param("size", 60.0, "side of the fenced square in metres (ground preset)", 30.0, 120.0),
      Param("relief", 3.0, "height from the lowest to the highest ground in metres", 0.0, 6.0),
-     CLUTTER, LIGHTING),  # fmt: skip
-)
+     CLUTTER, LIGHTING,
+     Param("preset", "ground", "ground: the walker's wood; flight: a wide forest for drones",
+           choices=("ground", "flight")),
+     Param("extent", 360.0, "side of the square in metres (flight preset)", 300.0, 600.0)),
+)  # fmt: skip
 def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamValue]) -> Scene:
-    """Build a square forest of side ``size``; ``clutter`` sets how dense the undergrowth is."""
+    """Build a square forest of side ``size``; ``clutter`` sets how dense the undergrowth is.
+
+    The flight preset builds a different, wider world instead (``forest_flight``); the
+    ground preset, the default, is the rescue wood exactly as before.
+    """
+    if params["preset"] == "flight":
+        from sortie.sim.worlds.forest_flight import build_flight  # it uses this module's fence
+
+        return build_flight(kit, rng, params)
     half = float(params["size"]) / 2
     clearing = (0.0, 0.0, CLEARING)
     ground = rolling_terrain(rng, (-half - MARGIN, -half - MARGIN, half + MARGIN, half + MARGIN),
                              float(params["relief"]), max_slope=15.0, flat=[clearing])  # fmt: skip
     kit.add("ground", ground.mesh(rng, jitter_color(rng, (88, 118, 58), 10)))
-    _fence(kit, ground, half)
+    terrain_fence(kit, ground, half)
     area = (-half + 0.5, -half + 0.5, half - 0.5, half - 0.5)
     clutter = float(params["clutter"])
     trees = _plant_trees(kit, rng, ground, area, clutter, [clearing])
@@ -54,7 +66,7 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     return kit.scene((-half, -half, half, half), str(params["lighting"]))
 
 
-def _fence(kit: WorldKit, ground: Terrain, half: float) -> None:
+def terrain_fence(kit: WorldKit, ground: Terrain, half: float) -> None:
     """Add a 2 m board fence around the square, following the ground between posts."""
     corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
     for (xa, ya), (xb, yb) in zip(corners, corners[1:] + corners[:1], strict=True):
