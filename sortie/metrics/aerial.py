@@ -18,8 +18,6 @@ from sortie.metrics.patrol import patrol_iou
 
 OSR_RADII = (5.0, 10.0, 20.0)
 """Distances (metres, 3D) at which the goal counts as reached somewhere along the path."""
-AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
-"""The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
 
 
 def score_aerial(trajectory: Trajectory) -> dict[str, float]:

@@ -7,7 +7,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 RESCUE_COLUMNS = ("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs")
-PERCENT = {"tcr", "hs"}
+AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
+"""The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
+PERCENT = {"tcr", "hs", "sr", "osr5", "osr10", "osr20", "mp", "eff", "cr", "gap", "unscored"}
 """Metrics shown as percentages."""
 
 

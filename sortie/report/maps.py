@@ -9,6 +9,7 @@ this is some twenty times faster (the legend is on the page instead, ``LEGEND``)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from itertools import groupby
 from pathlib import Path
@@ -27,10 +28,12 @@ STAGE_COLOURS: dict[str | None, Colour] = {
     "S1": (31, 119, 180), "S2": (255, 127, 14), "S3": (44, 160, 44), "S4": (148, 103, 189)}
 """Path colour while each stage is active; any other (and after the last) is ``OTHER``."""
 OTHER: Colour = (90, 90, 90)
-START, CASUALTY, STRETCHER, END, COLLISION = (
-    (40, 200, 60), (214, 39, 40), (23, 190, 207), (0, 0, 0), (255, 0, 0))
+START, CASUALTY, STRETCHER, END, COLLISION, GOAL, ROUTE = (
+    (40, 200, 60), (214, 39, 40), (23, 190, 207), (0, 0, 0), (255, 0, 0), (255, 200, 0),
+    (120, 120, 120))
 LEGEND = (("●", START, "start"), ("◆", CASUALTY, "casualty"), ("■", STRETCHER, "stretcher"),
-          ("▲", END, "end"), ("×", COLLISION, "collision"))  # fmt: skip
+          ("⬟", GOAL, "aerial goal"), ("┅", ROUTE, "patrol route"), ("▲", END, "end"),
+          ("×", COLLISION, "collision"))  # fmt: skip
 """The markers as the page's legend shows them: glyph, colour, meaning."""
 SIDE = 520
 """Maps are enlarged (by a whole factor, pixels kept square) to about this many pixels."""
@@ -67,9 +70,12 @@ def draw_episode_map(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[Ste
     """Draw the episode's path and places over the world map; save it as a PNG at ``path``."""
     picture = Image.fromarray(topdown.image)
     draw = ImageDraw.Draw(picture)
+    _draw_route(draw, topdown, spec)
     _draw_path(draw, topdown, spec, steps)
     _draw_places(draw, topdown, spec, steps)
     _draw_scale(draw, topdown)
+    if spec.family == "aerial":
+        picture = _with_altitude(picture, spec, steps)
     path.parent.mkdir(parents=True, exist_ok=True)
     picture.save(path, compress_level=1)  # fast: maps are many, disk is cheap
     return path
@@ -83,6 +89,47 @@ def _draw_path(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec
         points = [last] + [topdown.pixel(s.pose.x, s.pose.y) for s in run]
         draw.line(points, fill=STAGE_COLOURS.get(stage, OTHER), width=2, joint="curve")
         last = points[-1]
+
+
+def _draw_route(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec) -> None:
+    """Draw a patrol's reference route as a dashed line under the path."""
+    route = [topdown.pixel(p[0], p[1]) for p in spec.mission.get("patrol", [])]
+    for (x0, y0), (x1, y1) in zip(route, route[1:], strict=False):
+        pieces = max(1, int(math.hypot(x1 - x0, y1 - y0) // 6))
+        for k in range(0, pieces, 2):  # every other sixth of a leg: a dash, then a gap
+            a, b = k / pieces, min(k + 1, pieces) / pieces
+            draw.line([x0 + a * (x1 - x0), y0 + a * (y1 - y0), x0 + b * (x1 - x0),
+                       y0 + b * (y1 - y0)], fill=ROUTE, width=4)  # fmt: skip
+
+
+def _with_altitude(picture: Image.Image, spec: EpisodeSpec,
+                   steps: Sequence[StepRecord]) -> Image.Image:
+    """Return the map with a strip below it: the flight's height over the steps (side view)."""
+    width, strip = picture.width, 90
+    heights = [spec.start.z] + [s.pose.z for s in steps]
+    goal = spec.mission.get("goal")
+    low = min([*heights, *([goal[2]] if goal else [])])
+    high = max([*heights, *([goal[2]] if goal else [])])
+    span = max(high - low, 1.0)
+    canvas = Image.new("RGB", (width, picture.height + strip), (255, 255, 255))
+    canvas.paste(picture, (0, 0))
+    draw = ImageDraw.Draw(canvas)
+    top, bottom, left = picture.height + 14, picture.height + strip - 10, 40
+
+    def row(z: float) -> float:
+        return bottom - (z - low) / span * (bottom - top)
+
+    def col(i: int) -> float:
+        return left + i * (width - left - 10) / max(len(heights) - 1, 1)
+
+    if goal:
+        draw.line([left, row(goal[2]), width - 10, row(goal[2])], fill=GOAL, width=2)
+    draw.line([(col(i), row(z)) for i, z in enumerate(heights)], fill=(31, 119, 180), width=2)
+    draw.text((4, top - 12), f"{high:.0f} m", fill=(0, 0, 0))
+    draw.text((4, bottom - 8), f"{low:.0f} m", fill=(0, 0, 0))
+    draw.text((left, picture.height + 2), "height over the steps (goal height in yellow)",
+              fill=(0, 0, 0))  # fmt: skip
+    return canvas
 
 
 def _draw_places(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec,
@@ -99,12 +146,16 @@ def _draw_places(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSp
         pose = poses.get(spec.targets.get(role, ""))
         if pose is not None:
             _marker(draw, topdown.pixel(pose.x, pose.y), shape, colour)
+    goal = spec.mission.get("goal") if spec.family == "aerial" else None
+    if goal:
+        _marker(draw, topdown.pixel(goal[0], goal[1]), "pentagon", GOAL)
     _marker(draw, topdown.pixel(spec.start.x, spec.start.y), "circle", START)
     if steps:
         _marker(draw, topdown.pixel(steps[-1].pose.x, steps[-1].pose.y), "triangle", END)
 
 
-_SHAPES = {"square": (4, 0.0), "diamond": (4, 45.0), "triangle": (3, 0.0)}
+_SHAPES = {"square": (4, 0.0), "diamond": (4, 45.0), "triangle": (3, 0.0),
+           "pentagon": (5, 0.0)}
 """Regular polygons as (sides, rotation in degrees)."""
 
 

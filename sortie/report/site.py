@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from sortie.metrics.aggregate import AERIAL_COLUMNS
 from sortie.models.accounting import COLUMNS, usage_rows
 from sortie.report.episode import (
     EPISODES_FOLDER,
@@ -21,12 +22,13 @@ from sortie.report.episode import (
 from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, render_table
 from sortie.report.maps import WorldMaps
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
-from sortie.report.tables import check_run, layout, paper_tables, report_rows
+from sortie.report.tables import check_run, family_columns, layout, paper_tables, report_rows
 from sortie.report.usage import run_usage
 from sortie.run.store import Store
 
 PLOTS_FOLDER = "plots"
 DECAY_COLUMNS = ("tcr", "ts")
+AERIAL_DECAY_COLUMNS = ("sr", "mp")
 
 
 def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level") -> Path:
@@ -67,13 +69,16 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
 def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[str, str]]:
     """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs."""
     cascade = plot_cascade(stage_cascade(store, runs), folder / "stage-cascade.png")
-    by_level = report_rows(store, runs, "level", DECAY_COLUMNS)
-    decay = plot_decay(by_level, folder / "level-decay.png", DECAY_COLUMNS)
+    aerial = family_columns(store, runs) == AERIAL_COLUMNS
+    columns = AERIAL_DECAY_COLUMNS if aerial else DECAY_COLUMNS
+    by_level = report_rows(store, runs, "level", columns)
+    decay = plot_decay(by_level, folder / "level-decay.png", columns)
+    across = ("SR and MP (%) per mission type" if aerial
+              else "Decay across levels: TCR (%) and TS per level")  # fmt: skip
     return [
-        ("Stage cascade: share of episodes that completed each stage, per level",
+        ("Stage cascade: share of episodes that completed each stage, per level or type",
          f"{PLOTS_FOLDER}/{cascade.name}"),
-        ("Decay across levels: TCR (%) and TS per level, one line per run",
-         f"{PLOTS_FOLDER}/{decay.name}"),
+        (f"{across}, one line per run", f"{PLOTS_FOLDER}/{decay.name}"),
     ]  # fmt: skip
 
 

@@ -22,7 +22,7 @@ from rich.table import Table
 
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.trajectory import TrajectoryHeader
-from sortie.metrics.aggregate import RESCUE_COLUMNS
+from sortie.metrics.aggregate import AERIAL_COLUMNS, RESCUE_COLUMNS
 from sortie.metrics.intervals import (
     EpisodeMean,
     Estimate,
@@ -52,13 +52,16 @@ class ReportRow:
 
 
 def report_rows(store: Store, runs: Sequence[str], group: str = "level",
-                columns: Sequence[str] = RESCUE_COLUMNS) -> list[ReportRow]:
+                columns: Sequence[str] | None = None) -> list[ReportRow]:
     """Return one row per (run, group) with each column's mean and interval.
+
+    ``columns`` default to the runs' mission family's (see ``family_columns``).
 
     Raises:
         UnknownNameError: a run id the store does not hold (the message lists those it does).
         ConfigError: an unknown grouping, or a record that cannot be read to group by world.
     """
+    columns = columns or family_columns(store, runs)
     rows = []
     for run in runs:
         episodes = load_episode_means(store, run, group, columns)
@@ -69,13 +72,14 @@ def report_rows(store: Store, runs: Sequence[str], group: str = "level",
 
 
 def compare_rows(store: Store, a: str, b: str, group: str = "level",
-                 columns: Sequence[str] = RESCUE_COLUMNS) -> list[ReportRow]:
+                 columns: Sequence[str] | None = None) -> list[ReportRow]:
     """Return per group the paired difference B − A of each column over common episodes.
 
     Raises:
         UnknownNameError: a run id the store does not hold.
         ConfigError: the two runs have no episode in common.
     """
+    columns = columns or family_columns(store, [a, b])
     first = load_episode_means(store, a, group, columns)
     second = load_episode_means(store, b, group, columns)
     common = {e.episode for e in first} & {e.episode for e in second}
@@ -86,6 +90,25 @@ def compare_rows(store: Store, a: str, b: str, group: str = "level",
     differences = paired_differences(first, second, columns)
     return [ReportRow(f"{b} − {a}", name, counts[name], estimates)
             for name, estimates in differences.items()]  # fmt: skip
+
+
+def family_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
+    """Return the report columns of the runs' mission family (rescue or aerial).
+
+    Raises:
+        UnknownNameError: a run id the store does not hold.
+        ConfigError: the runs mix families, whose metrics cannot share a table.
+    """
+    families = {}
+    for run in runs:
+        check_run(store, run)
+        episodes = store.episodes(run)
+        families[run] = "aerial" if episodes and "sr" in episodes[0].metrics else "rescue"
+    if len(set(families.values())) > 1:
+        listed = ", ".join(f"{run} ({family})" for run, family in families.items())
+        raise ConfigError(f"{store.path}: runs of different mission families ({listed}) "
+                          "cannot share a table; report them separately")  # fmt: skip
+    return AERIAL_COLUMNS if "aerial" in families.values() else RESCUE_COLUMNS
 
 
 def load_episode_means(store: Store, run: str, group: str,
@@ -158,6 +181,9 @@ def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
     Rows of other metrics (another mission family) stay one table of everything.
     """
     have = set(_columns(rows))
+    if set(AERIAL_COLUMNS) <= have:
+        return [ReportTable("MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, "
+                            "steps", AERIAL_COLUMNS, False, tuple(rows))]  # fmt: skip
     if not set(MAIN_COLUMNS + STAGE_COLUMNS) <= have:
         return [ReportTable("", tuple(_columns(rows)), False, tuple(rows))]
     return [ReportTable("Main table: task completion (TCR, %) and total score (TS, 0–100)",
@@ -170,7 +196,8 @@ def leaderboard(rows: Sequence[ReportRow]) -> list[ReportTable]:
     """Return the paper's tables for a terminal: the main table, and stages over all groups."""
     tables = paper_tables(rows)
     overall = tuple(row for row in rows if row.group == "all")
-    return [dataclasses.replace(t, rows=overall) if not t.pivot else t for t in tables]
+    return [dataclasses.replace(t, rows=overall) if t.columns == STAGE_COLUMNS else t
+            for t in tables]  # fmt: skip
 
 
 def render(rows: Sequence[ReportRow], fmt: str, title: str = "") -> RenderableType | str:

@@ -1,0 +1,56 @@
+import pytest
+
+from sortie.core.errors import ConfigError
+from sortie.core.records_io import SuiteHeader, write_suite
+from sortie.report import write_site
+from sortie.report.tables import family_columns, render, report_rows
+from sortie.run.batch import RunRequest
+from sortie.run.store import Store
+from sortie.testing.episodes import aerial_hop
+from tests.conftest import run_stored
+
+
+@pytest.fixture(scope="module")
+def aerial_store(tmp_path_factory, smoke3):
+    """Oracle and random runs of three hand-made aerial missions, and one rescue run."""
+    folder = tmp_path_factory.mktemp("aerial")
+    suite = folder / "hops.jsonl"
+    write_suite(suite, SuiteHeader(suite="hops"), [
+        aerial_hop(episode_id="hops/0"),
+        aerial_hop(("reporting", "inspection"), "hops/1", answer="7", answer_kind="number"),
+        aerial_hop(("patrol",), "hops/2", patrol=[[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]]),
+    ])  # fmt: skip
+    for agent in ("oracle", "random"):
+        run_stored(RunRequest((str(suite),), agent, store=folder / "s.db", run_id=agent))
+    run_stored(RunRequest((str(smoke3),), "random", store=folder / "s.db", run_id="rescue"))
+    return folder / "s.db"
+
+
+def test_aerial_runs_get_the_missionbench_table_by_type(aerial_store):
+    """--group type: a two-tag mission counts under both tags and once under all."""
+    with Store(aerial_store) as store:
+        rows = report_rows(store, ["oracle"], group="type")
+    assert {r.group: r.n for r in rows} == {"inspection": 2, "patrol": 1, "reporting": 1,
+                                            "all": 3}  # fmt: skip
+    overall = rows[-1].estimates
+    assert overall["sr"].mean == 100.0 and overall["gap"].mean == 0.0
+    text = str(render(rows, "markdown"))
+    assert text.startswith("### MissionBench table") and "| SR | OSR5 | MP | EFF | CR |" in text
+
+
+def test_runs_of_two_families_are_refused_in_one_table(aerial_store):
+    """Rescue and aerial metrics differ: one report of both is a clear error."""
+    with Store(aerial_store) as store, pytest.raises(ConfigError, match="report them separately"):
+        family_columns(store, ["oracle", "rescue"])
+
+
+def test_the_html_report_of_aerial_runs_has_maps_with_heights(aerial_store, tmp_path):
+    """Each episode page gets a map with the altitude strip below it."""
+    from PIL import Image
+
+    with Store(aerial_store) as store:
+        index = write_site(store, ["oracle", "random"], tmp_path / "site")
+    maps = sorted((index.parent / "episodes" / "maps").glob("*.png"))
+    assert len(maps) == 6 and "MissionBench table" in index.read_text()
+    width, height = Image.open(maps[0]).size
+    assert height > width  # the map is square; the height strip hangs below it
