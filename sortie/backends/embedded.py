@@ -143,6 +143,10 @@ class EmbeddedBackend(PositionQueries):
         scene = self._require_world().scene
         return {scene.id_of(o.name): o.semantic for o in scene.objects}
 
+    def instance_id(self, name: str) -> int:
+        """Return the id object ``name`` has in semantic images (raises on an unknown name)."""
+        return self._require_world().scene.id_of(name)
+
     def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float
                     ) -> np.ndarray:
         """Return an RGB image from eye (x, y, z) along yaw and pitch, with this camera."""

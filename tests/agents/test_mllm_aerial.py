@@ -1,4 +1,4 @@
-"""``mllm-aerial`` at act() level: aerial missions do not exist yet, so observations are made up."""
+"""``mllm-aerial``: answers at act() level on made-up views, and whole aerial episodes."""
 
 import json
 
@@ -54,7 +54,7 @@ def test_xml_tags_are_read_too():
 
 
 def test_done_and_task_actions():
-    """Done ends with TaskAction(DONE) and keeps the report; land is a task action."""
+    """Done ends with TaskAction(DONE) carrying the report, which the mission judges."""
     answers = iter([{"action": "land", "magnitude": 0, "report": None, "done": False,
                      "reasoning": "", "box": None},
                     {"action": "up", "magnitude": 0, "report": "AB 123", "done": True,
@@ -62,7 +62,7 @@ def test_done_and_task_actions():
     with ModelServer(lambda m: json.dumps(next(answers))) as server:
         pilot = agent(server)
         assert pilot.act(observation(0)) == TaskAction(TaskActionKind.LAND)
-        assert pilot.act(observation(1)) == TaskAction(TaskActionKind.DONE)
+        assert pilot.act(observation(1)) == TaskAction(TaskActionKind.DONE, report="AB 123")
     assert pilot.report == "AB 123"
 
 
@@ -91,3 +91,27 @@ def test_unusable_answer_is_an_invalid_action():
         server.inject(Fault.VIOLATE, times=2)
         action = agent(server).act(observation(0))
     assert isinstance(action, InvalidAction) and "unexpected" in action.raw
+
+
+def test_a_scripted_model_flies_a_whole_mission_and_its_report_is_judged(tmp_path):
+    """Four forward answers reach the goal; the fifth says done with the plate: success."""
+    from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+    from sortie.run.suite import RunSettings, run_suite
+    from sortie.testing.episodes import aerial_hop
+
+    answers = iter([*[{"action": "forward", "magnitude": 6, "done": False}] * 4,
+                    {"action": "up", "magnitude": 0, "report": "It reads KX 427Q.",
+                     "done": True}])  # fmt: skip
+
+    def pilot(messages):
+        return json.dumps({"reasoning": "", "box": None, "report": None, **next(answers)})
+
+    spec = aerial_hop(("reporting", "inspection"), answer="KX427Q", answer_kind="plate")
+    with ModelServer(pilot) as server:
+        args = {"model": "test-vlm", "base_url": server.base_url, **FAST}
+        (result,) = run_suite(Suite(SuiteHeader(suite="hop"), [spec]), "mllm-aerial", args,
+                              RunSettings(out=tmp_path))  # fmt: skip
+    trajectory = read_trajectory(result.path)
+    assert result.footer.outcome == "success" and result.metrics["sr"] == 1.0
+    assert trajectory.footer.facts["verdict"]["match"] is True
+    assert all(step.model_calls for step in trajectory.steps)

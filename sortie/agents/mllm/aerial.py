@@ -183,11 +183,11 @@ class MllmAerialAgent(ModelAgent):
         self.report = data.get("report") or self.report
         if data["done"]:
             self.actions.append("done")
-            return TaskAction(TaskActionKind.DONE)
+            return TaskAction(TaskActionKind.DONE, report=self.report)
         self.actions.append(f"{data['action']} {data['magnitude']:g}")
         if data["action"] in FlightPrimitive.__members__.values():
-            return Fly(FlightPrimitive(data["action"]), float(data["magnitude"]))
-        return TaskAction(TaskActionKind(data["action"]))
+            return Fly(FlightPrimitive(data["action"]), float(data["magnitude"]), self.report)
+        return TaskAction(TaskActionKind(data["action"]), report=self.report)
 
 
 def _steps_left(brief: Brief, observation: MissionObservation) -> str:
