@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -222,6 +223,88 @@ def compare(
             _print(render(rows, fmt, title=f"{run_b} − {run_a} (paired)"))
     except SortieError as error:
         raise _fail(error) from None
+
+
+@app.command()
+def sweep(
+    suites: Annotated[list[str], typer.Argument(help="Suite names or files.")],
+    agent: Annotated[str, typer.Option(help="Agent name.")],
+    vary: Annotated[
+        list[str], typer.Option(help="Agent argument and its values: name=v1,v2 (repeatable).")],
+    agent_arg: Annotated[
+        list[str] | None, typer.Option("--agent-arg", "-a", help="Fixed agent argument k=v.")
+    ] = None,
+    repeats: Annotated[int, typer.Option(help="Runs of each episode per setting.")] = 1,
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    run_id: Annotated[str | None, typer.Option(help="Prefix of the runs' ids.")] = None,
+    store: StoreOption = DEFAULT_STORE,
+    group: GroupOption = "level",
+    fmt: FormatOption = "table",
+) -> None:
+    """Run one stored run per setting of the varied agent arguments; print their comparison."""
+    from sortie.report.tables import render, report_rows
+    from sortie.run.batch import RunRequest
+    from sortie.run.cli_run import run_with_progress
+    from sortie.run.store import Store
+    from sortie.run.sweep import parse_vary, sweep_requests
+
+    try:
+        base = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
+                          run_id, store)  # fmt: skip
+        requests = sweep_requests(base, parse_vary(vary))
+        with Store(store) as opened:
+            for request in requests:
+                console.print(f"Run {request.run_id}")
+                run_with_progress(request, opened, console)
+            runs = [r.run_id for r in requests if r.run_id]
+            _print(render(report_rows(opened, runs, group), fmt, title="sweep"))
+    except SortieError as error:
+        raise _fail(error) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(code=130) from None
+
+
+@app.command()
+def probe(
+    suite: Annotated[str, typer.Argument(help="An aerial suite (name or file).")],
+    agent_arg: Annotated[
+        list[str] | None, typer.Option("--agent-arg", "-a", help="Model setting k=v.")
+    ] = None,
+    run: Annotated[
+        str | None, typer.Option("--run", help="A run of the suite, to correlate with its MP.")
+    ] = None,
+    store: StoreOption = DEFAULT_STORE,
+) -> None:
+    """Perception probe: the model's target box and distance from the first frame alone."""
+    from sortie.diagnostics.probe import probe_suite, summarise
+    from sortie.run.batch import find_suite
+    from sortie.run.jobs import AERIAL_CAMERA
+
+    try:
+        rows = probe_suite(find_suite(suite), _parse_params(agent_arg or []), AERIAL_CAMERA)
+        summary = summarise(rows, _run_mp(store, run) if run else None)
+    except SortieError as error:
+        raise _fail(error) from None
+    table = Table(title=f"Perception probe · {suite}")
+    for column in ("missions", "target unseen", "mean IoU", "distance RMSE (m)", "r(IoU, MP)",
+                   "r(|dist err|, MP)"):  # fmt: skip
+        table.add_column(column, justify="right")
+    table.add_row(str(summary.missions), str(summary.unseen),
+                  *(f"{v:.3f}" for v in (summary.mean_iou, summary.distance_rmse,
+                                         summary.r_iou_mp, summary.r_distance_mp)))  # fmt: skip
+    console.print(table)
+
+
+def _run_mp(store: Path, run: str) -> dict[str, float]:
+    """Return each episode's MP in ``run``, repeats averaged."""
+    with _open_store(store) as opened:
+        from sortie.report.tables import check_run
+
+        check_run(opened, run)
+        values: dict[str, list[float]] = {}
+        for episode in opened.episodes(run):
+            values.setdefault(episode.episode_id, []).append(episode.metrics.get("mp", math.nan))
+    return {k: sum(v) / len(v) for k, v in values.items()}
 
 
 def _open_store(path: Path) -> Store:

@@ -1,0 +1,1 @@
+"""Diagnostics beyond the score tables: the perception probe."""

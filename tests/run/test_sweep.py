@@ -1,0 +1,39 @@
+import pytest
+from typer.testing import CliRunner
+
+from sortie.cli import app
+from sortie.core.errors import ParameterError
+from sortie.core.records_io import SuiteHeader, write_suite
+from sortie.run.batch import RunRequest
+from sortie.run.sweep import parse_vary, sweep_requests
+from sortie.testing.episodes import aerial_hop
+
+
+def test_a_sweep_makes_one_named_run_per_combination():
+    """Two arguments of two values: four runs, each with its setting in its id and args."""
+    base = RunRequest(("s",), "mllm-aerial", {"model": "m"}, run_id="abl")
+    requests = sweep_requests(base, parse_vary(["temperature=0,0.7", "history=0,2"]))
+    assert [r.run_id for r in requests] == [
+        "abl-history=0-temperature=0", "abl-history=0-temperature=0.7",
+        "abl-history=2-temperature=0", "abl-history=2-temperature=0.7"]  # fmt: skip
+    assert requests[1].agent_args == {"model": "m", "history": "0", "temperature": "0.7"}
+
+
+@pytest.mark.parametrize("item", ["temperature", "=1,2", "history="])
+def test_a_malformed_vary_is_refused(item):
+    """Each --vary needs a name and at least one value."""
+    with pytest.raises(ParameterError, match="expected name=value1,value2"):
+        parse_vary([item])
+
+
+def test_sweep_runs_every_setting_and_prints_their_table(tmp_path):
+    """The random agent with two move limits: two stored runs, one table of both."""
+    suite = tmp_path / "hops.jsonl"
+    write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}")
+                                                   for i in range(3)])  # fmt: skip
+    result = CliRunner().invoke(app, [
+        "sweep", str(suite), "--agent", "random", "--vary", "max_move=2,8", "--run-id", "r",
+        "--store", str(tmp_path / "s.db"), "--format", "markdown"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "| r-max_move=2 | all | 3 |" in result.output
+    assert "| r-max_move=8 | all | 3 |" in result.output
