@@ -1,9 +1,10 @@
 """Benchmark the local executor: episodes per second against worker count.
 
 Run: ``.venv/bin/python bench/bench_workers.py [--suite rescue-smoke-v1] [--agents oracle,explorer]
-[--workers 1,2]``; prints a table. Each cell is one stored run into a fresh temporary store,
-so it includes starting the pool (spawned workers import sortie and build their backend).
-Other processes on the machine distort the figures; the table shows the load average.
+[--workers 1,2] [--executor local|ray]``; prints a table. Each cell is one stored run into a
+fresh temporary store, so it includes starting the pool (spawned workers import sortie and
+build their backend). Other processes on the machine distort the figures; the table shows the
+load average.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 
 
-def timed_run(suite: str, agent: str, workers: int) -> tuple[int, float]:
+def timed_run(suite: str, agent: str, workers: int, executor: str = "local") -> tuple[int, float]:
     """Run ``agent`` on ``suite`` with ``workers`` into a temporary store; return (n, seconds)."""
     with tempfile.TemporaryDirectory() as folder:
-        request = RunRequest((suite,), agent, workers=workers, store=Path(folder) / "s.db")
+        request = RunRequest((suite,), agent, workers=workers, store=Path(folder) / "s.db",
+                             executor=executor)  # fmt: skip
         with Store(request.store) as store:
             plan = plan_run(request, store)
             start = time.perf_counter()
@@ -38,16 +40,17 @@ def main() -> None:
     parser.add_argument("--suite", default="rescue-smoke-v1")
     parser.add_argument("--agents", default="oracle,explorer")
     parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--executor", default="local", choices=("local", "ray"))
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    table = Table(title=f"{args.suite}: episodes/s by workers ({os.cpu_count()} CPUs, "
-                        f"load {load:.1f} at start)")  # fmt: skip
+    table = Table(title=f"{args.suite}: episodes/s by workers, {args.executor} executor "
+                        f"({os.cpu_count()} CPUs, load {load:.1f} at start)")  # fmt: skip
     for column in ("agent", "workers", "episodes", "seconds", "episodes/s", "speed-up"):
         table.add_column(column, justify="right")
     for agent in args.agents.split(","):
         base = None
         for workers in (int(w) for w in args.workers.split(",")):
-            count, seconds = timed_run(args.suite, agent, workers)
+            count, seconds = timed_run(args.suite, agent, workers, args.executor)
             base = base or seconds
             table.add_row(agent, str(workers), str(count), f"{seconds:.1f}",
                           f"{count / seconds:.2f}", f"{base / seconds:.2f}x")  # fmt: skip
