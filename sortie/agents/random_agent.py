@@ -1,9 +1,9 @@
 """``random``: a seeded agent that acts at random (the floor of every table).
 
 On foot it turns and walks at random; in the air it picks uniformly among the eight flight
-primitives and the four task actions (so it ends its flight with ``done`` or ``land`` after
-six steps on average, as MissionBench's random baseline does), with magnitudes uniform up to
-the limits it is told (the mission clamps them to its own).
+primitives and ``done``, with magnitudes uniform up to the limits it is told (the mission
+clamps them to its own). Saying done one step in nine ends a 20-step flight after 8.2 steps
+on average, an efficiency of 1 − 8.2/20 ≈ 59 %, near MissionBench's random baseline (65 %).
 """
 
 from __future__ import annotations
@@ -61,5 +61,5 @@ class RandomAgent:
 
 
 _PRIMITIVES = tuple(FlightPrimitive)
-_TASKS = tuple(TaskActionKind)
+_TASKS = (TaskActionKind.DONE,)
 _TURNS = (FlightPrimitive.TURN_LEFT, FlightPrimitive.TURN_RIGHT)

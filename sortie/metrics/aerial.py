@@ -6,7 +6,9 @@ Fractions in 0..1 (reports show them in percent). Edge cases MissionBench leaves
   averaged in as −1 or 0; SR, OSR, Eff and CR still count;
 - a path with no translation has OSR from the start point alone and MP 0 (unless it
   succeeded, e.g. by reporting from where it started);
-- an episode of no steps (an error before the first action) has CR NaN.
+- an episode of no steps (an error before the first action) has CR NaN;
+- a patrol has no OSR (its goal is the route's end, which for a perimeter is its start), so
+  OSR and Δ are NaN for patrols: coverage is what MP (the route IoU) measures.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
         "invalid_actions": float(sum(1 for s in trajectory.steps for e in s.events
                                      if e.kind == "invalid_action")),
     }  # fmt: skip
+    if "patrol" in mission.get("types", ()):
+        metrics.update({f"osr{r:g}": math.nan for r in OSR_RADII})
     metrics["gap"] = metrics["osr5"] - success
     verdict = facts.get("verdict") or {}
     metrics["judge_score"] = float(verdict.get("score", math.nan))

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from sortie.metrics.aggregate import RESCUE_COLUMNS, group_means
+from sortie.metrics.aggregate import AERIAL_COLUMNS, RESCUE_COLUMNS, group_means
 from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
@@ -76,13 +76,16 @@ def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) ->
 
 
 def results_table(episodes: Iterable[StoredEpisode], title: str) -> Table:
-    """Return the per-level table of means (TCR in %)."""
-    means = group_means(((e.level or "-", e.metrics) for e in episodes), RESCUE_COLUMNS)
+    """Return the per-level table of means (rates in %), in the columns of the episodes' family."""
+    episodes = list(episodes)
+    aerial = bool(episodes) and "sr" in episodes[0].metrics
+    columns = AERIAL_COLUMNS if aerial else RESCUE_COLUMNS
+    means = group_means(((e.level or "-", e.metrics) for e in episodes), columns)
     table = Table(title=title)
-    for column in ("level", "n", *RESCUE_COLUMNS):
+    for column in ("level", "n", *columns):
         table.add_column(column.upper() if column != "level" else column, justify="right")
     for level, row in means.items():
-        cells = [_cell(row[c]) for c in ("n", *RESCUE_COLUMNS)]
+        cells = [_cell(row[c]) for c in ("n", *columns)]
         table.add_row(level, *cells)
     return table
 
