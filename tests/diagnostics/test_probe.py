@@ -12,6 +12,8 @@ from sortie.testing.episodes import aerial_hop
 from sortie.testing.model_server import ModelServer
 from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.usefixtures("secret")
+
 
 def test_box_iou_by_hand():
     """Two 100×100 boxes overlapping by 50×100: 5000 / 15000."""
@@ -40,7 +42,7 @@ def test_summary_correlates_with_mp_and_leaves_unseen_targets_out():
     assert math.isnan(summarise(rows).r_iou_mp)
 
 
-def test_the_probe_asks_the_model_about_the_first_frame(secret):
+def test_the_probe_asks_the_model_about_the_first_frame():
     """A model that answers the true box exactly and 3 m too far: IoU 1, RMSE 3."""
     spec = aerial_hop()
     backend = EmbeddedBackend(body="multirotor", camera=AERIAL_CAMERA, sensors=("semantic",))

@@ -14,7 +14,7 @@ import math
 from enum import StrEnum
 from typing import Any
 
-from sortie.backends.base import Backend, StepOutcome
+from sortie.backends.base import Backend, StepOutcome, SupportsSemanticClasses
 from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction, TaskAction
 from sortie.core.actions import TaskActionKind as Task
 from sortie.core.episode import EpisodeSpec
@@ -96,9 +96,12 @@ class AerialMission(MissionRuntime):
         return [first, objective]
 
     def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
+        labels = {}
+        if isinstance(self.backend, SupportsSemanticClasses):
+            labels = self.backend.semantic_classes()
         return Brief(self.family, spec.level, self.data.instruction, "", {},
                      tuple((s.name, s.brief) for s in stages), self.control_period,
-                     self.data.step_budget * self.control_period)  # fmt: skip
+                     self.data.step_budget * self.control_period, labels)  # fmt: skip
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
