@@ -3,26 +3,33 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: demo test lint bench clean
 
+# The package alone: what the demo and users need.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,ray]'
+	$(BIN)/pip install -q -e .
 	touch $(STAMP)
+
+# Tests also cover the Ray executor and the embedding judge (torch), and lint and type-check.
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,ray,judge]'
+	touch $(TEST_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/sortie demo --out demo-out
 
 # The HTML report's tests drive Debian's Chromium; installed here when missing, then required.
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/ruff check sortie tests bench
 	$(BIN)/mypy
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	SORTIE_REQUIRE_BROWSER=1 $(BIN)/pytest
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_sim.py
 
 clean:

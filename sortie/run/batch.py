@@ -62,6 +62,8 @@ class RunRequest:
     """Ray cluster to join; None starts a local Ray instance with ``workers`` CPUs."""
     record_frames: bool = False
     """Store every step's ego RGB image by content hash beside the store."""
+    judge: str = "exact"
+    """The judge of aerial reports: ``exact``, ``embedding`` or ``llm``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +98,7 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     _check(request)
     suites = _load_suites(request.suites)
     run = RunSpec.resolve(request.agent, request.agent_args, request.clock, request.triggers,
-                          request.seed, request.record_frames)  # fmt: skip
+                          request.seed, request.record_frames, request.judge)  # fmt: skip
     config = {**run.config(), "repeats": request.repeats,
               "suites": {name: _digest(suite) for name, suite in suites.items()}}  # fmt: skip
     run_id = request.run_id or f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"

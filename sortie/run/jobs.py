@@ -55,16 +55,21 @@ class RunSpec:
     seed: int = 0
     record_frames: bool = False
     """Store every step's ego RGB image (rendered even if the agent does not look at it)."""
+    judge: str = "exact"
+    """The judge of aerial reports (``exact``, ``embedding`` or ``llm``)."""
 
     @classmethod
     def resolve(cls, agent: str, args: Mapping[str, Any], clock: str = "sim",
-                triggers: str = "assisted", seed: int = 0,
-                record_frames: bool = False) -> RunSpec:
-        """Look the agent up (raising on a miss) and probe which images it needs."""
+                triggers: str = "assisted", seed: int = 0, record_frames: bool = False,
+                judge: str = "exact") -> RunSpec:
+        """Look the agent and judge up (raising on a miss); probe which images it needs."""
+        from sortie.missions.aerial.judge import JUDGES
+
         factory = AGENTS.get(agent)
+        JUDGES.get(judge)  # a misspelt or uninstalled judge fails now, not after a flight
         sensors = set(factory(**args).sensors) | ({"rgb"} if record_frames else set())
         return cls(PluginRef(name=agent, args=dict(args)), factory, tuple(sorted(sensors)),
-                   clock, triggers, seed, record_frames)  # fmt: skip
+                   clock, triggers, seed, record_frames, judge)  # fmt: skip
 
     @property
     def backend(self) -> PluginRef:
@@ -83,7 +88,8 @@ class RunSpec:
         """Return the settings that decide the results (stored with the run, compared on resume)."""
         config = {"agent": self.agent.model_dump(), "backend": self.backend.model_dump(),
                   "clock": self.clock, "triggers": self.triggers, "seed": self.seed}
-        return config | ({"record_frames": True} if self.record_frames else {})
+        return (config | ({"record_frames": True} if self.record_frames else {})
+                | ({"judge": self.judge} if self.judge != "exact" else {}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +144,7 @@ def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
     started = time.perf_counter()
     agent: Agent = job.run.factory(**job.run.agent.args)
     family = FAMILIES.get(job.episode.family)
-    settings: dict[str, Any] = {"triggers": job.run.triggers}
+    settings: dict[str, Any] = {"triggers": job.run.triggers, "judge": job.run.judge}
     runtime = family(backend, clock=job.run.clock,
                      **{k: v for k, v in settings.items() if k in family.settings})
     if isinstance(agent, SupportsOracle):

@@ -181,3 +181,33 @@ def test_the_random_agent_flies_and_ends_its_flights_early(tmp_path):
                         RunSettings(tmp_path))  # fmt: skip
     assert all(r.metrics["sr"] == 0.0 for r in results)
     assert sum(r.footer.steps < 20 for r in results) >= 7
+
+
+def test_the_run_setting_picks_the_judge_and_an_unknown_one_fails_before_flying(tmp_path):
+    """--judge reaches the mission (its name is in the verdict); a misspelt one is refused."""
+    from sortie.core.errors import UnknownNameError
+    from sortie.core.records_io import read_trajectory
+    from sortie.missions.aerial import judge as judges
+    from sortie.run.jobs import RunSpec
+
+    with pytest.raises(UnknownNameError, match="exactt"):
+        RunSpec.resolve("oracle", {}, judge="exactt")
+    spec = aerial_hop(("reporting",), answer="7", answer_kind="number")
+    calls = []
+
+    def recording(report, expected, kind):
+        calls.append(report)
+        return judges.exact_judge(report, expected, kind)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(judges.JUDGES._entries, "recording", recording)
+        run = RunSpec.resolve("oracle", {}, judge="recording")
+        assert run.config()["judge"] == "recording"
+        from sortie.backends.embedded import EmbeddedBackend
+        from sortie.run.jobs import Job, run_job
+
+        backend = EmbeddedBackend(**run.backend_for("aerial").args)
+        result = run_job(Job("t", spec, 0, tmp_path / "r.jsonl", run), backend)
+        backend.close()
+    assert calls == ["7"] and result.footer.facts["judge"] == "recording"
+    assert read_trajectory(tmp_path / "r.jsonl").footer.facts["verdict"]["match"] is True

@@ -3,7 +3,8 @@
 The default ``exact`` judge is deterministic and offline: it normalises both texts for the
 kind of answer (a number, a licence plate, a colour, a label, free text), maps synonyms, and
 allows small misspellings through rapidfuzz. Every verdict says which judge gave it and its
-score, and is stored in the record's footer.
+score, and is stored in the record's footer. Two more judges register lazily: ``embedding``
+(``judge_embedding.py``, the ``judge`` extra) and ``llm`` (``judge_llm.py``).
 """
 
 from __future__ import annotations
@@ -128,3 +129,6 @@ def exact_judge(report: str | None, expected: str, kind: AnswerKind) -> Verdict:
 
 JUDGES: Registry[Judge] = Registry("judge")
 JUDGES.add("exact", "sortie.missions.aerial.judge:exact_judge")
+# The embedding judge needs the `judge` extra; the llm judge reads SORTIE_JUDGE_* settings.
+JUDGES.add("embedding", "sortie.missions.aerial.judge_embedding:embedding_judge", extra="judge")
+JUDGES.add("llm", "sortie.missions.aerial.judge_llm:llm_judge")

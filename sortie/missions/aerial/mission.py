@@ -53,6 +53,7 @@ class AerialMission(MissionRuntime):
 
     family = "aerial"
     body = "multirotor"
+    settings = ("judge",)
 
     def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM, judge: str = "exact",
                  control_period: float = 1.0) -> None:
