@@ -31,8 +31,9 @@ GroupOption = Annotated[
     str, typer.Option(help="Rows per level, world, type (mission type tags) or suite.")]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
-DEMO_SUITES = ("rescue-smoke-v1",)
-DEMO_AGENTS = ("oracle", "explorer", "random")
+DEMO_RUNS = (("rescue", "rescue-smoke-v1", ("oracle", "explorer", "random"), "level"),
+             ("aerial", "aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"))
+"""What ``sortie demo`` runs: per family, a smoke suite, three agents, the table's grouping."""
 
 
 def _fail(error: SortieError) -> typer.Exit:
@@ -84,22 +85,26 @@ def demo(
     out: Annotated[Path, typer.Option(help="Folder for the store, records and report.")] = Path(
         "demo-out"),
 ) -> None:
-    """Run the smoke suites with oracle, explorer and random; print the leaderboard, write HTML."""
-    from sortie.report import write_site
+    """Run the smoke suites with three agents each; print the leaderboards, write HTML."""
+    from sortie.report import write_portal, write_site
     from sortie.report.tables import leaderboard, render_table, report_rows
     from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_with_progress
     from sortie.run.store import Store
 
-    runs = [f"demo-{agent}" for agent in DEMO_AGENTS]
+    reports = []
     with Store(out / "runs" / "sortie.db") as store:
-        for agent, run_id in zip(DEMO_AGENTS, runs, strict=True):
-            console.print(f"Running {', '.join(DEMO_SUITES)} with {agent} on 2 workers")
-            run_with_progress(RunRequest(DEMO_SUITES, agent, workers=2, store=store.path,
-                                         run_id=run_id), store, console)  # fmt: skip
-        for table in leaderboard(report_rows(store, runs)):
-            console.print(render_table(table, "Leaderboard"))
-        index = write_site(store, runs, out / "report", "level")
+        for family, suite, agents, group in DEMO_RUNS:
+            runs = [f"demo-{family}-{agent}" for agent in agents]
+            for agent, run_id in zip(agents, runs, strict=True):
+                console.print(f"Running {suite} with {agent} on 2 workers")
+                run_with_progress(RunRequest((suite,), agent, workers=2, store=store.path,
+                                             run_id=run_id), store, console)  # fmt: skip
+            for table in leaderboard(report_rows(store, runs, group)):
+                console.print(render_table(table, f"Leaderboard · {suite}"))
+            reports.append((f"{family}: {suite}", write_site(store, runs, out / "report" / family,
+                                                            group)))  # fmt: skip
+    index = write_portal(out / "report", reports)
     console.print(f"Store: {store.path.resolve()}")
     console.print(f"Report: {index.resolve()}")
 
@@ -135,6 +140,8 @@ def run(
     record_frames: Annotated[
         bool, typer.Option(help="Store each step's ego RGB image (by content hash).")
     ] = False,
+    judge: Annotated[
+        str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")] = "exact",
 ) -> None:
     """Run suites with one agent into the results store (resumable) and print a level table."""
     from sortie.run.batch import RunRequest
@@ -142,7 +149,7 @@ def run(
 
     request = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
                          run_id, store, out, clock, triggers, seed, retry_errors,
-                         max_retries, executor, ray_address, record_frames)  # fmt: skip
+                         max_retries, executor, ray_address, record_frames, judge)  # fmt: skip
     try:
         run_and_report(request, console)
     except SortieError as error:
@@ -153,10 +160,17 @@ def run(
 
 @app.command()
 def generate(
-    what: Annotated[str, typer.Argument(help="rescue (episodes of one level) or suites.")],
+    what: Annotated[
+        str, typer.Argument(help="rescue (episodes of one level), aerial (missions) or suites.")
+    ],
     level: Annotated[str | None, typer.Option(help="Rescue level, L1..L5.")] = None,
+    types: Annotated[
+        str | None, typer.Option("--type", help="Aerial mission type, e.g. patrol or "
+                                                "reporting+inspection.")
+    ] = None,
     world: Annotated[
-        str | None, typer.Option(help="World builder (default: the level's worlds in turn).")
+        str | None,
+        typer.Option(help="World builder (default: the level's, or the flight, worlds in turn)."),
     ] = None,
     count: Annotated[int, typer.Option(help="Number of episodes.")] = 10,
     seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
@@ -165,12 +179,13 @@ def generate(
         bool, typer.Option(help="suites: regenerate and compare with the committed files.")
     ] = False,
 ) -> None:
-    """Generate rescue episodes, or rebuild the committed suites (--check: verify them)."""
+    """Generate rescue episodes or aerial missions, or rebuild the committed suites (--check)."""
     from sortie.generation.cli import generate_command
 
     try:
         same = generate_command(what, level=level, world=world, count=count, seed=seed,
-                                out=out, check=check, echo=console.print)  # fmt: skip
+                                out=out, check=check, types=types,
+                                echo=console.print)  # fmt: skip
     except SortieError as error:
         raise _fail(error) from None
     if not same:

@@ -1,4 +1,4 @@
-"""``sortie generate``: rescue episodes on demand, and the committed suites."""
+"""``sortie generate``: rescue episodes and aerial missions on demand, and the committed suites."""
 
 from __future__ import annotations
 
@@ -9,24 +9,31 @@ from pathlib import Path
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader, write_suite
+from sortie.generation import aerial
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_rescue, parse_level
 from sortie.generation.suites import SUITE_DIR, SUITES, check_suites, write_suites
 from sortie.missions.rescue.spec import LEVELS
 
-TARGETS = ("rescue", "suites")
+TARGETS = ("rescue", "aerial", "suites")
 
 
 def generate_command(what: str, *, level: str | None = None, world: str | None = None,
                      count: int = 10, seed: int = 0, out: Path | None = None,
-                     check: bool = False, echo: Callable[[str], object] = print) -> bool:
+                     check: bool = False, types: str | None = None,
+                     echo: Callable[[str], object] = print) -> bool:
     """Run ``sortie generate WHAT``; return False if ``--check`` found a suite that differs.
 
     ``rescue`` writes ``count`` episodes of ``level`` (in ``world``, or the level's worlds
-    in turn) to ``out``; ``suites`` rebuilds every committed suite, or with ``check``
-    regenerates them elsewhere and compares byte for byte.
+    in turn) to ``out``; ``aerial`` writes ``count`` missions of ``types`` (e.g. ``patrol``
+    or ``reporting+inspection``) in ``world``, or the five flight worlds in turn; ``suites``
+    rebuilds every committed suite, or with ``check`` regenerates them elsewhere and
+    compares byte for byte.
     """
     if what == "rescue":
         _rescue(level, world, count, seed, out, echo)
+        return True
+    if what == "aerial":
+        _aerial(types, world, count, seed, out, echo)
         return True
     if what == "suites":
         return _suites(check, echo)
@@ -48,6 +55,24 @@ def _rescue(level: str | None, world: str | None, count: int, seed: int, out: Pa
                                   generator_version=GENERATOR_VERSION, settings=settings),
                 episodes)  # fmt: skip
     echo(f"{path}: {len(episodes)} episodes in {time.perf_counter() - started:.1f} s")
+
+
+def _aerial(types: str | None, world: str | None, count: int, seed: int, out: Path | None,
+            echo: Callable[[str], object]) -> None:
+    if types is None:
+        raise ConfigError(f"generate aerial: --type is required ({', '.join(aerial.COMBINATIONS)})")
+    tags = "+".join(t.value for t in aerial.parse_types(types))
+    worlds = (world,) if world else tuple(aerial.FLIGHT_WORLDS)
+    for name in worlds:
+        aerial.check_world(name)
+    path = out or Path(f"aerial-{tags.replace('+', '-')}-seed{seed}.jsonl")
+    started = time.perf_counter()
+    missions = aerial.generate_aerial(tags, worlds, count, seed, path.stem)
+    settings = {"seeds": {tags: seed}, "counts": {tags: count}, "worlds": {tags: list(worlds)}}
+    write_suite(path, SuiteHeader(suite=path.stem, generator=aerial.GENERATOR,
+                                  generator_version=aerial.GENERATOR_VERSION, settings=settings),
+                missions)  # fmt: skip
+    echo(f"{path}: {len(missions)} missions in {time.perf_counter() - started:.1f} s")
 
 
 def _suites(check: bool, echo: Callable[[str], object]) -> bool:

@@ -3,7 +3,8 @@
 Each suite is a list of blocks (a level, a count, a seed and the worlds taken in turn); the
 files in ``sortie/suites/`` are the generator's output and ``sortie generate suites --check``
 proves that regenerating reproduces them byte for byte. Counts follow RescueBench's test
-split: 25 / 59 / 59 / 39 / 31 episodes for L1..L5 (213 in all).
+split: 25 / 59 / 59 / 39 / 31 episodes for L1..L5 (213 in all). The aerial suites' plans live
+in ``sortie.generation.aerial_suites``; ``SUITES`` holds both.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.records_io import Suite, SuiteHeader, read_suite, write_suite
+from sortie.generation.aerial_suites import AERIAL_SUITES, AerialBlock, AerialPlan
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_episode
 from sortie.generation.validate import Validator
 from sortie.missions.rescue.spec import LEVELS, Level
@@ -69,19 +71,23 @@ SMOKE_WORLDS = {Level.L1: ("flexible_room",), Level.L2: ("suburb", "street"),
                 Level.L3: ("forest", "campus"), Level.L4: ("campus",),
                 Level.L5: ("tower", "station")}  # fmt: skip
 """Two episodes per level that between them visit all seven worlds."""
-SUITES: dict[str, SuitePlan] = {
-    plan.name: plan for plan in (
+SUITES: dict[str, SuitePlan | AerialPlan] = {
+    **{plan.name: plan for plan in (
         *(_level_suite(level, count) for level, count in zip(Level, (25, 59, 59, 39, 31),
                                                              strict=True)),
         SuitePlan("rescue-smoke-v1", tuple(Block(level, 2, 9000 + int(level.value[1]), worlds)
                                            for level, worlds in SMOKE_WORLDS.items())),
-    )
+    )},
+    **AERIAL_SUITES,
 }  # fmt: skip
 
 
-def episode_of(plan: SuitePlan, block: Block, index: int, episode_id: str,
-               validator: Validator | None = None) -> EpisodeSpec:
+def episode_of(plan: SuitePlan | AerialPlan, block: Block | AerialBlock, index: int,
+               episode_id: str, validator: Validator | None = None) -> EpisodeSpec:
     """Return one episode of ``plan`` (regenerated alone, as the whole suite would make it)."""
+    if isinstance(plan, AerialPlan) and isinstance(block, AerialBlock):
+        return plan.episode(block, index, episode_id)
+    assert isinstance(block, Block)
     world = block.worlds[index % len(block.worlds)]
     return generate_episode(block.level, world, block.seed, index, episode_id, validator)
 
@@ -90,6 +96,8 @@ def build_suite(name: str, on_episode: Callable[[EpisodeSpec], None] = lambda e:
                 ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
     """Generate suite ``name``; return its header and episodes."""
     plan = suite_plan(name)
+    if isinstance(plan, AerialPlan):
+        return plan.build(on_episode)
     validator = Validator()
     episodes = []
     for block, index, episode_id in plan.jobs():
@@ -122,7 +130,7 @@ def check_suites(folder: Path, names: list[str] | None = None,
     return differ
 
 
-def suite_plan(name: str) -> SuitePlan:
+def suite_plan(name: str) -> SuitePlan | AerialPlan:
     """Return the plan of suite ``name``, or raise naming the suites."""
     if name not in SUITES:
         close = difflib.get_close_matches(name, SUITES, n=1)

@@ -109,3 +109,18 @@ def index_page(runs: Sequence[str], tables: Sequence[HtmlTable],
 def _metric(page: EpisodePage, name: str, digits: int = 1) -> str:
     value = page.episode.metrics.get(name)
     return "–" if value is None or value != value else f"{value:.{digits}f}"  # NaN != NaN
+
+
+def write_portal(out: Path, reports: Sequence[tuple[str, Path]]) -> Path:
+    """Write ``out/index.html`` linking to reports written below ``out``; return its path.
+
+    Runs of different mission families have different tables, so each family gets its own
+    report; this page is their common front door.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
+    rows = [(Link(title, index.relative_to(out).as_posix()),) for title, index in reports]
+    body = "<h1>sortie reports</h1>" + render_table(HtmlTable("Reports", ("report",), rows))
+    index = out / "index.html"
+    index.write_text(page("sortie reports", body), encoding="utf-8")
+    return index
