@@ -29,7 +29,7 @@ from shapely.strtree import STRtree
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
-from sortie.generation.aerial_checks import DECIMALS, AerialValidator
+from sortie.generation.aerial_checks import AerialValidator
 from sortie.generation.aerial_routes import Patrol, plan_patrol
 from sortie.generation.aerial_tasks import (
     INSPECTION,
@@ -41,6 +41,7 @@ from sortie.generation.aerial_tasks import (
     Task,
     facing_street,
 )
+from sortie.generation.validate import DECIMALS
 from sortie.missions.aerial.spec import AerialData, AnswerKind, MissionType
 from sortie.sim.scene import Scene
 from sortie.sim.worlds import FLIGHT_WORLDS

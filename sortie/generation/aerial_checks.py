@@ -20,8 +20,9 @@ from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, InvalidPoseError
 from sortie.core.pose import Pose
-from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.core.trajectory import PluginRef, TrajectoryHeader
 from sortie.generation.rescue_places import Rejected
+from sortie.generation.validate import PositionRecorder, rounded
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data
 from sortie.run.episode import run_episode
@@ -30,7 +31,6 @@ from sortie.sim.raycast import RayCaster
 from sortie.sim.scene import Scene
 from sortie.sim.worlds import build_world
 
-DECIMALS = 3
 MIN_PIXELS = 150
 """Pixels (of 256²) the target must cover at its goal."""
 MIN_COUNTED_PIXELS = 8
@@ -123,12 +123,12 @@ class AerialValidator:
         """
         agent = OracleAgent()
         agent.attach(self.backend.oracle_view())
-        recorder = _Positions()
+        recorder = PositionRecorder()
         footer = run_episode(AerialMission(self.backend), agent, _header(spec), [recorder])
         if footer.outcome != "success":
             raise Rejected(f"oracle failed: {footer.failure_reason}")
         start = spec.start
-        return [_rounded((start.x, start.y, start.z)), *recorder.points]
+        return [rounded((start.x, start.y, start.z)), *recorder.points]
 
     def check(self, spec: EpisodeSpec) -> None:
         """Check a finished mission as a boundary does: raise ConfigError naming the reason.
@@ -167,23 +167,3 @@ def _header(spec: EpisodeSpec) -> TrajectoryHeader:
     )  # fmt: skip
 
 
-def _rounded(point: tuple[float, float, float]) -> list[float]:
-    return [round(float(v), DECIMALS) for v in point]
-
-
-class _Positions:
-    """An episode observer keeping only the body's positions."""
-
-    def __init__(self) -> None:
-        self.points: list[list[float]] = []
-
-    def on_start(self, header: TrajectoryHeader) -> None:
-        """Start empty."""
-        self.points = []
-
-    def on_step(self, record: StepRecord) -> None:
-        """Keep the step's position."""
-        self.points.append(_rounded((record.pose.x, record.pose.y, record.pose.z)))
-
-    def on_end(self, footer: TrajectoryFooter) -> None:
-        """Nothing to finish."""

@@ -70,12 +70,12 @@ class Validator:
         """
         agent = OracleAgent()
         agent.attach(self.backend.oracle_view())
-        recorder = _Positions()
+        recorder = PositionRecorder()
         footer = run_episode(RescueMission(self.backend), agent, _header(spec), [recorder])
         if footer.outcome != "success":
             raise Rejected(f"oracle failed: {footer.failure_reason}")
         start = spec.start
-        return [_rounded((start.x, start.y, start.z)), *recorder.points]
+        return [rounded((start.x, start.y, start.z)), *recorder.points]
 
 
 def _header(spec: EpisodeSpec) -> TrajectoryHeader:
@@ -88,12 +88,13 @@ def _header(spec: EpisodeSpec) -> TrajectoryHeader:
     )  # fmt: skip
 
 
-def _rounded(point: tuple[float, float, float]) -> list[float]:
+def rounded(point: tuple[float, float, float]) -> list[float]:
+    """Return the point as a list rounded to the millimetre (suite files stay short and stable)."""
     return [round(float(v), DECIMALS) for v in point]
 
 
-class _Positions:
-    """An episode observer keeping only the body's positions."""
+class PositionRecorder:
+    """An episode observer keeping only the body's positions (rounded, as suites store them)."""
 
     def __init__(self) -> None:
         self.points: list[list[float]] = []
@@ -104,7 +105,7 @@ class _Positions:
 
     def on_step(self, record: StepRecord) -> None:
         """Keep the step's position."""
-        self.points.append(_rounded((record.pose.x, record.pose.y, record.pose.z)))
+        self.points.append(rounded((record.pose.x, record.pose.y, record.pose.z)))
 
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Nothing to finish."""
