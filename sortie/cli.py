@@ -210,6 +210,7 @@ def report(
         with _open_store(store) as opened:
             rows = report_rows(opened, run_ids, group)
             _print(render(rows, fmt, title=" · ".join(run_ids)))
+            _print_failures(opened, run_ids, fmt)
             _print_usage(opened, run_ids, fmt)
             if html_dir is not None:
                 from sortie.report import write_site
@@ -329,6 +330,15 @@ def _open_store(path: Path) -> Store:
     if not path.exists():
         raise SortieError(f"{path}: no results store here; pass --store PATH")
     return Store(path)
+
+
+def _print_failures(store: Store, runs: list[str], fmt: str) -> None:
+    """Print how the runs' episodes ended, under a table or markdown."""
+    from sortie.report.failures import failure_markdown, failure_modes, failure_table
+
+    if fmt in ("table", "markdown"):
+        modes = failure_modes(store, runs)
+        _print(failure_table(modes) if fmt == "table" else "\n" + failure_markdown(modes))
 
 
 def _print_usage(store: Store, runs: list[str], fmt: str) -> None:

@@ -19,6 +19,7 @@ from sortie.report.episode import (
     legend_css,
     write_episode_page,
 )
+from sortie.report.failures import failure_modes, failure_rows
 from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, render_table
 from sortie.report.maps import WorldMaps
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
@@ -60,6 +61,9 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
         header, lines = layout(table, "\n")
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         tables.append(HtmlTable(table.title, header, lines, numeric))
+    header, lines = failure_rows(failure_modes(store, runs))
+    tables.append(HtmlTable("How episodes ended (% of episodes)", header, lines,
+                            frozenset(header[1:])))  # fmt: skip
     usage = run_usage(store, runs)
     if usage:
         tables.append(HtmlTable("Model calls", COLUMNS, usage_rows(usage), frozenset(COLUMNS[1:])))

@@ -54,3 +54,20 @@ def test_the_html_report_of_aerial_runs_has_maps_with_heights(aerial_store, tmp_
     assert len(maps) == 6 and "MissionBench table" in index.read_text()
     width, height = Image.open(maps[0]).size
     assert height > width  # the map is square; the height strip hangs below it
+
+
+def test_failure_modes_count_how_each_run_ended(aerial_store):
+    """The oracle succeeds everywhere; random ends by MissionBench's modes; rows add to 100.
+
+    (A hover can pass the 24 m test patrol: its 20 m disc covers 57 % of the route's corridor.)
+    """
+    from sortie.missions.aerial.mission import AerialFailure
+    from sortie.report.failures import failure_modes, failure_rows
+
+    with Store(aerial_store) as store:
+        modes = failure_modes(store, ["oracle", "random"])
+    assert modes["oracle"] == {"success": 3}
+    assert set(modes["random"]) <= {f.value for f in AerialFailure} | {"success"}
+    header, lines = failure_rows(modes)
+    assert header[:3] == ["run", "n", "success"] and lines[0][:3] == ["oracle", "3", "100"]
+    assert sum(int(cell) for cell in lines[1][2:]) in (99, 100, 101)  # rounded percentages
