@@ -73,7 +73,7 @@ def view(
     from sortie.gallery import save_view
 
     try:
-        written = save_view(world, seed, _parse_params(param or []), pose, size, out)
+        written = save_view(world, seed, _parse_params(param or [], "--param"), pose, size, out)
     except SortieError as error:
         raise _fail(error) from None
     for path in written:
@@ -297,8 +297,9 @@ def probe(
     from sortie.run.jobs import AERIAL_CAMERA
 
     try:
+        mp = _run_mp(store, run) if run else None  # a misspelt run fails before any model call
         rows = probe_suite(find_suite(suite), _parse_params(agent_arg or []), AERIAL_CAMERA)
-        summary = summarise(rows, _run_mp(store, run) if run else None)
+        summary = summarise(rows, mp)
     except SortieError as error:
         raise _fail(error) from None
     table = Table(title=f"Perception probe · {suite}")
@@ -359,12 +360,12 @@ def _print(rendered: RenderableType | str) -> None:
         console.print(rendered)
 
 
-def _parse_params(items: list[str]) -> dict[str, str]:
+def _parse_params(items: list[str], option: str = "--agent-arg") -> dict[str, str]:
     params = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if not sep:
-            raise _fail(SortieError(f"--param {item!r}: expected key=value"))
+        if not sep or not key:
+            raise _fail(SortieError(f"{option} {item!r}: expected key=value"))
         params[key] = value
     return params
 

@@ -55,7 +55,8 @@ class AerialOracle:
             return Fly(primitive, min(abs(turn), self.max_turn))
         if self.task and not self.task_done:
             self.task_done = True
-            return TaskAction(TaskActionKind(self.task))
+            # Landing ends the flight, so the answer goes with the task action too.
+            return TaskAction(TaskActionKind(self.task), report=self.answer)
         return TaskAction(TaskActionKind.DONE, report=self.answer)
 
     def _toward(self, pose: Pose) -> Action:

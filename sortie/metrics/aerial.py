@@ -1,9 +1,9 @@
 """Aerial metrics (MISSIONS.md section 2), pure functions of a trajectory record.
 
 Fractions in 0..1 (reports show them in percent). Edge cases MissionBench leaves open:
-- a mission whose start is already at the goal (d_0 = 0) has no progress to measure: its MP
-  is NaN and ``unscored`` is 1, so it is excluded from the MP mean and counted, never
-  averaged in as −1 or 0; SR, OSR, Eff and CR still count;
+- a mission whose start is already at the goal (d_0 = 0) has no progress to measure: unless
+  it succeeded (MP 1, as every success), its MP is NaN and ``unscored`` is 1, so it is left
+  out of the MP mean and counted, never averaged in as −1 or 0; SR, OSR, Eff and CR count;
 - a path with no translation has OSR from the start point alone and MP 0 (unless it
   succeeded, e.g. by reporting from where it started);
 - an episode of no steps (an error before the first action) has CR NaN;

@@ -138,6 +138,11 @@ def api_key(config: ModelConfig, environ: Mapping[str, str] | None = None) -> st
 
 
 def _refuse_secrets(args: Mapping[str, Any]) -> None:
+    url = str(args.get("base_url", ""))
+    if redact_url(url) != url:  # never echo the URL: it holds a password
+        raise ConfigError("model client: base_url holds a user and password (agent arguments "
+                          "are stored in every record); give the URL in SORTIE_MODEL_BASE_URL "
+                          "instead, or a URL without credentials")  # fmt: skip
     secrets = sorted(SECRET_ARGS & {name.lower() for name in args})
     if secrets:  # never echo the value: the message may end up in a log
         raise ConfigError(f"model client: {secrets[0]!r} must not be an agent argument (agent "

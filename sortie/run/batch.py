@@ -97,6 +97,7 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     """
     _check(request)
     suites = _load_suites(request.suites)
+    _check_one_family(suites)
     run = RunSpec.resolve(request.agent, request.agent_args, request.clock, request.triggers,
                           request.seed, request.record_frames, request.judge)  # fmt: skip
     config = {**run.config(), "repeats": request.repeats,
@@ -143,6 +144,16 @@ def _check(request: RunRequest) -> None:
         problems.append("no suite given")
     if problems:
         raise ParameterError("; ".join(problems))
+
+
+def _check_one_family(suites: dict[str, Suite]) -> None:
+    """Refuse a run over suites of several mission families (their metrics differ)."""
+    families = {name: {e.family for e in suite.episodes} for name, suite in suites.items()}
+    found = set().union(*families.values())
+    if len(found) > 1:
+        listed = "; ".join(f"{name}: {', '.join(sorted(f))}" for name, f in families.items())
+        raise ConfigError(f"a run holds one mission family, found {len(found)} ({listed}); "
+                          "run each family's suites as a run of its own")  # fmt: skip
 
 
 def _load_suites(names: tuple[str, ...]) -> dict[str, Suite]:

@@ -84,7 +84,7 @@ def _run_remote(job: Job) -> tuple[JobResult, str]:
 def _collect(ray: ModuleType, ref: Any, job: Job, max_retries: int) -> JobResult:
     """Write the finished task's record; a task whose workers kept dying is a backend error."""
     lost = (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-            ray.exceptions.OutOfMemoryError)  # fmt: skip
+            ray.exceptions.OutOfMemoryError, ray.exceptions.ObjectLostError)  # fmt: skip
     try:
         result, text = ray.get(ref)
     except lost as error:

@@ -211,3 +211,28 @@ def test_the_run_setting_picks_the_judge_and_an_unknown_one_fails_before_flying(
         backend.close()
     assert calls == ["7"] and result.footer.facts["judge"] == "recording"
     assert read_trajectory(tmp_path / "r.jsonl").footer.facts["verdict"]["match"] is True
+
+
+def test_collision_rate_counts_the_steps_that_touched_something(backend):
+    """Down 6 m four times from 20 m: the fourth step meets the ground; CR is that share."""
+    actions = [Fly(P.DOWN, 6.0)] * 4
+    trajectory, _ = fly(backend, aerial_hop(), actions + [DONE])
+    touched = [any(e.kind == "contact" for e in s.events) for s in trajectory.steps]
+    assert touched[:3] == [False, False, False] and touched[3]
+    metrics = score_aerial(trajectory)
+    assert metrics["cr"] == pytest.approx(sum(touched) / len(touched)) and metrics["cr"] > 0
+
+
+def test_a_run_of_two_families_is_refused(tmp_path):
+    """Rescue and aerial suites in one run: a clear error naming each suite's family."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.run.batch import RunRequest, plan_run
+    from sortie.run.store import Store
+    from sortie.testing.episodes import room_rescue
+
+    write_suite(tmp_path / "a.jsonl", SuiteHeader(suite="a"), [aerial_hop()])
+    write_suite(tmp_path / "r.jsonl", SuiteHeader(suite="r"), [room_rescue()])
+    request = RunRequest((str(tmp_path / "a.jsonl"), str(tmp_path / "r.jsonl")), "random",
+                         store=tmp_path / "s.db")  # fmt: skip
+    with Store(request.store) as store, pytest.raises(ConfigError, match="a: aerial; r: rescue"):
+        plan_run(request, store)

@@ -187,6 +187,13 @@ def test_the_key_is_never_an_argument(secret):
     assert secret not in str(error.value) and "SORTIE_MODEL_API_KEY" in str(error.value)
 
 
+def test_a_password_in_the_base_url_argument_is_refused_unechoed(secret):
+    """Agent arguments are stored; a URL with user:password must come from the environment."""
+    with pytest.raises(ConfigError, match="SORTIE_MODEL_BASE_URL") as error:
+        ModelConfig.from_args({"model": "m", "base_url": f"http://alice:{secret}@host/v1"})
+    assert secret not in str(error.value)
+
+
 def test_settings_fall_back_to_the_environment(monkeypatch):
     """Model, base URL and other settings come from SORTIE_MODEL_* when not given."""
     monkeypatch.setenv("SORTIE_MODEL_NAME", "qwen")

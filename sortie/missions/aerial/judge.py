@@ -60,6 +60,10 @@ LABEL_SYNONYMS = {
 }  # fmt: skip
 """Label words folded onto the scene's class and kind names."""
 
+COLOURS = frozenset({"red", "blue", "green", "yellow", "white", "black", "grey", "orange",
+                     "purple", "pink", "brown"})
+"""Colour names after folding; a colour report naming two of them is a hedge."""
+
 FUZZY_THRESHOLD = 85.0
 """rapidfuzz ratio (0–100) from which a near-miss counts as a match: one wrong character in
 a seven-character plate scores 85.7."""
@@ -75,8 +79,10 @@ def _numbers(text: str) -> set[float]:
 
 
 def _judge_number(report: str, expected: str) -> tuple[bool, float]:
-    wanted = _numbers(expected)
-    return bool(wanted) and wanted <= _numbers(report), 1.0 if wanted <= _numbers(report) else 0.0
+    # Exactly the expected numbers: a report that hedges ("2, 3 or 4") names others too.
+    wanted, said = _numbers(expected), _numbers(report)
+    match = bool(wanted) and said == wanted
+    return match, 1.0 if match else 0.0
 
 
 def _judge_plate(report: str, expected: str) -> tuple[bool, float]:
@@ -92,10 +98,11 @@ def _folded(words: list[str], synonyms: dict[str, str]) -> str:
     return " ".join(synonyms.get(w, w) for w in words)
 
 
-def _judge_words(report: str, expected: str, synonyms: dict[str, str]) -> tuple[bool, float]:
+def _judge_words(report: str, expected: str, synonyms: dict[str, str],
+                 rivals: frozenset[str] = frozenset()) -> tuple[bool, float]:
     said, wanted = _folded(_words(report), synonyms), _folded(_words(expected), synonyms)
-    if not wanted:
-        return False, 0.0
+    if not wanted or set(said.split()) & (rivals - set(wanted.split())):
+        return False, 0.0  # nothing expected, or the report also names a rival (hedging)
     if f" {wanted} " in f" {said} ":
         return True, 1.0
     score = fuzz.partial_ratio(wanted, said) if len(wanted) >= 4 else 0.0
@@ -106,7 +113,9 @@ def _judge_text(report: str, expected: str) -> tuple[bool, float]:
     said, wanted = " ".join(_words(report)), " ".join(_words(expected))
     if wanted and f" {wanted} " in f" {said} ":
         return True, 1.0
-    score = fuzz.token_set_ratio(wanted, said)
+    # The whole expected text must be in the report, give or take a misspelling: a report
+    # of a few of its words ("Harbour" for "Harbour Bakery") is not the answer.
+    score = fuzz.partial_ratio(wanted, said) if len(said) >= len(wanted) else 0.0
     return score >= FUZZY_THRESHOLD, score / 100.0
 
 
@@ -119,7 +128,7 @@ def exact_judge(report: str | None, expected: str, kind: AnswerKind) -> Verdict:
     elif kind is AnswerKind.PLATE:
         match, score = _judge_plate(report, expected)
     elif kind is AnswerKind.COLOUR:
-        match, score = _judge_words(report, expected, COLOUR_SYNONYMS)
+        match, score = _judge_words(report, expected, COLOUR_SYNONYMS, COLOURS)
     elif kind is AnswerKind.LABEL:
         match, score = _judge_words(report, expected, LABEL_SYNONYMS)
     else:
