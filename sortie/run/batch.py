@@ -97,10 +97,10 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     """
     _check(request)
     suites = _load_suites(request.suites)
-    _check_one_family(suites)
+    family = _check_one_family(suites)
     run = RunSpec.resolve(request.agent, request.agent_args, request.clock, request.triggers,
                           request.seed, request.record_frames, request.judge)  # fmt: skip
-    config = {**run.config(), "repeats": request.repeats,
+    config = {**run.config(family), "repeats": request.repeats,
               "suites": {name: _digest(suite) for name, suite in suites.items()}}  # fmt: skip
     run_id = request.run_id or f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     store.begin_run(run_id, config)
@@ -146,14 +146,15 @@ def _check(request: RunRequest) -> None:
         raise ParameterError("; ".join(problems))
 
 
-def _check_one_family(suites: dict[str, Suite]) -> None:
-    """Refuse a run over suites of several mission families (their metrics differ)."""
+def _check_one_family(suites: dict[str, Suite]) -> str:
+    """Return the suites' mission family; refuse several (their metrics differ)."""
     families = {name: {e.family for e in suite.episodes} for name, suite in suites.items()}
     found = set().union(*families.values())
     if len(found) > 1:
         listed = "; ".join(f"{name}: {', '.join(sorted(f))}" for name, f in families.items())
         raise ConfigError(f"a run holds one mission family, found {len(found)} ({listed}); "
                           "run each family's suites as a run of its own")  # fmt: skip
+    return found.pop() if found else "rescue"
 
 
 def _load_suites(names: tuple[str, ...]) -> dict[str, Suite]:

@@ -27,7 +27,12 @@ def frame_path(root: Path, digest: str) -> Path:
 
 
 def encode_frame(image: np.ndarray) -> bytes:
-    """Return ``image`` (H×W×3 uint8 RGB, or H×W uint8/uint16/float depth) as PNG bytes."""
+    """Return ``image`` (H×W×3 uint8 RGB, or H×W float depth in metres) as PNG bytes.
+
+    The hash of these bytes names the frame; it depends on Pillow's and zlib's encoder, so
+    the same image may get another name on a machine with other versions (it is still found
+    by the name its record holds).
+    """
     if image.dtype != np.uint8:
         # Depth in metres: kept as 16-bit millimetres (clipped at 65.535 m), exact enough to view.
         image = np.clip(np.nan_to_num(image * 1000.0), 0, 65535).astype(np.uint16)
@@ -67,7 +72,7 @@ def load_frame(root: Path, digest: str) -> np.ndarray:
 
 
 class FrameKeeper:
-    """Stores the ego RGB image of each step under a store folder and returns its hash."""
+    """Stores the ego RGB image seen after each step (not the one before the first) by hash."""
 
     def __init__(self, root: Path) -> None:
         self.root = root

@@ -71,11 +71,6 @@ class RunSpec:
         return cls(PluginRef(name=agent, args=dict(args)), factory, tuple(sorted(sensors)),
                    clock, triggers, seed, record_frames, judge)  # fmt: skip
 
-    @property
-    def backend(self) -> PluginRef:
-        """Return the backend of ground jobs, with its arguments (the run's config names it)."""
-        return self.backend_for("rescue")
-
     def backend_for(self, family: str) -> PluginRef:
         """Return the backend a job of ``family`` runs on: the family's body, the run's sensors."""
         body = FAMILIES.get(family).body
@@ -84,9 +79,13 @@ class RunSpec:
             args["camera"] = AERIAL_CAMERA
         return PluginRef(name="embedded", args=args)
 
-    def config(self) -> dict[str, Any]:
-        """Return the settings that decide the results (stored with the run, compared on resume)."""
-        config = {"agent": self.agent.model_dump(), "backend": self.backend.model_dump(),
+    def config(self, family: str = "rescue") -> dict[str, Any]:
+        """Return the settings that decide the results (stored with the run, compared on resume).
+
+        ``family`` is the mission family of the run's suites, whose body the backend has.
+        """
+        backend = self.backend_for(family)
+        config = {"agent": self.agent.model_dump(), "backend": backend.model_dump(),
                   "clock": self.clock, "triggers": self.triggers, "seed": self.seed}
         return (config | ({"record_frames": True} if self.record_frames else {})
                 | ({"judge": self.judge} if self.judge != "exact" else {}))

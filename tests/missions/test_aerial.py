@@ -236,3 +236,19 @@ def test_a_run_of_two_families_is_refused(tmp_path):
                          store=tmp_path / "s.db")  # fmt: skip
     with Store(request.store) as store, pytest.raises(ConfigError, match="a: aerial; r: rescue"):
         plan_run(request, store)
+
+
+def test_an_aerial_runs_stored_config_names_the_multirotor_and_its_camera(tmp_path):
+    """Resuming compares the stored config, so it must describe the backend actually used."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.run.batch import RunRequest, plan_run
+    from sortie.run.jobs import AERIAL_CAMERA
+    from sortie.run.store import Store
+
+    write_suite(tmp_path / "a.jsonl", SuiteHeader(suite="a"), [aerial_hop()])
+    request = RunRequest((str(tmp_path / "a.jsonl"),), "random", store=tmp_path / "s.db",
+                         run_id="r")  # fmt: skip
+    with Store(request.store) as store:
+        plan_run(request, store)
+        backend = store.run_config("r")["backend"]["args"]
+    assert backend["body"] == "multirotor" and backend["camera"] == AERIAL_CAMERA
