@@ -16,6 +16,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import SuiteHeader
 from sortie.generation.aerial import GENERATOR, GENERATOR_VERSION, generate_mission
 from sortie.generation.aerial_checks import AerialValidator
+from sortie.generation.plans import numbered_jobs
 from sortie.sim.worlds import FLIGHT_WORLDS
 
 WORLDS = tuple(FLIGHT_WORLDS)
@@ -46,12 +47,7 @@ class AerialPlan:
 
     def jobs(self) -> list[tuple[AerialBlock, int, str]]:
         """Return every mission as (block, index in the block, mission id), in file order."""
-        jobs, number = [], 0
-        for block in self.blocks:
-            for index in range(block.count):
-                jobs.append((block, index, f"{self.name}/{number:04d}"))
-                number += 1
-        return jobs
+        return numbered_jobs(self.name, self.blocks)
 
     def episode(self, block: AerialBlock, index: int, episode_id: str,
                 validator: AerialValidator | None = None) -> EpisodeSpec:

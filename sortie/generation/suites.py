@@ -20,6 +20,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.records_io import Suite, SuiteHeader, read_suite, write_suite
 from sortie.generation.aerial_suites import AERIAL_SUITES, AerialBlock, AerialPlan
+from sortie.generation.plans import numbered_jobs
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_episode
 from sortie.generation.validate import Validator
 from sortie.missions.rescue.spec import LEVELS, Level
@@ -53,12 +54,7 @@ class SuitePlan:
 
     def jobs(self) -> list[tuple[Block, int, str]]:
         """Return every episode as (block, index in the block, episode id), in file order."""
-        jobs, number = [], 0
-        for block in self.blocks:
-            for index in range(block.count):
-                jobs.append((block, index, f"{self.name}/{number:04d}"))
-                number += 1
-        return jobs
+        return numbered_jobs(self.name, self.blocks)
 
 
 def _level_suite(level: Level, count: int) -> SuitePlan:

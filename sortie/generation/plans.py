@@ -1,0 +1,28 @@
+"""What every suite plan shares: episode ids numbered on across its blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+
+class Counted(Protocol):
+    """A block of a suite plan: some number of episodes drawn alike."""
+
+    @property
+    def count(self) -> int:
+        """Episodes in the block."""
+        ...
+
+
+B = TypeVar("B", bound=Counted)
+
+
+def numbered_jobs(name: str, blocks: Sequence[B]) -> list[tuple[B, int, str]]:
+    """Return every episode as (block, index in the block, ``name/0000`` id), in file order."""
+    jobs, number = [], 0
+    for block in blocks:
+        for index in range(block.count):
+            jobs.append((block, index, f"{name}/{number:04d}"))
+            number += 1
+    return jobs
