@@ -15,17 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 import sortie
-from sortie.agents.oracle import OracleAgent
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, InvalidPoseError
 from sortie.core.pose import Pose
 from sortie.core.trajectory import PluginRef, TrajectoryHeader
 from sortie.generation.rescue_places import Rejected
-from sortie.generation.validate import PositionRecorder, rounded
+from sortie.generation.validate import oracle_positions
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data
-from sortie.run.episode import run_episode
 from sortie.run.jobs import AERIAL_CAMERA, episode_seed
 from sortie.sim.raycast import RayCaster
 from sortie.sim.scene import Scene
@@ -121,14 +119,8 @@ class AerialValidator:
         Raises:
             Rejected: if the expert does not complete the mission.
         """
-        agent = OracleAgent()
-        agent.attach(self.backend.oracle_view())
-        recorder = PositionRecorder()
-        footer = run_episode(AerialMission(self.backend), agent, _header(spec), [recorder])
-        if footer.outcome != "success":
-            raise Rejected(f"oracle failed: {footer.failure_reason}")
-        start = spec.start
-        return [rounded((start.x, start.y, start.z)), *recorder.points]
+        return oracle_positions(AerialMission(self.backend), self.backend.oracle_view(),
+                                _header(spec))  # fmt: skip
 
     def check(self, spec: EpisodeSpec) -> None:
         """Check a finished mission as a boundary does: raise ConfigError naming the reason.

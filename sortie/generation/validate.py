@@ -12,12 +12,14 @@ from dataclasses import dataclass
 
 import sortie
 from sortie.agents.oracle import OracleAgent
+from sortie.backends.base import OracleView
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.generation.rescue_places import Rejected
 from sortie.missions.rescue.mission import RescueMission
 from sortie.missions.rescue.spec import LevelRules
+from sortie.missions.runtime import MissionRuntime
 from sortie.run.episode import run_episode
 from sortie.run.suite import episode_seed
 
@@ -68,14 +70,8 @@ class Validator:
         Raises:
             Rejected: if the oracle does not complete the episode.
         """
-        agent = OracleAgent()
-        agent.attach(self.backend.oracle_view())
-        recorder = PositionRecorder()
-        footer = run_episode(RescueMission(self.backend), agent, _header(spec), [recorder])
-        if footer.outcome != "success":
-            raise Rejected(f"oracle failed: {footer.failure_reason}")
-        start = spec.start
-        return [rounded((start.x, start.y, start.z)), *recorder.points]
+        return oracle_positions(RescueMission(self.backend), self.backend.oracle_view(),
+                                _header(spec))  # fmt: skip
 
 
 def _header(spec: EpisodeSpec) -> TrajectoryHeader:
@@ -86,6 +82,25 @@ def _header(spec: EpisodeSpec) -> TrajectoryHeader:
         config={"clock": "sim", "triggers": "assisted", "run_seed": 0},
         seed=episode_seed(0, spec.episode_id), code_version=sortie.__version__,
     )  # fmt: skip
+
+
+def oracle_positions(runtime: MissionRuntime, view: OracleView,
+                     header: TrajectoryHeader) -> list[list[float]]:
+    """Run the oracle (seeing ``view``) through ``header``'s episode; return its positions.
+
+    The list starts with the start position, then holds one position per step.
+
+    Raises:
+        Rejected: if the oracle does not complete the episode.
+    """
+    agent = OracleAgent()
+    agent.attach(view)
+    recorder = PositionRecorder()
+    footer = run_episode(runtime, agent, header, [recorder])
+    if footer.outcome != "success":
+        raise Rejected(f"oracle failed: {footer.failure_reason}")
+    start = header.episode.start
+    return [rounded((start.x, start.y, start.z)), *recorder.points]
 
 
 def rounded(point: tuple[float, float, float]) -> list[float]:
