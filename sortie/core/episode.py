@@ -2,22 +2,68 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from sortie.core.pose import Pose
 
 SCHEMA_VERSION = 1
+"""Version of the episode and suite-header layout (trajectory records have their own)."""
+
+MAX_COORDINATE = 1e6
+"""Largest absolute coordinate (metres) or angle (degrees) a pose may hold."""
+NAME_LENGTH = 100
+"""Longest name (a scene object, a builder, a suite, a parameter)."""
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+\-]*")
+_NAME_RULE = "letters, digits, '_', '.', '+', '-', not starting with '.' or '-'"
+
+
+def check_name(value: str) -> str:
+    """Return ``value`` if it is a safe name (usable in a file name), else raise ValueError."""
+    if len(value) > NAME_LENGTH or not _NAME.fullmatch(value):
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise ValueError(f"name {shown!r} ({len(value)} characters) is not allowed: use "
+                         f"{_NAME_RULE}, at most {NAME_LENGTH} characters")
+    return value
+
+
+def check_episode_id(value: str) -> str:
+    """Return ``value`` if it is safe names joined by ``/`` (at most 3), else raise ValueError."""
+    parts = value.split("/")
+    if len(parts) > 3:
+        raise ValueError(f"episode id {value[:60]!r}: at most 3 parts joined by '/'")
+    for part in parts:
+        check_name(part)
+    return value
+
+
+Name = Annotated[str, AfterValidator(check_name)]
+"""A name that is safe in a file name and a terminal: see ``check_name``."""
+EpisodeId = Annotated[str, AfterValidator(check_episode_id)]
+"""An episode id: safe names joined by ``/``, e.g. ``rescue-l3-v1/0007``."""
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"expected a number, got {type(value).__name__}")
+    if isinstance(value, int) and abs(value) > MAX_COORDINATE:
+        raise ValueError(f"expected a number within ±{MAX_COORDINATE:g}, got {value}")
+    number = float(value)
+    if not math.isfinite(number) or abs(number) > MAX_COORDINATE:
+        raise ValueError(f"expected a finite number within ±{MAX_COORDINATE:g}, got {number}")
+    return number
 
 
 def _pose_from_json(value: Any) -> Pose:
     if isinstance(value, Pose):
-        return value
+        value = value.as_list()
     if not isinstance(value, list | tuple) or len(value) != 4:
         got = f"{len(value)}" if isinstance(value, list | tuple) else type(value).__name__
         raise ValueError(f"expected 4 numbers [x, y, z, yaw], got {got}")
-    return Pose(*(float(v) for v in value))
+    return Pose(*(_number(v) for v in value))
 
 
 PoseField = Annotated[
@@ -29,32 +75,34 @@ PoseField = Annotated[
 
 
 class Record(BaseModel):
-    """Base of sortie's I/O records: frozen, strict about unknown fields."""
+    """Base of sortie's I/O records: frozen, strict about unknown fields, finite numbers only."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class WorldSpec(Record):
     """How to build a world: the builder's name, its seed and its parameters."""
 
-    builder: str
+    builder: Name
     """Name of a registered world builder, e.g. ``suburb``."""
-    seed: int = Field(ge=0)
+    seed: int = Field(ge=0, lt=2**63)
     """Seed of the builder's random generator."""
-    params: dict[str, float | int | str] = Field(default_factory=dict)
+    params: dict[Name, float | int | Annotated[str, Field(max_length=200)]] = Field(
+        default_factory=dict, max_length=64)
     """Builder parameters; defaults fill what is missing."""
 
 
 class Placement(Record):
     """An object an episode adds to its world (the casualty, the stretcher, the ambulance)."""
 
-    asset: str
+    asset: Name
     """Kind of object, e.g. ``person``, ``stretcher``, ``ambulance``."""
-    name: str
+    name: Name
     """Its name in the scene; episode targets refer to it."""
     pose: PoseField
     """Where it stands (base point) and which way it faces."""
-    attributes: dict[str, str] = Field(default_factory=dict)
+    attributes: dict[Name, Annotated[str, Field(max_length=200)]] = Field(
+        default_factory=dict, max_length=64)
     """Looks that clues may quote, e.g. ``{"posture": "lying", "top_color": "red"}``."""
 
 
@@ -63,19 +111,19 @@ class EpisodeSpec(Record):
 
     schema_version: int = SCHEMA_VERSION
     """Version of this record's layout."""
-    episode_id: str
+    episode_id: EpisodeId
     """Unique id within its suite, e.g. ``rescue-l3-v1/0007``."""
-    family: str
+    family: Name
     """Mission family: ``rescue``, ``aerial`` or ``household``."""
-    level: str = ""
+    level: Annotated[str, Field(max_length=NAME_LENGTH, pattern=r"^[A-Za-z0-9_.+\-]*$")] = ""
     """Difficulty level or mission type tag, e.g. ``L3``."""
     world: WorldSpec
     """The world to build."""
     start: PoseField
     """The agent's start pose."""
-    placements: list[Placement] = Field(default_factory=list)
+    placements: list[Placement] = Field(default_factory=list, max_length=1000)
     """Objects added to the built world for this episode."""
-    targets: dict[str, str] = Field(default_factory=dict)
+    targets: dict[Name, Name] = Field(default_factory=dict, max_length=64)
     """Roles of named scene objects, e.g. ``{"casualty": "person_3"}``."""
     mission: dict[str, Any] = Field(default_factory=dict)
     """Family-specific data (clues, budgets, expected answers), validated by the family."""

@@ -1,24 +1,43 @@
 """Reading and writing JSONL files: episode suites and trajectory records.
 
-Bad lines fail with the file, the line number and the field, all problems of a file at once.
+This is the one loading path for files that come from outside: every line is checked before
+pydantic sees it (UTF-8, size, nesting depth, finite numbers, no lone surrogates) and every
+problem of a file is reported at once as ``file:line: field: what was found``. Limits:
+
+- a file of at most ``MAX_FILE_BYTES``, lines of at most ``MAX_LINE_BYTES``;
+- JSON nested at most ``MAX_DEPTH`` deep; integers of at most 19 digits; no NaN or Infinity;
+- a UTF-8 byte-order mark at the start of a file is skipped.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Record
+from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record
 from sortie.core.errors import ConfigError
-from sortie.core.trajectory import StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.core.trajectory import (
+    ERROR_REASONS,
+    RECORD_SCHEMA_VERSION,
+    StepRecord,
+    TrajectoryFooter,
+    TrajectoryHeader,
+)
 
 M = TypeVar("M", bound=BaseModel)
+
+MAX_FILE_BYTES = 512 * 2**20
+MAX_LINE_BYTES = 32 * 2**20
+MAX_DEPTH = 32
+_MAX_INT = 2**63
+EpisodeCheck = Callable[[EpisodeSpec], None]
+"""A family's check of an episode's own data; raises ConfigError (or ValueError) when bad."""
 
 
 class SuiteHeader(Record):
@@ -26,7 +45,7 @@ class SuiteHeader(Record):
 
     kind: str = "suite"
     schema_version: int = SCHEMA_VERSION
-    suite: str
+    suite: Name
     generator: str = ""
     generator_version: str = ""
     settings: dict[str, Any] = {}
@@ -55,73 +74,214 @@ def write_suite(path: Path, header: SuiteHeader, episodes: Iterable[EpisodeSpec]
     write_atomic(path, "\n".join(lines) + "\n")
 
 
-def read_suite(path: Path) -> Suite:
-    """Read a suite file, raising ConfigError listing every bad line with its field."""
-    rows = _json_lines(path)
+def read_suite(path: Path, check: EpisodeCheck | None = None) -> Suite:
+    """Read a suite file, raising ConfigError listing every bad line with its field.
+
+    ``check`` validates each episode's family data (see ``sortie.missions.check_episode``);
+    episode ids must be unique in the file.
+    """
+    errors: list[str] = []
+    rows = _json_lines(path, errors)
     if not rows:
-        raise ConfigError(f"{path}: empty suite file")
-    errors: list[str] = []
+        raise ConfigError("\n".join(errors) or f"{path}: empty suite file")
     header = _parse(SuiteHeader, rows[0], path, errors)
-    episodes = [_parse(EpisodeSpec, row, path, errors) for row in rows[1:]]
+    episodes = [(row[0], _parse(EpisodeSpec, row, path, errors)) for row in rows[1:]]
     if header is not None and header.schema_version > SCHEMA_VERSION:
-        errors.append(f"{path}:1: schema_version {header.schema_version} is newer than this "
-                      f"sortie reads ({SCHEMA_VERSION}); upgrade sortie")  # fmt: skip
+        errors.append(_newer(path, header.schema_version, SCHEMA_VERSION))
+    errors += _duplicates(path, episodes)
+    if check is not None:
+        errors += [message for number, spec in episodes if spec is not None
+                   if (message := _checked(check, spec, path, number))]  # fmt: skip
     if errors:
-        raise ConfigError("\n".join(errors))
+        raise ConfigError(_joined(errors))
     assert header is not None
-    return Suite(header, [e for e in episodes if e is not None])
+    return Suite(header, [e for _, e in episodes if e is not None])
 
 
-def read_trajectory(path: Path) -> Trajectory:
-    """Read a trajectory record, raising ConfigError on a truncated or malformed file."""
-    rows = _json_lines(path)
+def read_trajectory(path: Path, check: EpisodeCheck | None = None) -> Trajectory:
+    """Read a trajectory record, raising ConfigError on a truncated or malformed file.
+
+    Records of layout version 1 are upgraded as they are read (see ``upgrade_v1``).
+    """
     errors: list[str] = []
+    rows = _json_lines(path, errors)
+    if errors:
+        raise ConfigError(_joined(errors))
     if not rows or rows[0][1].get("kind") != "header":
         raise ConfigError(f"{path}:1: expected a header line first")
     if rows[-1][1].get("kind") != "footer":
         raise ConfigError(f"{path}:{rows[-1][0]}: no footer line: the record is truncated")
+    version = rows[0][1].get("schema_version", 1)
+    if isinstance(version, int) and version > RECORD_SCHEMA_VERSION:
+        raise ConfigError(_newer(path, version, RECORD_SCHEMA_VERSION))
+    if version == 1:
+        rows = upgrade_v1(rows)
     header = _parse(TrajectoryHeader, rows[0], path, errors)
     steps = [_parse(StepRecord, row, path, errors) for row in rows[1:-1]]
     footer = _parse(TrajectoryFooter, rows[-1], path, errors)
+    if header is not None and check is not None:
+        errors += [m for m in [_checked(check, header.episode, path, rows[0][0])] if m]
     if errors:
-        raise ConfigError("\n".join(errors))
+        raise ConfigError(_joined(errors))
     assert header is not None and footer is not None
     return Trajectory(header, [s for s in steps if s is not None], footer)
 
 
-def _json_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
+Row = tuple[int, dict[str, Any]]
+
+
+def upgrade_v1(rows: list[Row]) -> list[Row]:
+    """Return version-1 record lines as version 2: an agent or backend error is outcome ``error``.
+
+    Version 1 wrote such episodes as ``failure``; nothing else in the layout changed.
+    """
+    (first, header), (last, footer) = rows[0], rows[-1]
+    if footer.get("failure_reason") in ERROR_REASONS:
+        footer = {**footer, "outcome": "error"}
+    return [(first, {**header, "schema_version": RECORD_SCHEMA_VERSION}), *rows[1:-1],
+            (last, footer)]  # fmt: skip
+
+
+def _newer(path: Path, found: int, known: int) -> str:
+    return (f"{path}:1: schema_version {found} is newer than this sortie reads ({known}); "
+            "upgrade sortie")  # fmt: skip
+
+
+def _duplicates(path: Path, episodes: list[tuple[int, EpisodeSpec | None]]) -> list[str]:
+    """Return one error per episode id used on more than one line."""
+    first: dict[str, int] = {}
+    errors = []
+    for number, spec in episodes:
+        if spec is None:
+            continue
+        seen = first.setdefault(spec.episode_id, number)
+        if seen != number:
+            errors.append(f"{path}:{number}: episode_id {spec.episode_id!r} is already used on "
+                          f"line {seen}; episode ids must be unique in a suite")  # fmt: skip
+    return errors
+
+
+def _checked(check: EpisodeCheck, spec: EpisodeSpec, path: Path, number: int) -> str | None:
+    """Return the family check's complaint about ``spec`` as ``file:line: ...``, or None."""
     try:
-        text = path.read_text()
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    rows, errors = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+        check(spec)
+    except (ConfigError, ValueError) as error:
+        return f"{path}:{number}: {error}"
+    return None
+
+
+def _json_lines(path: Path, errors: list[str]) -> list[Row]:
+    """Return the file's non-blank lines as (line number, JSON object); add bad ones to errors."""
+    data = _read_bytes(path)
+    rows: list[Row] = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            errors.append(f"{path}:{number}: not JSON: {error.msg} at column {error.colno}")
-            continue
-        if not isinstance(value, dict):
-            errors.append(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
-            continue
-        rows.append((number, value))
-    if errors:
-        raise ConfigError("\n".join(errors))
+        value, problem = _decode_line(line)
+        if problem is not None:
+            errors.append(f"{path}:{number}: {problem}")
+        else:
+            rows.append((number, value))
     return rows
 
 
-def _parse(model: type[M], row: tuple[int, dict[str, Any]], path: Path,
-           errors: list[str]) -> M | None:
+def _read_bytes(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ConfigError(f"{path}: {size} bytes; files of at most {MAX_FILE_BYTES} bytes "
+                              "are read")  # fmt: skip
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    return data.removeprefix(b"\xef\xbb\xbf")
+
+
+def _decode_line(line: bytes) -> tuple[Any, str | None]:
+    """Return (the line's JSON object, None), or (None, what is wrong with it)."""
+    if len(line) > MAX_LINE_BYTES:
+        return None, f"line of {len(line)} bytes; at most {MAX_LINE_BYTES} are read"
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"not UTF-8 text: byte 0x{line[error.start]:02x} at column {error.start + 1}"
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
+    except json.JSONDecodeError as error:
+        return None, f"not JSON: {error.msg} at column {error.colno}"
+    except RecursionError:
+        return None, f"JSON nested deeper than {MAX_DEPTH} levels"
+    except ValueError as error:
+        return None, f"not allowed in JSON here: {error}"
+    if not isinstance(value, dict):
+        return None, f"expected a JSON object, got {type(value).__name__}"
+    return value, _shape_problem(value, 1)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} (only finite numbers are allowed)")
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 19 or abs(number := int(text)) >= _MAX_INT:
+        raise ValueError(f"integer of {len(text.lstrip('-'))} digits (at most ±2^63 allowed)")
+    return number
+
+
+def _shape_problem(value: Any, depth: int) -> str | None:
+    """Return what makes ``value`` unreadable (too deep, a lone surrogate), or None."""
+    if depth > MAX_DEPTH:
+        return f"JSON nested deeper than {MAX_DEPTH} levels"
+    if isinstance(value, str):
+        return _text_problem(value)
+    items: Iterable[Any] = ()
+    if isinstance(value, dict):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, list):
+        items = value
+    for item in items:
+        if problem := _shape_problem(item, depth + 1):
+            return problem
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"a string holds a lone surrogate (\\u{ord(text[error.start]):04x}), not text"
+    return None
+
+
+def _joined(errors: list[str], shown: int = 50) -> str:
+    """Return the errors one per line, at most ``shown`` of them."""
+    more = [f"... and {len(errors) - shown} more"] if len(errors) > shown else []
+    return "\n".join(errors[:shown] + more)
+
+
+def _parse(model: type[M], row: Row, path: Path, errors: list[str]) -> M | None:
     number, value = row
     try:
         return model.model_validate(value)
     except ValidationError as error:
         for e in error.errors():
             field = ".".join(str(p) for p in e["loc"]) or "(line)"
-            errors.append(f"{path}:{number}: {field}: {e['msg']}")
+            errors.append(f"{path}:{number}: {field}: {_message(e)}")
         return None
+
+
+def _message(error: Any) -> str:
+    """Return pydantic's complaint as what was wrong and what was found."""
+    if error["type"] == "value_error":  # our validators' messages say what they got
+        return str(error["msg"]).removeprefix("Value error, ")
+    got = "" if error["type"] == "missing" else f", got {_shown(error.get('input'))}"
+    return f"{error['msg']}{got}"
+
+
+def _shown(value: Any) -> str:
+    """Return a short text of a bad value for an error message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def write_atomic(path: Path, text: str) -> None:

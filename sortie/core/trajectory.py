@@ -1,12 +1,57 @@
-"""Trajectory records: a header, one line per step, a footer; stored as JSONL."""
+"""Trajectory records: a header, one line per step, a footer; stored as JSONL.
+
+Layout versions (``TrajectoryHeader.schema_version``):
+
+- 1: statuses, event kinds and outcomes as free strings; an episode ended by an agent or
+  backend error had outcome ``failure``.
+- 2 (now): statuses, event kinds and outcomes are enums; an episode ended by an agent or
+  backend error has outcome ``error`` (so it can never be mistaken for a scored attempt).
+  ``sortie.core.records_io.read_trajectory`` upgrades version 1 records as it reads them.
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from pydantic import Field
 
-from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, PoseField, Record
+from sortie.core.episode import EpisodeSpec, PoseField, Record
+from sortie.core.observation import EventKind
+
+RECORD_SCHEMA_VERSION = 2
+"""Version of the trajectory record layout written now (see the module docstring)."""
+
+
+class Outcome(StrEnum):
+    """How an episode ended."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    """The agent tried and did not succeed: a scored attempt."""
+    ERROR = "error"
+    """The harness, the agent's code or the backend failed: not a scored attempt."""
+
+
+class FailureReason(StrEnum):
+    """Why the episode loop itself ended an episode (families add their own reasons)."""
+
+    AGENT_ERROR = "agent_error"
+    """The agent raised (or its worker could not run it)."""
+    BACKEND_ERROR = "backend_error"
+    """The backend raised, or the worker running the episode kept dying."""
+
+
+ERROR_REASONS = frozenset(FailureReason)
+"""Failure reasons that mean the harness, not the agent's skill, ended the episode."""
+
+
+class StageStatus(StrEnum):
+    """Where a stage stands."""
+
+    PENDING = "pending"
+    ACTIVE = "active"
+    DONE = "done"
 
 
 class PluginRef(Record):
@@ -20,7 +65,7 @@ class TrajectoryHeader(Record):
     """What is fixed for the whole episode."""
 
     kind: str = "header"
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = RECORD_SCHEMA_VERSION
     episode: EpisodeSpec
     config: dict[str, Any] = Field(default_factory=dict)
     agent: PluginRef
@@ -40,7 +85,7 @@ class Timings(Record):
 class EventRecord(Record):
     """An event as stored: its kind, the object involved and a detail."""
 
-    kind: str
+    kind: EventKind
     target: str | None = None
     detail: str = ""
 
@@ -69,7 +114,7 @@ class StepRecord(Record):
     pose: PoseField
     action: dict[str, Any]
     events: list[EventRecord] = Field(default_factory=list)
-    stages: dict[str, str] = Field(default_factory=dict)
+    stages: dict[str, StageStatus] = Field(default_factory=dict)
     """Status of every stage after this step."""
     stage: str | None = None
     """The stage active during this step (None once all are done)."""
@@ -93,7 +138,7 @@ class StageRecord(Record):
     """How one stage went: distances to its target, effort, and whether it was done."""
 
     name: str
-    status: str
+    status: StageStatus
     target: str | None = None
     d_init: float | None = None
     d_best: float | None = None
@@ -110,8 +155,9 @@ class TrajectoryFooter(Record):
     """How the episode ended."""
 
     kind: str = "footer"
-    outcome: str
+    outcome: Outcome
     failure_reason: str | None = None
+    """A ``FailureReason`` or the family's own reason (e.g. ``timeout_s2``); None on success."""
     steps: int
     clock_sim: float = 0.0
     clock_latency: float = 0.0

@@ -18,7 +18,13 @@ from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, Event, EventKind, MissionObservation
-from sortie.core.trajectory import EventRecord, StepRecord, TrajectoryFooter
+from sortie.core.trajectory import (
+    EventRecord,
+    FailureReason,
+    Outcome,
+    StepRecord,
+    TrajectoryFooter,
+)
 from sortie.missions.stages import Stage, StageTracker
 
 
@@ -27,13 +33,6 @@ class Clock(StrEnum):
 
     SIM = "sim"
     LATENCY = "latency"
-
-
-class Outcome(StrEnum):
-    """How an episode ended."""
-
-    SUCCESS = "success"
-    FAILURE = "failure"
 
 
 COLLISION_COOLDOWN = 5
@@ -130,15 +129,15 @@ class MissionRuntime(ABC):
     def footer(self, error: str | None = None) -> TrajectoryFooter:
         """Return how the episode ended (``error``: the agent or backend failed)."""
         return TrajectoryFooter(
-            outcome=self.outcome.value if self.outcome else "error",
+            outcome=self.outcome or Outcome.ERROR,
             failure_reason=self.failure, steps=self.steps, clock_sim=self.clock_sim,
             clock_latency=self.clock_latency, stages=self.tracker.records(),
             facts=self._facts(), error=error,
         )  # fmt: skip
 
-    def abort(self, reason: str) -> None:
-        """End the episode as failed with ``reason`` (agent or backend error)."""
-        self.outcome, self.failure = Outcome.FAILURE, reason
+    def abort(self, reason: FailureReason) -> None:
+        """End the episode as an error with ``reason`` (the agent or the backend failed)."""
+        self.outcome, self.failure = Outcome.ERROR, reason
 
     # --- shared rules -------------------------------------------------------------------
     @property
@@ -178,7 +177,7 @@ class MissionRuntime(ABC):
 
         return StepRecord(
             index=self.steps, pose=self.backend.pose(), action=action_to_dict(action),
-            events=[EventRecord(kind=e.kind.value, target=e.target, detail=e.detail)
+            events=[EventRecord(kind=e.kind, target=e.target, detail=e.detail)
                     for e in events],
             stages=self.tracker.statuses(), stage=stage.name if stage else None,
             target_distance=None if stage is None or stage.target is None

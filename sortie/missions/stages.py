@@ -13,17 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 
-from sortie.core.trajectory import StageRecord
-
-
-class StageStatus(StrEnum):
-    """Where a stage stands."""
-
-    PENDING = "pending"
-    ACTIVE = "active"
-    DONE = "done"
+from sortie.core.trajectory import StageRecord, StageStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +94,14 @@ class StageTracker:
         """Return the active stage's current distance to its target."""
         return None if self.all_done else self._progress[self._active].d_final
 
-    def statuses(self) -> dict[str, str]:
+    def statuses(self) -> dict[str, StageStatus]:
         """Return each stage's status by name."""
-        return {s.name: p.status.value for s, p in zip(self.stages, self._progress, strict=True)}
+        return {s.name: p.status for s, p in zip(self.stages, self._progress, strict=True)}
 
     def records(self) -> list[StageRecord]:
         """Return one StageRecord per stage."""
         return [StageRecord(name=s.name, target=s.target,
-                            **{**dataclasses.asdict(p), "status": p.status.value})
+                            **dataclasses.asdict(p))
                 for s, p in zip(self.stages, self._progress, strict=True)]  # fmt: skip
 
     def _begin(self, index: int, step: int) -> None:

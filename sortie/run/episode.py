@@ -12,7 +12,14 @@ from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation
 from sortie.core.records_io import write_atomic
-from sortie.core.trajectory import StepRecord, Timings, TrajectoryFooter, TrajectoryHeader
+from sortie.core.trajectory import (
+    FailureReason,
+    Outcome,
+    StepRecord,
+    Timings,
+    TrajectoryFooter,
+    TrajectoryHeader,
+)
 from sortie.missions.runtime import MissionRuntime
 
 T = TypeVar("T")
@@ -48,18 +55,19 @@ def run_episode(runtime: MissionRuntime, agent: Agent, header: TrajectoryHeader,
     for observer in observers:
         observer.on_start(header)
     try:
-        observation = _guard("backend_error", runtime.reset, header.episode, header.seed)
+        reset = runtime.reset
+        observation = _guard(FailureReason.BACKEND_ERROR, reset, header.episode, header.seed)
     except _Failed as failed:
         return _finish(runtime, observers, failed, started=False)
     try:
-        _guard("agent_error", agent.reset, runtime.brief, header.seed)
+        _guard(FailureReason.AGENT_ERROR, agent.reset, runtime.brief, header.seed)
         while not runtime.done:
             started = time.perf_counter()
-            action = _guard("agent_error", agent.act, observation)
+            action = _guard(FailureReason.AGENT_ERROR, agent.act, observation)
             thinking = time.perf_counter() - started
             output = _output_of(agent)
             charged = thinking if output.decision_seconds is None else output.decision_seconds
-            observation, record = _guard("backend_error", runtime.step, action, charged)
+            observation, record = _guard(FailureReason.BACKEND_ERROR, runtime.step, action, charged)
             record = _with_agent_facts(record, thinking, output)
             if keep_frames is not None:
                 record = record.model_copy(update={"frames": keep_frames(observation)})
@@ -73,12 +81,12 @@ def run_episode(runtime: MissionRuntime, agent: Agent, header: TrajectoryHeader,
 class _Failed(Exception):
     """The agent or the backend raised: the episode ends with ``reason`` and the traceback."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: FailureReason) -> None:
         super().__init__(reason)
         self.reason, self.trace = reason, traceback.format_exc()
 
 
-def _guard(reason: str, call: Callable[..., T], *args: Any) -> T:
+def _guard(reason: FailureReason, call: Callable[..., T], *args: Any) -> T:
     """Return ``call(*args)``; turn any error but a bad-input one into ``_Failed(reason)``."""
     try:
         return call(*args)
@@ -90,7 +98,7 @@ def _guard(reason: str, call: Callable[..., T], *args: Any) -> T:
 
 def _output_of(agent: Agent) -> StepOutput:
     if isinstance(agent, SupportsStepOutput):
-        return _guard("agent_error", agent.step_output)
+        return _guard(FailureReason.AGENT_ERROR, agent.step_output)
     return StepOutput()
 
 
@@ -109,7 +117,7 @@ def _finish(runtime: MissionRuntime, observers: Sequence[Observer], failed: _Fai
         runtime.abort(failed.reason)
         footer = runtime.footer(failed.trace)
     else:
-        footer = TrajectoryFooter(outcome="failure", failure_reason=failed.reason, steps=0,
+        footer = TrajectoryFooter(outcome=Outcome.ERROR, failure_reason=failed.reason, steps=0,
                                   error=failed.trace)  # fmt: skip
     for observer in observers:
         observer.on_end(footer)

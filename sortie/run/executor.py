@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 from sortie.backends.embedded import EmbeddedBackend
+from sortie.core.trajectory import FailureReason
 from sortie.run.jobs import Job, JobResult, record_failure, run_job
 
 OnResult = Callable[[JobResult], None]
@@ -159,7 +160,8 @@ class _PoolRun:
             self.suspects.append(job)
             return
         error = f"the worker process died {self.deaths[job.key]} times running this episode"
-        self.on_result(record_failure(job, "backend_error", error, self.deaths[job.key]))
+        reason = FailureReason.BACKEND_ERROR
+        self.on_result(record_failure(job, reason, error, self.deaths[job.key]))
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

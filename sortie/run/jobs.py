@@ -18,7 +18,15 @@ from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import read_trajectory
-from sortie.core.trajectory import PluginRef, Timings, TrajectoryFooter, TrajectoryHeader
+from sortie.core.trajectory import ERROR_REASONS as ERROR_REASONS  # re-exported
+from sortie.core.trajectory import (
+    FailureReason,
+    Outcome,
+    PluginRef,
+    Timings,
+    TrajectoryFooter,
+    TrajectoryHeader,
+)
 from sortie.metrics.scorers import SCORERS
 from sortie.missions.registry import FAMILIES
 from sortie.run.episode import JsonlRecorder, run_episode
@@ -27,8 +35,6 @@ from sortie.run.frames import FrameKeeper
 AERIAL_CAMERA = {"width": 256, "height": 256, "hfov": 90.0, "pitch": -45.0}
 """MissionBench's camera: 256² pixels, 90° across, pitched 45° down."""
 
-ERROR_REASONS = frozenset({"agent_error", "backend_error"})
-"""Failure reasons that mean the harness, not the agent's skill, ended the episode."""
 
 
 def episode_seed(run_seed: int, episode_id: str, repeat: int = 0) -> int:
@@ -153,11 +159,11 @@ def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
     return score_record(job, time.perf_counter() - started)
 
 
-def record_failure(job: Job, reason: str, error: str, attempts: int) -> JobResult:
+def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -> JobResult:
     """Record a job that could not run (e.g. its worker kept dying) as failed with ``reason``."""
     recorder = JsonlRecorder(job.record)
     recorder.on_start(header_of(job))
-    recorder.on_end(TrajectoryFooter(outcome="failure", failure_reason=reason, steps=0,
+    recorder.on_end(TrajectoryFooter(outcome=Outcome.ERROR, failure_reason=reason, steps=0,
                                      error=error))  # fmt: skip
     result = score_record(job, 0.0)
     return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)

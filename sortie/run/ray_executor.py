@@ -20,6 +20,7 @@ from typing import Any
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import write_atomic
+from sortie.core.trajectory import FailureReason
 from sortie.run.executor import OnResult, work
 from sortie.run.jobs import Job, JobResult, record_failure
 
@@ -89,6 +90,6 @@ def _collect(ray: ModuleType, ref: Any, job: Job, max_retries: int) -> JobResult
         result, text = ray.get(ref)
     except lost as error:
         message = f"the Ray worker was lost {max_retries + 1} times running this episode: {error}"
-        return record_failure(job, "backend_error", message, max_retries + 1)
+        return record_failure(job, FailureReason.BACKEND_ERROR, message, max_retries + 1)
     write_atomic(job.record, text)
     return result

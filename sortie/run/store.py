@@ -21,8 +21,8 @@ from typing import Any
 
 import sortie
 from sortie.core.errors import ConfigError
-from sortie.core.trajectory import StageRecord
-from sortie.run.jobs import ERROR_REASONS, JobResult
+from sortie.core.trajectory import ERROR_REASONS, StageRecord
+from sortie.run.jobs import JobResult
 
 STORE_SCHEMA_VERSION = 1
 """Version of the table layout below; kept in SQLite's ``user_version``."""

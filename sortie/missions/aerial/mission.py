@@ -34,7 +34,7 @@ _TURNS = (FlightPrimitive.TURN_LEFT, FlightPrimitive.TURN_RIGHT)
 
 
 class AerialFailure(StrEnum):
-    """Why an aerial episode failed: MissionBench's failure modes, plus harness errors."""
+    """Why an aerial episode failed: MissionBench's failure modes (errors: ``FailureReason``)."""
 
     PREMATURE_TERMINATION = "premature_termination"
     """The agent said done (or landed) without ever reaching the goal region."""
@@ -44,8 +44,6 @@ class AerialFailure(StrEnum):
     """The steps ran out near the goal or while circling."""
     TIMEOUT = "timeout"
     """The steps ran out far from the goal."""
-    AGENT_ERROR = "agent_error"
-    BACKEND_ERROR = "backend_error"
 
 
 class AerialMission(MissionRuntime):

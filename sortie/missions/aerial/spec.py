@@ -8,10 +8,14 @@ from typing import Annotated, Self
 from pydantic import Field, model_validator
 
 from sortie.core.actions import TaskActionKind
-from sortie.core.episode import EpisodeSpec, PoseField, Record
+from sortie.core.episode import MAX_COORDINATE, EpisodeSpec, Name, PoseField, Record
 from sortie.core.errors import ConfigError
 
-Point = Annotated[list[float], Field(min_length=3, max_length=3)]
+Coordinate = Annotated[float, Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)]
+Point = Annotated[list[Coordinate], Field(min_length=3, max_length=3)]
+TEXT_LENGTH = 4000
+MAX_STEPS = 1000
+"""Largest step budget a suite may ask for (MissionBench uses 20 and 50)."""
 
 
 class MissionType(StrEnum):
@@ -41,26 +45,26 @@ DEFAULT_STEPS = 20
 class AerialData(Record):
     """The ``mission`` part of an aerial EpisodeSpec, validated by this family."""
 
-    instruction: str = Field(min_length=1)
+    instruction: str = Field(min_length=1, max_length=TEXT_LENGTH)
     """The one high-level instruction the agent is given."""
     types: list[MissionType] = Field(min_length=1, max_length=2)
-    target: str | None = None
+    target: Name | None = None
     """The scene object the mission is about (what to report on, inspect or act at)."""
     goal: PoseField
     """An observation-ready pose ``[x, y, z, yaw]``: the target centred in the camera."""
-    answer: str | None = None
+    answer: str | None = Field(default=None, max_length=TEXT_LENGTH)
     """Expected report (reporting missions, and inspections that ask for one)."""
     answer_kind: AnswerKind = AnswerKind.TEXT
     task_action: TaskActionKind | None = None
     """The action a manipulation mission must execute at the goal."""
-    patrol: list[Point] = Field(default_factory=list)
+    patrol: list[Point] = Field(default_factory=list, max_length=10_000)
     """Reference path of a patrol mission, ``[x, y, z]`` points."""
-    max_steps: int | None = Field(default=None, ge=1)
+    max_steps: int | None = Field(default=None, ge=1, le=MAX_STEPS)
     """T_max; None takes the type's default (50 for patrol, else 20)."""
-    max_move: float = Field(gt=0)
+    max_move: float = Field(gt=0, le=MAX_COORDINATE)
     """d_max: the largest translation per step, ¼ of the start–goal distance at generation."""
     max_turn: float = Field(default=30.0, gt=0, le=180)
-    axis_tolerance: float = Field(default=5.0, gt=0)
+    axis_tolerance: float = Field(default=5.0, gt=0, le=MAX_COORDINATE)
     """τ_d: the goal counts as reached within this many metres on each axis."""
     yaw_tolerance: float = Field(default=15.0, gt=0, le=180)
     show_pose: bool = False

@@ -38,8 +38,6 @@ class RescueFailure(StrEnum):
     TIMEOUT_S3 = "timeout_s3"
     TIMEOUT_S4 = "timeout_s4"
     DROP_OUT_OF_RANGE = "drop_out_of_range"
-    AGENT_ERROR = "agent_error"
-    BACKEND_ERROR = "backend_error"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,29 +8,33 @@ from typing import Annotated
 
 from pydantic import Field
 
-from sortie.core.episode import EpisodeSpec, Record
+from sortie.core.episode import MAX_COORDINATE, EpisodeSpec, Name, Record
 from sortie.core.errors import ConfigError
 
-Point = Annotated[list[float], Field(min_length=3, max_length=3)]
-View = Annotated[list[float], Field(min_length=5, max_length=5)]
+Coordinate = Annotated[float, Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)]
+Point = Annotated[list[Coordinate], Field(min_length=3, max_length=3)]
+View = Annotated[list[Coordinate], Field(min_length=5, max_length=5)]
+MAX_BUDGET_S = 3600.0
+"""Longest mission clock a suite may ask for (the paper's levels use 180–300 s)."""
+TEXT_LENGTH = 4000
 
 
 class RescueData(Record):
     """The ``mission`` part of a rescue EpisodeSpec, validated by this family."""
 
-    clue_text: str
+    clue_text: str = Field(max_length=TEXT_LENGTH)
     """The text clue the agent gets (style depends on the level)."""
     reference_view: View
     """Camera pose ``[x, y, z, yaw, pitch]`` the reference image is rendered from."""
-    budget_s: float = Field(gt=0)
+    budget_s: float = Field(gt=0, le=MAX_BUDGET_S)
     """Mission clock budget in seconds."""
-    path_distance: float = Field(ge=0)
+    path_distance: float = Field(ge=0, le=MAX_COORDINATE)
     """Walkable distance from the start to the casualty (the level's d), metres."""
-    shortest_length: float = Field(ge=0)
+    shortest_length: float = Field(ge=0, le=MAX_COORDINATE)
     """Shortest walkable length start -> casualty -> stretcher, metres (SPL's L)."""
-    reference_path: list[Point] = Field(default_factory=list)
+    reference_path: list[Point] = Field(default_factory=list, max_length=100_000)
     """The expert's positions, one per step, for HS, nDTW and SDTW."""
-    doors_on_path: list[str] = Field(default_factory=list)
+    doors_on_path: list[Name] = Field(default_factory=list, max_length=1000)
     """Closed doors every shortest path crosses (L4)."""
 
 
@@ -78,3 +82,13 @@ def rescue_data(spec: EpisodeSpec) -> RescueData:
         problems = "; ".join(f"mission.{'.'.join(map(str, e['loc']))}: {e['msg']}"
                              for e in error.errors())  # fmt: skip
         raise ConfigError(f"episode {spec.episode_id}: {problems}") from None
+
+
+def check_rescue_episode(spec: EpisodeSpec) -> RescueData:
+    """Return the rescue data of ``spec`` after checking it names its casualty and stretcher."""
+    data = rescue_data(spec)
+    missing = [role for role in ("casualty", "stretcher") if role not in spec.targets]
+    if missing:
+        raise ConfigError(f"episode {spec.episode_id}: targets: no {' or '.join(missing)} "
+                          f"(found: {', '.join(spec.targets) or 'none'})")
+    return data
