@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec
-from sortie.core.observation import Event, Observation
+from sortie.core.observation import CameraInfo, Event, Observation
 from sortie.core.pose import Pose
 
 
@@ -127,6 +127,15 @@ class SupportsViewRender(Protocol):
     def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float
                     ) -> NDArray[np.uint8]:
         """Return an RGB image seen from eye position (x, y, z) along yaw and pitch."""
+        ...
+
+
+@runtime_checkable
+class SupportsCameraInfo(Protocol):
+    """A backend that says what its body's camera is (size, field of view, pitch)."""
+
+    def camera_info(self) -> CameraInfo:
+        """Return the camera the agent's images come from."""
         ...
 
 

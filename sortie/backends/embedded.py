@@ -14,7 +14,7 @@ from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
 from sortie.core.errors import ConfigError, SimulationError
-from sortie.core.observation import Event, EventKind, Frames, Observation, Sensor
+from sortie.core.observation import CameraInfo, Event, EventKind, Frames, Observation, Sensor
 from sortie.core.pose import Pose
 from sortie.sim.bodies import Multirotor, Walker
 from sortie.sim.camera import CameraSpec
@@ -137,6 +137,11 @@ class EmbeddedBackend(PositionQueries):
         scene = self._require_world().scene
         return [o.name for o in scene.objects if o.semantic in ("door", "gate")
                 and o.dynamics is Dynamics.OPENABLE]  # fmt: skip
+
+    def camera_info(self) -> CameraInfo:
+        """Return the body's camera as agents are told of it."""
+        c = self.camera
+        return CameraInfo(width=c.width, height=c.height, hfov=c.hfov, pitch=c.pitch)
 
     def semantic_classes(self) -> dict[int, str]:
         """Return the class name of every instance id (the semantic sensor's label map)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 
 import numpy as np
@@ -72,6 +72,34 @@ class Observation:
 
 
 @dataclass(frozen=True, slots=True)
+class ActionLimits:
+    """The largest action a mission accepts in one step; larger ones are clamped or refused.
+
+    Attributes:
+        max_turn: degrees per step.
+        max_speed: metres per second of a walker, if the family walks.
+        max_move: metres per motion primitive of a multirotor (d_max), if the family flies.
+        max_steps: the step budget (T_max), if the budget is counted in steps.
+    """
+
+    max_turn: float = 30.0
+    max_speed: float | None = None
+    max_move: float | None = None
+    max_steps: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CameraInfo:
+    """The agent's camera: image size in pixels, horizontal field of view and pitch (degrees)."""
+
+    width: int
+    height: int
+    hfov: float
+    pitch: float
+    """Degrees, negative looking down."""
+
+
+@dataclass(frozen=True, slots=True)
 class Brief:
     """What an agent is told when an episode starts.
 
@@ -86,17 +114,22 @@ class Brief:
         budget_s: the mission clock budget in seconds.
         semantic_classes: the semantic sensor's label map: instance id -> class name, as a
             segmentation camera's colour table gives it (not where anything is).
+        limits: the largest action the mission accepts per step.
+        camera: the agent's camera, when the backend says what it is.
     """
 
     family: str
     level: str
     text: str
+    _: KW_ONLY
     clue: str = ""
     images: dict[str, NDArray[np.uint8]] = field(default_factory=dict)
     stages: tuple[tuple[str, str], ...] = ()
     control_period: float = 0.2
     budget_s: float = 0.0
     semantic_classes: dict[int, str] = field(default_factory=dict)
+    limits: ActionLimits = field(default_factory=ActionLimits)
+    camera: CameraInfo | None = None
 
 
 @dataclass(frozen=True, slots=True)

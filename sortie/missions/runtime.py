@@ -13,11 +13,11 @@ from abc import ABC, abstractmethod
 from enum import StrEnum
 from typing import Any
 
-from sortie.backends.base import Backend, StepOutcome
+from sortie.backends.base import Backend, StepOutcome, SupportsCameraInfo
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.observation import Brief, Event, EventKind, MissionObservation
+from sortie.core.observation import Brief, CameraInfo, Event, EventKind, MissionObservation
 from sortie.core.trajectory import (
     EventRecord,
     FailureReason,
@@ -37,6 +37,11 @@ class Clock(StrEnum):
 
 COLLISION_COOLDOWN = 5
 """Steps after a counted collision during which further contacts are not counted again."""
+
+
+def camera_of(backend: Backend) -> CameraInfo | None:
+    """Return the backend's camera for the brief, if the backend says what it is."""
+    return backend.camera_info() if isinstance(backend, SupportsCameraInfo) else None
 
 
 class MissionRuntime(ABC):

@@ -85,7 +85,7 @@ def test_suite_field_errors_are_collected(tmp_path):
     with pytest.raises(ConfigError) as info:
         read_suite(path)
     text = str(info.value)
-    assert "s.jsonl:2: start: Value error, expected 4 numbers [x, y, z, yaw], got 3" in text
+    assert "s.jsonl:2: start: expected 4 numbers [x, y, z, yaw], got 3" in text
     assert "s.jsonl:3: world: Field required" in text
 
 

@@ -10,13 +10,13 @@ pixels and shape, counts from the blobs in view; or it carries out the task acti
 nothing of the class in view it climbs to a search altitude and turns in 30° steps, then
 flies ahead and looks again, and gives up with a report when its search steps are spent.
 Patrols follow road (or fence, pylon, water) pixels straight ahead for half the budget.
-It never sees its position; magnitudes are learnt from the mission's clamping.
+It never sees its position; d_max and the camera come from the brief (``Brief.limits``,
+``Brief.camera``).
 """
 
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -45,7 +45,6 @@ TEXT_CLASSES = frozenset({"pylon", "water_tank", "crate", "sign", "landing_pad",
 """Classes that carry text, worth one OCR call when inspected."""
 PLAUSIBLE = 0.85
 """A plate reading scoring this much (confidence, +0.2 when read exactly in form) is kept."""
-_CLAMPED = re.compile(r"^(\w+) \S+ clamped to (\S+)$")
 
 
 class HeuristicAgent:
@@ -71,16 +70,16 @@ class HeuristicAgent:
             count_height: standoff over a group it counts, metres.
             max_ocr_calls: OCR reads per episode at most (each costs a few tenths of a second).
             search_steps: steps without a target before it gives up and reports so.
-            max_move: metres asked per move until the mission's clamping tells it d_max.
+            max_move: metres asked per move when the brief gives no d_max.
             max_turn: degrees per turn at most.
-            hfov: the camera's horizontal field of view, degrees.
-            pitch: the camera's pitch, degrees (negative: down).
+            hfov: the camera's horizontal field of view, degrees, when the brief gives none.
+            pitch: the camera's pitch, degrees (negative: down), when the brief gives none.
         """
         self.search_altitude, self.read_height = search_altitude, read_height
         self.text_height, self.view_height = text_height, view_height
         self.task_height, self.count_height = task_height, count_height
         self.max_ocr_calls, self.search_steps = max_ocr_calls, search_steps
-        self.first_move, self.max_turn, self.hfov, self.pitch = max_move, max_turn, hfov, pitch
+        self.first_move, self.max_turn, self.camera = max_move, max_turn, (hfov, pitch)
         self.reset(Brief("aerial", "", ""), 0)
 
     # --- episode ----------------------------------------------------------------------
@@ -89,7 +88,9 @@ class HeuristicAgent:
         self.goal: Goal = parse_instruction(brief.text) if brief.text else Goal(None)
         self.labels = brief.semantic_classes
         self.budget = round(brief.budget_s / brief.control_period) if brief.budget_s else 20
-        self.max_move = self.first_move
+        self.max_move = brief.limits.max_move or self.first_move
+        camera = brief.camera
+        self.hfov, self.pitch = (camera.hfov, camera.pitch) if camera else self.camera
         self.locked: int | None = None
         self.searching = self.turns = self.climbs = self.ocr_calls = self.forwards = 0
         self.best: Reading | None = None
@@ -115,7 +116,6 @@ class HeuristicAgent:
 
     # --- decisions --------------------------------------------------------------------
     def _decide(self, obs: MissionObservation) -> Action:
-        self._learn_limits(obs)
         frames = obs.frames
         if frames.semantic is None or frames.depth is None or not self.labels:
             return self._finish("I have no labelled semantic image, so I cannot find anything.")
@@ -353,14 +353,6 @@ class HeuristicAgent:
         for instance, name in self.labels.items():
             table[instance] = name == target
         return table
-
-    def _learn_limits(self, obs: MissionObservation) -> None:
-        """Take d_max from the mission's clamping notice (``forward 1000 clamped to 12``)."""
-        for event in obs.events:
-            match = _CLAMPED.match(event.detail) if event.kind is EventKind.CLAMPED else None
-            if match and match.group(1) not in (P.TURN_LEFT, P.TURN_RIGHT):
-                self.max_move = float(match.group(2))
-                self._note(f"d_max is {self.max_move:g} m")
 
     def _noun(self) -> str:
         return (self.goal.target or "target").replace("_", " ")

@@ -18,12 +18,12 @@ from sortie.backends.base import Backend, StepOutcome, SupportsSemanticClasses
 from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction, TaskAction
 from sortie.core.actions import TaskActionKind as Task
 from sortie.core.episode import EpisodeSpec
-from sortie.core.observation import Brief, Event, EventKind
+from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.core.pose import Pose, wrap_degrees
 from sortie.metrics.patrol import patrol_iou
 from sortie.missions.aerial.judge import JUDGES, Verdict
 from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
-from sortie.missions.runtime import Clock, MissionRuntime, Outcome
+from sortie.missions.runtime import Clock, MissionRuntime, Outcome, camera_of
 from sortie.missions.stages import Stage
 
 PATROL_IOU = 0.5
@@ -98,9 +98,13 @@ class AerialMission(MissionRuntime):
         labels = {}
         if isinstance(self.backend, SupportsSemanticClasses):
             labels = self.backend.semantic_classes()
-        return Brief(self.family, spec.level, self.data.instruction, "", {},
-                     tuple((s.name, s.brief) for s in stages), self.control_period,
-                     self.data.step_budget * self.control_period, labels)  # fmt: skip
+        limits = ActionLimits(max_turn=self.data.max_turn, max_move=self.data.max_move,
+                              max_steps=self.data.step_budget)
+        return Brief(self.family, spec.level, self.data.instruction,
+                     stages=tuple((s.name, s.brief) for s in stages),
+                     control_period=self.control_period,
+                     budget_s=self.data.step_budget * self.control_period,
+                     semantic_classes=labels, limits=limits, camera=camera_of(self.backend))
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:

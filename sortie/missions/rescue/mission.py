@@ -17,9 +17,9 @@ from sortie.backends.base import (
 from sortie.core.actions import Action, Interact, Interaction, InvalidAction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.observation import Brief, Event, EventKind
+from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.missions.rescue.spec import RescueData, rescue_data
-from sortie.missions.runtime import Clock, MissionRuntime
+from sortie.missions.runtime import Clock, MissionRuntime, camera_of
 from sortie.missions.stages import Stage
 
 
@@ -112,9 +112,11 @@ class RescueMission(MissionRuntime):
         steps = " ".join(f"({s.name}) {s.brief}" for s in stages)
         text = (f"A casualty needs rescue. Clue: {self.data.clue_text} {steps} "
                 f"You start near the ambulance.")  # fmt: skip
-        return Brief(self.family, spec.level, text, self.data.clue_text, images,
-                     tuple((s.name, s.brief) for s in stages), self.control_period,
-                     self.data.budget_s, labels)  # fmt: skip
+        limits = ActionLimits(max_turn=self.rules.max_turn, max_speed=self.rules.max_speed)
+        return Brief(self.family, spec.level, text, clue=self.data.clue_text, images=images,
+                     stages=tuple((s.name, s.brief) for s in stages),
+                     control_period=self.control_period, budget_s=self.data.budget_s,
+                     semantic_classes=labels, limits=limits, camera=camera_of(self.backend))
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
