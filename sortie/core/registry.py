@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import importlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Generic, TypeVar
 
 from sortie.core.errors import MissingExtraError, UnknownNameError
@@ -40,6 +41,23 @@ class Registry(Generic[T]):
         self._entries[name] = target
         if extra:
             self._extras[name] = extra
+
+    @contextmanager
+    def override(self, name: str, target: T | str) -> Iterator[None]:
+        """Register ``target`` as ``name`` inside a with-block, then restore what was there.
+
+        For tests and experiments: a double stands in for a plug-in, or a new one is added.
+        """
+        missing = object()
+        previous = self._entries.get(name, missing)
+        self._entries[name] = target
+        try:
+            yield
+        finally:
+            if previous is missing:
+                del self._entries[name]
+            else:
+                self._entries[name] = previous  # type: ignore[assignment]
 
     def get(self, name: str) -> T:
         """Return the entry called ``name``, importing it if it was registered lazily."""

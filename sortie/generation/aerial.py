@@ -37,10 +37,10 @@ from sortie.generation.aerial_tasks import (
     NEEDS,
     REPORTING,
     Maker,
-    Rejected,
     Task,
     facing_street,
 )
+from sortie.generation.rejected import Rejected
 from sortie.generation.validate import DECIMALS
 from sortie.missions.aerial.spec import AerialData, AnswerKind, MissionType
 from sortie.sim.scene import Scene

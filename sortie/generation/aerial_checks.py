@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import sortie
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, InvalidPoseError
 from sortie.core.pose import Pose
-from sortie.core.trajectory import PluginRef, TrajectoryHeader
-from sortie.generation.rescue_places import Rejected
-from sortie.generation.validate import oracle_positions
+from sortie.generation.rejected import Rejected
+from sortie.generation.validate import oracle_header, oracle_positions
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data
-from sortie.run.jobs import AERIAL_CAMERA, episode_seed
+from sortie.run.jobs import AERIAL_CAMERA
 from sortie.sim.raycast import RayCaster
 from sortie.sim.scene import Scene
 from sortie.sim.worlds import build_world
@@ -120,7 +118,7 @@ class AerialValidator:
             Rejected: if the expert does not complete the mission.
         """
         return oracle_positions(AerialMission(self.backend), self.backend.oracle_view(),
-                                _header(spec))  # fmt: skip
+                                oracle_header(spec))  # fmt: skip
 
     def check(self, spec: EpisodeSpec) -> None:
         """Check a finished mission as a boundary does: raise ConfigError naming the reason.
@@ -146,16 +144,3 @@ class AerialValidator:
         except Rejected as why:
             goal = [round(v, 2) for v in data.goal.as_list()]
             raise ConfigError(f"{where}: goal {goal}: {why}") from None
-
-
-def _header(spec: EpisodeSpec) -> TrajectoryHeader:
-    """Return the header a default oracle run of ``spec`` gets (see ``sortie.run.jobs``)."""
-    args = {"body": "multirotor", "sensors": [], "camera": AERIAL_CAMERA}
-    return TrajectoryHeader(
-        episode=spec, agent=PluginRef(name="oracle"), backend=PluginRef(name="embedded",
-                                                                        args=args),
-        config={"clock": "sim", "triggers": "assisted", "run_seed": 0},
-        seed=episode_seed(0, spec.episode_id), code_version=sortie.__version__,
-    )  # fmt: skip
-
-

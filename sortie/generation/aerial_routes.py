@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from shapely.geometry import LineString, box
 
-from sortie.generation.aerial_tasks import COMPASS, Rejected
+from sortie.generation.aerial_tasks import COMPASS
+from sortie.generation.rejected import Rejected
 from sortie.sim.scene import Route, Scene, SceneObject
 
 Vec3 = tuple[float, float, float]

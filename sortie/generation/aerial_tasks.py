@@ -20,7 +20,7 @@ import numpy as np
 from shapely.geometry import LineString, Point
 
 from sortie.core.actions import TaskActionKind
-from sortie.generation.rescue_places import Rejected
+from sortie.generation.rejected import Rejected
 from sortie.missions.aerial.spec import AnswerKind
 from sortie.sim.scene import Scene, SceneObject
 

@@ -19,9 +19,9 @@ from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
 from sortie.generation.clues import ClueFacts, write_clue
+from sortie.generation.rejected import Rejected
 from sortie.generation.rescue_places import (
     Footprint,
-    Rejected,
     Site,
     lying_yaw,
     pick_casualty,

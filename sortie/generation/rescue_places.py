@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
+from sortie.generation.rejected import Rejected
 from sortie.sim.navigation import NavGraph
 from sortie.sim.scene import Scene
 from sortie.sim.semantics import SEMANTIC_CLASSES, class_id
@@ -38,10 +39,6 @@ BODY_LENGTH = 1.9
 """Floor a lying casualty needs along its yaw, metres (a 1.75 m body with its arms)."""
 LAYERS = 0.45
 """Largest 3D gap from a point to a node for the point to count as walkable floor."""
-
-
-class Rejected(Exception):
-    """A candidate that breaks a rule; the message says which (it is counted, then retried)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 from sortie.core.observation import Sensor
-from sortie.generation.rescue_places import Rejected, Site
+from sortie.generation.rejected import Rejected
+from sortie.generation.rescue_places import Site
 from sortie.sim.camera import CameraSpec
 from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sortie
 from sortie.agents.oracle import OracleAgent
 from sortie.backends.base import OracleView
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
-from sortie.generation.rescue_places import Rejected
+from sortie.generation.rejected import Rejected
 from sortie.missions.rescue.mission import RescueMission
 from sortie.missions.rescue.spec import LevelRules
 from sortie.missions.runtime import MissionRuntime
 from sortie.run.episode import run_episode
-from sortie.run.suite import episode_seed
+from sortie.run.jobs import backend_ref, episode_header
 
 DECIMALS = 3
 """Decimals kept in stored positions (millimetres): small files, no loss that matters."""
@@ -71,17 +70,12 @@ class Validator:
             Rejected: if the oracle does not complete the episode.
         """
         return oracle_positions(RescueMission(self.backend), self.backend.oracle_view(),
-                                _header(spec))  # fmt: skip
+                                oracle_header(spec))  # fmt: skip
 
 
-def _header(spec: EpisodeSpec) -> TrajectoryHeader:
-    """Return the header a default oracle run of ``spec`` gets (see ``sortie.run.suite``)."""
-    return TrajectoryHeader(
-        episode=spec, agent=PluginRef(name="oracle"),
-        backend=PluginRef(name="embedded", args={"body": "walker", "sensors": []}),
-        config={"clock": "sim", "triggers": "assisted", "run_seed": 0},
-        seed=episode_seed(0, spec.episode_id), code_version=sortie.__version__,
-    )  # fmt: skip
+def oracle_header(spec: EpisodeSpec) -> TrajectoryHeader:
+    """Return the header a default oracle run of ``spec`` gets (run seed 0, no sensors)."""
+    return episode_header(spec, PluginRef(name="oracle"), backend_ref(spec.family))
 
 
 def oracle_positions(runtime: MissionRuntime, view: OracleView,

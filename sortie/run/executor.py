@@ -20,13 +20,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends import BACKENDS, Backend
 from sortie.core.trajectory import FailureReason
 from sortie.run.jobs import Job, JobResult, record_failure, run_job
 
 OnResult = Callable[[JobResult], None]
 
-_BACKENDS: dict[tuple[str, tuple[str, ...]], EmbeddedBackend] = {}
+Backends = dict[tuple[str, tuple[str, ...]], Backend]
+"""Backends built so far, by body and sensor set."""
+_BACKENDS: Backends = {}
 """A worker process's backends by body and sensor set: built once, reused by every job."""
 
 
@@ -45,7 +47,7 @@ def run_jobs(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
 
 def _run_here(jobs: Sequence[Job], on_result: OnResult) -> None:
     """Run the jobs in order in this process, closing the backends afterwards."""
-    backends: dict[tuple[str, tuple[str, ...]], EmbeddedBackend] = {}
+    backends: Backends = {}
     try:
         for job in jobs:
             on_result(run_job(job, backend_for(backends, job)))
@@ -54,13 +56,12 @@ def _run_here(jobs: Sequence[Job], on_result: OnResult) -> None:
             backend.close()
 
 
-def backend_for(backends: dict[tuple[str, tuple[str, ...]], EmbeddedBackend],
-                job: Job) -> EmbeddedBackend:
+def backend_for(backends: Backends, job: Job) -> Backend:
     """Return the backend of the job's body and sensors from ``backends``, building it once."""
     ref = job.run.backend_for(job.episode.family)
     key = (ref.args["body"], job.run.sensors)
     if key not in backends:
-        backends[key] = EmbeddedBackend(**ref.args)
+        backends[key] = BACKENDS.get(ref.name)(**ref.args)
     return backends[key]
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import sortie
 from sortie.agents.base import AGENTS, Agent, SupportsOracle
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends.base import Backend, SupportsOracleView
 from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError
 from sortie.core.records_io import read_trajectory
 from sortie.core.trajectory import ERROR_REASONS as ERROR_REASONS  # re-exported
 from sortie.core.trajectory import (
@@ -79,11 +80,7 @@ class RunSpec:
 
     def backend_for(self, family: str) -> PluginRef:
         """Return the backend a job of ``family`` runs on: the family's body, the run's sensors."""
-        body = FAMILIES.get(family).body
-        args: dict[str, Any] = {"body": body, "sensors": list(self.sensors)}
-        if body == "multirotor":
-            args["camera"] = AERIAL_CAMERA
-        return PluginRef(name="embedded", args=args)
+        return backend_ref(family, self.sensors)
 
     def config(self, family: str = "rescue") -> dict[str, Any]:
         """Return the settings that decide the results (stored with the run, compared on resume).
@@ -144,7 +141,7 @@ def make_jobs(suite: str, episodes: Iterable[EpisodeSpec], run: RunSpec, repeats
             for repeat in range(repeats) for spec in episodes]  # fmt: skip
 
 
-def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
+def run_job(job: Job, backend: Backend) -> JobResult:
     """Run one job on ``backend`` with a fresh agent, write its record and score it."""
     started = time.perf_counter()
     agent: Agent = job.run.factory(**job.run.agent.args)
@@ -153,6 +150,9 @@ def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
     runtime = family(backend, clock=job.run.clock,
                      **{k: v for k, v in settings.items() if k in family.settings})
     if isinstance(agent, SupportsOracle):
+        if not isinstance(backend, SupportsOracleView):
+            raise ConfigError(f"agent {job.run.agent.name!r} is an oracle: it needs a backend "
+                              f"with an oracle view, and {type(backend).__name__} has none")
         agent.attach(backend.oracle_view())
     keep = FrameKeeper(job.frames) if job.frames is not None else None
     run_episode(runtime, agent, header_of(job), [JsonlRecorder(job.record)], keep)
@@ -169,14 +169,31 @@ def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -
     return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)
 
 
+def backend_ref(family: str, sensors: Iterable[str] = ()) -> PluginRef:
+    """Return the embedded backend for ``family``: the family's body and camera, ``sensors``."""
+    body = FAMILIES.get(family).body
+    args: dict[str, Any] = {"body": body, "sensors": list(sensors)}
+    if body == "multirotor":
+        args["camera"] = AERIAL_CAMERA
+    return PluginRef(name="embedded", args=args)
+
+
 def header_of(job: Job) -> TrajectoryHeader:
     """Return the record header of ``job``."""
-    return TrajectoryHeader(
-        episode=job.episode, agent=job.run.agent, backend=job.run.backend_for(job.episode.family),
-        config={"clock": job.run.clock, "triggers": job.run.triggers, "run_seed": job.run.seed,
-                "suite": job.suite, "repeat": job.repeat},
-        seed=job.seed, code_version=sortie.__version__,
-    )  # fmt: skip
+    return episode_header(job.episode, job.run.agent, job.run.backend_for(job.episode.family),
+                          clock=job.run.clock, triggers=job.run.triggers, run_seed=job.run.seed,
+                          suite=job.suite, repeat=job.repeat)
+
+
+def episode_header(episode: EpisodeSpec, agent: PluginRef, backend: PluginRef, *,
+                   clock: str = "sim", triggers: str = "assisted", run_seed: int = 0,
+                   suite: str = "", repeat: int = 0) -> TrajectoryHeader:
+    """Return the record header of one episode run: the one place headers are made."""
+    config = {"clock": clock, "triggers": triggers, "run_seed": run_seed, "suite": suite,
+              "repeat": repeat}
+    return TrajectoryHeader(episode=episode, agent=agent, backend=backend, config=config,
+                            seed=episode_seed(run_seed, episode.episode_id, repeat),
+                            code_version=sortie.__version__)
 
 
 def score_record(job: Job, wall_seconds: float) -> JobResult:

@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import TrajectoryFooter
-from sortie.run.executor import backend_for
+from sortie.run.executor import Backends, backend_for
 from sortie.run.jobs import Job, RunSpec, episode_seed, run_job
 
 __all__ = ["EpisodeResult", "RunSettings", "episode_seed", "run_suite"]
@@ -47,7 +46,7 @@ def run_suite(suite: Suite, agent_name: str, agent_args: Mapping[str, Any],
     """Run every episode of ``suite`` with a fresh agent; return the results in order."""
     run = RunSpec.resolve(agent_name, agent_args, settings.clock, settings.triggers,
                           settings.seed)  # fmt: skip
-    backends: dict[tuple[str, tuple[str, ...]], EmbeddedBackend] = {}
+    backends: Backends = {}
     results = []
     try:
         for spec in suite.episodes:

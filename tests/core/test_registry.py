@@ -52,3 +52,12 @@ def test_duplicate_registration_is_refused():
     """Registering the same name twice raises."""
     with pytest.raises(ValueError, match="already registered"):
         _registry().add("oracle", "again")
+
+
+def test_override_stands_in_for_an_entry_and_restores_it():
+    """Inside ``override`` the double answers; afterwards the original (or nothing) is back."""
+    registry: Registry[int] = Registry("thing")
+    registry.add("a", 1)
+    with registry.override("a", 2), registry.override("b", 3):
+        assert (registry.get("a"), registry.get("b")) == (2, 3)
+    assert registry.get("a") == 1 and "b" not in registry

@@ -16,7 +16,8 @@ NEAR = (-1.0, -0.5)
 """A casualty 4.6 m from the start: inside the 7.5 m sighting radius, so S1 is done at once."""
 SCRIPT = "<script>document.title='pwned';window.pwned=1</script>"
 """What the saying agent says: markup that must reach pages as text and never run."""
-SAYING_RUN = "say<i>ing</i>"
+SAYING_RUN = "saying"
+"""Run and episode ids cannot hold markup (the loader refuses them); agent output can."""
 CLIP_FRAMES = 6
 
 
@@ -44,8 +45,8 @@ def store_path(tmp_path_factory) -> Path:
 
     ``good`` (oracle): L1 near with time to finish (all four stages), L1 far with 1 s (none),
     L2 near with 1 s (S1 only). ``idle`` (random): L1 near and far with 1 s (S1; none).
-    ``say<i>ing</i>`` (the saying agent, saying a script): two episodes, one with markup in
-    its id, the other with its first frames recorded. ``failing``: the same, raising at step 3.
+    ``saying`` (the saying agent, saying a script): two episodes, one with its first frames
+    recorded. ``failing``: the same, raising at step 3.
     """
     folder = tmp_path_factory.mktemp("reporting")
     path = folder / "s.db"
@@ -57,11 +58,10 @@ def store_path(tmp_path_factory) -> Path:
     run(path, good, "oracle", "good")
     run(path, idle, "random", "idle")
     saying = suite_file(folder, "say", [episode("s/frames", "L1", True, 2.0),
-                                        episode("s/<b>bold</b>", "L1", True, 2.0)])  # fmt: skip
-    with pytest.MonkeyPatch.context() as patch:
-        from sortie.agents import base
+                                        episode("s/quiet", "L1", True, 2.0)])  # fmt: skip
+    from sortie.agents.base import AGENTS
 
-        patch.setitem(base.AGENTS._entries, "saying", SayingAgent)
+    with AGENTS.override("saying", SayingAgent):
         run(path, saying, "saying", SAYING_RUN, text=SCRIPT)
         run(path, saying, "saying", "failing", text=SCRIPT, fail_at="3")
     with Store(path) as opened:

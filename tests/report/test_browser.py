@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SCRIPT, episode_page
+from .conftest import SAYING_RUN, SCRIPT, episode_page
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -86,6 +86,6 @@ def test_a_script_the_agent_said_is_shown_and_never_run(browser, site):
     """The agent's '<script>' output is visible text; the title and globals stay untouched."""
     visit = Visit(browser, episode_page(site, "s/frames"))
     assert SCRIPT in visit.page.locator("body").inner_text()
-    assert visit.page.title() == "s/frames · say<i>ing</i>"
+    assert visit.page.title() == f"s/frames · {SAYING_RUN}"
     assert visit.page.evaluate("typeof window.pwned") == "undefined"
     assert visit.errors == []

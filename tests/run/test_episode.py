@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from sortie.agents.base import AGENTS
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Suite, SuiteHeader, read_suite, read_trajectory, write_suite
 from sortie.run.suite import RunSettings, episode_seed, run_suite
@@ -36,16 +37,14 @@ def test_oracle_completes_the_handmade_room_and_its_record_rescores(tmp_path):
     assert result.metrics["tcr"] == 1.0 and result.metrics["ts"] == 100.0
 
 
-def test_agent_exception_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
+def test_agent_exception_is_recorded_and_the_run_goes_on(tmp_path):
     """An agent that raises ends its episode as agent_error with the traceback; the next runs."""
-    from sortie.agents import base
-
-    monkeypatch.setitem(base.AGENTS._entries, "exploding", Exploding)
-    suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a"), room_rescue("t/b")])
-    results = run_suite(suite, "exploding", {}, RunSettings(tmp_path))
-    assert [r.footer.failure_reason for r in results] == ["agent_error", "agent_error"]
-    assert "RuntimeError: boom" in (results[0].footer.error or "")
-    assert results[0].footer.steps == 2
+    with AGENTS.override("exploding", Exploding):
+        suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a"), room_rescue("t/b")])
+        results = run_suite(suite, "exploding", {}, RunSettings(tmp_path))
+        assert [r.footer.failure_reason for r in results] == ["agent_error", "agent_error"]
+        assert "RuntimeError: boom" in (results[0].footer.error or "")
+        assert results[0].footer.steps == 2
 
 
 def test_episode_seeds_are_stable_and_distinct():
@@ -104,13 +103,11 @@ class FailsAtReset(Exploding):
         raise ValueError("no model loaded")
 
 
-def test_agent_failing_at_reset_is_an_agent_error(tmp_path, monkeypatch):
+def test_agent_failing_at_reset_is_an_agent_error(tmp_path):
     """An agent that raises in reset ends the episode as agent_error after no step."""
-    from sortie.agents import base
-
-    monkeypatch.setitem(base.AGENTS._entries, "fails-at-reset", FailsAtReset)
     suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a")])
-    footer = run_suite(suite, "fails-at-reset", {}, RunSettings(tmp_path))[0].footer
+    with AGENTS.override("fails-at-reset", FailsAtReset):
+        footer = run_suite(suite, "fails-at-reset", {}, RunSettings(tmp_path))[0].footer
     assert footer.failure_reason == "agent_error" and footer.steps == 0
     assert "ValueError: no model loaded" in (footer.error or "")
 
@@ -138,15 +135,12 @@ class Talking:
         return StepOutput(text=f"<b>step {self.calls}</b>", calls=(call,), decision_seconds=3.0)
 
 
-def test_agent_output_and_model_calls_reach_the_record_and_the_latency_clock(tmp_path,
-                                                                            monkeypatch):
+def test_agent_output_and_model_calls_reach_the_record_and_the_latency_clock(tmp_path):
     """What the agent says is kept verbatim; its stated decision time is charged per step."""
-    from sortie.agents import base
-
-    monkeypatch.setitem(base.AGENTS._entries, "talking", Talking)
-    suite = Suite(SuiteHeader(suite="t"), [room_rescue()])
-    result = run_suite(suite, "talking", {}, RunSettings(tmp_path, clock="latency"))[0]
-    steps = read_trajectory(result.path).steps
-    assert steps[0].agent_output == "<b>step 1</b>"
-    assert steps[1].model_calls[0].tokens_in == 10
-    assert steps[-1].clock_latency == pytest.approx(3.0 * len(steps))
+    with AGENTS.override("talking", Talking):
+        suite = Suite(SuiteHeader(suite="t"), [room_rescue()])
+        result = run_suite(suite, "talking", {}, RunSettings(tmp_path, clock="latency"))[0]
+        steps = read_trajectory(result.path).steps
+        assert steps[0].agent_output == "<b>step 1</b>"
+        assert steps[1].model_calls[0].tokens_in == 10
+        assert steps[-1].clock_latency == pytest.approx(3.0 * len(steps))
