@@ -16,7 +16,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from sortie.gallery import valid_pose
+from sortie.diagnostics.gallery import valid_pose
 from sortie.sim.camera import CameraSpec, world_rays
 from sortie.sim.raycast import RayCaster
 from sortie.sim.worlds import WORLDS, build_world
@@ -31,7 +31,7 @@ SENSOR_SETS = {
 
 def steps_per_second(job: tuple[str, int, tuple[str, ...], int]) -> float:
     """Return walker steps/s in one process for (world, size, sensors, steps)."""
-    from sortie.gallery import measure_steps
+    from sortie.diagnostics.gallery import measure_steps
 
     world, size, sensors, steps = job
     return measure_steps(world, 0, steps, size, sensors)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from sortie.gallery import save_view
+from sortie.diagnostics.gallery import save_view
 from sortie.sim.camera import CameraSpec
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Scene

@@ -70,7 +70,7 @@ def view(
     out: Annotated[Path, typer.Option(help="Folder for the images.")] = Path("view"),
 ) -> None:
     """Render rgb.png, depth.png, semantic.png and topdown.png of a world from a walker's eye."""
-    from sortie.gallery import save_view
+    from sortie.diagnostics.gallery import save_view
 
     try:
         written = save_view(world, seed, _parse_params(param or [], "--param"), pose, size, out)

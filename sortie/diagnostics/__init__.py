@@ -1,1 +1,1 @@
-"""Diagnostics beyond the score tables: the perception probe."""
+"""Diagnostics beyond the score tables: the perception probe, world views and stepping speed."""
