@@ -5,6 +5,49 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SOURCES = sorted(
+    path
+    for folder in ("sortie", "docs")
+    for path in (ROOT / folder).rglob("*")
+    if path.suffix in {".py", ".md", ".txt", ".toml"}
+)
+OUTSIDE = re.compile(r"\b(?:DESIGN|MISSIONS|SEED-FORMATS)\.md\b|\.\./shared|/work/shared")
+"""Files that live outside the repository: the project must cite its own pages instead."""
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|^\[[^\]]+\]:\s*(\S+)", re.M)
+FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+
+
+def outside_citations(text: str) -> list[str]:
+    """Return the lines of ``text`` that cite a file outside the repository."""
+    return [line.strip() for line in text.splitlines() if OUTSIDE.search(line)]
+
+
+def slug(heading: str) -> str:
+    """Return the anchor a Markdown heading gets (GitHub's rule)."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    """Return the anchors of the headings of ``page``."""
+    text = FENCE.sub("", page.read_text())
+    return {slug(h) for h in re.findall(r"^#{1,6}\s+(.*)$", text, flags=re.M)}
+
+
+def broken_links(text: str, page: Path) -> list[str]:
+    """Return the relative links of ``text`` (written in ``page``) that lead nowhere."""
+    broken = []
+    for match in LINK.finditer(FENCE.sub("", text)):
+        target = match.group(1) or match.group(2)
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):
+            continue  # http:, https:, mailto: ... are not files of the repository
+        path, _, anchor = target.partition("#")
+        goal = (page.parent / path).resolve() if path else page
+        if not goal.is_relative_to(ROOT.resolve()) or not goal.exists():
+            broken.append(f"{target}: no such file in the repository")
+        elif anchor and goal.suffix == ".md" and anchor not in anchors(goal):
+            broken.append(f"{target}: no heading #{anchor} in {goal.name}")
+    return broken
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -12,3 +55,33 @@ def test_python_examples_in_docs_run(page):
     """Every ```python block of the README and docs/ runs as written."""
     for block in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S):
         exec(compile(block, str(page), "exec"), {"print": lambda *args: None})
+
+
+def test_no_page_or_module_cites_files_outside_the_repository():
+    """README, docs/ and the sortie package cite only files inside the repository."""
+    found = [f"{path.relative_to(ROOT)}: {line}"
+             for path in [ROOT / "README.md", *SOURCES]
+             for line in outside_citations(path.read_text())]  # fmt: skip
+    assert found == [], "cite docs/design.md, docs/rescue.md or docs/aerial.md instead:\n" + (
+        "\n".join(found))
+
+
+def test_citation_check_finds_a_citation_of_the_rules_file():
+    """A docstring citing MISSIONS.md or ../shared is caught, one citing docs/ is not."""
+    text = '"""Levels (MISSIONS.md section 1)."""\nsee ../shared/x\n"""See docs/rescue.md."""'
+    assert outside_citations(text) == ['"""Levels (MISSIONS.md section 1)."""', "see ../shared/x"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_relative_links_point_to_files_in_the_repository(page):
+    """Every relative link of the README and docs/ leads to a file (and heading) that exists."""
+    assert broken_links(page.read_text(), page) == []
+
+
+def test_link_check_finds_a_missing_file_and_a_missing_heading():
+    """A link to an absent file or heading is reported; web links and real targets are not."""
+    page = ROOT / "docs" / "design.md"
+    text = "[a](nowhere.md) [b](rescue.md#no-such-part) [c](rescue.md#rules) [d](https://x.org)"
+    assert broken_links(text, page) == ["nowhere.md: no such file in the repository",
+                                        "rescue.md#no-such-part: no heading #no-such-part in "
+                                        "rescue.md"]  # fmt: skip

@@ -1,6 +1,6 @@
 """Clue texts for rescue episodes, one style per level, written from the scene's semantics.
 
-Styles (MISSIONS.md section 1): ``direct`` (L1, what the casualty looks like), ``surroundings``
+Styles (docs/rescue.md, Rules): ``direct`` (L1, what the casualty looks like), ``surroundings``
 (L2, looks plus the objects nearby), ``landmark`` (L3, where, by named landmarks),
 ``topology`` (L4, which area and how many doors away) and ``minimal`` (L5, barely a hint).
 Only what the scene records is quoted: clothing, colours, house numbers, plates, shop names.

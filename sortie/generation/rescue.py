@@ -3,7 +3,7 @@
 Episode ``index`` draws everything from ``numpy.random.default_rng([seed, index])``: the
 world's seed, where the stretcher (and ambulance) stand, the start, the casualty and its
 clothes, the reference view and the clue's wording. A candidate that breaks a rule
-(MISSIONS.md section 1, ``LEVELS``) is dropped with its reason and the next draw is tried:
+(docs/rescue.md, Rules; ``LEVELS``) is dropped with its reason and the next draw is tried:
 a few per world, then a new world, up to a bound; then the generation fails naming the
 level, the world and the reasons. Every kept episode has been completed by the oracle.
 """
@@ -46,7 +46,7 @@ WORLD_ATTEMPTS = 12
 DRAWS_PER_WORLD = 8
 """Start and casualty draws per world (building a world's graph costs more than a draw)."""
 L2_LIGHTING = ("day", "overcast", "dusk")
-"""L2 varies the lighting (MISSIONS.md: 'lighting changes')."""
+"""L2 varies the lighting (docs/rescue.md, Rules: levels)."""
 
 
 def parse_level(level: str | Level) -> Level:

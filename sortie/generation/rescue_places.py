@@ -34,7 +34,7 @@ BEHIND_AMBULANCE = 2.8 + 1.2 + STRETCHER[0] / 2
 CLEARANCE = 1.0
 """Free floor kept around placed objects: a walker (radius 0.3) can always pass round."""
 START_DISTANCE = (2.0, 6.0)
-"""Horizontal distance from the start to the stretcher, metres (MISSIONS.md: within 7.5 m)."""
+"""Horizontal distance from the start to the stretcher, metres (docs/rescue.md, Rules: the task)."""
 BODY_LENGTH = 1.9
 """Floor a lying casualty needs along its yaw, metres (a 1.75 m body with its arms)."""
 LAYERS = 0.45

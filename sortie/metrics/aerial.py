@@ -1,4 +1,4 @@
-"""Aerial metrics (MISSIONS.md section 2), pure functions of a trajectory record.
+"""Aerial metrics (docs/aerial.md, Metrics), pure functions of a trajectory record.
 
 Fractions in 0..1 (reports show them in percent). Edge cases MissionBench leaves open:
 - a mission whose start is already at the goal (d_0 = 0) has no progress to measure: unless

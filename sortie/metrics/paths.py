@@ -1,7 +1,7 @@
-"""Path-similarity and path-efficiency metrics shared by every family (MISSIONS.md §4).
+"""Path-similarity and path-efficiency metrics shared by every family (docs/rescue.md, Metrics).
 
 DTW sums Euclidean distances along the optimal alignment (the definition of the VLN
-literature and of MISSIONS.md), computed by dtaidistance's C implementation.
+literature and of docs/rescue.md), computed by dtaidistance's C implementation.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rescue metrics (MISSIONS.md sections 1 and 4), pure functions of a trajectory record."""
+"""Rescue metrics (docs/rescue.md, Metrics), pure functions of a trajectory record."""
 
 from __future__ import annotations
 

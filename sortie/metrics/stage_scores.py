@@ -1,4 +1,4 @@
-"""RescueBench stage scores (MISSIONS.md §1): the ``paper`` default and ``rescuebench-code``.
+"""RescueBench stage scores (docs/rescue.md): the ``paper`` default and ``rescuebench-code``.
 
 Each of the four stages is worth 25 points. Inputs are horizontal distances in metres.
 """

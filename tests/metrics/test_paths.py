@@ -9,7 +9,7 @@ PATH = [(0, 0), (1, 0), (2, 0), (3, 0)]
 
 
 def test_dtw_matches_the_published_reference_case():
-    """MISSIONS.md §4: this reference and path give DTW = 3.0 (0 + 0 + 1 + 2)."""
+    """docs/rescue.md, Metrics: this reference and path give DTW = 3.0 (0 + 0 + 1 + 2)."""
     assert dtw(REFERENCE, PATH) == pytest.approx(3.0)
 
 

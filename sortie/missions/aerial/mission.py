@@ -1,4 +1,4 @@
-"""The aerial family's rules (MISSIONS.md section 2): a multirotor flown by one instruction.
+"""The aerial family's rules (docs/aerial.md, Rules): a multirotor flown by one instruction.
 
 Each step is one flight primitive (magnitudes clamped to d_max and 30°, and flagged when
 clamped) or one task action. The episode ends when the agent says ``done`` or lands, or when

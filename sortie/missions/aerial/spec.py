@@ -1,4 +1,4 @@
-"""What an aerial episode carries beyond the common EpisodeSpec (MISSIONS.md section 2)."""
+"""What an aerial episode carries beyond the common EpisodeSpec (docs/aerial.md, Rules)."""
 
 from __future__ import annotations
 

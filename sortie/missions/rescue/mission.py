@@ -1,4 +1,4 @@
-"""The rescue family's rules (MISSIONS.md section 1): four stages, triggers, doors, budgets."""
+"""The rescue family's rules (docs/rescue.md, Rules): four stages, triggers, doors, budgets."""
 
 from __future__ import annotations
 

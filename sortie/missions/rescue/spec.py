@@ -50,7 +50,7 @@ class Level(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class LevelRules:
-    """One level's constraints (MISSIONS.md section 1)."""
+    """One level's constraints (docs/rescue.md, Rules: levels)."""
 
     distance: tuple[float, float]
     budget_s: float
