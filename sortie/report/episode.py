@@ -11,6 +11,7 @@ from pathlib import Path
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.records_io import Trajectory, read_trajectory
 from sortie.core.trajectory import ModelCallRecord, StageRecord, StepRecord
+from sortie.missions.registry import check_episode
 from sortie.report.clips import write_clip
 from sortie.report.html import HtmlTable, Pre, esc, page, preformatted, render_table, slug
 from sortie.report.maps import LEGEND, OTHER, STAGE_COLOURS, WorldMaps, draw_episode_map
@@ -55,7 +56,7 @@ def write_episode_page(store: Store, run: str, episode: StoredEpisode, folder: P
 def _read(episode: StoredEpisode) -> tuple[Trajectory | None, str]:
     """Return the episode's record, or None and why it could not be read."""
     try:
-        return read_trajectory(episode.record), ""
+        return read_trajectory(episode.record, check=check_episode), ""
     except (ConfigError, OSError) as error:
         return None, f"The trajectory record could not be read: {error}"
 

@@ -29,7 +29,7 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
 )
 from sortie.metrics.scorers import SCORERS
-from sortie.missions.registry import FAMILIES
+from sortie.missions.registry import FAMILIES, check_episode
 from sortie.run.episode import JsonlRecorder, run_episode
 from sortie.run.frames import FrameKeeper
 
@@ -198,7 +198,7 @@ def episode_header(episode: EpisodeSpec, agent: PluginRef, backend: PluginRef, *
 
 def score_record(job: Job, wall_seconds: float) -> JobResult:
     """Read the job's record back and compute its metrics from it alone."""
-    trajectory = read_trajectory(job.record)
+    trajectory = read_trajectory(job.record, check=check_episode)
     timings = Timings(agent=sum(s.timings.agent for s in trajectory.steps),
                       backend=sum(s.timings.backend for s in trajectory.steps),
                       render=sum(s.timings.render for s in trajectory.steps))  # fmt: skip
