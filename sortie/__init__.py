@@ -21,6 +21,7 @@ from sortie.core import (
     WorldSpec,
 )
 from sortie.sim.worlds import WORLDS, build_world
+from sortie.suites import load_suite
 
 __version__ = "0.1.0"
 
@@ -45,4 +46,5 @@ __all__ = [
     "WorldSpec",
     "__version__",
     "build_world",
+    "load_suite",
 ]
