@@ -40,5 +40,5 @@ def test_an_unknown_name_suggests_and_lists():
 
 
 def test_load_suite_is_public():
-    """sortie exports load_suite at its top level."""
+    """The top-level sortie package exports load_suite."""
     assert sortie.load_suite is load_suite
