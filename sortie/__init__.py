@@ -20,8 +20,11 @@ from sortie.core import (
     SortieError,
     WorldSpec,
 )
+from sortie.missions.gym_ids import register_envs
 from sortie.sim.worlds import WORLDS, build_world
 from sortie.suites import load_suite
+
+register_envs()  # gymnasium.make("sortie/Rescue-v1", ...) and "sortie/Aerial-v1" after import
 
 __version__ = "0.1.0"
 
