@@ -7,16 +7,16 @@ TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: demo test lint bench clean
 
-# The package alone: what the demo and users need.
+# The package and the OCR extra: the demo runs the heuristic agent, which reads text.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e '.[ocr]'
 	touch $(STAMP)
 
-# Tests also cover the Ray executor and the embedding judge (torch), and lint and type-check.
+# Tests also cover the Ray executor, the embedding judge (torch) and OCR, and lint and type-check.
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install -q -e '.[dev,ray,judge]'
+	$(BIN)/pip install -q -e '.[dev,ray,judge,ocr]'
 	touch $(TEST_STAMP)
 
 demo: $(STAMP)

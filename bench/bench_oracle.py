@@ -15,9 +15,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from sortie.generation.suites import load_suite
 from sortie.run.suite import RunSettings, run_suite
 from sortie.sim.navigation import graph
+from sortie.suites import load_suite
 
 SUITES = ",".join(f"rescue-l{k}-v1" for k in range(1, 6))
 

@@ -20,7 +20,11 @@ from sortie.core import (
     SortieError,
     WorldSpec,
 )
+from sortie.missions.gym_ids import register_envs
 from sortie.sim.worlds import WORLDS, build_world
+from sortie.suites import load_suite
+
+register_envs()  # gymnasium.make("sortie/Rescue-v1", ...) and "sortie/Aerial-v1" after import
 
 __version__ = "0.1.0"
 
@@ -45,4 +49,5 @@ __all__ = [
     "WorldSpec",
     "__version__",
     "build_world",
+    "load_suite",
 ]

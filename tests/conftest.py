@@ -4,10 +4,10 @@ from pathlib import Path
 import pytest
 
 from sortie.core.records_io import write_suite
-from sortie.generation.suites import load_suite
 from sortie.metrics.rescue import WALL_CLOCK_METRICS
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
+from sortie.suites import load_suite
 
 
 @pytest.fixture(scope="session")

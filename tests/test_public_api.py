@@ -6,7 +6,7 @@ def test_public_api_is_pinned():
     assert sorted(sortie.__all__) == sorted([
         "BACKENDS", "WORLDS", "Action", "Backend", "ConfigError", "EpisodeSpec", "Event",
         "EventKind", "Fly", "Frames", "Interact", "Move", "Observation", "Pose", "Registry",
-        "SortieError", "StepOutcome", "WorldSpec", "__version__", "build_world",
+        "SortieError", "StepOutcome", "WorldSpec", "__version__", "build_world", "load_suite",
     ])  # fmt: skip
     for name in sortie.__all__:
         assert hasattr(sortie, name), name

@@ -1,10 +1,11 @@
-"""The committed rescue suites: what each holds, how to rebuild them, how to load them.
+"""The committed suites' plans: what each holds and how to rebuild it.
 
 Each suite is a list of blocks (a level, a count, a seed and the worlds taken in turn); the
 files in ``sortie/suites/`` are the generator's output and ``sortie generate suites --check``
 proves that regenerating reproduces them byte for byte. Counts follow RescueBench's test
 split: 25 / 59 / 59 / 39 / 31 episodes for L1..L5 (213 in all). The aerial suites' plans live
-in ``sortie.generation.aerial_suites``; ``SUITES`` holds both.
+in ``sortie.generation.aerial_suites``; ``SUITES`` holds both. Loading a committed suite is
+``sortie.suites.load_suite``.
 """
 
 from __future__ import annotations
@@ -12,18 +13,17 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, UnknownNameError
-from sortie.core.records_io import Suite, SuiteHeader, read_suite, write_suite
+from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.generation.aerial_suites import AERIAL_SUITES, AerialBlock, AerialPlan
 from sortie.generation.plans import numbered_jobs
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_episode
 from sortie.generation.validate import Validator
 from sortie.missions.rescue.spec import LEVELS, Level
+from sortie.suites import suite_file, suite_names
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suites"
 """Where the committed suite files live in a source checkout."""
@@ -138,19 +138,8 @@ def suite_plan(name: str) -> SuitePlan | AerialPlan:
 
 def committed_bytes(name: str) -> bytes:
     """Return the bytes of committed suite ``name`` as installed with the package."""
-    return _resource(name).read_bytes()
-
-
-def load_suite(name: str) -> Suite:
-    """Return committed suite ``name`` (e.g. ``rescue-l3-v1``), read from the package."""
-    with resources.as_file(_resource(name)) as path:
-        return read_suite(Path(path))
-
-
-def _resource(name: str) -> Traversable:
     suite_plan(name)
-    resource = resources.files("sortie") / "suites" / f"{name}.jsonl"
-    if not resource.is_file():
-        raise ConfigError(f"suite {name!r}: {resource} is missing; rebuild it with "
+    if name not in suite_names():
+        raise ConfigError(f"suite {name!r} is planned but not packaged; build its file with "
                           f"`sortie generate suites`")  # fmt: skip
-    return resource
+    return suite_file(name).read_bytes()

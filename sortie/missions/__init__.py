@@ -1,4 +1,4 @@
-"""Missions: the rules of each family as data plus named stages, and the gymnasium env.
+"""Missions: the rules of each family as data plus named stages, and their gymnasium envs.
 
 Missions drive a backend through its protocol only; they never import a simulator.
 """

@@ -83,7 +83,7 @@ def find_suite(name: str) -> Suite:
     if path.exists():
         return read_suite(path)
     try:
-        from sortie.generation.suites import load_suite
+        from sortie.suites import load_suite
     except ImportError:
         raise ConfigError(f"suite {name!r}: no such file, and no packaged suites") from None
     return load_suite(name)

@@ -1,4 +1,5 @@
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from sortie.agents.heuristic.reading import TextReader, normalise_plate, plate_c
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.actions import Fly, TaskAction, TaskActionKind
 from sortie.core.episode import EpisodeSpec, WorldSpec
+from sortie.core.errors import MissingExtraError
 from sortie.core.observation import Brief, Frames, MissionObservation
 from sortie.core.records_io import Suite, SuiteHeader
 from sortie.run.suite import RunSettings, run_suite
@@ -87,6 +89,22 @@ def test_constructing_the_agent_loads_no_ocr_model(monkeypatch):
     monkeypatch.setattr(TextReader, "_engine", None)
     agent = AGENTS.get("heuristic")()
     assert isinstance(agent, HeuristicAgent) and TextReader._engine is None
+
+
+def test_building_without_the_ocr_extra_says_what_to_install(monkeypatch):
+    """Without the OCR engine installed, building the agent fails naming the extra."""
+    # None in sys.modules is how an uninstalled module looks to find_spec and import.
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'sortie\[ocr\]'"):
+        AGENTS.get("heuristic")()
+
+
+def test_a_missing_engine_is_an_error_not_a_failed_read(monkeypatch):
+    """If the engine cannot load when a crop is read, the reader raises instead of guessing."""
+    monkeypatch.setattr(TextReader, "_engine", None)
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+    with pytest.raises(MissingExtraError, match="reads text with OCR"):
+        TextReader().read(np.zeros((20, 60, 3), np.uint8), "plate")
 
 
 def test_a_colour_question_is_answered_end_to_end(neighborhood, tmp_path):

@@ -12,11 +12,12 @@ from sortie.generation.aerial_checks import MIN_PIXELS, AerialValidator
 from sortie.generation.aerial_routes import STRAIGHT_STEPS
 from sortie.generation.aerial_tasks import Rejected, car_subject
 from sortie.generation.cli import generate_command
-from sortie.generation.suites import build_suite, committed_bytes, load_suite
+from sortie.generation.suites import build_suite, committed_bytes
 from sortie.missions.aerial.spec import aerial_data
 from sortie.run.jobs import AERIAL_CAMERA
 from sortie.sim.scene import SceneObject
 from sortie.sim.worlds import FLIGHT_WORLDS, build_world
+from sortie.suites import load_suite
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,13 @@ import numpy as np
 
 from sortie.agents.base import StepOutput
 from sortie.agents.heuristic.instruction import Goal, Question, parse_instruction
-from sortie.agents.heuristic.reading import Reading, TextReader, crop_box, plate_crop
+from sortie.agents.heuristic.reading import (
+    Reading,
+    TextReader,
+    crop_box,
+    plate_crop,
+    require_ocr,
+)
 from sortie.agents.heuristic.vision import (
     MIN_PIXELS,
     Blob,
@@ -74,7 +80,11 @@ class HeuristicAgent:
             max_turn: degrees per turn at most.
             hfov: the camera's horizontal field of view, degrees, when the brief gives none.
             pitch: the camera's pitch, degrees (negative: down), when the brief gives none.
+
+        Raises:
+            MissingExtraError: the OCR engine (``pip install 'sortie[ocr]'``) is missing.
         """
+        require_ocr()  # now, not after an episode's flight
         self.search_altitude, self.read_height = search_altitude, read_height
         self.text_height, self.view_height = text_height, view_height
         self.task_height, self.count_height = task_height, count_height

@@ -3,19 +3,23 @@
 A crop around what must be read is enlarged (OCR models want characters ~30 px high) and
 turned so its long side lies across and read both ways up, because a roof plate or stencil
 faces whichever way its object was parked. Each reading is scored by how well it fits what
-was asked (a plate has the form ``AB 123``), and the best one wins. The OCR engine is loaded
-once per process, on first use.
+was asked (a plate has the form ``AB 123``), and the best one wins. The OCR engine (the
+``ocr`` extra) is loaded once per process, on first use; ``require_ocr`` checks that it is
+installed without loading it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib.util import find_spec
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
+
+from sortie.core.errors import MissingExtraError
 
 PLATE = re.compile(r"^[A-Z]{2}\d{3}$")
 _AS_LETTER = str.maketrans("0184526", "OIBASZG")
@@ -24,6 +28,14 @@ TARGET_HEIGHT = 64
 """Pixels the shorter side of a crop is enlarged to before reading."""
 MAX_SIDE = 384
 """Pixels the longer side may reach: text detection's cost grows with the area."""
+OCR_MODULE = "rapidocr_onnxruntime"
+MISSING_OCR = "agent 'heuristic' reads text with OCR: pip install 'sortie[ocr]'"
+
+
+def require_ocr() -> None:
+    """Raise MissingExtraError unless the OCR engine is installed (nothing is loaded)."""
+    if find_spec(OCR_MODULE) is None:
+        raise MissingExtraError(MISSING_OCR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +56,10 @@ class TextReader:
     def engine(cls) -> Any:
         """Return the OCR engine, loading it on first use (its models ship with the package)."""
         if cls._engine is None:
-            from rapidocr_onnxruntime import RapidOCR
-
+            try:
+                from rapidocr_onnxruntime import RapidOCR
+            except ImportError as error:
+                raise MissingExtraError(f"{MISSING_OCR} ({error})") from error
             cls._engine = RapidOCR()
         return cls._engine
 
@@ -67,8 +81,9 @@ class TextReader:
 
     def _lines(self, image: NDArray[np.uint8], one_line: bool) -> list[tuple[str, float]]:
         """Return the text found, left to right, with confidences."""
+        engine = self.engine()  # a missing extra is an error, not a failed read
         try:
-            result, _ = self.engine()(image, use_det=not one_line, use_cls=False)
+            result, _ = engine(image, use_det=not one_line, use_cls=False)
         except Exception:  # noqa: BLE001 - a failed read is no reading, never a crash
             return []
         if one_line:

@@ -1,0 +1,217 @@
+"""What the gymnasium envs of every mission family share.
+
+A family's env (``RescueEnv``, ``AerialEnv``) drives that family's mission runtime, the same
+one the runner uses, on the embedded simulator. This base owns what does not depend on the
+family: which episodes the env draws from (a packaged suite's, a suite file's or a list),
+the backend, the image spaces, the time left, reset and step, render and close. A family adds
+its own observation entries, its action space and how an action becomes sortie's, and its
+reward. Every observation space is bounded: depth is clipped to ``max_depth`` metres, the
+time left lies within the largest budget of the env's episodes, texts have a maximum length.
+The ids they are registered under are in ``sortie.missions.gym_ids``.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from sortie.backends import BACKENDS
+from sortie.backends.base import Backend
+from sortie.core.actions import Action
+from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError
+from sortie.core.observation import MissionObservation, Sensor
+from sortie.core.records_io import Suite
+from sortie.core.trajectory import StepRecord
+from sortie.missions.runtime import MissionRuntime
+from sortie.sim.camera import CameraSpec
+from sortie.suites import load_suite
+
+IMAGE_SENSORS = ("rgb", "depth", "semantic")
+TEXT_CHARSET = string.printable
+"""Characters a text observation or action may hold (others are dropped from observations)."""
+R = TypeVar("R", bound=MissionRuntime)
+
+
+def printable(text: str, max_length: int) -> str:
+    """Return ``text`` without the characters a text space refuses, cut to ``max_length``."""
+    return "".join(c for c in text if c in TEXT_CHARSET)[:max_length]
+
+
+def pick(choices: Sequence[Any], action: Mapping[str, Any], key: str, default: int = 0) -> Any:
+    """Return ``choices[action[key]]``, or raise naming the key, the value and the range."""
+    value = action.get(key, default)
+    index = int(value)
+    if not 0 <= index < len(choices):
+        raise ConfigError(f"action[{key!r}] is {value!r}; allowed: 0..{len(choices) - 1}")
+    return choices[index]
+
+
+def text_space(max_length: int) -> spaces.Text:
+    """Return a text space of up to ``max_length`` printable characters (empty allowed)."""
+    return spaces.Text(max_length, min_length=0, charset=TEXT_CHARSET)
+
+
+class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
+    """A mission family's episodes on the embedded simulator, as a gymnasium environment.
+
+    Subclasses set ``family`` and ``max_depth``, pass the runtime to build, and provide the
+    hooks below. ``terminated`` means the episode ended by itself (success, or the agent
+    ended it); ``truncated`` means its budget ran out first.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 5}
+    family = ""
+    max_depth = 200.0
+    """Default clip of depth images, metres (a miss reads as this)."""
+    eye_height = 0.0
+    """Height of the camera above the body's pose, metres (for ``render`` without RGB)."""
+
+    def __init__(self, episodes: Sequence[EpisodeSpec] | None, suite: str | Suite | None,
+                 runtime: Callable[[Backend], R], body: str,
+                 camera: CameraSpec | Mapping[str, Any], sensors: Sequence[str],
+                 max_depth: float | None, render_mode: str | None) -> None:
+        """Pick the episodes, build the backend and runtime, then the spaces."""
+        self.episodes = _episodes(self.family, episodes, suite)
+        self.camera = camera if isinstance(camera, CameraSpec) else CameraSpec(**camera)
+        self.max_depth = float(max_depth if max_depth is not None else self.max_depth)
+        if not 0 < self.max_depth < math.inf:
+            raise ConfigError(f"{type(self).__name__}: max_depth {max_depth} is not a finite "
+                              f"number of metres > 0")  # fmt: skip
+        # Through the registry: missions name backends, they never import one.
+        self.backend = BACKENDS.get("embedded")(body=body, camera=self.camera, sensors=sensors)
+        self.mission: R = runtime(self.backend)
+        self.render_mode = render_mode
+        self.sensors = self.backend.sensors
+        self.budget = max(self._budget(e) for e in self.episodes)
+        self.observation_space = self._observation_space()
+        self.action_space = self._action_space()
+        self._rgb: np.ndarray | None = None
+
+    # --- what a family provides -------------------------------------------------------
+    @abstractmethod
+    def _budget(self, episode: EpisodeSpec) -> float:
+        """Return the mission clock budget of ``episode``, seconds."""
+
+    @abstractmethod
+    def _own_spaces(self) -> dict[str, spaces.Space[Any]]:
+        """Return the family's observation entries besides images and time left."""
+
+    @abstractmethod
+    def _own_observation(self, observation: MissionObservation) -> dict[str, Any]:
+        """Return the values of the entries of ``_own_spaces`` (new objects every call)."""
+
+    @abstractmethod
+    def _action_space(self) -> spaces.Dict:
+        """Return the family's action space."""
+
+    @abstractmethod
+    def _to_action(self, action: dict[str, Any]) -> Action:
+        """Turn a gymnasium action into sortie's."""
+
+    @abstractmethod
+    def _reward(self, before: dict[str, str], record: StepRecord) -> float:
+        """Return the step's reward from the stage statuses before it and its record."""
+
+    @abstractmethod
+    def _ran_out(self) -> bool:
+        """Return whether the episode (which has ended) ended because its budget ran out."""
+
+    # --- the gymnasium API ------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start an episode: ``options["episode"]``, else one drawn from the env's list."""
+        super().reset(seed=seed)
+        episode = (options or {}).get("episode")
+        if episode is None:
+            episode = self.episodes[int(self.np_random.integers(len(self.episodes)))]
+        self._check_episode(episode)
+        episode_seed = int(self.np_random.integers(2**31 - 1))
+        observation = self.mission.reset(episode, episode_seed)
+        self._stages = self.mission.tracker.statuses()
+        return self._to_gym(observation), {"episode_id": episode.episode_id}
+
+    def step(self, action: dict[str, Any]
+             ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Apply one action; return the observation, reward, terminated, truncated, info."""
+        observation, record = self.mission.step(self._to_action(action))
+        reward, self._stages = self._reward(self._stages, record), dict(record.stages)
+        truncated = self.mission.done and self._ran_out()
+        terminated = self.mission.done and not truncated
+        outcome = self.mission.outcome
+        info = {"stages": record.stages, "events": [e.kind for e in record.events],
+                "outcome": outcome.value if outcome else None,
+                "failure_reason": self.mission.failure}  # fmt: skip
+        return self._to_gym(observation), reward, terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        """Return the agent's last RGB image (or, without that sensor, a view from its pose)."""
+        if self.render_mode != "rgb_array":
+            return None
+        if self._rgb is not None:
+            return self._rgb.copy()
+        pose = self.backend.pose()
+        return self.backend.render_view(pose.x, pose.y, pose.z + self.eye_height, pose.yaw,
+                                        self.camera.pitch)  # fmt: skip
+
+    def close(self) -> None:
+        """Release the simulator."""
+        self.backend.close()
+
+    # --- shared parts ---------------------------------------------------------------------
+    def _observation_space(self) -> spaces.Dict:
+        h, w = self.camera.height, self.camera.width
+        images: dict[str, spaces.Space[Any]] = {
+            "rgb": spaces.Box(0, 255, (h, w, 3), np.uint8),
+            "depth": spaces.Box(0.0, self.max_depth, (h, w), np.float32),
+            "semantic": spaces.Box(0, np.iinfo(np.int32).max, (h, w), np.int32),
+        }
+        chosen = {k: v for k, v in images.items() if Sensor(k) in self.sensors}
+        time_left = spaces.Box(0.0, self.budget, (), np.float32)
+        return spaces.Dict({**chosen, **self._own_spaces(), "time_left": time_left})
+
+    def _to_gym(self, observation: MissionObservation) -> dict[str, Any]:
+        frames = observation.frames
+        out: dict[str, Any] = {k: getattr(frames, k) for k in IMAGE_SENSORS
+                               if Sensor(k) in self.sensors}  # fmt: skip
+        if "depth" in out:
+            out["depth"] = np.minimum(out["depth"], np.float32(self.max_depth))
+        self._rgb = out.get("rgb")
+        out.update(self._own_observation(observation))
+        out["time_left"] = np.array(observation.time_left, np.float32)  # 0-d, as Box expects
+        return out
+
+    def _check_episode(self, episode: object) -> None:
+        if not isinstance(episode, EpisodeSpec):
+            raise ConfigError(f"options['episode'] must be an EpisodeSpec, got "
+                              f"{type(episode).__name__}")  # fmt: skip
+        if episode.family == self.family and self._budget(episode) > self.budget:
+            raise ConfigError(f"episode {episode.episode_id}: budget {self._budget(episode):g} "
+                              f"s exceeds the {self.budget:g} s this env's time_left space "
+                              f"allows; create the env with that episode")  # fmt: skip
+
+
+def _episodes(family: str, episodes: Sequence[EpisodeSpec] | None,
+              suite: str | Suite | None) -> list[EpisodeSpec]:
+    """Return the env's episodes: the list, or the suite's (a packaged name or a file)."""
+    if episodes is not None and suite is None:
+        chosen = list(episodes)
+    elif episodes is None and suite is not None:
+        chosen = (suite if isinstance(suite, Suite) else load_suite(suite)).episodes
+    else:
+        raise ConfigError(f"the {family} env needs exactly one of episodes or suite (a "
+                          f"packaged suite name, e.g. '{family}-smoke-v1', or a file)")  # fmt: skip
+    if not chosen:
+        raise ConfigError(f"the {family} env needs at least one episode")
+    others = sorted({e.family for e in chosen} - {family})
+    if others:
+        raise ConfigError(f"the {family} env runs {family} episodes only; got "
+                          f"{', '.join(others)} episodes")  # fmt: skip
+    return list(chosen)

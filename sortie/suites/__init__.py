@@ -1,0 +1,60 @@
+"""The committed suites, shipped with the package beside this file, and how to load them.
+
+``load_suite("rescue-l3-v1")`` reads a packaged suite through ``importlib.resources`` (so it
+works from a wheel as from a checkout); ``load_suite("my/suite.jsonl")`` reads any suite file.
+``suite_names()`` lists the packaged ones. How the files are made, and proof that they
+regenerate byte for byte, lives in ``sortie.generation.suites``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from sortie.core.errors import ConfigError, UnknownNameError
+from sortie.core.records_io import Suite, read_suite
+
+__all__ = ["load_suite", "suite_file", "suite_names"]
+
+SUFFIX = ".jsonl"
+
+
+def suite_names() -> list[str]:
+    """Return the names of the packaged suites, sorted (e.g. ``rescue-l1-v1``)."""
+    return sorted(entry.name.removesuffix(SUFFIX) for entry in _folder().iterdir()
+                  if entry.name.endswith(SUFFIX))  # fmt: skip
+
+
+def suite_file(name: str) -> Traversable:
+    """Return the packaged file of suite ``name``, or raise naming the packaged suites."""
+    names = suite_names()
+    if name not in names:
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownNameError(f"Unknown suite {name!r}.{hint} Packaged suites: "
+                               f"{', '.join(names)}; or give a suite file's path")  # fmt: skip
+    return _folder() / f"{name}{SUFFIX}"
+
+
+def load_suite(name: str | Path) -> Suite:
+    """Return the suite file at path ``name`` if there is one, else the packaged suite ``name``.
+
+    Raises:
+        ConfigError: ``name`` looks like a path (it has a folder or ends in ``.jsonl``) but no
+            file is there, or the file is not a valid suite.
+        UnknownNameError: no packaged suite has that name (the message suggests one).
+    """
+    path = Path(name)
+    if path.is_file():
+        return read_suite(path)
+    if isinstance(name, Path) or name.endswith(SUFFIX) or len(path.parts) > 1:
+        raise ConfigError(f"suite {str(name)!r}: no such file (packaged suites are named "
+                          f"without a folder or suffix, e.g. 'rescue-l1-v1')")  # fmt: skip
+    with resources.as_file(suite_file(name)) as packaged:
+        return read_suite(Path(packaged))
+
+
+def _folder() -> Traversable:
+    return resources.files(__name__)
