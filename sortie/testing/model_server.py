@@ -77,7 +77,7 @@ class ModelServer:
     def __init__(self, policy: Policy, reject_json_schema: bool = False,
                  reject_json_mode: bool = False, *, refusal_status: int = 400,
                  models: tuple[str, ...] | None = None, any_model: bool = False,
-                 echo_key: bool = False) -> None:
+                 echo_key: bool = False, key: str | None = None) -> None:
         """Serve ``policy``'s answers.
 
         Args:
@@ -92,11 +92,12 @@ class ModelServer:
             any_model: answer any model name even though ``models`` lists others (llama.cpp).
             echo_key: add the key of the request's Authorization header to every answer and
                 error message, as a careless server or proxy might.
+            key: the only API key accepted; other keys get a 401 (None: any key).
         """
         self.policy = policy
         self.reject_json_schema, self.reject_json_mode = reject_json_schema, reject_json_mode
         self.refusal_status, self.models, self.any_model = refusal_status, models, any_model
-        self.echo_key = echo_key
+        self.echo_key, self.key = echo_key, key
         self.listings = 0
         """``GET /models`` requests answered (they are not in ``requests``)."""
         self.requests: list[dict[str, Any]] = []
@@ -214,6 +215,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib's name
         """List the models served, if the double was given a list (else 404, as some do)."""
         double = self.server_double
+        if not self._authorised():
+            return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if not self.path.endswith("/models") or double.models is None:
             return self._send(404, {"error": {"message": f"no route {self.path}"}})
         with double._lock:
@@ -239,6 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw)
         double = self.server_double
         fault = double._take(body, {k.lower(): v for k, v in self.headers.items()})
+        if not self._authorised():
+            return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if not double._knows(body.get("model", "")):
             return self._send(404, {"error": {"message": f"The model `{body.get('model')}` "
                                               "does not exist", "code": "model_not_found",
@@ -248,6 +253,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is None:
             return self._send(200, completion(self._said(body), body))
         self._misbehave(fault, body)
+
+    def _authorised(self) -> bool:
+        key = self.server_double.key
+        return key is None or self.headers.get("Authorization") == f"Bearer {key}"
 
     def _said(self, body: dict[str, Any]) -> str:
         """Return the policy's answer, with the caller's key added if the double echoes it."""

@@ -63,3 +63,11 @@ def test_a_replay_contacts_nothing(secret, tmp_path):
     cache = tmp_path / "cache.sqlite"
     cache.touch()
     client(dead_url(), cache=str(cache), replay="true").preflight()
+
+
+def test_a_refused_key_is_said_as_such(secret):
+    """A 401 names the variable the key is read from, and not the key sent."""
+    with ModelServer(answer, models=("m",), key="another-key") as server:
+        with pytest.raises(ConfigError, match="refused the API key.*SORTIE_MODEL_API_KEY") as error:
+            client(server.base_url).preflight()
+    assert secret not in str(error.value)
