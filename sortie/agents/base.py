@@ -43,6 +43,23 @@ class SupportsOracle(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsPreflight(Protocol):
+    """An agent that can check, before a run, that what it relies on (a model server) is there.
+
+    The runner calls ``preflight`` once, on one agent, before any episode, so a server that is
+    down or a misspelt model stops the run at once instead of failing every episode.
+    """
+
+    def preflight(self) -> None:
+        """Return if the agent can run; else raise ``sortie.core.errors.ConfigError``.
+
+        The message says what is wrong and where (the server's address, the model name and
+        the models served).
+        """
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class StepOutput:
     """What an agent tells the record about its last ``act``: its words and its model calls."""

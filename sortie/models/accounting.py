@@ -3,7 +3,8 @@
 Reads only records (``StepRecord.model_calls``), never live clients, so it works on any
 finished or replayed run. A *decision* is a step whose action needed model calls; its
 answer counts as a format error when the last call of the step is marked ``format`` (the
-answer stayed unusable after the retry and became an invalid action).
+answer stayed unusable after the retry, or was malformed: JSON that is not a chat
+completion; either way it became an invalid action).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class CallStats:
     latency_mean: float = math.nan
     latency_p95: float = math.nan
     format_errors: int = 0
-    """Decisions whose answer stayed unusable after the retry."""
+    """Decisions whose answer stayed unusable after the retry, or was malformed."""
 
     @property
     def format_error_rate(self) -> float:

@@ -1,12 +1,13 @@
 """A content-addressed response cache: SQLite in WAL mode, keyed by the request's sha256.
 
-The key is the sha256 of the whole request body as sent (model, messages with their images,
-response format and schema, temperature, token limit, extra options) in canonical JSON. The
-API key travels in a header, never in the body, so it is never part of a key or a row. The
-server's address is not part of the key either: the same request to another host of the same
-model is the same request. Rows keep the answer text, token usage, the latency measured when
-the answer was first made (retries and waits included) and the attempts it took, so a replay
-can charge the same decision time and write the same records.
+The key is the sha256 of the server's address (normalised, without any user:password) and
+the whole request body as sent (model, messages with their images, response format and
+schema, temperature, token limit, extra options) in canonical JSON. Two servers may serve
+different weights under one model name, so they never share an answer. The API key travels
+in a header, never in the body, so it is never part of a key; answers are stored with it
+scrubbed. Rows keep the answer text, token usage, the latency measured when the answer was
+first made (retries and waits included) and the attempts it took, so a replay can charge the
+same decision time and write the same records.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -29,15 +31,35 @@ CREATE TABLE IF NOT EXISTS responses (
     tokens_out INTEGER NOT NULL,
     latency REAL NOT NULL,
     attempts INTEGER NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    malformed TEXT
 )
 """
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def request_key(request: dict[str, Any]) -> str:
-    """Return the sha256 (hex) of ``request`` in canonical JSON (sorted keys, no spaces)."""
-    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def request_key(request: dict[str, Any], base_url: str) -> str:
+    """Return the sha256 (hex) of the server ``base_url`` and ``request`` in canonical JSON."""
+    keyed = {"server": server_address(base_url), "request": request}
+    canonical = json.dumps(keyed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def server_address(base_url: str) -> str:
+    """Return ``base_url`` normalised for the cache key.
+
+    Lower-case scheme and host, no user:password, no default port, no trailing slash:
+    ``HTTP://Host:80/v1/`` is ``http://host/v1``.
+    """
+    parts = urlsplit(base_url.strip())
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
+    try:
+        port = parts.port
+    except ValueError:  # not a number: keep the URL as given (the request will fail anyway)
+        return base_url.strip()
+    netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +73,9 @@ class CachedResponse:
     latency: float
     attempts: int = 1
     rejected: str | None = None
-    """Set when the server refused the request's format (HTTP 400): the reason it gave."""
+    """Set when the server refused the request's format (an HTTP error): the reason it gave."""
+    malformed: str | None = None
+    """Set when the answer was JSON of the wrong shape: what was wrong (``text`` is the body)."""
 
 
 class ResponseCache:
@@ -69,7 +93,7 @@ class ResponseCache:
     def get(self, key: str) -> CachedResponse | None:
         """Return the answer stored under ``key``, or None."""
         row = self._connect().execute(
-            "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected "
+            "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected, malformed "
             "FROM responses WHERE key = ?", (key,)).fetchone()  # fmt: skip
         return None if row is None else CachedResponse(*row)
 
@@ -78,9 +102,11 @@ class ResponseCache:
         with self._connect() as db:
             db.execute(
                 "INSERT OR IGNORE INTO responses (key, model, text, rejected, tokens_in, "
-                "tokens_out, latency, attempts, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "tokens_out, latency, attempts, created, malformed) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, response.model, response.text, response.rejected, response.tokens_in,
-                 response.tokens_out, response.latency, response.attempts, time.time()),
+                 response.tokens_out, response.latency, response.attempts, time.time(),
+                 response.malformed),
             )  # fmt: skip
 
     def __len__(self) -> int:
@@ -99,5 +125,18 @@ class ResponseCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(_SCHEMA)
+            _add_malformed_column(db)
             self._db = db
         return self._db
+
+
+def _add_malformed_column(db: sqlite3.Connection) -> None:
+    """Give a cache file written before malformed answers were stored their column."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+    if "malformed" in columns:
+        return
+    try:
+        db.execute("ALTER TABLE responses ADD COLUMN malformed TEXT")
+    except sqlite3.OperationalError as error:  # another worker added it a moment ago
+        if "duplicate column" not in str(error):
+            raise

@@ -4,7 +4,8 @@ Every agent that talks to a model goes through ``ModelClient.ask``. It sends one
 answer (plus retries, format fallbacks and one validation retry), measures latency and token
 usage per call as ``ModelCallRecord``s, and keeps answers in a content-addressed cache so a
 run can be replayed offline. The API key is read from the environment when the SDK client is
-built and is scrubbed from every error message.
+built; it (and any user:password of the base URL) is scrubbed from every answer, error and
+cached row, should a server echo it. ``preflight`` checks the server before a run.
 
 Concurrency: at most ``config.concurrency`` calls are in flight at once *per worker process*
 (a semaphore shared by the clients of that process with the same limit); a run with W worker
@@ -13,6 +14,7 @@ processes can have W times as many calls in flight.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass
@@ -25,8 +27,10 @@ from pydantic import BaseModel
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.trajectory import ModelCallRecord
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
-from sortie.models.config import NO_KEY, ModelConfig, Structured, api_key
-from sortie.models.retry import Backoff, ErrorKind, Failure, classify
+from sortie.models.completion import MalformedAnswer, read_completion
+from sortie.models.config import ModelConfig, Structured, api_key, redact_url, scrub
+from sortie.models.preflight import check_server
+from sortie.models.retry import Backoff, ErrorKind, Failure, classify, refuses_format
 from sortie.models.structured import (
     Parser,
     extract_json,
@@ -73,8 +77,7 @@ class Reply:
 
 @dataclass(frozen=True, slots=True)
 class _Sent:
-    text: str
-    rejected: str | None
+    response: CachedResponse
     call: ModelCallRecord
 
 
@@ -113,24 +116,36 @@ class ModelClient:
 
         An answer that fails validation is retried once with the error shown to the model;
         if it fails again the reply carries ``error`` and no value (the caller records an
-        invalid action). Server failures beyond the retry limit raise.
+        invalid action). So does an answer of the wrong shape (a malformed body: its raw text,
+        cut, is the reply's text). Server failures beyond the retry limit raise.
 
         Raises:
             ModelCallError: the server kept failing, or refused the request outright.
             ReplayMissError: replaying, and the cache does not hold the request.
         """
-        text, calls = self._answer(messages, schema)
-        if schema is None:
-            return Reply(text, tuple(calls))
+        text, calls, error = self._answer(messages, schema)
+        if schema is None or error is not None:
+            return Reply(text, tuple(calls), None, error)
         value, error = self._validated(schema, text, parse)
         if value is None and error is not None:
-            calls[-1] = calls[-1].model_copy(update={"error": ErrorKind.FORMAT})
-            text, more = self._answer(self._retry_messages(messages, text, error), schema)
+            calls[-1] = _format_error(calls[-1])
+            text, more, error = self._answer(self._retry_messages(messages, text, error), schema)
             calls += more
-            value, error = self._validated(schema, text, parse)
+            if error is None:
+                value, error = self._validated(schema, text, parse)
             if value is None:
-                calls[-1] = calls[-1].model_copy(update={"error": ErrorKind.FORMAT})
+                calls[-1] = _format_error(calls[-1])
         return Reply(text, tuple(calls), value, error)
+
+    def preflight(self) -> None:
+        """Check that the server answers and serves the model; a replay contacts nothing.
+
+        Raises:
+            ConfigError: the server is unreachable, refuses the key, or does not know the
+                model (the message names the host and port, or the models it serves).
+        """
+        if not self.config.replay:
+            check_server(self._client(), self.config)
 
     def close(self) -> None:
         """Release the HTTP connections and the cache file."""
@@ -141,18 +156,24 @@ class ModelClient:
             self.cache.close()
 
     # --- the fallback chain -----------------------------------------------------------
-    def _answer(self, messages: list[Message],
-                schema: type[BaseModel] | None) -> tuple[str, list[ModelCallRecord]]:
-        """Send until a request is not refused for its format; step down the chain if it is."""
+    def _answer(self, messages: list[Message], schema: type[BaseModel] | None
+                ) -> tuple[str, list[ModelCallRecord], str | None]:
+        """Send until a request is not refused for its format; step down the chain if it is.
+
+        Return the answer text, the calls, and why the answer is malformed (None if it is not).
+        """
         calls: list[ModelCallRecord] = []
         while True:
             sent = self._send(self._request(messages, schema))
             calls.append(sent.call)
-            if sent.rejected is None:
-                return sent.text, calls
-            self._step_down(sent.rejected)
+            response = sent.response
+            if response.rejected is None:
+                malformed = response.malformed
+                return response.text, calls, malformed and f"malformed answer: {malformed}"
+            self._step_down(response.rejected)
 
     def _step_down(self, reason: str) -> None:
+        """Use the next format from now on (the client never asks in a refused one again)."""
         chain = Structured.CHAIN
         position = chain.index(self.mode)
         if position + 1 >= len(chain):
@@ -186,51 +207,54 @@ class ModelClient:
 
     # --- one request: cache, then HTTP with retries -----------------------------------
     def _send(self, request: Message) -> _Sent:
-        key = request_key(request)
+        key = request_key(request, self.config.base_url)
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
-            return _Sent(cached.text, cached.rejected, self._record(cached, cached=True))
+            return _Sent(self._scrubbed(cached), self._record(cached, cached=True))
         if self.config.replay:
             raise ReplayMissError(f"replay: request {key} is not in the cache "
-                                  f"{self.config.cache} (model {self.config.model}); the run "
-                                  f"asks something the recorded run did not")  # fmt: skip
-        started = time.perf_counter()
-        text, usage, attempts, rejected = self._post(request)
-        response = CachedResponse(self.config.model, text[: self.config.max_chars + 1],
-                                  usage[0], usage[1], time.perf_counter() - started, attempts,
-                                  rejected)  # fmt: skip
+                                  f"{self.config.cache} (model {self.config.model} at "
+                                  f"{redact_url(self.config.base_url)}); the run asks something "
+                                  f"the recorded run did not")  # fmt: skip
+        response = self._scrubbed(self._post(request))
         if self.cache is not None:
             self.cache.put(key, response)
-        return _Sent(response.text, rejected, self._record(response, cached=False))
+        return _Sent(response, self._record(response, cached=False))
 
-    def _post(self, request: Message) -> tuple[str, tuple[int, int], int, str | None]:
-        """POST with retries; return (text, (tokens in, out), attempts, refusal reason)."""
-        attempt = 1
+    def _post(self, request: Message) -> CachedResponse:
+        """POST with retries; return the answer, a refusal of its format, or a malformed one."""
+        started, attempt = time.perf_counter(), 1
         while True:
             try:
-                text, usage = self._post_once(request)
-                return text, usage, attempt, None
+                text, (tokens_in, tokens_out) = self._post_once(request)
+                return self._response(started, attempt, text, tokens_in, tokens_out)
+            except MalformedAnswer as error:
+                return self._response(started, attempt, error.body, malformed=error.detail)
             except (openai.APIError, ValueError) as error:
                 failure = classify(error)
-            if failure.kind == ErrorKind.REJECTED and "response_format" in request:
-                return "", (0, 0), attempt, failure.detail
+                if "response_format" in request and refuses_format(error):
+                    return self._response(started, attempt, rejected=failure.detail)
             if failure.kind not in ErrorKind.TRANSIENT or attempt > self.config.max_retries:
                 raise self._failed(failure, attempt)
             time.sleep(self._backoff.wait(attempt, failure))
             attempt += 1
 
+    def _response(self, started: float, attempts: int, text: str = "", tokens_in: int = 0,
+                  tokens_out: int = 0, rejected: str | None = None,
+                  malformed: str | None = None) -> CachedResponse:
+        return CachedResponse(self.config.model, text[: self.config.max_chars + 1], tokens_in,
+                              tokens_out, time.perf_counter() - started, attempts, rejected,
+                              malformed)  # fmt: skip
+
     def _post_once(self, request: Message) -> tuple[str, tuple[int, int]]:
+        """Send one attempt; read the body ourselves (the SDK's reading trusts its shape)."""
         sent = {name: request[name] for name in _SENT_FIELDS if name in request}
         extra = {name: value for name, value in request.items() if name not in _SENT_FIELDS}
         with process_slots(self.config.concurrency):
             raw = self._client().chat.completions.with_raw_response.create(
                 **sent, extra_body=extra or None, timeout=self.config.timeout)
-            completion = raw.parse()
-        if not getattr(completion, "choices", None):
-            raise ValueError("the response holds no choices")
-        usage = completion.usage
-        tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
-        return completion.choices[0].message.content or "", tokens
+            body = raw.text
+        return read_completion(body)
 
     def _client(self) -> openai.OpenAI:
         if self._sdk is None:
@@ -239,10 +263,12 @@ class ModelClient:
         return self._sdk
 
     def _record(self, response: CachedResponse, cached: bool) -> ModelCallRecord:
+        error = ErrorKind.REJECTED if response.rejected else (
+            ErrorKind.FORMAT if response.malformed else None)
         return ModelCallRecord(model=response.model, latency=response.latency,
                                tokens_in=response.tokens_in, tokens_out=response.tokens_out,
                                attempts=response.attempts, cached=cached,
-                               error=ErrorKind.REJECTED if response.rejected else None)  # fmt: skip
+                               error=error)  # fmt: skip
 
     def _failed(self, failure: Failure, attempts: int) -> ModelCallError:
         message = (f"model {self.config.model}: {failure.kind} after {attempts} attempt(s): "
@@ -250,9 +276,19 @@ class ModelClient:
         return ModelCallError(self._scrub(message), failure.kind)
 
     def _scrub(self, text: str) -> str:
-        """Return ``text`` with the API key blotted out, should a server have echoed it."""
-        key = api_key(self.config)
-        return text if key == NO_KEY else text.replace(key, "[redacted]")
+        """Return ``text`` with the secrets blotted out, should a server have echoed them."""
+        return scrub(text, self.config)
+
+    def _scrubbed(self, response: CachedResponse) -> CachedResponse:
+        """Return ``response`` scrubbed (rows of caches written before scrubbing too)."""
+        return dataclasses.replace(
+            response, text=self._scrub(response.text),
+            rejected=response.rejected and self._scrub(response.rejected),
+            malformed=response.malformed and self._scrub(response.malformed))
+
+
+def _format_error(call: ModelCallRecord) -> ModelCallRecord:
+    return call.model_copy(update={"error": ErrorKind.FORMAT})
 
 
 def _with_instructions(messages: list[Message], instructions: str) -> list[Message]:

@@ -7,13 +7,14 @@ variable named by ``api_key_env`` (``SORTIE_MODEL_API_KEY`` unless told otherwis
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from sortie.core.errors import ConfigError, ParameterError
 
@@ -135,6 +136,31 @@ def api_key(config: ModelConfig, environ: Mapping[str, str] | None = None) -> st
     """Return the API key from the environment variable the config names (or a placeholder)."""
     env = os.environ if environ is None else environ
     return env.get(config.api_key_env) or NO_KEY
+
+
+def secrets(config: ModelConfig, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Return what must never be stored: the API key, a base URL's user:password, longest first.
+
+    The user:password also travels base64-encoded (HTTP basic auth), so that form is included;
+    parts shorter than 4 characters are left out (blotting them would garble any text).
+    """
+    key = api_key(config, environ)
+    found = [] if key == NO_KEY else [key]
+    netloc = urlsplit(config.base_url).netloc
+    if "@" in netloc:
+        userinfo = netloc.rsplit("@", 1)[0]
+        plain = unquote(userinfo)
+        parts = [userinfo, plain, base64.b64encode(plain.encode()).decode()]
+        parts += [unquote(userinfo.split(":", 1)[1])] if ":" in userinfo else []
+        found += [part for part in parts if len(part) >= 4]
+    return sorted(set(found), key=len, reverse=True)
+
+
+def scrub(text: str, config: ModelConfig) -> str:
+    """Return ``text`` with every secret of ``config`` blotted out (a server may echo them)."""
+    for secret in secrets(config):
+        text = text.replace(secret, "[redacted]")
+    return text
 
 
 def _refuse_secrets(args: Mapping[str, Any]) -> None:

@@ -15,10 +15,10 @@ class ErrorKind:
     SERVER = "server"
     TIMEOUT = "timeout"
     CONNECTION = "connection"
-    MALFORMED = "malformed"  # a 200 whose body is not a chat completion
-    REJECTED = "rejected"  # HTTP 400 to the response format: the next format is tried
+    MALFORMED = "malformed"  # a 200 whose body is not JSON (garbled or cut in transit)
+    REJECTED = "rejected"  # the response format refused (4xx/5xx): the next format is tried
     CLIENT = "client"  # other 4xx: wrong model name, bad key; retrying cannot help
-    FORMAT = "format"  # an answer that does not parse or validate
+    FORMAT = "format"  # an answer that does not parse or validate, or JSON of the wrong shape
     TRANSIENT = frozenset({RATE_LIMIT, SERVER, TIMEOUT, CONNECTION, MALFORMED})
 
 
@@ -46,6 +46,25 @@ def classify(error: Exception) -> Failure:
             return Failure(ErrorKind.SERVER, retry_after(error.response.headers), detail)
         return Failure(ErrorKind.REJECTED if status == 400 else ErrorKind.CLIENT, None, detail)
     return Failure(ErrorKind.MALFORMED, detail=f"{type(error).__name__}: {str(error)[:300]}")
+
+
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "grammar")
+"""Words of an error message that mean the server refused the response format."""
+
+
+def refuses_format(error: Exception) -> bool:
+    """Return whether ``error`` is an HTTP answer refusing the request's response format.
+
+    A 400 always counts (the usual answer). Other 4xx and 5xx count when their message names
+    the format: llama.cpp answers ``json_schema`` with a 500, others with a 422. Rate limits
+    and refused keys never count.
+    """
+    if not isinstance(error, openai.APIStatusError) or error.status_code in (401, 403, 429):
+        return False
+    if error.status_code == 400:
+        return True
+    said = f"{error} {str(error.body)[:2000]}".lower()
+    return any(word in said for word in _FORMAT_WORDS)
 
 
 def retry_after(headers: object) -> float | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sortie.agents.base import SupportsPreflight
 from sortie.core.errors import ConfigError, ParameterError
 from sortie.core.records_io import Suite, read_suite
 from sortie.missions.rescue.mission import Triggers
@@ -115,6 +116,11 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
 def execute(plan: Plan, request: RunRequest, store: Store,
             on_result: Callable[[JobResult], None] = lambda r: None) -> None:
     """Run the plan's jobs, committing each finished episode to the store at once."""
+    if plan.todo:  # one agent checks its server before any episode (a ConfigError stops all)
+        agent = plan.todo[0].run.factory(**plan.todo[0].run.agent.args)
+        if isinstance(agent, SupportsPreflight):
+            agent.preflight()
+
     def finished(result: JobResult) -> None:
         store.add(plan.run_id, result)
         on_result(result)

@@ -1,9 +1,10 @@
 """A local OpenAI-compatible chat server: a test double for the model client and agents.
 
-It is a test double, not a model: it serves ``POST /v1/chat/completions`` over real HTTP on
-127.0.0.1 (an ephemeral port, stdlib ``http.server`` in a thread) and answers from a scripted
-policy, a callable from the request's messages to the answer text. Faults can be queued to
-check the client's retries and fallbacks; every request is kept so tests can count them::
+It is a test double, not a model: it serves ``POST /v1/chat/completions`` (and, when given a
+model list, ``GET /v1/models``) over real HTTP on 127.0.0.1 (an ephemeral port, stdlib
+``http.server`` in a thread) and answers from a scripted policy, a callable from the
+request's messages to the answer text. Faults can be queued to check the client's retries
+and fallbacks; every chat request is kept so tests can count them::
 
     with ModelServer(lambda messages: '{"command": "forward"}') as server:
         server.inject(Fault.RATE_LIMIT, times=2, retry_after=0.01)
@@ -40,6 +41,25 @@ class Fault(StrEnum):
     TRUNCATED = "truncated"  # 200 whose body stops half way (Content-Length says more)
     HUGE = "huge"  # 200 with a valid answer of about 1 MB of text
     VIOLATE = "violate"  # 200 with an answer that is JSON but breaks the schema
+    CHOICES_NOT_LIST = "choices_not_list"  # 200 whose "choices" is a string
+    CONTENT_NOT_TEXT = "content_not_text"  # 200 whose message content is a number
+    NO_CHOICES = "no_choices"  # 200 without "choices"
+    NO_MESSAGE = "no_message"  # 200 whose first choice has no message
+    DEEP = "deep"  # 200 whose JSON nests 100,000 levels deep
+
+
+_SHAPES: dict[Fault, Callable[[dict[str, Any]], bytes]] = {
+    Fault.CHOICES_NOT_LIST: lambda c: json.dumps({**c, "choices": "oops"}).encode(),
+    Fault.CONTENT_NOT_TEXT: lambda c: json.dumps({**c, "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": 42}}]}).encode(),
+    Fault.NO_CHOICES: lambda c: json.dumps({k: v for k, v in c.items() if k != "choices"}).encode(),
+    Fault.NO_MESSAGE: lambda c: json.dumps({**c, "choices": [{"index": 0}]}).encode(),
+    Fault.DEEP: lambda c: b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+}  # fmt: skip
+"""Bodies of the right JSON syntax but the wrong shape, made from a proper completion."""
+_REFUSALS = {500: ('response_format type must be one of "text" or "json_object", but got: '
+                   "{kind}", "server_error")}  # fmt: skip
+"""The refusal a server answers with, by status (500: llama.cpp's words); else OpenAI's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,17 +75,31 @@ class ModelServer:
     """An OpenAI-compatible chat completions server on 127.0.0.1, for tests."""
 
     def __init__(self, policy: Policy, reject_json_schema: bool = False,
-                 reject_json_mode: bool = False) -> None:
+                 reject_json_mode: bool = False, *, refusal_status: int = 400,
+                 models: tuple[str, ...] | None = None, any_model: bool = False,
+                 echo_key: bool = False, key: str | None = None) -> None:
         """Serve ``policy``'s answers.
 
         Args:
             policy: maps the request's messages to the answer text.
-            reject_json_schema: answer 400 to ``response_format`` of type ``json_schema``, as
+            reject_json_schema: refuse ``response_format`` of type ``json_schema``, as
                 servers without structured output do.
-            reject_json_mode: answer 400 to ``response_format`` of type ``json_object`` too.
+            reject_json_mode: refuse ``response_format`` of type ``json_object`` too.
+            refusal_status: the HTTP status of a refusal: 400 as most servers, 500 with
+                llama.cpp's message, or another (422...).
+            models: the models served, listed at ``GET /v1/models``; a chat request for
+                another gets a 404. None: no ``/models`` route, and any model name answered.
+            any_model: answer any model name even though ``models`` lists others (llama.cpp).
+            echo_key: add the key of the request's Authorization header to every answer and
+                error message, as a careless server or proxy might.
+            key: the only API key accepted; other keys get a 401 (None: any key).
         """
         self.policy = policy
         self.reject_json_schema, self.reject_json_mode = reject_json_schema, reject_json_mode
+        self.refusal_status, self.models, self.any_model = refusal_status, models, any_model
+        self.echo_key, self.key = echo_key, key
+        self.listings = 0
+        """``GET /models`` requests answered (they are not in ``requests``)."""
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.in_flight = self.max_in_flight = 0
@@ -133,6 +167,23 @@ class ModelServer:
         return (kind == "json_schema" and self.reject_json_schema) or (
             kind == "json_object" and self.reject_json_mode)
 
+    def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Return the status and body refusing ``body``'s response format."""
+        kind = body["response_format"]["type"]
+        message, type_ = _REFUSALS.get(self.refusal_status,
+                                       ("response_format {kind} not supported",
+                                        "invalid_request_error"))  # fmt: skip
+        return self.refusal_status, {"error": {"code": self.refusal_status, "type": type_,
+                                               "message": message.format(kind=kind)}}
+
+    def _knows(self, model: str) -> bool:
+        return self.models is None or self.any_model or model in self.models
+
+    def model_list(self) -> dict[str, Any]:
+        """Return the ``GET /v1/models`` body listing ``models``."""
+        return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
+                                            "owned_by": "test"} for name in self.models or ()]}
+
 
 def completion(text: str, body: dict[str, Any]) -> dict[str, Any]:
     """Return a chat completion answering ``text``, with deterministic token counts."""
@@ -161,6 +212,17 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib's name
         """Keep test output quiet."""
 
+    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+        """List the models served, if the double was given a list (else 404, as some do)."""
+        double = self.server_double
+        if not self._authorised():
+            return self._send(401, {"error": {"message": "Incorrect API key provided"}})
+        if not self.path.endswith("/models") or double.models is None:
+            return self._send(404, {"error": {"message": f"no route {self.path}"}})
+        with double._lock:
+            double.listings += 1
+        self._send(200, double.model_list())
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib's name
         """Answer one chat completion request, or misbehave as queued."""
         double = self.server_double
@@ -180,17 +242,36 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw)
         double = self.server_double
         fault = double._take(body, {k.lower(): v for k, v in self.headers.items()})
-        if double._rejects(body):
-            return self._send(400, {"error": {"message": "response_format not supported",
+        if not self._authorised():
+            return self._send(401, {"error": {"message": "Incorrect API key provided"}})
+        if not double._knows(body.get("model", "")):
+            return self._send(404, {"error": {"message": f"The model `{body.get('model')}` "
+                                              "does not exist", "code": "model_not_found",
                                               "type": "invalid_request_error"}})  # fmt: skip
+        if double._rejects(body):
+            return self._send(*double._refusal(body))
         if fault is None:
-            return self._send(200, completion(double.policy(body["messages"]), body))
+            return self._send(200, completion(self._said(body), body))
         self._misbehave(fault, body)
+
+    def _authorised(self) -> bool:
+        key = self.server_double.key
+        return key is None or self.headers.get("Authorization") == f"Bearer {key}"
+
+    def _said(self, body: dict[str, Any]) -> str:
+        """Return the policy's answer, with the caller's key added if the double echoes it."""
+        return self._echoed(self.server_double.policy(body["messages"]))
+
+    def _echoed(self, text: str) -> str:
+        if not self.server_double.echo_key:
+            return text
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        return f"{text} (your key: {key})"
 
     def _misbehave(self, fault: Injected, body: dict[str, Any]) -> None:
         if fault.fault is Fault.LATENCY:
             time.sleep(fault.delay)
-            self._send(200, completion(self.server_double.policy(body["messages"]), body))
+            self._send(200, completion(self._said(body), body))
         elif fault.fault is Fault.RATE_LIMIT:
             self._send(429, {"error": {"message": "rate limited"}},
                        {"Retry-After": f"{fault.retry_after:g}"})
@@ -206,11 +287,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._reset()
         elif fault.fault is Fault.HUGE:
             self._send(200, completion("x" * 1_000_000, body))
+        elif fault.fault in _SHAPES:
+            self._send_bytes(200, _SHAPES[fault.fault](completion(self._said(body), body)))
         else:
             self._send(200, completion('{"unexpected": "field"}', body))
 
     def _send(self, status: int, payload: dict[str, Any],
               headers: dict[str, str] | None = None) -> None:
+        error = payload.get("error")
+        if isinstance(error, dict) and "message" in error:
+            payload = {**payload, "error": {**error, "message": self._echoed(error["message"])}}
         self._send_bytes(status, json.dumps(payload).encode(), headers=headers)
 
     def _send_bytes(self, status: int, data: bytes, length: int | None = None,

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from sortie.agents.base import SupportsPreflight
 from sortie.agents.mllm import MllmAerialAgent
 from sortie.agents.mllm.aerial import parse_answer
 from sortie.core.actions import FlightPrimitive, Fly, InvalidAction, TaskAction, TaskActionKind
@@ -91,6 +92,24 @@ def test_unusable_answer_is_an_invalid_action():
         server.inject(Fault.VIOLATE, times=2)
         action = agent(server).act(observation(0))
     assert isinstance(action, InvalidAction) and "unexpected" in action.raw
+
+
+def test_a_malformed_answer_is_an_invalid_action():
+    """A body of the wrong shape becomes an invalid action carrying its raw text."""
+    with ModelServer(lambda m: "{}") as server:
+        server.inject(Fault.CONTENT_NOT_TEXT)
+        action = agent(server).act(observation(0))
+    assert isinstance(action, InvalidAction) and '"content": 42' in action.raw
+    assert action.error.startswith("malformed answer")
+
+
+def test_the_agent_checks_its_server_before_a_run():
+    """mllm-aerial supports the pre-flight check; a listed model passes it."""
+    with ModelServer(lambda m: "{}", models=("test-vlm",)) as server:
+        pilot = agent(server)
+        assert isinstance(pilot, SupportsPreflight)
+        pilot.preflight()
+        assert server.listings == 1
 
 
 def test_a_scripted_model_flies_a_whole_mission_and_its_report_is_judged(tmp_path):

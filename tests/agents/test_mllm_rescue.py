@@ -4,10 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from sortie.agents.base import SupportsPreflight
 from sortie.agents.mllm import MllmRescueAgent
 from sortie.agents.mllm.prompts import Prompts, recover
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+from sortie.models.accounting import call_stats
 from sortie.run.suite import RunSettings, run_suite
 from sortie.testing.episodes import room_rescue
 from sortie.testing.model_server import Fault, ModelServer
@@ -86,6 +88,47 @@ def test_schema_refusal_falls_back_through_the_episode(tmp_path):
     assert record.steps[0].model_calls[0].error == "rejected"
 
 
+def test_a_server_answering_json_schema_with_500_is_run_in_json_mode(tmp_path):
+    """llama.cpp's 500 to json_schema costs one call, not the episode: JSON mode from then on."""
+    with ModelServer(walker, reject_json_schema=True, refusal_status=500) as server:
+        record = run(server, tmp_path, budget=2.0)
+        kinds = [r.get("response_format", {}).get("type") for r in server.requests]
+    assert kinds[0] == "json_schema" and set(kinds[1:]) == {"json_object"}
+    assert record.footer.failure_reason != "agent_error"
+    assert record.steps[0].model_calls[0].error == "rejected"
+
+
+@pytest.mark.parametrize("fault", [Fault.CHOICES_NOT_LIST, Fault.DEEP])
+def test_a_malformed_answer_is_an_invalid_action_step(tmp_path, fault):
+    """A body of the wrong shape is an invalid action with its raw text, and a format error."""
+    with ModelServer(walker) as server:
+        server.inject(fault)
+        record = run(server, tmp_path, budget=2.0)
+    first = record.steps[0]
+    assert [e.kind for e in first.events] == ["invalid_action"]
+    assert '"choices": ' in (first.agent_output or "")
+    assert first.model_calls[-1].error == "format" and call_stats([record]).format_errors == 1
+    assert record.footer.failure_reason != "agent_error"
+
+
+def test_an_echoed_key_is_in_no_record(tmp_path):
+    """A server repeating the key in its answers leaves it in no record, only [redacted]."""
+    with ModelServer(walker, echo_key=True) as server:
+        record = run(server, tmp_path / "out", budget=2.0, cache=str(tmp_path / "out" / "c.db"))
+    assert "[redacted]" in (record.steps[0].agent_output or "")
+    outputs = [p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert len(outputs) >= 2 and all(SECRET.encode() not in output for output in outputs)
+
+
+def test_the_agent_checks_its_server_before_a_run():
+    """mllm-rescue supports the pre-flight check; an unknown model fails it by name."""
+    with ModelServer(walker, models=("qwen",)) as server:
+        agent = MllmRescueAgent(model="m", base_url=server.base_url, **FAST)
+        assert isinstance(agent, SupportsPreflight)
+        with pytest.raises(ConfigError, match=r"model 'm' unknown.*serves: qwen"):
+            agent.preflight()
+
+
 def comparable(record) -> list[dict]:
     """Return the step lines without wall-clock fields and the cache-hit flags."""
     lines = []
@@ -104,8 +147,7 @@ def test_replay_reproduces_the_records_offline(tmp_path):
         server.inject(Fault.RATE_LIMIT, retry_after=0.01)
         server.inject(Fault.VIOLATE)
         live = run(server, tmp_path / "live", cache=cache)
-    with ModelServer(walker) as dead:
-        url = dead.base_url  # a port nobody listens on once the block ends
+        url = server.base_url  # the same address (part of the cache key), nobody there now
     suite = Suite(SuiteHeader(suite="room"), [room_rescue(budget_s=12.0)])
     args = {"model": "test-vlm", "base_url": url, "cache": cache, "replay": "true"}
     (result,) = run_suite(suite, "mllm-rescue", args, RunSettings(out=tmp_path / "replay"))

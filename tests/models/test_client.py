@@ -6,6 +6,7 @@ from pydantic import BaseModel
 
 from sortie.core.errors import ConfigError, ParameterError
 from sortie.models import ModelCallError, ModelClient, ModelConfig, ReplayMissError
+from sortie.models.completion import RAW_LIMIT
 from sortie.models.retry import Backoff, Failure
 from sortie.testing.model_server import Fault, ModelServer
 from tests.models.conftest import FAST
@@ -221,3 +222,127 @@ def test_calls_in_flight_are_capped_per_process(secret):
         for thread in threads:
             thread.join()
         assert server.count == 4 and server.max_in_flight == 2
+
+
+@pytest.mark.parametrize("status", [500, 422])
+def test_a_format_refusal_of_any_status_steps_down_at_once(secret, status):
+    """llama.cpp's 500 (or a 422) naming the format is a refusal: no retries, JSON mode next."""
+    with ModelServer(answer, reject_json_schema=True, refusal_status=status) as server:
+        reply = client(server).ask(MESSAGES, Answer)
+        kinds = [r["response_format"]["type"] for r in server.requests]
+    assert kinds == ["json_schema", "json_object"] and reply.value is not None
+    assert [(c.error, c.attempts) for c in reply.calls] == [("rejected", 1), (None, 1)]
+
+
+def test_a_refused_format_is_never_asked_again(secret):
+    """After a 500 refusing json_schema, later questions (retries included) skip it."""
+    with ModelServer(answer, reject_json_schema=True, refusal_status=500) as server:
+        server.inject(Fault.VIOLATE, times=2)  # the first refusal uses none of these up
+        model = client(server)
+        model.ask(MESSAGES, Answer)
+        model.ask(MESSAGES, Answer)
+        kinds = [r["response_format"]["type"] for r in server.requests]
+    assert kinds == ["json_schema", "json_object", "json_object", "json_object"]
+
+
+def test_a_server_error_without_format_words_is_retried(secret):
+    """A plain 500 to a request with a response format is a server failure, not a refusal."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.SERVER_ERROR)
+        reply = client(server).ask(MESSAGES, Answer)
+        kinds = [r["response_format"]["type"] for r in server.requests]
+    assert kinds == ["json_schema", "json_schema"] and reply.calls[0].attempts == 2
+
+
+SHAPES = [Fault.CHOICES_NOT_LIST, Fault.CONTENT_NOT_TEXT, Fault.NO_CHOICES, Fault.NO_MESSAGE,
+          Fault.DEEP]
+
+
+@pytest.mark.parametrize("fault", SHAPES)
+def test_an_answer_of_the_wrong_shape_is_a_format_error(secret, fault):
+    """JSON that is not a chat completion is one format-error call, not an exception."""
+    with ModelServer(answer) as server:
+        server.inject(fault)
+        reply = client(server).ask(MESSAGES, Answer)
+        assert server.count == 1
+    assert reply.value is None and (reply.error or "").startswith("malformed answer: ")
+    assert [(c.error, c.attempts) for c in reply.calls] == [("format", 1)]
+
+
+@pytest.mark.parametrize("fault", SHAPES)
+def test_a_malformed_answer_keeps_its_raw_text_cut(secret, fault):
+    """The reply's text is the body as the server sent it, cut to a few thousand characters."""
+    with ModelServer(answer) as server:
+        server.inject(fault)
+        reply = client(server).ask(MESSAGES, Answer)
+    assert len(reply.text) <= RAW_LIMIT + len(" [cut]")
+    if fault is Fault.DEEP:
+        assert reply.text.startswith('{"choices": [[[') and reply.text.endswith("[[ [cut]")
+    else:
+        assert '"id": "chatcmpl-test"' in reply.text and not reply.text.endswith(" [cut]")
+
+
+def test_a_malformed_answer_replays_the_same(secret, tmp_path):
+    """A malformed answer is cached, and a replay gives the same text, error and record."""
+    cache = str(tmp_path / "cache.sqlite")
+    with ModelServer(answer) as server:
+        server.inject(Fault.CONTENT_NOT_TEXT)
+        live = client(server, cache=cache).ask(MESSAGES, Answer)
+        url = server.base_url
+    replay = ModelConfig.from_args({"model": "m", "base_url": url, "cache": cache,
+                                    "replay": "true"})  # fmt: skip
+    again = ModelClient(replay).ask(MESSAGES, Answer)
+    assert (again.text, again.error) == (live.text, live.error)
+    assert [c.error for c in again.calls] == ["format"] and again.calls[0].cached
+
+
+def test_an_echoed_key_is_scrubbed_from_answers_and_the_cache(secret, tmp_path):
+    """A server repeating the key in a 200 leaves no trace of it in the reply or the cache."""
+    cache = tmp_path / "cache.sqlite"
+    with ModelServer(answer, echo_key=True) as server:
+        model = client(server, cache=str(cache))
+        reply = model.ask(MESSAGES, Answer)
+        assert server.headers[0]["authorization"] == f"Bearer {secret}"
+        model.close()
+    assert secret not in reply.text and "[redacted]" in reply.text and reply.value is not None
+    assert secret.encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+
+
+def test_an_echoed_key_is_scrubbed_from_refusals_and_errors(secret, tmp_path):
+    """The key echoed in a stored refusal reason or a failure message is blotted out."""
+    cache = tmp_path / "cache.sqlite"
+    with ModelServer(answer, reject_json_schema=True, echo_key=True) as server:
+        server.inject(Fault.SERVER_ERROR, times=10)
+        model = client(server, cache=str(cache), max_retries="1")
+        with pytest.raises(ModelCallError) as error:
+            model.ask(MESSAGES, Answer)
+        model.close()
+    assert "[redacted]" in str(error.value) and secret not in str(error.value)
+    rows = [row for path in tmp_path.iterdir() for row in [path.read_bytes()]]
+    assert secret.encode() not in b"".join(rows) and b"[redacted]" in b"".join(rows)
+
+
+def test_an_echoed_url_password_is_scrubbed(secret, monkeypatch):
+    """A user:password in SORTIE_MODEL_BASE_URL, echoed back in any form, is blotted out."""
+    monkeypatch.delenv("SORTIE_MODEL_API_KEY")
+    with ModelServer(answer, echo_key=True) as server:
+        url = server.base_url.replace("http://", "http://alice:hunter2-pass@")
+        monkeypatch.setenv("SORTIE_MODEL_BASE_URL", url)
+        model = ModelClient(ModelConfig.from_args({"model": "m", **FAST}))
+        reply = model.ask(MESSAGES, Answer)
+        sent = server.headers[0]["authorization"]
+    assert sent.startswith("Basic ") and "hunter2-pass" not in reply.text
+    assert sent.split()[-1] not in reply.text and "[redacted]" in reply.text
+
+
+def test_two_servers_of_one_model_do_not_share_cache_entries(secret, tmp_path):
+    """The same model and prompt asked of two servers gets each server's own answer."""
+    cache = str(tmp_path / "cache.sqlite")
+    back = '{"command": "back"}'
+    with ModelServer(answer) as first, ModelServer(lambda m: back) as second:
+        one = client(first, cache=cache).ask(MESSAGES, Answer)
+        two = client(second, cache=cache).ask(MESSAGES, Answer)
+        again = client(second, cache=cache).ask(MESSAGES, Answer)
+        assert (first.count, second.count) == (1, 1)
+    assert (one.value, two.value) == (Answer(command="forward"), Answer(command="back"))
+    assert again.value == Answer(command="back") and again.calls[0].cached

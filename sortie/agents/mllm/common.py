@@ -45,6 +45,18 @@ class ModelAgent:
             self._client = ModelClient(self.config)
         return self._client
 
+    def preflight(self) -> None:
+        """Check the model server before a run (nothing on a replay); then let go of it.
+
+        Raises:
+            ConfigError: the server is unreachable at its address, refuses the key, or does
+                not serve the model (the message lists the models it serves).
+        """
+        try:
+            self.client.preflight()
+        finally:
+            self.close()
+
     def start_episode(self) -> None:
         """Mark the next model step as the episode's first (it records the templates)."""
         self._first, self._output = True, StepOutput()

@@ -1,0 +1,97 @@
+"""Checking, before a run, that the model server answers and serves the model.
+
+A run against a server that is down, or with a misspelt model name, would otherwise start
+every episode and end each one as ``agent_error``. The check lists the server's models
+(``GET /models``); when the model is not listed, or the server has no such endpoint, a
+one-token chat call decides, since some servers (llama.cpp) answer any model name.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import openai
+
+from sortie.core.errors import ConfigError
+from sortie.models.config import ModelConfig, redact_url, scrub
+
+
+def check_server(sdk: openai.OpenAI, config: ModelConfig) -> None:
+    """Raise ConfigError unless the server at ``config.base_url`` serves ``config.model``.
+
+    Raises:
+        ConfigError: the server is unreachable, refuses the key, or does not know the model.
+    """
+    try:
+        served = _listed(sdk.models.with_raw_response.list(timeout=config.timeout).text)
+    except openai.APIConnectionError as error:
+        raise unreachable(config, error) from None
+    except openai.APIStatusError as error:
+        if error.status_code in (401, 403):
+            raise _key_refused(config, error) from None
+        served = None  # no /models endpoint (404) or a busy server: the chat call decides
+    if served is None or config.model not in served:
+        _try_chat(sdk, config, served)
+
+
+def _listed(body: str) -> list[str] | None:
+    """Return the model names of a ``GET /models`` body, or None if it is not such a list."""
+    try:
+        data = json.loads(body).get("data")
+    except (ValueError, RecursionError, AttributeError):
+        return None
+    if not isinstance(data, list):
+        return None
+    return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
+
+
+def _try_chat(sdk: openai.OpenAI, config: ModelConfig, served: list[str] | None) -> None:
+    """Send a one-token chat call; raise ConfigError if the server refuses the model."""
+    try:
+        sdk.chat.completions.create(model=config.model, max_tokens=1, timeout=config.timeout,
+                                    messages=[{"role": "user", "content": "Say OK."}])  # fmt: skip
+    except openai.APIConnectionError as error:
+        raise unreachable(config, error) from None
+    except (openai.RateLimitError, openai.InternalServerError):
+        return  # it is there and knows the request; the run's retries deal with busy spells
+    except openai.APIStatusError as error:
+        if error.status_code in (401, 403):
+            raise _key_refused(config, error) from None
+        raise _unknown_model(config, error, served) from None
+
+
+def unreachable(config: ModelConfig, error: Exception) -> ConfigError:
+    """Return the error for a server nobody answers at (naming its host and port)."""
+    what = "timed out" if isinstance(error, openai.APITimeoutError) else "connection failed"
+    return ConfigError(f"model server unreachable at {redact_url(config.base_url)} "
+                       f"({_host_port(config.base_url)}): {what}. Usual causes: the server "
+                       f"is not running or still starting, it listens on another host or "
+                       f"port, or a firewall or proxy is in the way")  # fmt: skip
+
+
+def _key_refused(config: ModelConfig, error: openai.APIStatusError) -> ConfigError:
+    return ConfigError(scrub(f"model server at {redact_url(config.base_url)} refused the API "
+                             f"key (HTTP {error.status_code}): put the key in "
+                             f"{config.api_key_env}, or name its variable with "
+                             f"-a api_key_env=NAME", config))  # fmt: skip
+
+
+def _unknown_model(config: ModelConfig, error: openai.APIStatusError,
+                   served: list[str] | None) -> ConfigError:
+    if served is None:
+        listed = "it has no model list"
+    else:
+        listed = f"it serves: {', '.join(sorted(served))}" if served else "it lists no models"
+    return ConfigError(scrub(f"model {config.model!r} unknown to the server at "
+                             f"{redact_url(config.base_url)}; {listed} (a test call answered "
+                             f"HTTP {error.status_code}: {str(error)[:200]})", config))  # fmt: skip
+
+
+def _host_port(url: str) -> str:
+    parts = urlsplit(url)
+    try:
+        port = str(parts.port or {"http": "80", "https": "443"}.get(parts.scheme, "?"))
+    except ValueError:  # a port that is not a number
+        port = "?"
+    return f"{parts.hostname or '?'}:{port}"
