@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.records_io import Suite, read_suite
+from sortie.missions.registry import check_episode
 
 __all__ = ["load_suite", "suite_file", "suite_names"]
 
@@ -41,6 +42,8 @@ def suite_file(name: str) -> Traversable:
 def load_suite(name: str | Path) -> Suite:
     """Return the suite file at path ``name`` if there is one, else the packaged suite ``name``.
 
+    Every episode passes its family's check (``sortie.missions.registry.check_episode``).
+
     Raises:
         ConfigError: ``name`` looks like a path (it has a folder or ends in ``.jsonl``) but no
             file is there, or the file is not a valid suite.
@@ -48,12 +51,12 @@ def load_suite(name: str | Path) -> Suite:
     """
     path = Path(name)
     if path.is_file():
-        return read_suite(path)
+        return read_suite(path, check=check_episode)
     if isinstance(name, Path) or name.endswith(SUFFIX) or len(path.parts) > 1:
         raise ConfigError(f"suite {str(name)!r}: no such file (packaged suites are named "
                           f"without a folder or suffix, e.g. 'rescue-l1-v1')")  # fmt: skip
     with resources.as_file(suite_file(name)) as packaged:
-        return read_suite(Path(packaged))
+        return read_suite(Path(packaged), check=check_episode)
 
 
 def _folder() -> Traversable:
