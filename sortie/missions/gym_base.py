@@ -117,7 +117,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         """Turn a gymnasium action into sortie's."""
 
     @abstractmethod
-    def _reward(self, before: dict[str, str], record: StepRecord) -> float:
+    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
         """Return the step's reward from the stage statuses before it and its record."""
 
     @abstractmethod

@@ -89,7 +89,7 @@ class AerialEnv(MissionEnv[AerialMission]):
             return Fly(kind, float(action.get("magnitude", 0.0)), report)
         return TaskAction(kind, report)
 
-    def _reward(self, before: dict[str, str], record: StepRecord) -> float:
+    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
         """Return 1 when this step ended the mission in success, else 0."""
         return float(self.mission.done and self.mission.outcome == "success")
 

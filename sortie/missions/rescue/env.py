@@ -84,7 +84,7 @@ class RescueEnv(MissionEnv[RescueMission]):
         return Move(float(action["turn"]), float(action["speed"]),
                     pick(PITCHES, action, "pitch"))  # fmt: skip
 
-    def _reward(self, before: dict[str, str], record: StepRecord) -> float:
+    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
         """Return 1 per stage that was completed in this step."""
         return float(sum(status == "done" and before.get(name) != "done"
                          for name, status in record.stages.items()))  # fmt: skip
