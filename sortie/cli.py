@@ -344,8 +344,7 @@ def _print_failures(store: Store, runs: list[str], fmt: str) -> None:
 
 def _print_usage(store: Store, runs: list[str], fmt: str) -> None:
     """Print the runs' model use (calls, tokens, errors, latency) under a table or markdown."""
-    from sortie.models.accounting import usage_markdown, usage_table
-    from sortie.report.usage import run_usage
+    from sortie.report.usage import run_usage, usage_markdown, usage_table
 
     usage = run_usage(store, runs) if fmt in ("table", "markdown") else {}
     if usage:

@@ -1,4 +1,4 @@
-"""Talking to models: one OpenAI-compatible client, its cache, and accounting of the calls."""
+"""Talking to models: one OpenAI-compatible client and its cache (model use: report/usage.py)."""
 
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
 from sortie.models.client import ModelCallError, ModelClient, ReplayMissError, Reply

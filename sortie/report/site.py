@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sortie.metrics.aggregate import AERIAL_COLUMNS
-from sortie.models.accounting import COLUMNS, usage_rows
 from sortie.report.episode import (
     EPISODES_FOLDER,
     EpisodePage,
@@ -24,7 +23,7 @@ from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, re
 from sortie.report.maps import WorldMaps
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
 from sortie.report.tables import check_run, family_columns, layout, paper_tables, report_rows
-from sortie.report.usage import run_usage
+from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
 
 PLOTS_FOLDER = "plots"

@@ -1,14 +1,149 @@
-"""Model use per run (calls, tokens, errors, latency) for reports, read from the records."""
+"""Model use from trajectory records: calls, tokens, errors, latency, per run or any grouping.
+
+Reads only records (``StepRecord.model_calls``), never live clients, so it works on any
+finished or replayed run. A *decision* is a step whose action needed model calls; its
+answer counts as a format error when the last call of the step is marked ``format`` (the
+answer stayed unusable after the retry, or was malformed: JSON that is not a chat
+completion; either way it became an invalid action).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+from rich.table import Table
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory, read_trajectory
-from sortie.models.accounting import CallStats, call_stats
+from sortie.models.retry import ErrorKind
 from sortie.run.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class CallStats:
+    """Model use summed over some episodes."""
+
+    episodes: int = 0
+    decisions: int = 0
+    """Steps whose action needed at least one model call."""
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    retries: int = 0
+    """HTTP attempts beyond the first, over all calls."""
+    cached: int = 0
+    """Calls answered from the response cache."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """Calls that failed, by kind (``format``, ``rejected``...)."""
+    latency_mean: float = math.nan
+    latency_p95: float = math.nan
+    format_errors: int = 0
+    """Decisions whose answer stayed unusable after the retry, or was malformed."""
+
+    @property
+    def format_error_rate(self) -> float:
+        """Return the share of decisions that ended in a format error (NaN without any)."""
+        return self.format_errors / self.decisions if self.decisions else math.nan
+
+
+def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
+    """Return the model use of ``trajectories`` summed together."""
+    episodes, decisions, format_errors = 0, 0, 0
+    latencies: list[float] = []
+    totals: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    for trajectory in trajectories:
+        episodes += 1
+        for step in trajectory.steps:
+            if not step.model_calls:
+                continue
+            decisions += 1
+            format_errors += step.model_calls[-1].error == ErrorKind.FORMAT
+            for call in step.model_calls:
+                latencies.append(call.latency)
+                totals.update(tokens_in=call.tokens_in, tokens_out=call.tokens_out,
+                              retries=call.attempts - 1, cached=int(call.cached))  # fmt: skip
+                if call.error:
+                    errors[call.error] += 1
+    return CallStats(episodes, decisions, len(latencies), totals["tokens_in"],
+                     totals["tokens_out"], totals["retries"], totals["cached"], dict(errors),
+                     *_latency(latencies), format_errors)  # fmt: skip
+
+
+def _latency(latencies: list[float]) -> tuple[float, float]:
+    if not latencies:
+        return math.nan, math.nan
+    return float(np.mean(latencies)), float(np.percentile(latencies, 95))
+
+
+def agent_label(trajectory: Trajectory) -> str:
+    """Return ``agent (model, ...)``: the agent's name and the models its steps called."""
+    models = sorted({call.model for step in trajectory.steps for call in step.model_calls})
+    return f"{trajectory.header.agent.name} ({', '.join(models)})" if models else (
+        trajectory.header.agent.name)
+
+
+def usage_by(trajectories: Iterable[Trajectory],
+             key: Callable[[Trajectory], str] = agent_label) -> dict[str, CallStats]:
+    """Return the model use of ``trajectories`` grouped by ``key`` (default: agent and model)."""
+    groups: dict[str, list[Trajectory]] = {}
+    for trajectory in trajectories:
+        groups.setdefault(key(trajectory), []).append(trajectory)
+    return {name: call_stats(group) for name, group in groups.items()}
+
+
+def read_usage(paths: Iterable[Path],
+               key: Callable[[Trajectory], str] = agent_label) -> dict[str, CallStats]:
+    """Return the model use recorded in the trajectory files ``paths``, grouped by ``key``."""
+    return usage_by((read_trajectory(path) for path in paths), key)
+
+
+COLUMNS = ("group", "episodes", "decisions", "calls", "tokens in", "tokens out", "retries",
+           "cached", "errors", "latency mean (s)", "latency p95 (s)", "format errors")
+
+
+def usage_rows(stats: Mapping[str, CallStats]) -> list[tuple[str, ...]]:
+    """Return one row of display strings per group, in ``COLUMNS`` order."""
+    return [(name, str(s.episodes), str(s.decisions), str(s.calls), str(s.tokens_in),
+             str(s.tokens_out), str(s.retries), str(s.cached), _errors(s.errors),
+             _seconds(s.latency_mean), _seconds(s.latency_p95), _share(s.format_error_rate))
+            for name, s in stats.items()]  # fmt: skip
+
+
+def usage_table(stats: Mapping[str, CallStats], title: str = "Model calls") -> Table:
+    """Return the model use as a rich table."""
+    table = Table(title=title)
+    for column in COLUMNS:
+        table.add_column(column, justify="left" if column in ("group", "errors") else "right")
+    for row in usage_rows(stats):
+        table.add_row(*row)
+    return table
+
+
+def usage_markdown(stats: Mapping[str, CallStats]) -> str:
+    """Return the model use as a markdown table."""
+    lines = ["| " + " | ".join(COLUMNS) + " |",
+             "|" + "|".join("---" if c in ("group", "errors") else "---:" for c in COLUMNS) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+              for row in usage_rows(stats)]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _errors(errors: Mapping[str, int]) -> str:
+    return ", ".join(f"{kind} {count}" for kind, count in sorted(errors.items())) or "-"
+
+
+def _seconds(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.3f}"
+
+
+def _share(value: float) -> str:
+    return "-" if math.isnan(value) else f"{100 * value:.1f}%"
 
 
 def run_usage(store: Store, runs: Sequence[str]) -> dict[str, CallStats]:

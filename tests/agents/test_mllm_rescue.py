@@ -9,7 +9,7 @@ from sortie.agents.mllm import MllmRescueAgent
 from sortie.agents.mllm.prompts import Prompts, recover
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
-from sortie.models.accounting import call_stats
+from sortie.report.usage import call_stats
 from sortie.run.suite import RunSettings, run_suite
 from sortie.testing.episodes import room_rescue
 from sortie.testing.model_server import Fault, ModelServer

@@ -9,7 +9,7 @@ from sortie.core.trajectory import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
-from sortie.models.accounting import call_stats, usage_by, usage_markdown, usage_table
+from sortie.report.usage import call_stats, usage_by, usage_markdown, usage_table
 from sortie.testing.episodes import room_rescue
 
 
