@@ -29,11 +29,12 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
 )
 from sortie.metrics.scorers import SCORERS
+from sortie.missions.aerial.spec import CAMERA
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.run.episode import JsonlRecorder, run_episode
 from sortie.run.frames import FrameKeeper
 
-AERIAL_CAMERA = {"width": 256, "height": 256, "hfov": 90.0, "pitch": -45.0}
+AERIAL_CAMERA = CAMERA
 """MissionBench's camera: 256² pixels, 90° across, pitched 45° down."""
 
 

@@ -15,11 +15,10 @@ from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import MissingExtraError
 from sortie.core.observation import Brief, Frames, MissionObservation
 from sortie.core.records_io import Suite, SuiteHeader
+from sortie.missions.aerial.spec import CAMERA
 from sortie.run.suite import RunSettings, run_suite
 from sortie.sim.worlds import build_world
 from sortie.sim.worlds.aerial import viewing_pose
-
-CAMERA = {"width": 256, "height": 256, "hfov": 90.0, "pitch": -45.0}
 
 
 @pytest.fixture(scope="module")

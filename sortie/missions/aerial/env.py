@@ -27,13 +27,14 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
+from sortie.missions.aerial import spec
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data
 from sortie.missions.gym_base import MissionEnv, pick, printable, text_space
 from sortie.sim.camera import CameraSpec
 
-CAMERA = CameraSpec(width=256, height=256, hfov=90.0, pitch=-45.0)
-"""MissionBench's camera, as the runner gives aerial agents (``sortie.run.jobs.AERIAL_CAMERA``)."""
+CAMERA = CameraSpec(**spec.CAMERA)
+"""MissionBench's camera, as the runner gives aerial agents (``spec.CAMERA``)."""
 ACTIONS: tuple[FlightPrimitive | TaskActionKind, ...] = (*FlightPrimitive, *TaskActionKind)
 """The discrete choices, in order: the eight primitives, then the four task actions."""
 MAX_MAGNITUDE = 100.0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Self
+from typing import Annotated, Any, Self
 
 from pydantic import Field, model_validator
 
@@ -36,6 +36,9 @@ class AnswerKind(StrEnum):
     LABEL = "label"
     TEXT = "text"
 
+
+CAMERA: dict[str, Any] = {"width": 256, "height": 256, "hfov": 90.0, "pitch": -45.0}
+"""MissionBench's camera: 256² pixels, 90° across, pitched 45° down (every aerial run uses it)."""
 
 STEP_BUDGETS = {MissionType.PATROL: 50}
 """T_max per type; every other type gets DEFAULT_STEPS. A two-type mission gets the larger."""
