@@ -7,6 +7,7 @@ a pool worker or (later) on a cluster; its seed depends only on the run seed and
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import sortie
 from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError, ParameterError
 from sortie.core.records_io import read_trajectory
 from sortie.core.trajectory import PluginRef, Timings, TrajectoryFooter, TrajectoryHeader
 from sortie.metrics.scorers import SCORERS
@@ -29,6 +31,28 @@ AERIAL_CAMERA = {"width": 256, "height": 256, "hfov": 90.0, "pitch": -45.0}
 
 ERROR_REASONS = frozenset({"agent_error", "backend_error"})
 """Failure reasons that mean the harness, not the agent's skill, ended the episode."""
+
+NAME_LIMIT = 100
+"""Longest run id, suite name or episode id part, in characters (file names stay short)."""
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_=-][A-Za-z0-9._=-]*")
+
+
+def check_name(name: str, what: str) -> str:
+    """Return ``name`` if it is safe as one file or folder name; raise otherwise.
+
+    Safe: letters, digits and ``. _ - =``, not starting with ``.``, at most ``NAME_LIMIT``
+    characters; so no ``/``, ``..``, absolute paths or NUL bytes.
+
+    Raises:
+        ParameterError: the name is empty, too long or has other characters.
+    """
+    shown = repr(name) if len(name) <= 60 else f"{name[:40]!r}... ({len(name)} characters)"
+    if len(name) > NAME_LIMIT:
+        raise ParameterError(f"{what} {shown} is longer than {NAME_LIMIT} characters")
+    if not _SAFE_NAME.fullmatch(name):
+        raise ParameterError(f"{what} {shown}: use only letters, digits and . _ - = (not "
+                             "starting with .), so it can name a file")  # fmt: skip
+    return name
 
 
 def episode_seed(run_seed: int, episode_id: str, repeat: int = 0) -> int:
@@ -132,10 +156,28 @@ def make_jobs(suite: str, episodes: Iterable[EpisodeSpec], run: RunSpec, repeats
     """Return the jobs of one suite, repeat by repeat, recorded under ``folder``.
 
     ``frames`` is the frame store's folder, used when the run records frames.
+
+    Raises:
+        ParameterError: an episode id that cannot name a record file.
     """
-    return [Job(suite, spec, repeat, folder / f"{spec.episode_id.replace('/', '__')}__r{repeat}"
-                                               ".jsonl", run, frames if run.record_frames else None)
+    return [Job(suite, spec, repeat, record_path(folder, spec.episode_id, repeat), run,
+                frames if run.record_frames else None)
             for repeat in range(repeats) for spec in episodes]  # fmt: skip
+
+
+def record_path(folder: Path, episode_id: str, repeat: int) -> Path:
+    """Return the record file of an episode's repeat: ``<id, / as __>__r<repeat>.jsonl``.
+
+    Raises:
+        ParameterError: a part of the id is not a safe name (see ``check_name``).
+        ConfigError: the path would lie outside ``folder`` (never, for a checked id).
+    """
+    parts = [check_name(part, f"episode id {episode_id!r}: part")
+             for part in episode_id.split("/")]  # fmt: skip
+    path = folder / f"{'__'.join(parts)}__r{repeat}.jsonl"
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise ConfigError(f"episode {episode_id!r}: its record {path} is outside {folder}")
+    return path
 
 
 def run_job(job: Job, backend: EmbeddedBackend) -> JobResult:
