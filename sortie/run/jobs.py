@@ -6,7 +6,9 @@ a pool worker or (later) on a cluster; its seed depends only on the run seed and
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import inspect
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -91,7 +93,12 @@ class RunSpec:
 
         factory = AGENTS.get(agent)
         JUDGES.get(judge)  # a misspelt or uninstalled judge fails now, not after a flight
-        sensors = set(factory(**args).sensors) | ({"rgb"} if record_frames else set())
+        check_agent_args(agent, factory, args)
+        try:
+            probe = factory(**args)
+        except TypeError as error:  # e.g. a **kwargs agent handing on an unknown argument
+            raise ParameterError(f"agent {agent!r}: {error}") from None
+        sensors = set(probe.sensors) | ({"rgb"} if record_frames else set())
         return cls(PluginRef(name=agent, args=dict(args)), factory, tuple(sorted(sensors)),
                    clock, triggers, seed, record_frames, judge)  # fmt: skip
 
@@ -113,6 +120,30 @@ class RunSpec:
                   "clock": self.clock, "triggers": self.triggers, "seed": self.seed}
         return (config | ({"record_frames": True} if self.record_frames else {})
                 | ({"judge": self.judge} if self.judge != "exact" else {}))
+
+
+def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
+    """Check ``args`` against the agent factory's signature (``**kwargs`` takes any name).
+
+    Raises:
+        ParameterError: an argument the agent does not take (with a near name, if one is, and
+            the ones it does take), or a required one missing.
+    """
+    parameters = list(inspect.signature(factory).parameters.values())
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return
+    allowed = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for name in args:
+        if name not in allowed:
+            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ParameterError(f"agent {agent!r} takes no argument {name!r}.{hint} Its "
+                                 f"arguments: {', '.join(allowed) or 'none'}")  # fmt: skip
+    missing = [p.name for p in parameters if p.default is p.empty and p.name in allowed
+               and p.name not in args]  # fmt: skip
+    if missing:
+        raise ParameterError(f"agent {agent!r} needs the argument(s) {', '.join(missing)}; "
+                             "pass them with -a NAME=VALUE")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
