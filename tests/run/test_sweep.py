@@ -19,6 +19,14 @@ def test_a_sweep_makes_one_named_run_per_combination():
     assert requests[1].agent_args == {"model": "m", "history": "0", "temperature": "0.7"}
 
 
+def test_a_sweep_run_id_replaces_characters_a_file_name_cannot_hold():
+    """A value like a model's `org/name` becomes `org_name` in the run id, not a folder."""
+    base = RunRequest(("s",), "mllm-aerial", run_id="p")
+    [request] = sweep_requests(base, parse_vary(["model=org/name:7b"]))
+    assert request.run_id == "p-model=org_name_7b"
+    assert request.agent_args == {"model": "org/name:7b"}
+
+
 @pytest.mark.parametrize("item", ["temperature", "=1,2", "history="])
 def test_a_malformed_vary_is_refused(item):
     """Each --vary needs a name and at least one value."""
