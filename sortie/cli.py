@@ -290,7 +290,7 @@ def sweep(
     """Run one stored run per setting of the varied agent arguments; print their comparison."""
     from sortie.report.tables import render, report_rows
     from sortie.run.batch import RunAbortedError, RunRequest
-    from sortie.run.cli_run import run_with_progress
+    from sortie.run.cli_run import run_with_progress, summarise
     from sortie.run.store import Store
     from sortie.run.sweep import parse_vary, sweep_requests
 
@@ -300,9 +300,11 @@ def sweep(
                           max_consecutive_errors=max_consecutive_errors)  # fmt: skip
         requests = sweep_requests(base, parse_vary(vary))
         with Store(store) as opened:
+            failed = []
             for request in requests:
                 console.print(f"Run {escape(request.run_id or '')}")
-                run_with_progress(request, opened, console)
+                plan = run_with_progress(request, opened, console)
+                failed += [plan.run_id] if summarise(opened, plan, console).all_errored else []
             runs = [r.run_id for r in requests if r.run_id]
             _print(render(report_rows(opened, runs, group), fmt, title="sweep"))
     except RunAbortedError as error:
@@ -311,6 +313,8 @@ def sweep(
         raise _fail(error) from None
     except KeyboardInterrupt:
         raise typer.Exit(code=130) from None
+    if failed:  # a setting whose every episode errored measured nothing
+        raise typer.Exit(code=1)
 
 
 @app.command()

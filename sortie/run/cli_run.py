@@ -21,7 +21,8 @@ from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
 from sortie.run.jobs import ERROR_REASONS, JobResult
 from sortie.run.store import Store, StoredEpisode
 
-__all__ = ["RunSummary", "find_suite", "results_table", "run_and_report", "run_with_progress"]
+__all__ = ["RunSummary", "find_suite", "results_table", "run_and_report", "run_with_progress",
+           "summarise"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,23 +48,23 @@ def run_and_report(request: RunRequest, console: Console) -> RunSummary:
     """
     with Store(request.store) as store:
         plan = run_with_progress(request, store, console)
-        episodes = store.episodes(plan.run_id)
-        console.print(results_table(episodes, _title(plan, request)))
-    summary = RunSummary(plan, len(episodes), errors(episodes, console))
+        console.print(results_table(store.episodes(plan.run_id), _title(plan, request)))
+        summary = summarise(store, plan, console)
     console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
     console.print(f"Records: {escape(str(plan.records.resolve()))}")
     return summary
 
 
-def errors(episodes: list[StoredEpisode], console: Console) -> int:
-    """Print how many of the episodes ended in an agent or backend error; return that count."""
+def summarise(store: Store, plan: Plan, console: Console) -> RunSummary:
+    """Print how many of the run's episodes ended in an agent or backend error; summarise it."""
+    episodes = store.episodes(plan.run_id)
     kinds = Counter(e.failure_reason for e in episodes if e.failure_reason in ERROR_REASONS)
     if kinds:
         listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
         console.print(f"[bold red]{kinds.total()} of {len(episodes)} episodes ended in an "
                       f"error[/] ({listed}); see `sortie report`, then re-run them with "
-                      "--retry-errors")  # fmt: skip
-    return kinds.total()
+                      f"--run-id {escape(plan.run_id)} --retry-errors")  # fmt: skip
+    return RunSummary(plan, len(episodes), kinds.total())
 
 
 def run_with_progress(request: RunRequest, store: Store, console: Console) -> Plan:

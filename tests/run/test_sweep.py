@@ -45,3 +45,35 @@ def test_sweep_runs_every_setting_and_prints_their_table(tmp_path):
     assert result.exit_code == 0, result.output
     assert "| r-max_move=2 | all | 3 |" in result.output
     assert "| r-max_move=8 | all | 3 |" in result.output
+
+
+class _FailingAgent:
+    """An agent with one argument whose every act raises (each episode is an agent_error)."""
+
+    name = "failing"
+    sensors: frozenset = frozenset()
+
+    def __init__(self, level: str = "0") -> None:
+        """Take a setting to vary."""
+
+    def reset(self, brief, seed) -> None:
+        """Accept the episode."""
+
+    def act(self, observation):
+        """Fail."""
+        raise RuntimeError("broken")
+
+
+def test_a_sweep_with_a_setting_whose_episodes_all_errored_exits_1(tmp_path, monkeypatch):
+    """Every episode of both settings errors: each run's count is printed and the code is 1."""
+    from sortie.agents.base import AGENTS
+
+    monkeypatch.setitem(AGENTS._entries, "failing", _FailingAgent)
+    suite = tmp_path / "hops.jsonl"
+    write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}")
+                                                   for i in range(2)])  # fmt: skip
+    result = CliRunner().invoke(app, [
+        "sweep", str(suite), "--agent", "failing", "--vary", "level=1,2", "--run-id", "r",
+        "--store", str(tmp_path / "s.db"), "--max-consecutive-errors", "0"])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert result.output.count("2 of 2 episodes ended in an error (agent_error 2)") == 2
