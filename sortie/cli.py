@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console, RenderableType
+from rich.markup import escape
 from rich.table import Table
 
 from sortie.core.errors import SortieError
@@ -36,9 +37,23 @@ DEMO_RUNS = (("rescue", "rescue-smoke-v1", ("oracle", "explorer", "random"), "le
 """What ``sortie demo`` runs: per family, a smoke suite, three agents, the table's grouping."""
 
 
-def _fail(error: SortieError) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {error}", soft_wrap=True)
-    return typer.Exit(code=2)
+# Shared by run and sweep: which episodes to run, and when a failing run gives up.
+LimitOption = Annotated[
+    int | None, typer.Option(help="Run only the first N episodes of each suite.")]
+EpisodesOption = Annotated[
+    str | None, typer.Option(help="Run only these episode ids, comma-separated.")]
+MaxErrorsOption = Annotated[int, typer.Option(
+    help="Stop after N episodes in a row end in an agent/backend error (0: never).")]
+
+
+def _fail(error: SortieError, code: int = 2) -> typer.Exit:
+    # The message quotes user input (names, paths), which must print as written, not as markup.
+    console.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
+    return typer.Exit(code=code)
+
+
+def _episode_ids(episodes: str | None) -> tuple[str, ...]:
+    return tuple(i.strip() for i in (episodes or "").split(",") if i.strip())
 
 
 @app.command()
@@ -77,7 +92,7 @@ def view(
     except SortieError as error:
         raise _fail(error) from None
     for path in written:
-        console.print(str(path))
+        console.print(escape(str(path)))
 
 
 @app.command()
@@ -105,8 +120,8 @@ def demo(
             reports.append((f"{family}: {suite}", write_site(store, runs, out / "report" / family,
                                                             group)))  # fmt: skip
     index = write_portal(out / "report", reports)
-    console.print(f"Store: {store.path.resolve()}")
-    console.print(f"Report: {index.resolve()}")
+    console.print(f"Store: {escape(str(store.path.resolve()))}")
+    console.print(f"Report: {escape(str(index.resolve()))}")
 
 
 @app.command()
@@ -142,20 +157,33 @@ def run(
     ] = False,
     judge: Annotated[
         str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")] = "exact",
+    limit: LimitOption = None,
+    episodes: EpisodesOption = None,
+    max_consecutive_errors: MaxErrorsOption = 5,
 ) -> None:
-    """Run suites with one agent into the results store (resumable) and print a level table."""
+    """Run suites with one agent into the results store (resumable) and print a level table.
+
+    Exit codes: 0 done; 1 every episode ended in an error, or the run stopped after too many in
+    a row; 2 bad input or an unusable store; 130 stopped by Ctrl-C.
+    """
+    from sortie.core.errors import RunAbortedError
     from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_and_report
 
     request = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
                          run_id, store, out, clock, triggers, seed, retry_errors,
-                         max_retries, executor, ray_address, record_frames, judge)  # fmt: skip
+                         max_retries, executor, ray_address, record_frames, judge, limit,
+                         _episode_ids(episodes), max_consecutive_errors)  # fmt: skip
     try:
-        run_and_report(request, console)
+        summary = run_and_report(request, console)
+    except RunAbortedError as error:
+        raise _fail(error, code=1) from None
     except SortieError as error:
         raise _fail(error) from None
     except KeyboardInterrupt:
         raise typer.Exit(code=130) from None
+    if summary.all_errored:
+        raise typer.Exit(code=1)
 
 
 @app.command()
@@ -209,7 +237,7 @@ def report(
     try:
         with _open_store(store) as opened:
             rows = report_rows(opened, run_ids, group)
-            _print(render(rows, fmt, title=" · ".join(run_ids)))
+            _print(render(rows, fmt, title=_title(" · ".join(run_ids), fmt)))
             _print_failures(opened, run_ids, fmt)
             _print_usage(opened, run_ids, fmt)
             if html_dir is not None:
@@ -236,7 +264,7 @@ def compare(
     try:
         with _open_store(store) as opened:
             rows = compare_rows(opened, run_a, run_b, group)
-            _print(render(rows, fmt, title=f"{run_b} − {run_a} (paired)"))
+            _print(render(rows, fmt, title=_title(f"{run_b} − {run_a} (paired)", fmt)))
     except SortieError as error:
         raise _fail(error) from None
 
@@ -256,28 +284,39 @@ def sweep(
     store: StoreOption = DEFAULT_STORE,
     group: GroupOption = "level",
     fmt: FormatOption = "table",
+    limit: LimitOption = None,
+    episodes: EpisodesOption = None,
+    max_consecutive_errors: MaxErrorsOption = 5,
 ) -> None:
     """Run one stored run per setting of the varied agent arguments; print their comparison."""
+    from sortie.core.errors import RunAbortedError
     from sortie.report.tables import render, report_rows
     from sortie.run.batch import RunRequest
-    from sortie.run.cli_run import run_with_progress
+    from sortie.run.cli_run import run_with_progress, summarise
     from sortie.run.store import Store
     from sortie.run.sweep import parse_vary, sweep_requests
 
     try:
         base = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
-                          run_id, store)  # fmt: skip
+                          run_id, store, limit=limit, episodes=_episode_ids(episodes),
+                          max_consecutive_errors=max_consecutive_errors)  # fmt: skip
         requests = sweep_requests(base, parse_vary(vary))
         with Store(store) as opened:
+            failed = []
             for request in requests:
-                console.print(f"Run {request.run_id}")
-                run_with_progress(request, opened, console)
+                console.print(f"Run {escape(request.run_id or '')}")
+                plan = run_with_progress(request, opened, console)
+                failed += [plan.run_id] if summarise(opened, plan, console).all_errored else []
             runs = [r.run_id for r in requests if r.run_id]
             _print(render(report_rows(opened, runs, group), fmt, title="sweep"))
+    except RunAbortedError as error:
+        raise _fail(error, code=1) from None
     except SortieError as error:
         raise _fail(error) from None
     except KeyboardInterrupt:
         raise typer.Exit(code=130) from None
+    if failed:  # a setting whose every episode errored measured nothing
+        raise typer.Exit(code=1)
 
 
 @app.command()
@@ -302,7 +341,7 @@ def probe(
         summary = summarise(rows, mp)
     except SortieError as error:
         raise _fail(error) from None
-    table = Table(title=f"Perception probe · {suite}")
+    table = Table(title=escape(f"Perception probe · {suite}"))
     for column in ("missions", "target unseen", "mean IoU", "distance RMSE (m)", "r(IoU, MP)",
                    "r(|dist err|, MP)"):  # fmt: skip
         table.add_column(column, justify="right")
@@ -349,6 +388,11 @@ def _print_usage(store: Store, runs: list[str], fmt: str) -> None:
     usage = run_usage(store, runs) if fmt in ("table", "markdown") else {}
     if usage:
         _print(usage_table(usage) if fmt == "table" else "\n" + usage_markdown(usage))
+
+
+def _title(text: str, fmt: str) -> str:
+    """Return a report title: escaped for rich's table, verbatim for the text formats."""
+    return escape(text) if fmt == "table" else text
 
 
 def _print(rendered: RenderableType | str) -> None:

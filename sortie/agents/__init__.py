@@ -1,5 +1,5 @@
 """Agents: the oracle, random, classical and model-driven policies, behind one protocol."""
 
-from sortie.agents.base import AGENTS, Agent, SupportsOracle
+from sortie.agents.base import AGENTS, Agent, SupportsOracle, agent_families
 
-__all__ = ["AGENTS", "Agent", "SupportsOracle"]
+__all__ = ["AGENTS", "Agent", "SupportsOracle", "agent_families"]

@@ -81,6 +81,16 @@ class SupportsStepOutput(Protocol):
         ...
 
 
+def agent_families(factory: object) -> frozenset[str] | None:
+    """Return the mission families an agent class plays, or None if it does not say.
+
+    An agent declares them as a class attribute, e.g. ``families = frozenset({"rescue"})``;
+    a run refuses suites of a family its agent does not play.
+    """
+    families = getattr(factory, "families", None)
+    return frozenset(families) if families is not None else None
+
+
 AGENTS: Registry[type] = Registry("agent")
 AGENTS.add("oracle", "sortie.agents.oracle:OracleAgent")
 AGENTS.add("random", "sortie.agents.random_agent:RandomAgent")

@@ -28,6 +28,7 @@ class OracleAgent:
     """Follows shortest paths to the casualty, then to the stretcher."""
 
     name = "oracle"
+    families = frozenset({"rescue", "aerial"})  # aerial episodes: AerialOracle flies them
     sensors: frozenset[Sensor] = frozenset()
 
     def __init__(self, max_turn: float = 30.0, max_speed: float = 1.5, lookahead: float = 0.8,

@@ -27,6 +27,7 @@ class RandomAgent:
     """Picks turn and speed uniformly, and now and then a random interaction."""
 
     name = "random"
+    families = frozenset({"rescue", "aerial"})
     sensors: frozenset[Sensor] = frozenset()
 
     def __init__(self, max_turn: float = 30.0, max_speed: float = 1.5,

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
+from sortie.core.errors import ParameterError
 from sortie.core.pose import Pose
 
 SCHEMA_VERSION = 1
@@ -15,19 +16,28 @@ SCHEMA_VERSION = 1
 
 MAX_COORDINATE = 1e6
 """Largest absolute coordinate (metres) or angle (degrees) a pose may hold."""
-NAME_LENGTH = 100
-"""Longest name (a scene object, a builder, a suite, a parameter)."""
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+\-]*")
-_NAME_RULE = "letters, digits, '_', '.', '+', '-', not starting with '.' or '-'"
+NAME_LIMIT = 100
+"""Longest name (a scene object, a builder, a suite, a run id, a parameter)."""
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=\-]*")
 
 
-def check_name(value: str) -> str:
-    """Return ``value`` if it is a safe name (usable in a file name), else raise ValueError."""
-    if len(value) > NAME_LENGTH or not _NAME.fullmatch(value):
-        shown = value if len(value) <= 40 else value[:40] + "..."
-        raise ValueError(f"name {shown!r} ({len(value)} characters) is not allowed: use "
-                         f"{_NAME_RULE}, at most {NAME_LENGTH} characters")
-    return value
+def check_name(name: str, what: str = "name") -> str:
+    """Return ``name`` if it is safe as one file or folder name and in a terminal; raise otherwise.
+
+    Safe: letters, digits and ``. _ - = +``, starting with a letter, digit or ``_``, at most
+    ``NAME_LIMIT`` characters; so no ``/``, ``..``, absolute paths, NUL bytes or markup.
+
+    Raises:
+        ParameterError: the name is empty, too long or has other characters (a ValueError, so
+            pydantic reports it as the field's error).
+    """
+    shown = repr(name) if len(name) <= 60 else f"{name[:40]!r}... ({len(name)} characters)"
+    if len(name) > NAME_LIMIT:
+        raise ParameterError(f"{what} {shown} is longer than {NAME_LIMIT} characters")
+    if not _NAME.fullmatch(name):
+        raise ParameterError(f"{what} {shown}: use only letters, digits and . _ - = + (starting "
+                             "with a letter, digit or _), so it can name a file")
+    return name
 
 
 def check_episode_id(value: str) -> str:
@@ -36,7 +46,7 @@ def check_episode_id(value: str) -> str:
     if len(parts) > 3:
         raise ValueError(f"episode id {value[:60]!r}: at most 3 parts joined by '/'")
     for part in parts:
-        check_name(part)
+        check_name(part, f"episode id {value!r}: part")
     return value
 
 
@@ -115,7 +125,7 @@ class EpisodeSpec(Record):
     """Unique id within its suite, e.g. ``rescue-l3-v1/0007``."""
     family: Name
     """Mission family: ``rescue``, ``aerial`` or ``household``."""
-    level: Annotated[str, Field(max_length=NAME_LENGTH, pattern=r"^[A-Za-z0-9_.+\-]*$")] = ""
+    level: Annotated[str, Field(max_length=NAME_LIMIT, pattern=r"^[A-Za-z0-9_.+\-]*$")] = ""
     """Difficulty level or mission type tag, e.g. ``L3``."""
     world: WorldSpec
     """The world to build."""

@@ -9,7 +9,13 @@ Every error sortie raises on purpose derives from ``SortieError``::
     ├── MissingExtraError      an optional dependency is not installed
     ├── SimulationError        the simulator was asked something impossible
     │   └── InvalidPoseError   a pose inside geometry or outside the world
-    └── BackendError           a backend failed while running an episode
+    ├── BackendError           a backend failed while running an episode
+    ├── StoreError             the results store cannot be used (disk full, damaged, claimed)
+    └── RunAbortedError        a run stopped after too many agent or backend errors in a row
+
+Elsewhere, beside their cause: ``models.client.ModelCallError`` (a SortieError: a model call
+failed for good) and ``models.client.ReplayMissError`` (a ConfigError: a replay asked for an
+answer its cache does not hold).
 
 Messages say where, what was found and what is allowed.
 """
@@ -51,3 +57,14 @@ class InvalidPoseError(SimulationError, ValueError):
 
 class BackendError(SortieError):
     """A backend failed while running an episode."""
+
+
+class StoreError(SortieError):
+    """The results store cannot be used: a full disk, a damaged file, a run claimed by another."""
+
+
+class RunAbortedError(SortieError):
+    """A run stopped early after too many episodes in a row ended in an agent or backend error.
+
+    What finished is stored; the message says how many errors, the last one, and how to resume.
+    """

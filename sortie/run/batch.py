@@ -7,20 +7,22 @@ resumes it: nothing finished is run twice, nothing is lost.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sortie.agents.base import SupportsPreflight
-from sortie.core.errors import ConfigError, ParameterError
+from sortie.agents.base import AGENTS, SupportsPreflight, agent_families
+from sortie.core.episode import EpisodeSpec, check_name
+from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
 from sortie.core.records_io import Suite, read_suite
 from sortie.missions.rescue.mission import Triggers
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs
-from sortie.run.jobs import Job, JobResult, RunSpec, make_jobs
+from sortie.run.jobs import ERROR_REASONS, Job, JobResult, RunSpec, make_jobs
 from sortie.run.store import Store
 
 DEFAULT_STORE = Path("runs/sortie.db")
@@ -65,6 +67,12 @@ class RunRequest:
     """Store every step's ego RGB image by content hash beside the store."""
     judge: str = "exact"
     """The judge of aerial reports: ``exact``, ``embedding`` or ``llm``."""
+    limit: int | None = None
+    """Run only the first ``limit`` episodes of each suite (part of the stored config)."""
+    episodes: tuple[str, ...] = ()
+    """Run only these episode ids (part of the stored config); empty: every episode."""
+    max_consecutive_errors: int = 5
+    """Stop the run after this many episodes in a row end in an error; 0 never stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,37 +101,102 @@ def find_suite(name: str) -> Suite:
 def plan_run(request: RunRequest, store: Store) -> Plan:
     """Resolve the request, record (or check) the run in the store and list the jobs to do.
 
+    Everything is checked before the run is recorded: settings, names, the agent's arguments
+    and families, the episode selection.
+
     Raises:
         ConfigError: a bad setting, or a run id stored with another config.
+        StoreError: the store failed, or another process is writing this run.
     """
     _check(request)
+    run_id = check_name(request.run_id, "--run-id") if request.run_id else (
+        f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}")  # fmt: skip
     suites = _load_suites(request.suites)
     family = _check_one_family(suites)
+    _check_agent_plays(request.agent, family, suites)
+    chosen = select_episodes(suites, request.limit, request.episodes)
     run = RunSpec.resolve(request.agent, request.agent_args, request.clock, request.triggers,
                           request.seed, request.record_frames, request.judge)  # fmt: skip
     config = {**run.config(family), "repeats": request.repeats,
-              "suites": {name: _digest(suite) for name, suite in suites.items()}}  # fmt: skip
-    run_id = request.run_id or f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
-    store.begin_run(run_id, config)
+              "suites": {name: _digest(suite) for name, suite in suites.items()},
+              **_selection(request)}  # fmt: skip
     records = request.out or store.folder / run_id
-    jobs = [job for name, suite in suites.items() for job in make_jobs(
-        name, suite.episodes, run, request.repeats, records / name / request.agent,
-        store.folder)]
+    jobs = [job for name, episodes in chosen.items() for job in make_jobs(
+        name, episodes, run, request.repeats, _inside(records, name, request.agent),
+        store.folder)]  # fmt: skip
+    store.begin_run(run_id, config)
     done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
     return Plan(run_id, tuple(suites), records, jobs, [j for j in jobs if j.key not in done])
 
 
+def select_episodes(suites: Mapping[str, Suite], limit: int | None = None,
+                    ids: Sequence[str] = ()) -> dict[str, list[EpisodeSpec]]:
+    """Return each suite's episodes to run: those in ``ids`` (all if empty), the first ``limit``.
+
+    Raises:
+        ConfigError: an id that no suite holds (with the nearest one), or nothing left to run.
+    """
+    known = [e.episode_id for suite in suites.values() for e in suite.episodes]
+    for wanted in ids:
+        if wanted not in known:
+            close = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            example = f" Ids look like {known[0]!r}." if known and not hint else ""
+            raise ConfigError(f"--episodes: no episode {wanted!r} in {', '.join(suites)}."
+                              f"{hint}{example}")  # fmt: skip
+    chosen = {name: [e for e in suite.episodes if not ids or e.episode_id in ids][:limit]
+              for name, suite in suites.items()}  # fmt: skip
+    if not any(chosen.values()):
+        raise ConfigError(f"no episode to run in {', '.join(suites)}")
+    return chosen
+
+
+def _selection(request: RunRequest) -> dict[str, Any]:
+    """Return the episode selection as stored in the config (nothing when all are run)."""
+    return ({"limit": request.limit} if request.limit is not None else {}) | (
+        {"episodes": sorted(request.episodes)} if request.episodes else {})  # fmt: skip
+
+
+def _inside(records: Path, suite: str, agent: str) -> Path:
+    """Return a suite's records folder, ``records/<suite>/<agent>``, checked to stay inside."""
+    folder = records / check_name(suite, "suite name") / check_name(agent, "agent name")
+    if not folder.resolve().is_relative_to(records.resolve()):
+        raise ConfigError(f"suite {suite!r}: its records folder {folder} is outside {records}")
+    return folder
+
+
+def _check_agent_plays(agent: str, family: str, suites: Mapping[str, Suite]) -> None:
+    """Refuse suites of a mission family the agent does not declare it plays."""
+    families = agent_families(AGENTS.get(agent))
+    if families is not None and family not in families:
+        plays = " and ".join(sorted(families))
+        raise ConfigError(f"agent {agent!r} plays {plays} missions; suite "
+                          f"{', '.join(suites)} is {family}")  # fmt: skip
+
+
 def execute(plan: Plan, request: RunRequest, store: Store,
             on_result: Callable[[JobResult], None] = lambda r: None) -> None:
-    """Run the plan's jobs, committing each finished episode to the store at once."""
+    """Run the plan's jobs, committing each finished episode to the store at once.
+
+    Raises:
+        RunAbortedError: ``request.max_consecutive_errors`` episodes in a row ended in an agent
+            or backend error; the run stops (what finished is stored).
+    """
     if plan.todo:  # one agent checks its server before any episode (a ConfigError stops all)
         agent = plan.todo[0].run.factory(**plan.todo[0].run.agent.args)
         if isinstance(agent, SupportsPreflight):
             agent.preflight()
+    streak: list[JobResult] = []
 
     def finished(result: JobResult) -> None:
         store.add(plan.run_id, result)
         on_result(result)
+        if result.footer.failure_reason not in ERROR_REASONS:
+            streak.clear()
+            return
+        streak.append(result)
+        if 0 < request.max_consecutive_errors <= len(streak):
+            raise RunAbortedError(_aborted(plan, request, streak[-1], len(streak)))
 
     if request.executor == "ray":
         from sortie.run.ray_executor import run_jobs_on_ray
@@ -134,10 +207,31 @@ def execute(plan: Plan, request: RunRequest, store: Store,
         run_jobs(plan.todo, finished, request.workers, request.max_retries)
 
 
+def _aborted(plan: Plan, request: RunRequest, last: JobResult, count: int) -> str:
+    """Say why the run stopped, what the last error was and how to go on."""
+    return (f"run {plan.run_id} stopped: {count} episodes in a row ended in an error (the "
+            f"last, {last.job.key}, {last.footer.failure_reason}: "
+            f"{_headline(last.footer.error or '')}). Finished episodes are kept in "
+            f"{request.store}; fix the cause, then resume with --run-id {plan.run_id} "
+            "--retry-errors (or raise --max-consecutive-errors, 0 never stops)")
+
+
+def _headline(error: str) -> str:
+    """Return an error's first line; for a traceback, the line that names the exception."""
+    lines = error.strip().splitlines()
+    if lines and lines[0].startswith("Traceback"):
+        frames = [i for i, line in enumerate(lines) if line[:1].isspace()]
+        lines = lines[frames[-1] + 1:] if frames else lines[1:]
+    return lines[0] if lines else "no message"
+
+
 def _check(request: RunRequest) -> None:
     problems = [f"{name} must be at least {least}, got {value}" for name, value, least in (
         ("--repeats", request.repeats, 1), ("--workers", request.workers, 1),
-        ("--max-retries", request.max_retries, 0)) if value < least]  # fmt: skip
+        ("--max-retries", request.max_retries, 0),
+        ("--limit", 1 if request.limit is None else request.limit, 1),
+        ("--max-consecutive-errors", request.max_consecutive_errors, 0))
+        if value < least]  # fmt: skip
     if request.clock not in set(Clock):
         problems.append(f"--clock {request.clock!r} is not one of: sim, latency")
     if request.triggers not in set(Triggers):

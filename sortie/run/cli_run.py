@@ -1,35 +1,70 @@
-"""``sortie run``: plan the run, execute it with a progress bar, print the per-level table."""
+"""``sortie run``: plan the run, execute it with a progress bar, print the per-level table.
+
+Names from the user (suites, run ids, agents, paths) are printed with rich markup escaped, so
+``[red]`` or ``[/x]`` in one shows as written instead of styling or breaking the output.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from sortie.metrics.aggregate import AERIAL_COLUMNS, RESCUE_COLUMNS, group_means
 from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
-from sortie.run.jobs import JobResult
+from sortie.run.jobs import ERROR_REASONS, JobResult
 from sortie.run.store import Store, StoredEpisode
 
-__all__ = ["find_suite", "results_table", "run_and_report", "run_with_progress"]
+__all__ = ["RunSummary", "find_suite", "results_table", "run_and_report", "run_with_progress",
+           "summarise"]
 
 
-def run_and_report(request: RunRequest, console: Console) -> Plan:
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What a finished ``sortie run`` holds: its plan, its stored and its errored episodes."""
+
+    plan: Plan
+    stored: int
+    errored: int
+
+    @property
+    def all_errored(self) -> bool:
+        """Return True if every stored episode ended in an agent or backend error."""
+        return self.stored > 0 and self.errored == self.stored
+
+
+def run_and_report(request: RunRequest, console: Console) -> RunSummary:
     """Run (or resume) a run, then print its whole table from the store and where it is.
 
     Raises:
         KeyboardInterrupt: after saying how to resume; finished episodes are kept.
+        RunAbortedError: too many episodes in a row ended in an error.
     """
     with Store(request.store) as store:
         plan = run_with_progress(request, store, console)
         console.print(results_table(store.episodes(plan.run_id), _title(plan, request)))
-    console.print(f"Store: {request.store.resolve()} (run {plan.run_id})")
-    console.print(f"Records: {plan.records.resolve()}")
-    return plan
+        summary = summarise(store, plan, console)
+    console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
+    console.print(f"Records: {escape(str(plan.records.resolve()))}")
+    return summary
+
+
+def summarise(store: Store, plan: Plan, console: Console) -> RunSummary:
+    """Print how many of the run's episodes ended in an agent or backend error; summarise it."""
+    episodes = store.episodes(plan.run_id)
+    kinds = Counter(e.failure_reason for e in episodes if e.failure_reason in ERROR_REASONS)
+    if kinds:
+        listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        console.print(f"[bold red]{kinds.total()} of {len(episodes)} episodes ended in an "
+                      f"error[/] ({listed}); see `sortie report`, then re-run them with "
+                      f"--run-id {escape(plan.run_id)} --retry-errors")  # fmt: skip
+    return RunSummary(plan, len(episodes), kinds.total())
 
 
 def run_with_progress(request: RunRequest, store: Store, console: Console) -> Plan:
@@ -37,23 +72,24 @@ def run_with_progress(request: RunRequest, store: Store, console: Console) -> Pl
 
     Raises:
         KeyboardInterrupt: after saying how to resume; finished episodes are kept.
+        RunAbortedError: too many episodes in a row ended in an error.
     """
     plan = plan_run(request, store)
     skipped = len(plan.jobs) - len(plan.todo)
     if skipped:
-        console.print(f"Run {plan.run_id}: {skipped} of {len(plan.jobs)} episodes already "
-                      "stored, running the rest")  # fmt: skip
+        console.print(f"Run {escape(plan.run_id)}: {skipped} of {len(plan.jobs)} episodes "
+                      "already stored, running the rest")  # fmt: skip
     try:
         _execute(plan, request, store, console)
     except KeyboardInterrupt:
-        console.print(f"Stopped. Finished episodes are kept in {request.store}; resume "
-                      f"with --run-id {plan.run_id}")  # fmt: skip
+        console.print(f"Stopped. Finished episodes are kept in {escape(str(request.store))}; "
+                      f"resume with --run-id {escape(plan.run_id)}")  # fmt: skip
         raise
     return plan
 
 
 def _title(plan: Plan, request: RunRequest) -> str:
-    return f"{' + '.join(plan.suites)} · {request.agent}"
+    return escape(f"{' + '.join(plan.suites)} · {request.agent}")
 
 
 def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) -> None:
@@ -61,7 +97,7 @@ def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) ->
     columns = (*Progress.get_default_columns()[:3], MofNCompleteColumn(),
                TextColumn("success {task.fields[rate]}"), TimeRemainingColumn())  # fmt: skip
     with Progress(*columns, console=console, transient=True) as progress:
-        bars = {suite: progress.add_task(f"{suite} · {request.agent}", rate="–",
+        bars = {suite: progress.add_task(escape(f"{suite} · {request.agent}"), rate="–",
                                          total=sum(j.suite == suite for j in plan.todo))
                 for suite in plan.suites}  # fmt: skip
         successes: Counter[str] = Counter()

@@ -9,10 +9,12 @@ against a job's retries.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections import Counter, deque
@@ -30,6 +32,8 @@ Backends = dict[tuple[str, tuple[str, ...]], Backend]
 """Backends built so far, by body and sensor set."""
 _BACKENDS: Backends = {}
 """A worker process's backends by body and sensor set: built once, reused by every job."""
+_PR_SET_PDEATHSIG = 1
+"""Linux prctl option: the signal this process gets when its parent dies."""
 
 
 def run_jobs(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
@@ -73,11 +77,28 @@ def work(job: Job) -> JobResult:
 def _start_worker(parent: int) -> None:
     """Prepare a worker: Ctrl-C is the main process's to handle, and orphans exit."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the main process died before the lines above took effect
+        os._exit(1)
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this process the moment its parent dies.
+
+    A killed main process cannot stop its pool, and a worker busy in native code (rendering)
+    may not get to look at its parent for a while; the kernel's signal needs no looking.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: the polling thread still ends orphans
+        pass
 
 
 def _exit_when_orphaned(parent: int) -> None:
-    # A killed main process cannot stop its pool; without this, workers would run on alone.
+    # The portable way out for orphans (macOS), and a second one on Linux.
     while os.getppid() == parent:
         time.sleep(0.2)
     os._exit(1)

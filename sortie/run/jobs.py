@@ -6,7 +6,9 @@ a pool worker or (later) on a cluster; its seed depends only on the run seed and
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,8 +18,8 @@ from typing import Any
 import sortie
 from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
-from sortie.core.episode import EpisodeSpec
-from sortie.core.errors import ConfigError
+from sortie.core.episode import EpisodeSpec, check_name
+from sortie.core.errors import ConfigError, ParameterError
 from sortie.core.records_io import read_trajectory
 from sortie.core.trajectory import ERROR_REASONS as ERROR_REASONS  # re-exported
 from sortie.core.trajectory import (
@@ -36,7 +38,6 @@ from sortie.run.frames import FrameKeeper
 
 AERIAL_CAMERA = CAMERA
 """MissionBench's camera: 256² pixels, 90° across, pitched 45° down."""
-
 
 
 def episode_seed(run_seed: int, episode_id: str, repeat: int = 0) -> int:
@@ -75,7 +76,12 @@ class RunSpec:
 
         factory = AGENTS.get(agent)
         JUDGES.get(judge)  # a misspelt or uninstalled judge fails now, not after a flight
-        sensors = set(factory(**args).sensors) | ({"rgb"} if record_frames else set())
+        check_agent_args(agent, factory, args)
+        try:
+            probe = factory(**args)
+        except TypeError as error:  # e.g. a **kwargs agent handing on an unknown argument
+            raise ParameterError(f"agent {agent!r}: {error}") from None
+        sensors = set(probe.sensors) | ({"rgb"} if record_frames else set())
         return cls(PluginRef(name=agent, args=dict(args)), factory, tuple(sorted(sensors)),
                    clock, triggers, seed, record_frames, judge)  # fmt: skip
 
@@ -93,6 +99,30 @@ class RunSpec:
                   "clock": self.clock, "triggers": self.triggers, "seed": self.seed}
         return (config | ({"record_frames": True} if self.record_frames else {})
                 | ({"judge": self.judge} if self.judge != "exact" else {}))
+
+
+def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
+    """Check ``args`` against the agent factory's signature (``**kwargs`` takes any name).
+
+    Raises:
+        ParameterError: an argument the agent does not take (with a near name, if one is, and
+            the ones it does take), or a required one missing.
+    """
+    parameters = list(inspect.signature(factory).parameters.values())
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return
+    allowed = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for name in args:
+        if name not in allowed:
+            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ParameterError(f"agent {agent!r} takes no argument {name!r}.{hint} Its "
+                                 f"arguments: {', '.join(allowed) or 'none'}")  # fmt: skip
+    missing = [p.name for p in parameters if p.default is p.empty and p.name in allowed
+               and p.name not in args]  # fmt: skip
+    if missing:
+        raise ParameterError(f"agent {agent!r} needs the argument(s) {', '.join(missing)}; "
+                             "pass them with -a NAME=VALUE")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,10 +166,28 @@ def make_jobs(suite: str, episodes: Iterable[EpisodeSpec], run: RunSpec, repeats
     """Return the jobs of one suite, repeat by repeat, recorded under ``folder``.
 
     ``frames`` is the frame store's folder, used when the run records frames.
+
+    Raises:
+        ParameterError: an episode id that cannot name a record file.
     """
-    return [Job(suite, spec, repeat, folder / f"{spec.episode_id.replace('/', '__')}__r{repeat}"
-                                               ".jsonl", run, frames if run.record_frames else None)
+    return [Job(suite, spec, repeat, record_path(folder, spec.episode_id, repeat), run,
+                frames if run.record_frames else None)
             for repeat in range(repeats) for spec in episodes]  # fmt: skip
+
+
+def record_path(folder: Path, episode_id: str, repeat: int) -> Path:
+    """Return the record file of an episode's repeat: ``<id, / as __>__r<repeat>.jsonl``.
+
+    Raises:
+        ParameterError: a part of the id is not a safe name (see ``check_name``).
+        ConfigError: the path would lie outside ``folder`` (never, for a checked id).
+    """
+    parts = [check_name(part, f"episode id {episode_id!r}: part")
+             for part in episode_id.split("/")]  # fmt: skip
+    path = folder / f"{'__'.join(parts)}__r{repeat}.jsonl"
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise ConfigError(f"episode {episode_id!r}: its record {path} is outside {folder}")
+    return path
 
 
 def run_job(job: Job, backend: Backend) -> JobResult:

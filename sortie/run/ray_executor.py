@@ -11,9 +11,11 @@ is recorded as a backend error, like on the local pool.
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +25,9 @@ from sortie.core.records_io import write_atomic
 from sortie.core.trajectory import FailureReason
 from sortie.run.executor import OnResult, work
 from sortie.run.jobs import Job, JobResult, record_failure
+
+_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's environment setting for multi-machine clusters (on by default on Linux)."""
 
 
 def run_jobs_on_ray(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
@@ -60,9 +65,36 @@ def _start(ray: ModuleType, address: str | None, workers: int) -> None:
                                    log_to_driver=False)  # fmt: skip
     if address:
         ray.init(address=address, **options)
-    else:
-        # A local instance talks over loopback only, never over the machine's network address.
-        ray.init(num_cpus=workers, _node_ip_address="127.0.0.1", **options)
+        return
+    # A local instance talks over loopback only, never over the machine's network address.
+    with _loopback_only(ray):
+        ray.init(num_cpus=workers, _node_ip_address="127.0.0.1", dashboard_host="127.0.0.1",
+                 **options)  # fmt: skip
+
+
+@contextmanager
+def _loopback_only(ray: ModuleType) -> Iterator[None]:
+    """Make ``ray.init`` keep a local instance's addresses (and so its listeners) on loopback.
+
+    On Linux Ray replaces a loopback ``_node_ip_address`` by the machine's network address
+    unless it believes clusters are off (its macOS/Windows default), and its servers then
+    listen on every interface. Clusters off, Ray's GCS, raylet, object manager, workers and
+    this driver all bind 127.0.0.1. The switch is read at ``ray.init`` only (the processes it
+    starts are handed the address), so it is restored afterwards.
+    """
+    from ray._private import ray_constants
+
+    saved = ray_constants.ENABLE_RAY_CLUSTER, os.environ.get(_CLUSTER_SWITCH)
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    os.environ[_CLUSTER_SWITCH] = "0"  # inherited by the processes Ray starts, for their imports
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved[0]
+        if saved[1] is None:
+            os.environ.pop(_CLUSTER_SWITCH, None)
+        else:
+            os.environ[_CLUSTER_SWITCH] = saved[1]
 
 
 def _import_ray() -> ModuleType:

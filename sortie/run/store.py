@@ -3,24 +3,34 @@
 Each finished episode is written in one transaction, so a reader (or a resumed run after a
 kill) sees whole episodes or nothing of them. Trajectory records stay JSONL files beside the
 store; the store keeps their paths relative to its folder, so the folder can be moved.
+
+A run has one writer at a time: ``begin_run`` claims the run id with an OS file lock
+(``<store>.<run id>.lock``, holding the writer's pid, host and start time), which the OS drops
+when the writer exits or is killed, so a killed run can be resumed at once. SQLite failures
+(a full disk, a damaged file, a store locked for too long) become ``StoreError`` messages that
+name the file and say what to do; a file that is not a sortie store is refused, never written.
 """
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import json
 import math
 import os
+import socket
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 import sortie
-from sortie.core.errors import ConfigError
+from sortie.core.episode import check_name
+from sortie.core.errors import ConfigError, SortieError, StoreError
 from sortie.core.trajectory import ERROR_REASONS, StageRecord
 from sortie.run.jobs import JobResult
 
@@ -49,6 +59,52 @@ CREATE TABLE IF NOT EXISTS stages (
 _STAGE_COLUMNS = ("stage", "status", "target", "d_init", "d_best", "d_final", "steps",
                   "clock_sim", "clock_latency", "collisions", "started_step", "done_step")
 _STAGE_MARKS = ", ".join("?" * (2 + len(_STAGE_COLUMNS)))
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _store_error(path: Path, doing: str, error: sqlite3.Error) -> SortieError:
+    """Return the error to raise for a failed SQLite call: what happened and what to do."""
+    code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF  # the primary result code
+    if code == sqlite3.SQLITE_FULL:
+        return StoreError(f"{path}: the disk is full ({error}) while {doing}; free disk space, "
+                          "then resume the run with the same --run-id (finished episodes are "
+                          "kept)")  # fmt: skip
+    if code == sqlite3.SQLITE_NOTADB:
+        return ConfigError(f"{path}: not a sortie results store ({error}); it is left "
+                           "untouched; choose another --store")  # fmt: skip
+    if code == sqlite3.SQLITE_CORRUPT:
+        return StoreError(f"{path}: the store is damaged ({error}) while {doing}; recover what "
+                          f"it holds with `sqlite3 {path} .recover | sqlite3 {path}.recovered` "
+                          "and use that file, or choose another --store")  # fmt: skip
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreError(f"{path}: another process kept the store locked for over a minute "
+                          f"while {doing} ({error}); try again when it is done")  # fmt: skip
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM,
+                sqlite3.SQLITE_IOERR):  # fmt: skip
+        return StoreError(f"{path}: cannot read or write the store while {doing} ({error}); "
+                          "check the file's permissions, its folder and the disk")  # fmt: skip
+    return StoreError(f"{path}: SQLite failed while {doing} ({error})")
+
+
+def _guarded(doing: str) -> Callable[[Callable[Concatenate[Store, _P], _R]],
+                                     Callable[Concatenate[Store, _P], _R]]:  # fmt: skip
+    """Return a decorator that turns a method's SQLite errors into ``_store_error``'s."""
+
+    def decorate(method: Callable[Concatenate[Store, _P], _R]) -> Callable[
+            Concatenate[Store, _P], _R]:  # fmt: skip
+        @functools.wraps(method)
+        def guarded(self: Store, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as error:
+                raise _store_error(self.path, doing, error) from error
+
+        return guarded
+
+    return decorate
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,25 +132,38 @@ class Store:
     """A results store file; the main process of a run is its only writer."""
 
     def __init__(self, path: Path) -> None:
-        """Open (or create) the store at ``path``, refusing one from a newer sortie."""
+        """Open (or create) the store at ``path``, refusing one from a newer sortie.
+
+        Raises:
+            ConfigError: ``path`` is a folder, an empty file, or a file (SQLite or not) that is
+                not a sortie store, or a store from a newer sortie.
+            StoreError: SQLite cannot open or read the file (see ``_store_error``).
+        """
         self.path = path
         self.folder = path.resolve().parent
+        _check_file(path)
         self.folder.mkdir(parents=True, exist_ok=True)
-        # A busy timeout lets several runs share one store: writers wait instead of failing.
-        self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+        self._claims: dict[str, tuple[Path, IO[str]]] = {}
+        try:
+            # A busy timeout lets several runs share one store: writers wait instead of failing.
+            self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+        except sqlite3.Error as error:
+            raise _store_error(path, "opening it", error) from error
         try:
             self._prepare()
-        except sqlite3.DatabaseError as error:
+        except BaseException:
             self._db.close()
-            raise ConfigError(f"{path}: not a sortie results store ({error})") from None
+            raise
 
+    @_guarded("opening it")
     def _prepare(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > STORE_SCHEMA_VERSION:
-            self._db.close()
             raise ConfigError(f"{self.path}: results store schema version {version} is newer "
                               f"than this sortie reads ({STORE_SCHEMA_VERSION}); upgrade sortie "
                               "or choose another --store")  # fmt: skip
+        if version == 0:
+            self._check_empty()
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL keeps every commit across a killed process; only a power cut may lose the last.
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -104,8 +173,19 @@ class Store:
                     self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version={STORE_SCHEMA_VERSION}")
 
+    def _check_empty(self) -> None:
+        """Refuse an SQLite database of something else (it has tables but no store version)."""
+        tables = [row[0] for row in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]  # fmt: skip
+        if tables:
+            raise ConfigError(f"{self.path}: an SQLite database that is not a sortie results "
+                              f"store (its tables: {', '.join(tables[:5])}); it is left "
+                              "untouched; choose another --store")  # fmt: skip
+
     def close(self) -> None:
-        """Close the connection."""
+        """Release the runs this store claimed and close the connection."""
+        for run_id in list(self._claims):
+            self._release(run_id)
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -121,39 +201,65 @@ class Store:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # a failed COMMIT (a full disk) leaves it open
+                self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
 
+    @_guarded("recording the run")
     def begin_run(self, run_id: str, config: dict[str, Any]) -> None:
-        """Record run ``run_id`` with its resolved config, or check it matches the stored one.
+        """Claim run ``run_id`` and record its resolved config, or check it matches the stored one.
+
+        The claim lasts until the store is closed (or this process ends).
 
         Raises:
+            ParameterError: ``run_id`` cannot name a file (see ``check_name``).
+            StoreError: another process is writing the run (the message names it).
             ConfigError: the run exists with another config (the message lists what differs).
         """
-        stored = self.run_config(run_id)
-        if stored is None:
-            with self._transaction():
-                self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)", (
-                    run_id, _now(), json.dumps(config, sort_keys=True), sortie.__version__,
-                    STORE_SCHEMA_VERSION))  # fmt: skip
-            return
-        given = json.loads(json.dumps(config))  # compare as stored: tuples become lists
+        check_name(run_id, "run id")
+        claimed_here = run_id not in self._claims
+        self._claim(run_id)
+        text = json.dumps(config, sort_keys=True)
+        # Insert-if-absent then read back, in one write transaction: two new runs of one id
+        # cannot both insert, and each compares against what is really stored.
+        with self._transaction():
+            self._db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?)", (
+                run_id, _now(), text, sortie.__version__, STORE_SCHEMA_VERSION))  # fmt: skip
+            row = self._db.execute("SELECT config FROM runs WHERE run_id = ?",
+                                   (run_id,)).fetchone()  # fmt: skip
+        stored, given = json.loads(row[0]), json.loads(text)  # compare as stored: lists
         if stored != given:
+            if claimed_here:
+                self._release(run_id)
             raise ConfigError(f"{self.path}: run {run_id!r} was made with another config "
                               f"({_differences(stored, given)}); resume it with the same "
                               "settings or choose another --run-id")  # fmt: skip
 
+    def _claim(self, run_id: str) -> None:
+        """Hold the run's lock file for this store, or say who holds it."""
+        if run_id not in self._claims:
+            lock = self.path.with_name(f"{self.path.name}.{run_id}.lock")
+            self._claims[run_id] = (lock, _lock(lock, f"{self.path}: run {run_id!r}"))
+
+    def _release(self, run_id: str) -> None:
+        lock, handle = self._claims.pop(run_id)
+        lock.unlink(missing_ok=True)  # while still locked: a waiting opener sees it is stale
+        handle.close()
+
+    @_guarded("reading a run")
     def run_config(self, run_id: str) -> dict[str, Any] | None:
         """Return the stored config of ``run_id``, or None if there is no such run."""
         row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
+    @_guarded("listing the runs")
     def runs(self) -> list[str]:
         """Return the run ids in the store, oldest first."""
         return [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY created, run_id")]
 
+    @_guarded("storing an episode")
     def add(self, run_id: str, result: JobResult) -> None:
         """Write one finished episode (row, metrics, stages) in a single transaction.
 
@@ -175,12 +281,14 @@ class Store:
             self._db.executemany(f"INSERT INTO stages VALUES ({_STAGE_MARKS})", [
                 (run_id, job.key, *_stage_row(stage)) for stage in footer.stages])
 
+    @_guarded("reading a run's episodes")
     def keys(self, run_id: str, errors_only: bool = False) -> set[str]:
         """Return the keys of the run's stored episodes (only the errored ones if asked)."""
         rows = self._db.execute("SELECT key, failure_reason FROM episodes WHERE run_id = ?",
                                 (run_id,))  # fmt: skip
         return {key for key, reason in rows if not errors_only or reason in ERROR_REASONS}
 
+    @_guarded("reading a run's episodes")
     def episodes(self, run_id: str) -> list[StoredEpisode]:
         """Return the run's episodes with their metrics, ordered by key."""
         metrics = self._metrics(run_id)
@@ -204,6 +312,7 @@ class Store:
             by_key[key][name] = math.nan if value is None else value  # SQLite stores NaN as NULL
         return by_key
 
+    @_guarded("reading an episode's stages")
     def stages(self, run_id: str, key: str) -> list[StageRecord]:
         """Return the stage records of one episode, in mission order."""
         rows = self._db.execute(
@@ -211,6 +320,52 @@ class Store:
             "ORDER BY rowid", (run_id, key))  # fmt: skip
         return [StageRecord(name=row[0], **dict(zip(_STAGE_COLUMNS[1:], row[1:], strict=True)))
                 for row in rows]  # fmt: skip
+
+
+def _check_file(path: Path) -> None:
+    """Refuse a path that holds something other than an SQLite file (a new path is fine)."""
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise ConfigError(f"{path}: a folder, not a results store file; pass --store FILE")
+    with path.open("rb") as file:
+        head = file.read(len(_SQLITE_MAGIC))
+    found = "an empty file (0 bytes)" if not head else "not an SQLite file"
+    if head != _SQLITE_MAGIC:
+        raise ConfigError(f"{path}: not a sortie results store ({found}); it is left "
+                          "untouched; delete it or choose another --store")  # fmt: skip
+
+
+def _lock(path: Path, what: str) -> IO[str]:
+    """Return ``path`` opened and exclusively locked, stamped with this process; or refuse.
+
+    Raises:
+        StoreError: another process holds the lock (the message names its pid and host).
+    """
+    while True:
+        handle = path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise StoreError(f"{what} is being written by {holder} (lock {path}); wait for it "
+                             "to finish or stop it, or choose another --run-id") from None
+        if _same_file(handle, path):  # else its last holder removed it as we opened it
+            break
+        handle.close()
+    handle.truncate(0)
+    handle.write(f"pid {os.getpid()} on {socket.gethostname()} since {_now()}\n")
+    handle.flush()
+    return handle
+
+
+def _same_file(handle: IO[str], path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), path.stat())
+    except FileNotFoundError:
+        return False
 
 
 def _stage_row(stage: StageRecord) -> tuple[Any, ...]:

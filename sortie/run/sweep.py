@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from collections.abc import Sequence
 
 from sortie.core.errors import ParameterError
@@ -40,7 +41,9 @@ def sweep_requests(base: RunRequest, vary: dict[str, list[str]]) -> list[RunRequ
     requests = []
     for values in itertools.product(*(vary[name] for name in names)):
         setting = dict(zip(names, values, strict=True))
-        label = "-".join(f"{name}={value}" for name, value in setting.items())
+        # A run id names files: characters it may not hold (a model's "/") become "_".
+        label = re.sub(r"[^A-Za-z0-9._=-]", "_", "-".join(
+            f"{name}={value}" for name, value in setting.items()))  # fmt: skip
         requests.append(dataclasses.replace(base, agent_args={**base.agent_args, **setting},
                                             run_id=f"{prefix}-{label}"))  # fmt: skip
     return requests

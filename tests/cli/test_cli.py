@@ -96,3 +96,162 @@ def test_run_refuses_zero_workers(tmp_path):
     result = runner.invoke(app, ["run", "rescue-smoke-v1", "--agent", "random", "--workers", "0",
                                  "--store", str(tmp_path / "s.db")])  # fmt: skip
     assert result.exit_code == 2 and "--workers must be at least 1, got 0" in result.output
+
+
+def _hand_suite(tmp_path, count: int = 1, name: str = "hand"):
+    """Write a suite file of ``count`` room rescues called ``name``; return its path."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import room_rescue
+
+    suite = tmp_path / f"{name}.jsonl"
+    write_suite(suite, SuiteHeader(suite=name), [room_rescue(f"h/{i}") for i in range(count)])
+    return suite
+
+
+def test_an_error_quoting_markup_prints_it_as_written(tmp_path):
+    """A builder name like `[/x]` in an error message is printed verbatim, not parsed."""
+    result = runner.invoke(app, ["view", "[/x]", "--out", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "Unknown world builder '[/x]'" in result.output
+
+
+def test_a_run_id_with_markup_is_refused_as_written(tmp_path):
+    """`--run-id [red]x[/red]` is refused (it cannot name a file) and shown with its brackets."""
+    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path)), "--agent", "random",
+                                 "--run-id", "[red]x[/red]", "--store",
+                                 str(tmp_path / "s.db")])  # fmt: skip
+    assert result.exit_code == 2
+    assert "--run-id '[red]x[/red]': use only letters, digits" in result.output
+
+
+def test_a_run_id_with_a_path_writes_nothing_outside_the_store_folder(tmp_path):
+    """`--run-id ../out` is refused before any record or run is written."""
+    suite = _hand_suite(tmp_path)
+    result = runner.invoke(app, ["run", str(suite), "--agent", "random", "--run-id", "../out",
+                                 "--store", str(tmp_path / "store" / "s.db")])  # fmt: skip
+    assert result.exit_code == 2 and "--run-id '../out'" in result.output
+    assert not (tmp_path / "out").exists() and list(tmp_path.rglob("*.jsonl")) == [suite]
+
+
+def test_a_suite_name_with_a_path_is_refused(tmp_path):
+    """A suite whose header names it `../escape` gets a clear error, and no record is written."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import room_rescue
+
+    suite = tmp_path / "bad.jsonl"
+    write_suite(suite, SuiteHeader(suite="../escape"), [room_rescue("h/0")])
+    result = runner.invoke(app, ["run", str(suite), "--agent", "random", "--store",
+                                 str(tmp_path / "store" / "s.db")])  # fmt: skip
+    assert result.exit_code == 2 and "'../escape'" in result.output
+    assert list(tmp_path.rglob("*.jsonl")) == [suite]
+
+
+def test_paths_with_markup_print_as_written_after_a_run(tmp_path):
+    """A store and records folder named with `[red]`/`[/x]` are printed verbatim."""
+    store = tmp_path / "[red]s[/red].db"
+    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path)), "--agent", "random",
+                                 "--store", str(store), "--out", str(tmp_path / "[/x]")])
+    assert result.exit_code == 0, result.output
+    assert "[red]s[/red].db" in result.output and "[/x]" in result.output
+
+
+def test_limit_runs_the_first_episodes_and_is_part_of_the_run(tmp_path):
+    """--limit 2 stores two of three episodes; resuming without it is refused as another config."""
+    command = ["run", str(_hand_suite(tmp_path, 3)), "--agent", "random", "--run-id", "r",
+               "--store", str(tmp_path / "s.db")]  # fmt: skip
+    assert runner.invoke(app, [*command, "--limit", "2"]).exit_code == 0
+    from sortie.run.store import Store
+
+    with Store(tmp_path / "s.db") as store:
+        assert [e.episode_id for e in store.episodes("r")] == ["h/0", "h/1"]
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2 and "limit: stored 2, given None" in result.output
+
+
+def test_episodes_runs_only_the_named_ones(tmp_path):
+    """--episodes h/2,h/0 stores exactly those two episodes."""
+    command = ["run", str(_hand_suite(tmp_path, 3)), "--agent", "random", "--run-id", "r",
+               "--store", str(tmp_path / "s.db"), "--episodes", "h/2,h/0"]  # fmt: skip
+    assert runner.invoke(app, command).exit_code == 0
+    from sortie.run.store import Store
+
+    with Store(tmp_path / "s.db") as store:
+        assert sorted(e.episode_id for e in store.episodes("r")) == ["h/0", "h/2"]
+
+
+def test_an_unknown_episode_id_suggests_one(tmp_path):
+    """A misspelt --episodes id is refused with the nearest id."""
+    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "random",
+                                 "--episodes", "h/1x", "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 2
+    assert "no episode 'h/1x' in hand. Did you mean 'h/1'?" in result.output
+
+
+def test_an_agent_argument_the_agent_does_not_take_is_refused(tmp_path):
+    """`-a max_mov=3` for random says so, suggests max_move and lists its arguments."""
+    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path)), "--agent", "random",
+                                 "-a", "max_mov=3", "--store", str(tmp_path / "s.db")])
+    assert result.exit_code == 2
+    assert "agent 'random' takes no argument 'max_mov'. Did you mean 'max_move'?" in (
+        result.output)
+    assert "max_turn, max_speed, interact_every, max_move" in result.output
+    from sortie.run.store import Store
+
+    with Store(tmp_path / "s.db") as store:
+        assert store.runs() == []
+
+
+def test_an_agent_of_another_family_is_refused(tmp_path):
+    """The explorer (rescue) on an aerial suite is refused, naming both families."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import aerial_hop
+
+    suite = tmp_path / "hops.jsonl"
+    write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id="hops/0")])
+    result = runner.invoke(app, ["run", str(suite), "--agent", "explorer", "--store",
+                                 str(tmp_path / "s.db")])  # fmt: skip
+    assert result.exit_code == 2
+    assert "agent 'explorer' plays rescue missions; suite hops is aerial" in result.output
+
+
+class _FailingAgent:
+    """An agent whose every act raises: every episode it plays is an agent_error."""
+
+    name = "failing"
+    sensors: frozenset = frozenset()
+
+    def reset(self, brief, seed) -> None:
+        """Accept the episode."""
+
+    def act(self, observation):
+        """Fail."""
+        raise RuntimeError("the model is down\nsecond line")
+
+
+def test_a_run_whose_episodes_all_error_exits_1_and_counts_them(tmp_path, monkeypatch):
+    """With the abort off, three errored episodes are stored, counted, and the exit code is 1."""
+    from sortie.agents.base import AGENTS
+
+    monkeypatch.setitem(AGENTS._entries, "failing", _FailingAgent)
+    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "failing",
+                                 "--max-consecutive-errors", "0", "--store",
+                                 str(tmp_path / "s.db")])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "3 of 3 episodes ended in an error (agent_error 3)" in result.output
+
+
+def test_a_run_stops_after_too_many_errors_in_a_row(tmp_path, monkeypatch):
+    """--max-consecutive-errors 2 stops after two errored episodes, keeping them, with code 1."""
+    from sortie.agents.base import AGENTS
+    from sortie.run.store import Store
+
+    monkeypatch.setitem(AGENTS._entries, "failing", _FailingAgent)
+    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "failing",
+                                 "--run-id", "f", "--max-consecutive-errors", "2", "--store",
+                                 str(tmp_path / "s.db")])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert "2 episodes in a row ended in an error" in text and "--run-id f" in text
+    assert "RuntimeError: the model is down" in text and "second line" not in text
+    with Store(tmp_path / "s.db") as store:
+        assert len(store.episodes("f")) == 2

@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -102,23 +103,57 @@ def test_killed_runs_resume_to_the_same_store_as_an_uninterrupted_run(tmp_path, 
         time.sleep(rng.uniform(1.0, 4.0))
         process.kill()
         _reap(process)
-    _reap(_start_run(smoke3, store), timeout=60)
+    _reap(_start_run(smoke3, store), timeout=300)
     with Store(store) as opened:
         episodes = opened.episodes("k")
     assert comparable(episodes) == reference
     assert len({e.record for e in episodes}) == len(episodes) == 6
 
 
+def test_workers_die_with_a_killed_runner(tmp_path, smoke3):
+    """SIGKILL the runner while its pool works: no worker of its group is alive soon after."""
+    store = tmp_path / "s.db"
+    process = _start_run(smoke3, store)
+    _wait_for(lambda: len(_alive_in_group(process.pid)) >= 3, 120, "the pool to start")
+    process.kill()
+    _reap(process)
+
+
+_PARENT = """
+import subprocess, sys, time
+worker = subprocess.Popen([sys.executable, "-c", sys.argv[1]], stdout=sys.stdout)
+time.sleep(600)
+"""
+_BUSY_WORKER = """
+import os, re
+from sortie.run.executor import _start_worker
+_start_worker(os.getppid())
+print(os.getpid(), flush=True)
+re.match(r"(a*)*b", "a" * 64)  # backtracks for ages without letting go of the GIL
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent signal")
+def test_a_worker_busy_in_native_code_dies_with_its_parent():
+    """A worker that holds the GIL (so cannot poll its parent) still dies when the parent does."""
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, _BUSY_WORKER],
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    assert parent.stdout is not None
+    worker = int(parent.stdout.readline())
+    time.sleep(0.5)  # well into the regex
+    parent.kill()
+    _reap(parent)
+    assert worker not in _alive_in_group(parent.pid)
+
+
 def test_ctrl_c_stops_the_pool_and_keeps_finished_episodes(tmp_path, smoke3):
     """SIGINT mid-run exits with 130, leaves no worker behind and keeps whole episodes."""
     store = tmp_path / "s.db"
     process = _start_run(smoke3, store)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not _stored(store):
-        time.sleep(0.1)
+    _wait_for(lambda: _stored(store) > 0, 180, "a first stored episode")
     process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=20) == 130
-    _reap(process, timeout=5)
+    assert process.wait(timeout=120) == 130
+    _reap(process)
     assert 1 <= _stored(store) < 6
 
 
@@ -129,18 +164,50 @@ def _start_run(suite, store) -> subprocess.Popen:
                             start_new_session=True)  # fmt: skip
 
 
-def _reap(process: subprocess.Popen, timeout: float = 10) -> None:
-    """Wait for the runner, then for its orphaned workers to exit on their own."""
-    process.wait(timeout=timeout)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(process.pid, 0)
-        except ProcessLookupError:
-            return
+def _wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"waited {seconds} s for {what}")
         time.sleep(0.1)
-    os.killpg(process.pid, signal.SIGKILL)
-    pytest.fail("worker processes outlived their runner")
+
+
+def _reap(process: subprocess.Popen, timeout: float = 60) -> None:
+    """Wait for the runner, then for the rest of its process group (its workers) to exit.
+
+    Workers get 30 s (the kernel kills them at once on Linux; elsewhere they poll); any left
+    then are killed and the test fails.
+    """
+    process.wait(timeout=timeout)
+    deadline = time.monotonic() + 30
+    while left := _alive_in_group(process.pid):
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:  # they exited just now
+                return
+            pytest.fail(f"worker processes {left} outlived their runner by 30 s")
+        time.sleep(0.1)
+
+
+def _alive_in_group(group: int) -> list[int]:
+    """Return the live (not zombie) processes of a process group."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # no /proc: ask the kernel, zombies included
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return []
+        return [group]
+    alive = []
+    for entry in proc.iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):  # not a process, or it just exited
+            continue
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            alive.append(int(entry.name))
+    return alive
 
 
 def _stored(store) -> int:

@@ -1,9 +1,11 @@
 import math
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
-from sortie.core.errors import ConfigError
+from sortie.core.errors import ConfigError, ParameterError, StoreError
 from sortie.core.records_io import read_trajectory
 from sortie.metrics.rescue import score_rescue
 from sortie.run import store as store_module
@@ -96,3 +98,112 @@ def test_a_run_id_with_another_config_is_refused(tmp_path):
         with pytest.raises(ConfigError, match=r"run 'r' .*seed: stored 0, given 1"):
             store.begin_run("r", {"seed": 1, "clock": "sim"})
         assert store.runs() == ["r"]
+
+
+def test_a_full_disk_is_a_store_error_that_says_to_free_space(tmp_path, smoke3):
+    """SQLite's disk-full error while storing an episode names the file and says what to do."""
+    request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r")
+    with Store(request.store) as store:
+        plan = plan_run(request, store)
+        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+        store._db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full now
+        with pytest.raises(StoreError) as info:
+            execute(plan, request, store)
+    message = str(info.value)
+    assert str(request.store) in message and "disk is full" in message
+    assert "free disk space" in message and "--run-id" in message
+
+
+def test_a_damaged_page_is_a_store_error_that_says_how_to_recover(tmp_path, smoke3):
+    """A store whose pages were overwritten gives an error naming `sqlite3 FILE .recover`."""
+    run_stored(RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r"))
+    damaged = tmp_path / "damaged.db"
+    data = bytearray((tmp_path / "s.db").read_bytes())
+    data[4096:] = b"\xff" * (len(data) - 4096)  # every page after the first (4 KiB pages)
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(StoreError) as info, Store(damaged) as store:
+        store.episodes("r")
+    assert str(damaged) in str(info.value) and "damaged" in str(info.value)
+    assert f"sqlite3 {damaged} .recover" in str(info.value)
+
+
+def test_an_empty_file_is_refused_and_left_alone(tmp_path):
+    """A 0-byte file at the store path is refused, not silently made a new store."""
+    path = tmp_path / "s.db"
+    path.touch()
+    with pytest.raises(ConfigError, match=r"s.db: not a sortie results store \(an empty file"):
+        Store(path)
+    assert path.stat().st_size == 0
+
+
+def test_another_programs_sqlite_database_is_refused_and_left_alone(tmp_path):
+    """An SQLite file with someone else's tables is refused and gets none of ours."""
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    with pytest.raises(ConfigError, match=r"not a sortie results store \(its tables: notes\)"):
+        Store(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from sortie.run.store import Store
+store = Store(Path(sys.argv[1]))
+store.begin_run("r", {"seed": 0})
+print("claimed", flush=True)
+time.sleep(120)
+"""
+
+
+def _hold_run(path) -> subprocess.Popen:
+    """Start a process that claims run 'r' in the store at ``path`` and then waits."""
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path)], stdout=subprocess.PIPE,
+                              text=True)  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == "claimed\n"
+    return holder
+
+
+def test_a_second_writer_of_a_running_run_is_refused_naming_the_first(tmp_path):
+    """While one process writes run 'r', another is refused with the first one's pid."""
+    holder = _hold_run(tmp_path / "s.db")
+    try:
+        with Store(tmp_path / "s.db") as store, pytest.raises(StoreError) as info:
+            store.begin_run("r", {"seed": 0})
+        assert f"run 'r' is being written by pid {holder.pid} on" in str(info.value)
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+def test_the_run_of_a_killed_writer_can_be_resumed(tmp_path):
+    """Once the writer of run 'r' is killed, another process may resume the run at once."""
+    holder = _hold_run(tmp_path / "s.db")
+    holder.kill()
+    holder.wait(timeout=30)
+    with Store(tmp_path / "s.db") as store:
+        store.begin_run("r", {"seed": 0})
+        assert store.runs() == ["r"]
+
+
+def test_a_writer_may_begin_its_own_run_again_and_frees_it_on_close(tmp_path):
+    """The claiming store may begin the run twice; once closed, another store may take it."""
+    with Store(tmp_path / "s.db") as first:
+        first.begin_run("r", {"seed": 0})
+        first.begin_run("r", {"seed": 0})
+        with Store(tmp_path / "s.db") as second, pytest.raises(StoreError):
+            second.begin_run("r", {"seed": 0})
+    with Store(tmp_path / "s.db") as third:
+        third.begin_run("r", {"seed": 0})
+    assert not list(tmp_path.glob("*.lock"))
+
+
+@pytest.mark.parametrize("run_id", ["../out", "/tmp/x", ".hidden", "a\x00b", "x" * 300, ""])
+def test_a_run_id_that_cannot_name_a_file_is_refused(tmp_path, run_id):
+    """Run ids with path parts, NUL bytes, a leading dot or 300 characters are clear errors."""
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(ParameterError, match="run id"):
+            store.begin_run(run_id, {"seed": 0})
+        assert store.runs() == [] and not list(tmp_path.glob("*.lock"))

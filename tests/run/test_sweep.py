@@ -19,6 +19,14 @@ def test_a_sweep_makes_one_named_run_per_combination():
     assert requests[1].agent_args == {"model": "m", "history": "0", "temperature": "0.7"}
 
 
+def test_a_sweep_run_id_replaces_characters_a_file_name_cannot_hold():
+    """A value like a model's `org/name` becomes `org_name` in the run id, not a folder."""
+    base = RunRequest(("s",), "mllm-aerial", run_id="p")
+    [request] = sweep_requests(base, parse_vary(["model=org/name:7b"]))
+    assert request.run_id == "p-model=org_name_7b"
+    assert request.agent_args == {"model": "org/name:7b"}
+
+
 @pytest.mark.parametrize("item", ["temperature", "=1,2", "history="])
 def test_a_malformed_vary_is_refused(item):
     """Each --vary needs a name and at least one value."""
@@ -37,3 +45,35 @@ def test_sweep_runs_every_setting_and_prints_their_table(tmp_path):
     assert result.exit_code == 0, result.output
     assert "| r-max_move=2 | all | 3 |" in result.output
     assert "| r-max_move=8 | all | 3 |" in result.output
+
+
+class _FailingAgent:
+    """An agent with one argument whose every act raises (each episode is an agent_error)."""
+
+    name = "failing"
+    sensors: frozenset = frozenset()
+
+    def __init__(self, level: str = "0") -> None:
+        """Take a setting to vary."""
+
+    def reset(self, brief, seed) -> None:
+        """Accept the episode."""
+
+    def act(self, observation):
+        """Fail."""
+        raise RuntimeError("broken")
+
+
+def test_a_sweep_with_a_setting_whose_episodes_all_errored_exits_1(tmp_path, monkeypatch):
+    """Every episode of both settings errors: each run's count is printed and the code is 1."""
+    from sortie.agents.base import AGENTS
+
+    monkeypatch.setitem(AGENTS._entries, "failing", _FailingAgent)
+    suite = tmp_path / "hops.jsonl"
+    write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}")
+                                                   for i in range(2)])  # fmt: skip
+    result = CliRunner().invoke(app, [
+        "sweep", str(suite), "--agent", "failing", "--vary", "level=1,2", "--run-id", "r",
+        "--store", str(tmp_path / "s.db"), "--max-consecutive-errors", "0"])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert result.output.count("2 of 2 episodes ended in an error (agent_error 2)") == 2

@@ -34,6 +34,7 @@ class ExplorerAgent:
     """Frontier exploration on a depth-built map, semantic recognition, a map to return by."""
 
     name = "explorer"
+    families = frozenset({"rescue"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB, Sensor.DEPTH, Sensor.SEMANTIC})
 
     def __init__(self, memory: bool = True, cell: float = 0.25, max_speed: float = 1.5,

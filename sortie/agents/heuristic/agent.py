@@ -57,6 +57,7 @@ class HeuristicAgent:
     """Finds the instruction's target in the semantic image, flies to it and answers."""
 
     name = "heuristic"
+    families = frozenset({"aerial"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB, Sensor.DEPTH, Sensor.SEMANTIC})
     reader = TextReader()
 

@@ -105,6 +105,7 @@ class MllmAerialAgent(ModelAgent):
     """Asks a multimodal model for one flight primitive (or task action) per step."""
 
     name = "mllm-aerial"
+    families = frozenset({"aerial"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
     templates = ("aerial_system.txt", "aerial_step.txt")
 

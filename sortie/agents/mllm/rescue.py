@@ -51,6 +51,7 @@ class MllmRescueAgent(ModelAgent):
     """Asks a multimodal model for one discrete command at a time and walks it out."""
 
     name = "mllm-rescue"
+    families = frozenset({"rescue"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
     templates = ("rescue_system.txt", "rescue_step.txt")
 

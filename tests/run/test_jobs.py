@@ -1,0 +1,58 @@
+from pathlib import Path
+
+import pytest
+
+from sortie.core.episode import NAME_LIMIT, check_name
+from sortie.core.errors import ParameterError
+from sortie.run.jobs import RunSpec, check_agent_args, record_path
+
+
+@pytest.mark.parametrize("name", ["rescue-smoke-v1", "abl-history=0-temperature=0.7", "a_b.c",
+                                  "x" * NAME_LIMIT])  # fmt: skip
+def test_safe_names_are_accepted(name):
+    """Letters, digits and . _ - = up to the limit pass unchanged."""
+    assert check_name(name, "run id") == name
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("../x", "use only letters"), ("/etc", "use only letters"), (".hidden", "use only letters"),
+    ("a\x00b", "use only letters"), ("a b", "use only letters"), ("", "use only letters"),
+    ("x" * (NAME_LIMIT + 1), f"longer than {NAME_LIMIT} characters")])  # fmt: skip
+def test_unsafe_names_are_refused_saying_why(name, says):
+    """Path parts, NUL bytes, spaces, a leading dot, emptiness and length are each refused."""
+    with pytest.raises(ParameterError, match=says):
+        check_name(name, "run id")
+
+
+def test_a_long_name_is_shortened_in_the_message():
+    """A 300-character id is quoted by its start and length, not in full."""
+    with pytest.raises(ParameterError) as info:
+        check_name("y" * 300, "--run-id")
+    assert "(300 characters)" in str(info.value) and "y" * 100 not in str(info.value)
+
+
+def test_a_record_path_joins_the_id_parts_inside_its_folder(tmp_path):
+    """`suite/0001`, repeat 2, is recorded as `suite__0001__r2.jsonl` in the folder."""
+    assert record_path(tmp_path, "suite/0001", 2) == tmp_path / "suite__0001__r2.jsonl"
+
+
+@pytest.mark.parametrize("episode_id", ["../../outside", "/etc/passwd", "a/../b", "a/.x"])
+def test_an_episode_id_that_would_leave_the_folder_is_refused(tmp_path, episode_id):
+    """Ids with `..`, a leading `/` or a hidden part cannot name a record file."""
+    with pytest.raises(ParameterError, match="episode id"):
+        record_path(tmp_path / "records", episode_id, 0)
+    assert not Path(tmp_path / "records").exists()
+
+
+def test_a_missing_required_agent_argument_is_named():
+    """An agent whose constructor needs `marker` is refused without it, naming it."""
+    from sortie.testing.agents import DyingAgent
+
+    with pytest.raises(ParameterError, match=r"agent 'dying' needs the argument\(s\) marker"):
+        check_agent_args("dying", DyingAgent, {})
+
+
+def test_an_agent_taking_any_keyword_still_refuses_one_it_cannot_use():
+    """explorer-nomem takes **kwargs; an unknown one is a ParameterError, not a TypeError."""
+    with pytest.raises(ParameterError, match="agent 'explorer-nomem'"):
+        RunSpec.resolve("explorer-nomem", {"colour": "red"})
