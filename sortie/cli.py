@@ -170,10 +170,12 @@ def run(
     from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_and_report
 
-    request = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
-                         run_id, store, out, clock, triggers, seed, retry_errors,
-                         max_retries, executor, ray_address, record_frames, judge, limit,
-                         _episode_ids(episodes), max_consecutive_errors)  # fmt: skip
+    request = RunRequest(
+        tuple(suites), agent, agent_args=_parse_params(agent_arg or []), repeats=repeats,
+        workers=workers, run_id=run_id, store=store, out=out, clock=clock, triggers=triggers,
+        seed=seed, retry_errors=retry_errors, max_retries=max_retries, executor=executor,
+        ray_address=ray_address, record_frames=record_frames, judge=judge, limit=limit,
+        episodes=_episode_ids(episodes), max_consecutive_errors=max_consecutive_errors)
     try:
         summary = run_and_report(request, console)
     except RunAbortedError as error:
@@ -297,8 +299,9 @@ def sweep(
     from sortie.run.sweep import parse_vary, sweep_requests
 
     try:
-        base = RunRequest(tuple(suites), agent, _parse_params(agent_arg or []), repeats, workers,
-                          run_id, store, limit=limit, episodes=_episode_ids(episodes),
+        base = RunRequest(tuple(suites), agent, agent_args=_parse_params(agent_arg or []),
+                          repeats=repeats, workers=workers, run_id=run_id, store=store,
+                          limit=limit, episodes=_episode_ids(episodes),
                           max_consecutive_errors=max_consecutive_errors)  # fmt: skip
         requests = sweep_requests(base, parse_vary(vary))
         with Store(store) as opened:

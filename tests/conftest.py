@@ -1,3 +1,4 @@
+import contextlib
 import math
 from pathlib import Path
 
@@ -32,3 +33,10 @@ def comparable(episodes) -> dict:
     return {e.key: (e.outcome, e.failure_reason, {
         name: "nan" if math.isnan(value) else value for name, value in e.metrics.items()
         if name not in WALL_CLOCK_METRICS}) for e in episodes}
+
+
+@pytest.fixture
+def override():
+    """Return ``override(registry, name, target)``: registers a stand-in until the test ends."""
+    with contextlib.ExitStack() as stack:
+        yield lambda registry, name, target: stack.enter_context(registry.override(name, target))

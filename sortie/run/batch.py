@@ -11,19 +11,20 @@ import difflib
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sortie.agents.base import AGENTS, SupportsPreflight, agent_families
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
-from sortie.core.records_io import Suite, read_suite
+from sortie.core.records_io import Suite
 from sortie.missions.rescue.mission import Triggers
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs
 from sortie.run.jobs import ERROR_REASONS, Job, JobResult, RunSpec, make_jobs
 from sortie.run.store import Store
+from sortie.suites import load_suite
 
 DEFAULT_STORE = Path("runs/sortie.db")
 EXECUTORS = ("local", "ray")
@@ -37,6 +38,7 @@ class RunRequest:
     """Suite names (packaged) or suite files."""
     agent: str
     """Registered agent name."""
+    _: KW_ONLY
     agent_args: Mapping[str, Any] = field(default_factory=dict)
     """Keyword arguments of the agent."""
     repeats: int = 1
@@ -87,14 +89,10 @@ class Plan:
 
 
 def find_suite(name: str) -> Suite:
-    """Return the suite file at path ``name``, or the packaged suite called ``name``."""
-    path = Path(name)
-    if path.exists():
-        return read_suite(path)
-    try:
-        from sortie.suites import load_suite
-    except ImportError:
-        raise ConfigError(f"suite {name!r}: no such file, and no packaged suites") from None
+    """Return the suite file at path ``name``, or the packaged suite called ``name``.
+
+    Every episode is checked against its family (``sortie.suites.load_suite``).
+    """
     return load_suite(name)
 
 

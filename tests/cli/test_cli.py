@@ -228,11 +228,11 @@ class _FailingAgent:
         raise RuntimeError("the model is down\nsecond line")
 
 
-def test_a_run_whose_episodes_all_error_exits_1_and_counts_them(tmp_path, monkeypatch):
+def test_a_run_whose_episodes_all_error_exits_1_and_counts_them(tmp_path, override):
     """With the abort off, three errored episodes are stored, counted, and the exit code is 1."""
     from sortie.agents.base import AGENTS
 
-    monkeypatch.setitem(AGENTS._entries, "failing", _FailingAgent)
+    override(AGENTS, "failing", _FailingAgent)
     result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "failing",
                                  "--max-consecutive-errors", "0", "--store",
                                  str(tmp_path / "s.db")])  # fmt: skip
@@ -240,12 +240,12 @@ def test_a_run_whose_episodes_all_error_exits_1_and_counts_them(tmp_path, monkey
     assert "3 of 3 episodes ended in an error (agent_error 3)" in result.output
 
 
-def test_a_run_stops_after_too_many_errors_in_a_row(tmp_path, monkeypatch):
+def test_a_run_stops_after_too_many_errors_in_a_row(tmp_path, override):
     """--max-consecutive-errors 2 stops after two errored episodes, keeping them, with code 1."""
     from sortie.agents.base import AGENTS
     from sortie.run.store import Store
 
-    monkeypatch.setitem(AGENTS._entries, "failing", _FailingAgent)
+    override(AGENTS, "failing", _FailingAgent)
     result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "failing",
                                  "--run-id", "f", "--max-consecutive-errors", "2", "--store",
                                  str(tmp_path / "s.db")])  # fmt: skip

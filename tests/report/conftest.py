@@ -34,7 +34,7 @@ def suite_file(folder: Path, name: str, episodes: list[EpisodeSpec]) -> str:
 
 
 def run(store: Path, suite: str, agent: str, run_id: str, **args: str) -> None:
-    request = RunRequest((suite,), agent, args, store=store, run_id=run_id)
+    request = RunRequest((suite,), agent, agent_args=args, store=store, run_id=run_id)
     with Store(store) as opened:
         execute(plan_run(request, opened), request, opened)
 

@@ -54,7 +54,7 @@ def test_an_aerial_agent_is_refused_rescue_suites(tmp_path, smoke3):
 
 def test_a_pool_run_of_failing_episodes_stops_and_keeps_what_finished(tmp_path, smoke3):
     """On two workers, the abort after two dying-agent errors stops the pool; both are stored."""
-    request = RunRequest((str(smoke3),), "dying", {"marker": str(tmp_path / "m"), "times": 9},
+    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m"), "times": 9},
                          workers=2, max_retries=0, store=tmp_path / "s.db", run_id="r",
                          max_consecutive_errors=2)  # fmt: skip
     from tests.run.test_executor import _registered_dying

@@ -73,7 +73,7 @@ def test_retry_errors_reruns_only_the_errored_episodes(tmp_path, smoke3):
 
 def test_a_dead_worker_is_replaced_and_its_job_retried(tmp_path, smoke3):
     """Two workers lost together are retried alone; the episodes then finish normally."""
-    request = RunRequest((str(smoke3),), "dying", {"marker": str(tmp_path / "m")}, workers=2,
+    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m")}, workers=2,
                          store=tmp_path / "s.db", run_id="r")  # fmt: skip
     with _registered_dying():
         episodes = run_stored(request)
@@ -84,7 +84,7 @@ def test_a_dead_worker_is_replaced_and_its_job_retried(tmp_path, smoke3):
 
 def test_a_job_whose_worker_keeps_dying_becomes_a_backend_error(tmp_path, smoke3):
     """After max_retries deaths running alone, the job is stored as backend_error."""
-    request = RunRequest((str(smoke3),), "dying", {"marker": str(tmp_path / "m"), "times": 9},
+    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m"), "times": 9},
                          workers=2, max_retries=1, store=tmp_path / "s.db",
                          run_id="r")  # fmt: skip
     with _registered_dying():
@@ -220,25 +220,18 @@ def _stored(store) -> int:
         return 0
 
 
-class _registered_dying:
+def _registered_dying():
     """Register the dying agent for the test (the class is pickled, so workers find it)."""
+    from sortie.agents.base import AGENTS
+    from sortie.testing.agents import DyingAgent
 
-    def __enter__(self):
-        from sortie.agents.base import AGENTS
-        from sortie.testing.agents import DyingAgent
-
-        AGENTS._entries["dying"] = DyingAgent
-
-    def __exit__(self, *exc):
-        from sortie.agents.base import AGENTS
-
-        del AGENTS._entries["dying"]
+    return AGENTS.override("dying", DyingAgent)
 
 
 def test_on_ray_a_job_whose_worker_keeps_dying_becomes_a_backend_error(tmp_path, smoke3):
     """Ray retries a task whose worker died; past max_retries the episode is a backend_error."""
     pytest.importorskip("ray", reason="the Ray executor needs: pip install 'sortie[ray]'")
-    request = RunRequest((str(smoke3),), "dying", {"marker": str(tmp_path / "m"), "times": 2},
+    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m"), "times": 2},
                          workers=1, max_retries=1, executor="ray", store=tmp_path / "s.db",
                          run_id="r")  # fmt: skip
     with _registered_dying():

@@ -11,7 +11,7 @@ from sortie.testing.episodes import aerial_hop
 
 def test_a_sweep_makes_one_named_run_per_combination():
     """Two arguments of two values: four runs, each with its setting in its id and args."""
-    base = RunRequest(("s",), "mllm-aerial", {"model": "m"}, run_id="abl")
+    base = RunRequest(("s",), "mllm-aerial", agent_args={"model": "m"}, run_id="abl")
     requests = sweep_requests(base, parse_vary(["temperature=0,0.7", "history=0,2"]))
     assert [r.run_id for r in requests] == [
         "abl-history=0-temperature=0", "abl-history=0-temperature=0.7",
@@ -64,11 +64,11 @@ class _FailingAgent:
         raise RuntimeError("broken")
 
 
-def test_a_sweep_with_a_setting_whose_episodes_all_errored_exits_1(tmp_path, monkeypatch):
+def test_a_sweep_with_a_setting_whose_episodes_all_errored_exits_1(tmp_path, override):
     """Every episode of both settings errors: each run's count is printed and the code is 1."""
     from sortie.agents.base import AGENTS
 
-    monkeypatch.setitem(AGENTS._entries, "failing", _FailingAgent)
+    override(AGENTS, "failing", _FailingAgent)
     suite = tmp_path / "hops.jsonl"
     write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}")
                                                    for i in range(2)])  # fmt: skip
