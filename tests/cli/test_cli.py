@@ -139,7 +139,8 @@ def test_a_suite_name_with_a_path_is_refused(tmp_path):
     from sortie.testing.episodes import room_rescue
 
     suite = tmp_path / "bad.jsonl"
-    write_suite(suite, SuiteHeader(suite="../escape"), [room_rescue("h/0")])
+    write_suite(suite, SuiteHeader(suite="escape"), [room_rescue("h/0")])
+    suite.write_text(suite.read_text().replace('"suite":"escape"', '"suite":"../escape"'))
     result = runner.invoke(app, ["run", str(suite), "--agent", "random", "--store",
                                  str(tmp_path / "store" / "s.db")])  # fmt: skip
     assert result.exit_code == 2 and "'../escape'" in result.output
