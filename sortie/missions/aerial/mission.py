@@ -4,9 +4,10 @@ Each step is one flight primitive (magnitudes clamped to d_max and 30°, and fla
 clamped) or one task action. The episode ends when the agent says ``done`` or lands, or when
 T_max steps are spent; success is then decided by the mission's types, as MissionBench's
 code decides it: the report matches (the judge's verdict is kept), the final pose is at the
-goal (position per axis and heading), the right task action was carried out and the final
-pose is at the goal, the flown path covers the reference route. Two stages trace progress for the
-reports: S1 reaching the goal region (for a patrol: covering the route), S2 the objective.
+goal (position per axis and heading), the last task action is the mission's and the final
+pose is at the goal, the flown path covers the reference route. Two stages trace progress
+for the reports: S1 reaching the goal region (for a patrol: covering the route), S2 the
+objective.
 """
 
 from __future__ import annotations
@@ -78,8 +79,9 @@ class AerialMission(MissionRuntime):
         start = self.backend.pose()
         self.start_distance = _distance3(start, self.goal)
         self.path: list[tuple[float, float, float]] = [start.position()]
+        # Positions after each motion step, start and task actions left out: the patrol's
+        # flown path as MissionBench builds it.
         self.flown: list[tuple[float, float, float]] = []
-        """Positions after each motion step (not after task actions): the patrol's path."""
         self.report: str | None = None
         self.task_actions: list[dict[str, Any]] = []
         self.ended_by: str | None = None
