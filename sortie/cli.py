@@ -232,14 +232,29 @@ def report(
     html_dir: Annotated[Path | None, typer.Option(
         "--html", help="Also write a static HTML report (plots, a page per episode) here.")
     ] = None,
+    ts_variant: Annotated[str, typer.Option(
+        help="Rescue stage scores in TS and S1–S4: paper (default) or rescuebench-code.")
+    ] = "paper",
+    columns: Annotated[str | None, typer.Option(
+        help="Metrics to show, comma-separated (e.g. sr,eff,eff_all_steps,iou_start2d), or "
+             "'all' for every metric sortie computes; default: the family's paper tables.")
+    ] = None,
 ) -> None:
-    """Print each run's metrics per group as mean [95% bootstrap interval] over episodes."""
-    from sortie.report.tables import render, report_rows
+    """Print each run's metrics per group as mean [95% bootstrap interval] over episodes.
+
+    Episodes that ended in an agent or backend error are left out of every mean and counted
+    in the ``errors`` column.
+    """
+    from sortie.report.tables import choose_columns, render, report_rows
 
     try:
         with _open_store(store) as opened:
-            rows = report_rows(opened, run_ids, group)
-            _print(render(rows, fmt, title=_title(" · ".join(run_ids), fmt)))
+            chosen = choose_columns(opened, run_ids, columns)
+            rows = report_rows(opened, run_ids, group, chosen, ts_variant)
+            title = " · ".join(run_ids)
+            if ts_variant != "paper":
+                title += f" · TS: {ts_variant}"
+            _print(render(rows, fmt, title=_title(title, fmt)))
             _print_failures(opened, run_ids, fmt)
             _print_usage(opened, run_ids, fmt)
             if html_dir is not None:

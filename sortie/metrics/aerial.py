@@ -1,72 +1,127 @@
 """Aerial metrics (docs/aerial.md, Metrics), pure functions of a trajectory record.
 
-Fractions in 0..1 (reports show them in percent). Edge cases MissionBench leaves open:
+Fractions in 0..1 (reports show them in percent). The defaults are what MissionBench's code
+computes; ``docs/aerial.md`` lists them with their variants. Choices and edge cases:
+
+- **steps** (T_used) are motion steps: every step whose action is not a task action. ``done``
+  and the task actions ``land``, ``drop_payload``, ``collect_sample`` are not steps, as in
+  MissionBench's code (they cost a step of sortie's budget all the same); an invalid action
+  is a step (MissionBench flies whatever its parser made of the text). Eff = 1 − steps/T_max,
+  CR = motion steps with a collision / motion steps (0 with no motion step, as the code).
+  Variants ``eff_all_steps`` and ``cr_all_steps`` count every step;
 - a mission whose start is already at the goal (d_0 = 0) has no progress to measure: unless
   it succeeded (MP 1, as every success), its MP is NaN and ``unscored`` is 1, so it is left
-  out of the MP mean and counted, never averaged in as −1 or 0; SR, OSR, Eff and CR count;
-- a path with no translation has OSR from the start point alone and MP 0 (unless it
-  succeeded, e.g. by reporting from where it started);
-- an episode of no steps (an error before the first action) has CR NaN;
+  out of the MP mean and counted, never averaged in as −1 or 0;
+- a path with no translation has OSR from the start point alone and MP 0 unless it
+  succeeded; for a patrol its IoU (its MP) is 0 too (see ``sortie.metrics.patrol``);
 - a patrol has no OSR (its goal is the route's end, which for a perimeter is its start), so
-  OSR and Δ are NaN for patrols: coverage is what MP (the route IoU) measures.
+  OSR and Δ are NaN for patrols: coverage is what MP (the route IoU) measures;
+- an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN.
 """
 
 from __future__ import annotations
 
 import math
 
+from sortie.core.facts import AerialFacts, aerial_facts
 from sortie.core.records_io import Trajectory
-from sortie.metrics.patrol import patrol_iou
+from sortie.core.trajectory import StepRecord
+from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
+from sortie.metrics.patrol import patrol_iou, patrol_iou_start2d
 
 OSR_RADII = (5.0, 10.0, 20.0)
 """Distances (metres, 3D) at which the goal counts as reached somewhere along the path."""
+METRICS = (
+    "sr", "mp", "unscored", "osr5", "osr10", "osr20", "eff", "cr", "eff_all_steps",
+    "cr_all_steps", "iou", "iou_start2d", "steps", "task_steps", "collisions", "closest",
+    "final_distance", "clamped", "invalid_actions", "gap", "judge_score",
+)  # fmt: skip
+"""Every metric ``score_aerial`` returns, besides ``error``."""
 
 
 def score_aerial(trajectory: Trajectory) -> dict[str, float]:
     """Return every aerial metric of one episode (NaN where a metric does not apply)."""
-    header, footer, facts = trajectory.header, trajectory.footer, trajectory.footer.facts
-    mission = header.episode.mission
+    footer = trajectory.footer
+    if is_error(footer.outcome, footer.failure_reason):
+        return errored_metrics(METRICS)
+    facts = aerial_facts(trajectory)
+    mission = trajectory.header.episode.mission
     goal = mission["goal"][:3]
-    positions = [list(header.episode.start.position())] + [s.pose.position()
-                                                            for s in trajectory.steps]
+    positions = [list(trajectory.header.episode.start.position())] + [
+        s.pose.position() for s in trajectory.steps]  # fmt: skip
     success = float(footer.outcome == "success")
     closest = min(math.dist(p, goal) for p in positions)
-    budget = float(facts.get("step_budget") or footer.steps or 1)
-    steps = len(trajectory.steps)
-    collided = sum(1 for s in trajectory.steps if s.collisions or _touched(s.events))
-    mp, unscored = _progress(mission, positions, facts, success)
     metrics = {
-        "sr": success, "mp": mp, "unscored": unscored,
+        ERROR: 0.0, "sr": success,
         **{f"osr{r:g}": float(closest <= r) for r in OSR_RADII},
-        "eff": 1.0 - steps / budget if budget else math.nan,
-        "cr": collided / steps if steps else math.nan,
-        "steps": float(steps), "collisions": float(collided),
+        **_effort(trajectory.steps, _budget(facts, footer.steps)),
+        **_progress(trajectory, positions, success),
         "closest": closest, "final_distance": math.dist(positions[-1], goal),
-        "clamped": float(sum(1 for s in trajectory.steps for e in s.events
-                             if e.kind == "clamped")),
-        "invalid_actions": float(sum(1 for s in trajectory.steps for e in s.events
-                                     if e.kind == "invalid_action")),
+        "clamped": float(_events(trajectory.steps, "clamped")),
+        "invalid_actions": float(_events(trajectory.steps, "invalid_action")),
     }  # fmt: skip
-    if "patrol" in mission.get("types", ()):
+    if _is_patrol(mission):
         metrics.update({f"osr{r:g}": math.nan for r in OSR_RADII})
     metrics["gap"] = metrics["osr5"] - success
-    verdict = facts.get("verdict") or {}
-    metrics["judge_score"] = float(verdict.get("score", math.nan))
+    metrics["judge_score"] = facts.verdict.score if facts.verdict else math.nan
     return metrics
 
 
-def _progress(mission: dict, positions: list, facts: dict, success: float) -> tuple[float, float]:
-    """Return (MP, unscored): patrols use the route IoU; others the closing of the distance."""
-    if "patrol" in mission.get("types", ()):
-        iou = patrol_iou(positions, mission.get("patrol", []))
-        return (1.0 if success else iou), float(math.isnan(iou))
+def is_motion(step: StepRecord) -> bool:
+    """Return whether a step is a motion step: anything but a task action (``done`` too)."""
+    return step.action.get("type") != "task"
+
+
+def flown_path(trajectory: Trajectory) -> list[tuple[float, float, float]]:
+    """Return the poses after each motion step (the start left out): MissionBench's path."""
+    return [s.pose.position() for s in trajectory.steps if is_motion(s)]
+
+
+def _effort(steps: list[StepRecord], budget: float) -> dict[str, float]:
+    """Return Eff and CR over motion steps, and their every-step variants."""
+    motion = [s for s in steps if is_motion(s)]
+    collided = sum(1 for s in motion if _collided(s))
+    collided_all = sum(1 for s in steps if _collided(s))
+    return {
+        "eff": 1.0 - len(motion) / budget, "cr": collided / len(motion) if motion else 0.0,
+        "eff_all_steps": 1.0 - len(steps) / budget,
+        "cr_all_steps": collided_all / len(steps) if steps else 0.0,
+        "steps": float(len(motion)), "task_steps": float(len(steps) - len(motion)),
+        "collisions": float(collided),
+    }  # fmt: skip
+
+
+def _budget(facts: AerialFacts, steps: int) -> float:
+    # Records always carry T_max; a footer of a job that never ran has none (and is errored).
+    return float(facts.step_budget or steps or 1)
+
+
+def _progress(trajectory: Trajectory, positions: list, success: float) -> dict[str, float]:
+    """Return MP and ``unscored``: patrols use the route IoU; others the closing of the distance."""
+    mission = trajectory.header.episode.mission
+    if _is_patrol(mission):
+        route = mission.get("patrol", [])
+        iou = patrol_iou(flown_path(trajectory), route)
+        start2d = patrol_iou_start2d(positions, route)
+        mp = 1.0 if success else iou
+        return {"mp": mp, "unscored": float(math.isnan(mp)), "iou": iou, "iou_start2d": start2d}
+    nan = {"iou": math.nan, "iou_start2d": math.nan}
     d0 = math.dist(positions[0], mission["goal"][:3])
-    if d0 <= 1e-9:
-        return (1.0 if success else math.nan), float(not success)
     if success:
-        return 1.0, 0.0
-    return min(max((d0 - math.dist(positions[-1], mission["goal"][:3])) / d0, 0.0), 1.0), 0.0
+        return {"mp": 1.0, "unscored": 0.0, **nan}
+    if d0 <= 1e-9:
+        return {"mp": math.nan, "unscored": 1.0, **nan}
+    closing = (d0 - math.dist(positions[-1], mission["goal"][:3])) / d0
+    return {"mp": min(max(closing, 0.0), 1.0), "unscored": 0.0, **nan}
 
 
-def _touched(events: list) -> bool:
-    return any(e.kind == "contact" for e in events)
+def _is_patrol(mission: dict) -> bool:
+    return "patrol" in mission.get("types", ())
+
+
+def _collided(step: StepRecord) -> bool:
+    return bool(step.collisions) or any(e.kind == "contact" for e in step.events)
+
+
+def _events(steps: list[StepRecord], kind: str) -> int:
+    return sum(1 for s in steps for e in s.events if e.kind == kind)

@@ -1,34 +1,62 @@
-"""Aggregation of per-episode metrics: the one place where means are taken."""
+"""Aggregation of per-episode metrics: the one place where means are taken.
+
+An episode that ended in an error (``agent_error``, ``backend_error``, or the ``error``
+outcome) is not an attempt at the mission: it is left out of every mean and counted apart
+(``errors``), so a crash never looks like a scored failure.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 RESCUE_COLUMNS = ("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs")
 AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
 """The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
-PERCENT = {"tcr", "hs", "sr", "osr5", "osr10", "osr20", "mp", "eff", "cr", "gap", "unscored"}
+PERCENT = {"tcr", "hs", "sr", "osr5", "osr10", "osr20", "mp", "eff", "cr", "gap", "unscored",
+           "eff_all_steps", "cr_all_steps", "iou", "iou_start2d", "ndtw", "sdtw", "spl",
+           "movement_effectiveness"}  # fmt: skip
 """Metrics shown as percentages."""
+ERROR_REASONS = frozenset({"agent_error", "backend_error"})
+"""Failure reasons that mean the harness, not the agent's skill, ended the episode."""
+ERROR = "error"
+"""The metric that marks an errored episode (1.0; 0.0 for a scored one)."""
 
 
-def group_means(rows: Iterable[tuple[str, dict[str, float]]], columns: Sequence[str]
+def is_error(outcome: str, failure_reason: str | None) -> bool:
+    """Return whether an episode ended in an error rather than by the mission's rules."""
+    return outcome == "error" or failure_reason in ERROR_REASONS
+
+
+def errored_metrics(names: Iterable[str]) -> dict[str, float]:
+    """Return the metrics of an errored episode: ``error`` 1 and every other one NaN."""
+    return {ERROR: 1.0, **{name: math.nan for name in names if name != ERROR}}
+
+
+def group_means(rows: Iterable[tuple[str, Mapping[str, float]]], columns: Sequence[str]
                 ) -> dict[str, dict[str, float]]:
-    """Return, per group key, the mean of each column over its episodes (NaNs left out).
+    """Return, per group key, the mean of each column over its scored episodes.
 
-    ``rows`` are ``(group, metrics)`` pairs; the result also holds ``n`` (episodes per group)
-    and an ``all`` group.
+    ``rows`` are ``(group, metrics)`` pairs; an episode whose ``error`` metric is 1 is left
+    out of the means. The result also holds ``n`` (every episode of the group), ``errors``
+    (those left out) and an ``all`` group. NaN values are left out of their column's mean.
     """
-    grouped: dict[str, list[dict[str, float]]] = defaultdict(list)
+    grouped: dict[str, list[Mapping[str, float]]] = defaultdict(list)
     for group, metrics in rows:
         grouped[group].append(metrics)
         grouped["all"].append(metrics)
-    return {group: {"n": float(len(items)), **{c: _mean(items, c) for c in columns}}
+    return {group: _means(items, columns)
             for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
 
 
-def _mean(items: list[dict[str, float]], column: str) -> float:
+def _means(items: list[Mapping[str, float]], columns: Sequence[str]) -> dict[str, float]:
+    scored = [m for m in items if m.get(ERROR, 0.0) != 1.0]
+    return {"n": float(len(items)), "errors": float(len(items) - len(scored)),
+            **{c: _mean(scored, c) for c in columns}}  # fmt: skip
+
+
+def _mean(items: list[Mapping[str, float]], column: str) -> float:
     values = [m[column] for m in items if column in m and not math.isnan(m[column])]
     if not values:
         return math.nan

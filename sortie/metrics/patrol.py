@@ -1,4 +1,18 @@
-"""Patrol coverage: IoU of the 20 m ground buffers around the flown and the reference routes."""
+"""Patrol coverage: IoU of the 20 m ground buffers around the flown and the reference routes.
+
+Two readings (see ``docs/aerial.md``):
+
+- ``missionbench`` (the default, as MissionBench's code computes it): the flown path is the
+  poses after each move, the start left out; both paths are resampled to 100 points evenly
+  by **3D** arc length, then projected to the ground and buffered by 20 m. A flown path of
+  fewer than 2 poses, or of no 3D length (a hover, turns only), covers nothing: IoU 0.
+  (MissionBench's resampling refuses such a path and its evaluation then records no IoU.)
+  A path that only climbs or descends has 3D length, and projects to a point: its buffer is
+  the 20 m disc around that point.
+- ``start2d`` (sortie before it followed the code): the flown path starts at the start pose,
+  and the resampling is even by ground (2D) arc length; a path with no ground translation
+  buffers to the disc around its one ground point.
+"""
 
 from __future__ import annotations
 
@@ -15,33 +29,63 @@ SAMPLES = 100
 """Points each route is resampled to, evenly by arc length."""
 
 
-def resample(points: Sequence[Sequence[float]], count: int = SAMPLES) -> NDArray[np.float64]:
+def resample(points: Sequence[Sequence[float]], count: int = SAMPLES,
+             dimensions: int = 3) -> NDArray[np.float64]:
     """Return ``count`` ground points (x, y) spread evenly by arc length along ``points``.
 
-    A route that never moves gives ``count`` copies of its one position.
+    Arc length is measured over the first ``dimensions`` coordinates (3: in space, as
+    MissionBench; 2: on the ground). A route of no length gives ``count`` copies of its
+    first point.
     """
-    xy = np.asarray(points, dtype=np.float64)[:, :2]
-    steps = np.linalg.norm(np.diff(xy, axis=0), axis=1)
+    array = np.asarray(points, dtype=np.float64)
+    steps = np.linalg.norm(np.diff(array[:, :dimensions], axis=0), axis=1)
     along = np.concatenate([[0.0], np.cumsum(steps)])
     if along[-1] <= 0.0:
-        return np.repeat(xy[:1], count, axis=0)
+        return np.repeat(array[:1, :2], count, axis=0)
     wanted = np.linspace(0.0, along[-1], count)
-    return np.column_stack([np.interp(wanted, along, xy[:, 0]), np.interp(wanted, along, xy[:, 1])])
+    return np.column_stack([np.interp(wanted, along, array[:, 0]),
+                            np.interp(wanted, along, array[:, 1])])  # fmt: skip
 
 
-def corridor(points: Sequence[Sequence[float]], width: float = BUFFER) -> BaseGeometry:
+def corridor(points: Sequence[Sequence[float]], width: float = BUFFER,
+             dimensions: int = 3) -> BaseGeometry:
     """Return the ground area within ``width`` of the resampled route."""
-    xy = resample(points)
+    xy = resample(points, dimensions=dimensions)
     if np.allclose(xy, xy[0]):
-        return Point(xy[0]).buffer(width)  # a route with no translation covers a disc
+        return Point(xy[0]).buffer(width)  # a route with no ground translation covers a disc
     return LineString(xy).buffer(width)
 
 
 def patrol_iou(flown: Sequence[Sequence[float]], reference: Sequence[Sequence[float]],
                width: float = BUFFER) -> float:
-    """Return the IoU (0..1) of the corridors around the flown and reference routes."""
-    if len(flown) == 0 or len(reference) < 2:
+    """Return MissionBench's patrol IoU (0..1) of the flown poses against the reference.
+
+    ``flown`` is the poses after each move, without the start. Fewer than 2 poses, or no
+    3D length, give 0; a reference of fewer than 2 points gives NaN (nothing to cover).
+    """
+    if len(reference) < 2:
         return float("nan")
-    a, b = corridor(flown, width), corridor(reference, width)
+    if len(flown) < 2 or _length(flown) <= 0.0:
+        return 0.0
+    return _iou(corridor(flown, width), corridor(reference, width))
+
+
+def patrol_iou_start2d(path: Sequence[Sequence[float]], reference: Sequence[Sequence[float]],
+                       width: float = BUFFER) -> float:
+    """Return the ``start2d`` patrol IoU: ``path`` begins at the start, resampled on the ground.
+
+    An empty path or a reference of fewer than 2 points gives NaN.
+    """
+    if len(path) == 0 or len(reference) < 2:
+        return float("nan")
+    return _iou(corridor(path, width, 2), corridor(reference, width, 2))
+
+
+def _iou(a: BaseGeometry, b: BaseGeometry) -> float:
     union = a.union(b).area
     return float(a.intersection(b).area / union) if union > 0 else float("nan")
+
+
+def _length(points: Sequence[Sequence[float]]) -> float:
+    array = np.asarray(points, dtype=np.float64)[:, :3]
+    return float(np.linalg.norm(np.diff(array, axis=0), axis=1).sum())

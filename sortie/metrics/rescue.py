@@ -1,4 +1,11 @@
-"""Rescue metrics (docs/rescue.md, Metrics), pure functions of a trajectory record."""
+"""Rescue metrics (docs/rescue.md, Metrics), pure functions of a trajectory record.
+
+An errored episode (agent or backend error) is not scored: ``error`` 1, every other metric
+NaN. The stage scores come in two variants (``docs/rescue.md``): ``ts`` and ``s1``–``s4``
+are the ``paper`` variant, ``ts_code`` and ``s1_code``–``s4_code`` the ``rescuebench-code``
+one, which reads the final distances (and the target points they measure to) from the
+footer's facts.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +13,10 @@ import math
 
 import numpy as np
 
+from sortie.core.facts import rescue_facts
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StageRecord
+from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.metrics.paths import (
     GROUND_THRESHOLD,
     dtw,
@@ -21,19 +30,26 @@ from sortie.metrics.stage_scores import StageDistances, code_scores, paper_score
 STAGES = ("S1", "S2", "S3", "S4")
 WALL_CLOCK_METRICS = frozenset({"time_latency"})
 """Metrics that include measured wall time, so they differ between runs of the same seed."""
+METRICS = ("tcr", "ts", "ts_code", "s1", "s2", "s3", "s4", "s1_code", "s2_code", "s3_code",
+           "s4_code", "time_sim", "time_latency", "steps", "collisions", "path_length",
+           "movement_effectiveness", "spl", "hs", "ndtw", "sdtw")  # fmt: skip
+"""Every metric ``score_rescue`` returns besides ``error`` and the per-stage ones."""
 
 
 def score_rescue(trajectory: Trajectory) -> dict[str, float]:
     """Return every rescue metric of one episode (NaN where a metric does not apply)."""
-    footer, facts = trajectory.footer, trajectory.footer.facts
-    picked, dropped = bool(facts.get("picked_up")), bool(facts.get("dropped_in_zone"))
+    footer = trajectory.footer
+    if is_error(footer.outcome, footer.failure_reason):
+        return errored_metrics(METRICS)
+    facts = rescue_facts(trajectory)
+    picked, dropped = facts.picked_up, facts.dropped_in_zone
     success = footer.outcome == "success"
     paper = paper_scores(_stage_distances(footer.stages), picked, dropped)
-    code = code_scores(float(facts.get("final_to_casualty", math.inf)), picked,
-                       facts.get("final_to_stretcher"), dropped)  # fmt: skip
+    to_casualty = math.inf if facts.final_to_casualty is None else facts.final_to_casualty
+    code = code_scores(to_casualty, picked, facts.final_to_stretcher, dropped)
     positions = _positions(trajectory)
     metrics = {
-        "tcr": float(success), "ts": sum(paper), "ts_code": sum(code),
+        ERROR: 0.0, "tcr": float(success), "ts": sum(paper), "ts_code": sum(code),
         **{f"s{k + 1}": v for k, v in enumerate(paper)},
         **{f"s{k + 1}_code": v for k, v in enumerate(code)},
         "time_sim": footer.clock_sim, "time_latency": footer.clock_latency,
@@ -50,7 +66,11 @@ def score_rescue(trajectory: Trajectory) -> dict[str, float]:
 
 
 def movement_effectiveness(trajectory: Trajectory) -> float:
-    """Return the share of steps that brought the agent closer to its current stage target."""
+    """Return the share of steps that brought the agent closer to its current stage target.
+
+    A step counts as closer when its distance is strictly below the one before (the previous
+    step's in the same stage, or the stage's initial distance), as RescueBench's code counts.
+    """
     initial = {s.name: s.d_init for s in trajectory.footer.stages}
     better, counted, last_stage, last = 0, 0, None, None
     for step in trajectory.steps:
@@ -59,7 +79,7 @@ def movement_effectiveness(trajectory: Trajectory) -> float:
         before = last if step.stage == last_stage else initial.get(step.stage)
         if before is not None:
             counted += 1
-            better += step.target_distance < before - 1e-6
+            better += step.target_distance < before
         last_stage, last = step.stage, step.target_distance
     return better / counted if counted else math.nan
 

@@ -16,7 +16,8 @@ from rich.markup import escape
 from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from sortie.metrics.aggregate import AERIAL_COLUMNS, RESCUE_COLUMNS, group_means
+from sortie.metrics.aggregate import AERIAL_COLUMNS, ERROR, RESCUE_COLUMNS, is_error
+from sortie.metrics.intervals import Estimate, episode_means, group_intervals
 from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
 from sortie.run.jobs import ERROR_REASONS, JobResult
 from sortie.run.store import Store, StoredEpisode
@@ -111,20 +112,47 @@ def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) ->
         execute(plan, request, store, on_result=advance)
 
 
+OUTCOMES = ("success", "failure", "error")
+"""How an episode can end, as the summary table counts them."""
+
+
 def results_table(episodes: Iterable[StoredEpisode], title: str) -> Table:
-    """Return the per-level table of means (rates in %), in the columns of the episodes' family."""
+    """Return the per-level table: outcome counts, then each metric's mean and 95% interval.
+
+    Means are over the episodes that did not end in an error (repeats averaged first, rates
+    in %), in the columns of the episodes' family; ``n`` counts every episode run.
+    """
     episodes = list(episodes)
-    aerial = bool(episodes) and "sr" in episodes[0].metrics
+    aerial = any("sr" in e.metrics for e in episodes)
     columns = AERIAL_COLUMNS if aerial else RESCUE_COLUMNS
-    means = group_means(((e.level or "-", e.metrics) for e in episodes), columns)
-    table = Table(title=title)
-    for column in ("level", "n", *columns):
-        table.add_column(column.upper() if column != "level" else column, justify="right")
-    for level, row in means.items():
-        cells = [_cell(row[c]) for c in ("n", *columns)]
-        table.add_row(level, *cells)
+    scored = ((e.level or "-", e.key, e.metrics) for e in episodes if _ending(e) != "error")
+    intervals = group_intervals(episode_means(scored, columns), columns)
+    counts: dict[str, Counter[str]] = {}
+    for e in episodes:
+        for level in (e.level or "-", "all"):
+            counts.setdefault(level, Counter())[_ending(e)] += 1
+    table = Table(title=title, caption="mean, and its 95% bootstrap interval over episodes")
+    for column in ("level", "n", *OUTCOMES, *columns):
+        table.add_column(column.upper() if column in columns else column, justify="right")
+    for level in sorted(counts, key=lambda name: name == "all"):
+        row = intervals.get(level, {})
+        table.add_row(level, str(counts[level].total()),
+                      *(str(counts[level][o]) for o in OUTCOMES),
+                      *(_cell(row[c]) if c in row else "–" for c in columns))  # fmt: skip
     return table
 
 
-def _cell(value: float) -> str:
-    return "–" if math.isnan(value) else f"{value:.1f}" if value % 1 else f"{value:.0f}"
+def _ending(episode: StoredEpisode) -> str:
+    """Return ``success``, ``failure`` or ``error`` (agent or backend error) for an episode."""
+    if is_error(episode.outcome, episode.failure_reason) or episode.metrics.get(ERROR) == 1.0:
+        return "error"
+    return "success" if episode.outcome == "success" else "failure"
+
+
+def _cell(estimate: Estimate) -> str:
+    """Return ``mean lo–hi``; just the mean when there is no interval or it is a point."""
+    if math.isnan(estimate.mean):
+        return "–"
+    if math.isnan(estimate.lo) or estimate.lo == estimate.hi:
+        return f"{estimate.mean:.1f}" if estimate.mean % 1 else f"{estimate.mean:.0f}"
+    return f"{estimate.mean:.1f} {estimate.lo:.1f}–{estimate.hi:.1f}"

@@ -56,7 +56,7 @@ def test_run_prints_the_level_table_and_writes_records(tmp_path):
                                  str(tmp_path / "sortie.db")])  # fmt: skip
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "L1" in line)
-    assert row.split("│")[3].strip() == "100"
+    assert row.split("│")[6].strip() == "100"  # level, n, success, failure, error, TCR
     assert len(list((tmp_path / "runs" / "hand" / "oracle").glob("*.jsonl"))) == 1
 
 

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 
 from sortie.backends.embedded import EmbeddedBackend
@@ -42,18 +43,19 @@ DONE = TaskAction(T.DONE)
 
 
 def test_reaching_the_goal_and_saying_done_is_an_inspection_success(backend):
-    """Four 6 m steps reach [24, 0, 20]; done on step 5: SR 1, MP 1, Eff 1 − 5/20, CR 0."""
+    """Four 6 m steps reach [24, 0, 20], then done (not a step): SR 1, MP 1, Eff 1 − 4/20, CR 0."""
     trajectory, _ = fly(backend, aerial_hop(), [FORWARD] * 4 + [DONE])
     metrics = score_aerial(trajectory)
     assert trajectory.footer.outcome == "success"
     assert trajectory.steps[3].pose.x == pytest.approx(24.0, abs=0.01)
     assert (metrics["sr"], metrics["mp"], metrics["osr5"]) == (1.0, 1.0, 1.0)
-    assert metrics["eff"] == pytest.approx(0.75) and metrics["cr"] == 0.0 and metrics["gap"] == 0
+    assert metrics["eff"] == pytest.approx(0.8) and metrics["cr"] == 0.0 and metrics["gap"] == 0
+    assert metrics["eff_all_steps"] == pytest.approx(0.75) and metrics["steps"] == 4
 
 
 def test_magnitudes_are_clamped_to_d_max_and_flagged(backend):
     """Forward 100 m moves d_max = 6 m; a 90° turn turns 30°; a negative move moves nothing."""
-    actions = [Fly(P.FORWARD, 100.0), Fly(P.TURN_LEFT, 90.0), Fly(P.UP, -3.0)]
+    actions = [Fly(P.FORWARD, 100.0), Fly(P.TURN_LEFT, 90.0), Fly(P.UP, -3.0), DONE]
     trajectory, _ = fly(backend, aerial_hop(), actions)
     poses = [step.pose for step in trajectory.steps]
     assert poses[0].x == pytest.approx(6.0, abs=0.01) and poses[1].yaw == pytest.approx(30.0)
@@ -107,6 +109,31 @@ def test_manipulation_needs_the_right_task_action_at_the_goal(backend, action, s
     assert trajectory.footer.facts["task_actions"][0]["at_goal"] is True
 
 
+def test_manipulation_fails_when_the_final_heading_is_off_the_goals(backend):
+    """The right action at the goal, then a 30° turn: the final pose misses τ_yaw = 15°."""
+    spec = aerial_hop(("manipulation",), task_action="drop_payload")
+    actions = [*[FORWARD] * 4, TaskAction(T.DROP_PAYLOAD), Fly(P.TURN_LEFT, 30.0), DONE]
+    trajectory, _ = fly(backend, spec, actions)
+    assert trajectory.footer.failure_reason == "objective_unmet"
+    assert trajectory.footer.facts["task_actions"][0]["at_goal"] is True
+
+
+def test_manipulation_is_judged_on_the_final_pose_not_where_the_action_was(backend):
+    """The action at the start, then flying to the goal: the final pose and the task succeed."""
+    spec = aerial_hop(("manipulation",), task_action="collect_sample")
+    trajectory, _ = fly(backend, spec, [TaskAction(T.COLLECT_SAMPLE), *[FORWARD] * 4, DONE])
+    assert trajectory.footer.outcome == "success"
+    assert trajectory.footer.facts["task_actions"][0]["at_goal"] is False
+
+
+def test_manipulation_takes_the_last_task_action_declared(backend):
+    """The right action then a wrong one, at the goal: the last one counts, so it fails."""
+    spec = aerial_hop(("manipulation",), task_action="drop_payload")
+    actions = [*[FORWARD] * 4, TaskAction(T.DROP_PAYLOAD), TaskAction(T.COLLECT_SAMPLE), DONE]
+    trajectory, _ = fly(backend, spec, actions)
+    assert trajectory.footer.outcome == "failure"
+
+
 def test_invalid_output_spends_a_step_and_the_episode_goes_on(backend):
     """An unparseable answer is an invalid_action step; the flight continues."""
     actions = [InvalidAction("<garbage>", "no JSON"), *[FORWARD] * 4, DONE]
@@ -122,13 +149,23 @@ def test_a_patrol_along_the_route_succeeds(backend):
     assert trajectory.footer.outcome == "success" and score_aerial(trajectory)["mp"] == 1.0
 
 
-def test_patrol_iou_of_a_point_against_a_line_is_the_disc_over_the_corridor():
-    """A 40 m route and a hover at its start: π·20² / (40·40 + π·20²) = 0.4399."""
+def test_patrol_iou_of_a_climb_against_a_line_is_the_disc_over_the_corridor():
+    """A 40 m route and a climb at its start: π·20² / (40·40 + π·20²) = 0.4399."""
     expected = math.pi * 400 / (1600 + math.pi * 400)
     route = [[0.0, 0.0, 20.0], [40.0, 0.0, 20.0]]
-    assert patrol_iou([[0.0, 0.0, 30.0]], route) == pytest.approx(expected, rel=0.01)
+    assert patrol_iou([[0.0, 0.0, 25.0], [0.0, 0.0, 30.0]], route) == pytest.approx(
+        expected, rel=0.01)  # fmt: skip
     assert patrol_iou(route, route) == pytest.approx(1.0)
     assert patrol_iou([[0.0, 100.0, 0.0], [40.0, 100.0, 0.0]], route) == 0.0
+
+
+def test_a_hover_covers_nothing_of_a_patrol_route(backend):
+    """Turning in place, then done: no pose moved, so the IoU (and MP) is 0, not a disc."""
+    spec = aerial_hop(("patrol",), patrol=[[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]])
+    trajectory, _ = fly(backend, spec, [Fly(P.TURN_LEFT, 30.0)] * 2 + [DONE])
+    metrics = score_aerial(trajectory)
+    assert (metrics["iou"], metrics["mp"], metrics["sr"]) == (0.0, 0.0, 0.0)
+    assert metrics["iou_start2d"] > 0.4  # the old reading: the disc round the start
 
 
 def test_a_mission_starting_at_its_goal_is_unscored_not_averaged_as_minus_one(backend):
@@ -214,13 +251,15 @@ def test_the_run_setting_picks_the_judge_and_an_unknown_one_fails_before_flying(
 
 
 def test_collision_rate_counts_the_steps_that_touched_something(backend):
-    """Down 6 m four times from 20 m: the fourth step meets the ground; CR is that share."""
+    """Down 6 m four times from 20 m: the fourth step meets the ground; CR is that share of 4."""
     actions = [Fly(P.DOWN, 6.0)] * 4
     trajectory, _ = fly(backend, aerial_hop(), actions + [DONE])
     touched = [any(e.kind == "contact" for e in s.events) for s in trajectory.steps]
     assert touched[:3] == [False, False, False] and touched[3]
     metrics = score_aerial(trajectory)
-    assert metrics["cr"] == pytest.approx(sum(touched) / len(touched)) and metrics["cr"] > 0
+    motion = touched[:4]  # the final done is not a step
+    assert metrics["cr"] == pytest.approx(sum(motion) / 4) and metrics["cr"] > 0
+    assert metrics["cr_all_steps"] == pytest.approx(sum(touched) / 5)
 
 
 def test_a_run_of_two_families_is_refused(tmp_path):
@@ -252,3 +291,72 @@ def test_an_aerial_runs_stored_config_names_the_multirotor_and_its_camera(tmp_pa
         plan_run(request, store)
         backend = store.run_config("r")["backend"]["args"]
     assert backend["body"] == "multirotor" and backend["camera"] == AERIAL_CAMERA
+
+
+def missionbench_success(trajectory):
+    """Return SR as MissionBench's code decides it, from the record alone (written apart)."""
+    mission, facts = trajectory.header.episode.mission, trajectory.footer.facts
+    final = trajectory.steps[-1].pose if trajectory.steps else trajectory.header.episode.start
+    goal = mission["goal"]
+    yaw_error = abs((final.yaw - goal[3] + 180.0) % 360.0 - 180.0)
+    geometry = all(abs(a - b) <= 5.0 for a, b in zip(final.position(), goal[:3], strict=True))
+    geometry = geometry and yaw_error <= 15.0
+    report = bool(facts["verdict"] and facts["verdict"]["match"])
+    declared = [a["kind"] for a in facts["task_actions"]]
+    task = bool(declared) and declared[-1] == mission.get("task_action")
+    flown = [s.pose.position() for s in trajectory.steps if s.action["type"] != "task"]
+    rules = {"reporting": lambda: report, "inspection": lambda: geometry or report,
+             "manipulation": lambda: geometry and task,
+             "patrol": lambda: _missionbench_iou(flown, mission["patrol"]) >= 0.5}  # fmt: skip
+    return all(rules[t]() for t in mission["types"])
+
+
+def _missionbench_iou(flown, route):
+    """Area IoU of 20 m buffers of both paths resampled by 3D arc length (hover: 0)."""
+    from shapely.geometry import LineString
+
+    def resampled(points):
+        array = np.asarray(points, dtype=float)
+        along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(array, axis=0), axis=1))])
+        at = np.linspace(0.0, along[-1], 100)
+        return LineString(zip(np.interp(at, along, array[:, 0]), np.interp(at, along, array[:, 1]),
+                              strict=True))  # fmt: skip
+
+    if len(flown) < 2 or np.allclose(flown, flown[0]):
+        return 0.0
+    a, b = resampled(flown).buffer(20.0), resampled(route).buffer(20.0)
+    return a.intersection(b).area / a.union(b).area
+
+
+TURN = Fly(P.TURN_LEFT, 30.0)
+ROUTE = [[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]]
+PARITY_FLIGHTS = {
+    "inspection reached": ((), [FORWARD] * 4 + [DONE], 1.0),
+    "inspection facing away": ((), [FORWARD] * 4 + [TURN] * 3 + [DONE], 0.0),
+    "inspection short": ((), [FORWARD] * 3 + [DONE], 0.0),
+    "drop at goal": (("manipulation", "drop_payload"),
+                     [FORWARD] * 4 + [TaskAction(T.DROP_PAYLOAD), DONE], 1.0),
+    "drop then turn": (("manipulation", "drop_payload"),
+                       [FORWARD] * 4 + [TaskAction(T.DROP_PAYLOAD), TURN, DONE], 0.0),
+    "sample first": (("manipulation", "collect_sample"),
+                     [TaskAction(T.COLLECT_SAMPLE)] + [FORWARD] * 4 + [DONE], 1.0),
+    "land at goal": (("manipulation", "land"), [FORWARD] * 4 + [TaskAction(T.LAND)], 1.0),
+    "land short": (("manipulation", "land"), [FORWARD] * 3 + [TaskAction(T.LAND)], 0.0),
+    "patrol flown": (("patrol",), [FORWARD] * 4 + [DONE], 1.0),
+    "patrol one pose": (("patrol",), [FORWARD] + [DONE], 0.0),
+    "patrol hover": (("patrol",), [TURN, TURN, DONE], 0.0),
+}  # fmt: skip
+"""Flights over the 24 m hop, with the SR MissionBench's rules give them (worked by hand)."""
+
+
+@pytest.mark.parametrize("name", PARITY_FLIGHTS)
+def test_success_equals_missionbench_rules_recomputed_from_the_record(backend, name):
+    """The SR sortie scores equals MissionBench's rules applied to the record by this test."""
+    kind, actions, expected = PARITY_FLIGHTS[name]
+    extra = {"task_action": kind[1]} if kind and kind[0] == "manipulation" else {}
+    if kind and kind[0] == "patrol":
+        extra = {"patrol": ROUTE}
+    spec = aerial_hop((kind[0],) if kind else ("inspection",), **extra)
+    trajectory, _ = fly(backend, spec, actions)
+    assert float(missionbench_success(trajectory)) == expected
+    assert score_aerial(trajectory)["sr"] == expected

@@ -1,6 +1,7 @@
 import csv
 import io
 import json
+import math
 
 import pytest
 from typer.testing import CliRunner
@@ -8,7 +9,15 @@ from typer.testing import CliRunner
 from sortie.cli import app
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.metrics.aggregate import RESCUE_COLUMNS
-from sortie.report.tables import cell, compare_rows, layout, paper_tables, render, report_rows
+from sortie.report.tables import (
+    cell,
+    choose_columns,
+    compare_rows,
+    layout,
+    paper_tables,
+    render,
+    report_rows,
+)
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from tests.conftest import run_stored
@@ -43,19 +52,19 @@ def test_report_groups_by_world_from_the_record_headers(store_path):
 
 
 def test_the_csv_format_has_a_header_and_a_row_per_group(store_path):
-    """CSV parses: run, group, n, then mean/lo/hi per metric."""
+    """CSV parses: run, group, n, errors, then mean/lo/hi per metric."""
     with Store(store_path) as store:
         text = render(report_rows(store, ["a"]), "csv")
     table = list(csv.DictReader(io.StringIO(str(text))))
     assert [row["group"] for row in table] == ["L1", "L2", "all"]
-    assert list(table[0])[:6] == ["run", "group", "n", "tcr", "tcr_lo", "tcr_hi"]
+    assert list(table[0])[:7] == ["run", "group", "n", "errors", "tcr", "tcr_lo", "tcr_hi"]
 
 
 def test_the_json_format_nests_run_group_metric(store_path):
     """JSON loads as {run: {group: {metric: {mean, lo, hi, n}}}}, NaN as null."""
     with Store(store_path) as store:
         data = json.loads(str(render(report_rows(store, ["a"]), "json")))
-    assert data["a"]["all"]["n"] == 3
+    assert data["a"]["all"]["n"] == 3 and data["a"]["all"]["errors"] == 0
     assert set(data["a"]["all"]["ts"]) == {"mean", "lo", "hi", "n", "spread"}
     assert data["a"]["L2"]["ts"]["lo"] is None  # one episode: no interval
 
@@ -67,7 +76,7 @@ def test_markdown_gives_the_papers_two_tables(store_path):
     main, stages = (part.strip().splitlines() for part in text.split("### ")[1:])
     assert main[2] == "| run | L1 TCR | L1 TS | L2 TCR | L2 TS | all TCR | all TS |"
     assert main[3].startswith("|---|---:|") and [line[:4] for line in main[4:]] == ["| a ", "| b "]
-    assert stages[2].startswith("| run | group | n | S1 | S2 | S3 | S4 | STEPS | HS |")
+    assert stages[2].startswith("| run | group | n | errors | S1 | S2 | S3 | S4 | STEPS | HS |")
     assert len(stages) == 4 + 6  # title, blank, header, alignment, then 2 runs × 3 groups
 
 
@@ -138,7 +147,7 @@ def test_the_cli_report_and_compare_print_and_refuse(store_path):
     result = runner.invoke(app, ["report", "--run", "a", "--store", str(store_path),
                                  "--format", "csv"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("run,group,n,tcr,")
+    assert result.output.startswith("run,group,n,errors,tcr,")
     result = runner.invoke(app, ["compare", "a", "b", "--store", str(store_path)])
     assert result.exit_code == 0 and "b − a" in result.output
     result = runner.invoke(app, ["report", "--run", "nope", "--store", str(store_path)])
@@ -150,3 +159,101 @@ def test_the_cli_report_of_a_missing_store_is_an_error(tmp_path):
     result = runner.invoke(app, ["report", "--run", "a", "--store", str(tmp_path / "no.db")])
     assert result.exit_code == 2 and "no results store here" in result.output
     assert not (tmp_path / "no.db").exists()
+
+
+@pytest.fixture(scope="module")
+def errored_store(tmp_path_factory):
+    """A run 'mixed' of two near-casualty rooms: a 2-step budget fails, the other errors.
+
+    The saying agent raises at its third step: the 0.4 s episode ends after two, the 120 s
+    one ends in an agent_error. Run 'early' raises at the first step of the 120 s room.
+    """
+    from sortie.agents import base
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import room_rescue
+    from sortie.testing.saying import SayingAgent
+
+    folder = tmp_path_factory.mktemp("errored")
+    suite = folder / "mixed.jsonl"
+    write_suite(suite, SuiteHeader(suite="mixed"), [room_rescue("m/short", 0.4, (-1.0, -0.5)),
+                                                   room_rescue("m/long", 120.0, (-1.0, -0.5))])
+    path = folder / "s.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(base.AGENTS._entries, "saying", SayingAgent)
+        run_stored(RunRequest((str(suite),), "saying", {"fail_at": "3"}, store=path,
+                              run_id="mixed"))  # fmt: skip
+        run_stored(RunRequest((str(suite),), "saying", {"fail_at": "1"}, store=path,
+                              run_id="early"))  # fmt: skip
+    return path
+
+
+def test_errored_episodes_are_left_out_of_the_means_and_counted(errored_store):
+    """The agent_error episode is not averaged in: 'all' holds the failed one and 1 error."""
+    with Store(errored_store) as store:
+        episodes = {e.episode_id: e for e in store.episodes("mixed")}
+        rows = report_rows(store, ["mixed"])
+    errored = episodes["m/long"]
+    assert errored.failure_reason == "agent_error"
+    assert errored.metrics["error"] == 1.0 and math.isnan(errored.metrics["ts"])
+    overall = rows[-1]
+    assert (overall.group, overall.n, overall.errors) == ("all", 1, 1)
+    assert overall.estimates["ts"].mean == pytest.approx(episodes["m/short"].metrics["ts"])
+
+
+def test_an_error_before_the_first_step_scores_nothing(errored_store):
+    """Raising at step 1: no TS or HS (once 12.9 and 90.3), and no scored episode in 'all'."""
+    with Store(errored_store) as store:
+        rows = report_rows(store, ["early"])
+        metrics = [e.metrics for e in store.episodes("early")]
+    assert all(m["error"] == 1.0 and math.isnan(m["ts"]) and math.isnan(m["hs"]) for m in metrics)
+    assert (rows[-1].n, rows[-1].errors) == (0, 2) and math.isnan(rows[-1].estimates["ts"].mean)
+
+
+def test_the_ts_variant_fills_ts_with_the_code_scores(store_path):
+    """--ts-variant rescuebench-code: each TS cell is the mean of the episodes' ts_code."""
+    with Store(store_path) as store:
+        code = report_rows(store, ["a"], ts_variant="rescuebench-code")[-1].estimates["ts"]
+        expected = [e.metrics["ts_code"] for e in store.episodes("a")]
+    assert code.mean == pytest.approx(sum(expected) / len(expected))
+
+
+def test_an_unknown_ts_variant_is_refused_with_the_choices(store_path):
+    """A misspelt variant names both allowed ones."""
+    with Store(store_path) as store, pytest.raises(ConfigError, match="paper, rescuebench-code"):
+        report_rows(store, ["a"], ts_variant="code")
+
+
+def test_columns_all_holds_every_metric_sortie_computes(store_path):
+    """--columns all: the family's table first, then nDTW, SDTW, SPL, movement effectiveness..."""
+    with Store(store_path) as store:
+        columns = choose_columns(store, ["a"], "all")
+    assert columns[:len(RESCUE_COLUMNS)] == RESCUE_COLUMNS
+    assert {"ndtw", "sdtw", "spl", "movement_effectiveness", "ts_code"} <= set(columns)
+    assert "error" not in columns
+
+
+def test_an_unknown_column_is_refused_listing_those_held(store_path):
+    """A metric no episode holds is an error that lists the available ones."""
+    with Store(store_path) as store, pytest.raises(ConfigError, match="unknown metric ndtww"):
+        choose_columns(store, ["a"], "ts,ndtww")
+
+
+def test_many_columns_are_split_into_tables_of_eight(store_path):
+    """Every metric at once renders as several tables, none wider than eight metrics."""
+    with Store(store_path) as store:
+        rows = report_rows(store, ["a"], columns=choose_columns(store, ["a"], "all"))
+    tables = paper_tables(rows)
+    assert len(tables) > 1 and all(len(t.columns) <= 8 for t in tables)
+    assert [c for t in tables for c in t.columns] == list(rows[0].estimates)
+
+
+def test_the_cli_report_shows_chosen_columns_and_variant(store_path):
+    """`--columns ndtw,spl` gives those columns; `--ts-variant` is named in the title."""
+    result = runner.invoke(app, ["report", "--run", "a", "--store", str(store_path),
+                                 "--format", "csv", "--columns", "ndtw,spl"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "run,group,n,errors," + ",".join(
+        f"{c}{p}" for c in ("ndtw", "spl") for p in ("", "_lo", "_hi"))  # fmt: skip
+    result = runner.invoke(app, ["report", "--run", "a", "--store", str(store_path),
+                                 "--ts-variant", "rescuebench-code"])  # fmt: skip
+    assert result.exit_code == 0 and "TS: rescuebench-code" in result.output

@@ -2,10 +2,12 @@
 
 Each step is one flight primitive (magnitudes clamped to d_max and 30°, and flagged when
 clamped) or one task action. The episode ends when the agent says ``done`` or lands, or when
-T_max steps are spent; success is then decided by the mission's types: the report matches
-(the judge's verdict is kept), the final pose is at the goal, the task action was carried out
-at the goal, the patrol covered the reference route. Two stages trace progress for the
-reports: S1 reaching the goal region (for a patrol: covering the route), S2 the objective.
+T_max steps are spent; success is then decided by the mission's types, as MissionBench's
+code decides it: the report matches (the judge's verdict is kept), the final pose is at the
+goal (position per axis and heading), the last task action is the mission's and the final
+pose is at the goal, the flown path covers the reference route. Two stages trace progress
+for the reports: S1 reaching the goal region (for a patrol: covering the route), S2 the
+objective.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sortie.backends.base import Backend, StepOutcome, SupportsSemanticClasses
 from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction, TaskAction
 from sortie.core.actions import TaskActionKind as Task
 from sortie.core.episode import EpisodeSpec
+from sortie.core.facts import AerialFacts, TaskActionFacts, VerdictFacts
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.core.pose import Pose, wrap_degrees
 from sortie.metrics.patrol import patrol_iou
@@ -74,6 +77,9 @@ class AerialMission(MissionRuntime):
         start = self.backend.pose()
         self.start_distance = _distance3(start, self.goal)
         self.path: list[tuple[float, float, float]] = [start.position()]
+        # Positions after each motion step, start and task actions left out: the patrol's
+        # flown path as MissionBench builds it.
+        self.flown: list[tuple[float, float, float]] = []
         self.report: str | None = None
         self.task_actions: list[dict[str, Any]] = []
         self.ended_by: str | None = None
@@ -119,6 +125,8 @@ class AerialMission(MissionRuntime):
             outcome = self.backend.step(_HOVER)
             events += self._task(action)
         self.path.append(self.backend.pose().position())
+        if not isinstance(action, TaskAction):
+            self.flown.append(self.path[-1])
         if self.ended_by is not None or self.steps + 1 >= self.data.step_budget:
             self._decide()
         return outcome, events
@@ -157,9 +165,18 @@ class AerialMission(MissionRuntime):
         return all(abs(a - b) <= tolerance for a, b in zip(here, self.goal.position(),
                                                             strict=True))  # fmt: skip
 
+    def at_goal_pose(self) -> bool:
+        """Return whether the body is at the goal on every axis and within τ_yaw of its heading."""
+        turn = wrap_degrees(self.backend.pose().yaw - self.goal.yaw)
+        return self.at_goal() and abs(turn) <= self.data.yaw_tolerance
+
     def coverage(self) -> float:
-        """Return the patrol IoU of the path flown so far against the reference route."""
-        return patrol_iou(self.path, self.data.patrol)
+        """Return the patrol IoU of the path flown so far (start excluded) against the route."""
+        return patrol_iou(self.flown, self.data.patrol)
+
+    def last_task_action(self) -> str | None:
+        """Return the kind of the last task action carried out (``done`` aside), or None."""
+        return self.task_actions[-1]["kind"] if self.task_actions else None
 
     def _decide(self) -> None:
         """Judge every type's success rule at the end of the flight."""
@@ -167,12 +184,13 @@ class AerialMission(MissionRuntime):
         if data.answer:
             self.verdict = self.judge(self.report, data.answer, data.answer_kind)
         reported = self.verdict is not None and self.verdict.match
-        yaw_ok = abs(wrap_degrees(self.backend.pose().yaw - self.goal.yaw)) <= data.yaw_tolerance
+        # MissionBench's manipulation: the final pose (geometry) AND the task; the task is the
+        # last one the agent declared, as its code keeps the latest declared task.
         rules = {
             MissionType.REPORTING: lambda: reported,
-            MissionType.INSPECTION: lambda: (self.at_goal() and yaw_ok) or reported,
-            MissionType.MANIPULATION: lambda: any(
-                a["kind"] == data.task_action and a["at_goal"] for a in self.task_actions),
+            MissionType.INSPECTION: lambda: self.at_goal_pose() or reported,
+            MissionType.MANIPULATION: lambda: self.at_goal_pose() and (
+                self.last_task_action() == data.task_action),
             MissionType.PATROL: lambda: self.coverage() >= PATROL_IOU,
         }  # fmt: skip
         self.success_by_type = {t.value: rules[t]() for t in data.types}
@@ -202,12 +220,15 @@ class AerialMission(MissionRuntime):
         return super()._distance(target)
 
     def _facts(self) -> dict[str, Any]:
-        return {"report": self.report, "verdict": self.verdict.as_dict() if self.verdict else None,
-                "judge": self.judge_name, "success_by_type": self.success_by_type,
-                "ended_by": self.ended_by, "task_actions": self.task_actions,
-                "start_distance": self.start_distance,
-                "final_distance": _distance3(self.backend.pose(), self.goal),
-                "step_budget": self.data.step_budget, "clock": self.clock.value}  # fmt: skip
+        verdict = VerdictFacts(**self.verdict.as_dict()) if self.verdict else None
+        return AerialFacts(
+            report=self.report, verdict=verdict, judge=self.judge_name,
+            success_by_type=self.success_by_type, ended_by=self.ended_by,
+            task_actions=[TaskActionFacts(**a) for a in self.task_actions],
+            start_distance=self.start_distance,
+            final_distance=_distance3(self.backend.pose(), self.goal),
+            step_budget=self.data.step_budget, clock=self.clock.value,
+        ).as_record()  # fmt: skip
 
 
 _HOVER = Fly(FlightPrimitive.TURN_LEFT, 0.0)

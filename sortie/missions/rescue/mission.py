@@ -14,9 +14,11 @@ from sortie.backends.base import (
     SupportsSemanticClasses,
     SupportsViewRender,
 )
+from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Action, Interact, Interaction, InvalidAction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
+from sortie.core.facts import RescueFacts
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.missions.rescue.spec import RescueData, rescue_data
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
@@ -213,10 +215,19 @@ class RescueMission(MissionRuntime):
 
     def _facts(self) -> dict[str, Any]:
         b = self.backend
-        return {"picked_up": self.picked_up, "dropped_in_zone": self.dropped_in_zone,
-                "final_to_casualty": b.distance_to(self.casualty),
-                "final_to_stretcher": b.distance_to(self.stretcher),
-                "triggers": self.triggers.value, "clock": self.clock.value}  # fmt: skip
+        return RescueFacts(
+            picked_up=self.picked_up, dropped_in_zone=self.dropped_in_zone,
+            final_to_casualty=b.distance_to(self.casualty),
+            final_to_stretcher=b.distance_to(self.stretcher),
+            casualty_point=self._point(self.casualty), stretcher_point=self._point(self.stretcher),
+            triggers=self.triggers.value, clock=self.clock.value,
+        ).as_record()  # fmt: skip
+
+    def _point(self, name: str) -> tuple[float, float, float] | None:
+        """Return the base point distances to ``name`` are measured to (None if unknown)."""
+        if isinstance(self.backend, PositionQueries):
+            return self.backend.position_of(name)
+        return None
 
 
 def _failed(kind: Interaction, why: str) -> Event:

@@ -1,0 +1,157 @@
+"""Typed footer facts: the end state each mission family writes for its metrics.
+
+A family's runtime builds one of these models at the end of an episode and dumps it into
+``TrajectoryFooter.facts`` (a plain dict, so the record stays plain JSON). Metrics read facts
+back only through ``facts_of`` (or the typed ``rescue_facts`` / ``aerial_facts``), which
+validates them: a misspelt or unknown key is a ``ConfigError`` naming the record, never a
+silent default.
+
+Records written before a field existed still read: every field has a default, and a field
+that was added later defaults to None (meaning "not recorded"). A footer written for a job
+that never ran (its worker kept dying) has no facts at all and reads as all defaults.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sortie.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sortie.core.records_io import Trajectory
+
+Point = tuple[float, float, float]
+
+
+class Facts(BaseModel):
+    """Base of the facts models: frozen, and strict about unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def as_record(self) -> dict[str, Any]:
+        """Return the facts as the plain dict stored in the footer."""
+        return self.model_dump(mode="json")
+
+
+class RescueFacts(Facts):
+    """What a rescue episode's footer records about how it ended."""
+
+    picked_up: bool = False
+    """The casualty was picked up at some point (S2 done)."""
+    dropped_in_zone: bool = False
+    """The casualty was put down within the hand-off radius of the stretcher (S4 done)."""
+    final_to_casualty: float | None = None
+    """Horizontal distance (m) from the agent's final position to ``casualty_point``."""
+    final_to_stretcher: float | None = None
+    """Horizontal distance (m) from the agent's final position to ``stretcher_point``."""
+    casualty_point: Point | None = None
+    """Where the casualty was at the end, ``[x, y, z]`` (its base point): the point that
+    ``final_to_casualty`` and the ``rescuebench-code`` scores measure to. None in records
+    written before it was recorded."""
+    stretcher_point: Point | None = None
+    """The stretcher's base point ``[x, y, z]``, the point ``final_to_stretcher`` measures to.
+    None in records written before it was recorded."""
+    triggers: str | None = None
+    """The trigger mode of the run: ``assisted`` or ``native``."""
+    clock: str | None = None
+    """The clock the budget was counted on: ``sim`` or ``latency``."""
+
+
+class VerdictFacts(Facts):
+    """A report judge's verdict, as stored."""
+
+    judge: str
+    """Name of the judge that gave it (``exact``, ``embedding``, ``llm``...)."""
+    match: bool
+    """Whether the report matched the expected answer."""
+    score: float
+    """How close the report came, 0..1."""
+    detail: str = ""
+    """The judge's explanation, if any."""
+
+
+class TaskActionFacts(Facts):
+    """One task action (``land``, ``drop_payload``, ``collect_sample``) carried out."""
+
+    kind: str
+    """The action's kind."""
+    step: int
+    """The step (1-based) it was carried out at."""
+    at_goal: bool
+    """Whether the body was within τ_d of the goal on every axis at that moment."""
+
+
+class AerialFacts(Facts):
+    """What an aerial episode's footer records about how it ended."""
+
+    report: str | None = None
+    """The last non-empty report the agent gave (None: it never reported)."""
+    verdict: VerdictFacts | None = None
+    """The judge's verdict on ``report``; None for missions that expect no answer."""
+    judge: str | None = None
+    """The name of the run's report judge."""
+    success_by_type: dict[str, bool] = Field(default_factory=dict)
+    """Each mission type's success rule, decided at the end of the flight."""
+    ended_by: str | None = None
+    """``done`` or ``land`` if the agent ended the flight, None if the steps ran out."""
+    task_actions: list[TaskActionFacts] = Field(default_factory=list)
+    """Every task action other than ``done``, in order."""
+    start_distance: float | None = None
+    """3D distance (m) from the start to the goal position (d_0)."""
+    final_distance: float | None = None
+    """3D distance (m) from the final position to the goal position."""
+    step_budget: int | None = None
+    """T_max, the mission's step budget."""
+    clock: str | None = None
+    """The clock recorded as the mission clock: ``sim`` or ``latency``."""
+
+
+FACTS: dict[str, type[Facts]] = {"rescue": RescueFacts, "aerial": AerialFacts}
+"""The facts model of each mission family."""
+
+
+def facts_of(trajectory: Trajectory) -> RescueFacts | AerialFacts:
+    """Return the footer facts of ``trajectory``, validated by its family's model.
+
+    Raises:
+        ConfigError: the family has no facts model, or the facts hold an unknown key or a
+            value of the wrong type (the message names the record and the field).
+    """
+    family = trajectory.header.episode.family
+    if family not in FACTS:
+        raise ConfigError(f"{_name(trajectory)}: family {family!r} has no facts model; "
+                          f"known: {', '.join(sorted(FACTS))}")  # fmt: skip
+    try:
+        facts = FACTS[family].model_validate(trajectory.footer.facts)
+    except ValidationError as error:
+        problems = "; ".join(f"footer.facts.{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                             for e in error.errors())  # fmt: skip
+        raise ConfigError(f"{_name(trajectory)}: {problems}") from None
+    assert isinstance(facts, RescueFacts | AerialFacts)
+    return facts
+
+
+def rescue_facts(trajectory: Trajectory) -> RescueFacts:
+    """Return the facts of a rescue record (``facts_of``, checked to be rescue facts)."""
+    facts = facts_of(trajectory)
+    if not isinstance(facts, RescueFacts):
+        raise ConfigError(f"{_name(trajectory)}: expected a rescue record, got a "
+                          f"{trajectory.header.episode.family} one")  # fmt: skip
+    return facts
+
+
+def aerial_facts(trajectory: Trajectory) -> AerialFacts:
+    """Return the facts of an aerial record (``facts_of``, checked to be aerial facts)."""
+    facts = facts_of(trajectory)
+    if not isinstance(facts, AerialFacts):
+        raise ConfigError(f"{_name(trajectory)}: expected an aerial record, got a "
+                          f"{trajectory.header.episode.family} one")  # fmt: skip
+    return facts
+
+
+def _name(trajectory: Trajectory) -> str:
+    header = trajectory.header
+    return (f"record of episode {header.episode.episode_id!r} (agent {header.agent.name!r}, "
+            f"seed {header.seed})")  # fmt: skip
