@@ -11,6 +11,8 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from sortie.core.trajectory import ERROR_REASONS, Outcome
+
 RESCUE_COLUMNS = ("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs")
 AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
 """The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
@@ -18,15 +20,14 @@ PERCENT = {"tcr", "hs", "sr", "osr5", "osr10", "osr20", "mp", "eff", "cr", "gap"
            "eff_all_steps", "cr_all_steps", "iou", "iou_start2d", "ndtw", "sdtw", "spl",
            "movement_effectiveness"}  # fmt: skip
 """Metrics shown as percentages."""
-ERROR_REASONS = frozenset({"agent_error", "backend_error"})
-"""Failure reasons that mean the harness, not the agent's skill, ended the episode."""
 ERROR = "error"
 """The metric that marks an errored episode (1.0; 0.0 for a scored one)."""
 
 
 def is_error(outcome: str, failure_reason: str | None) -> bool:
     """Return whether an episode ended in an error rather than by the mission's rules."""
-    return outcome == "error" or failure_reason in ERROR_REASONS
+    # Records and stores written before outcome "error" existed mark errors by reason alone.
+    return outcome == Outcome.ERROR or failure_reason in ERROR_REASONS
 
 
 def errored_metrics(names: Iterable[str]) -> dict[str, float]:

@@ -19,10 +19,11 @@ from sortie.agents.base import AGENTS, SupportsPreflight, agent_families
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
 from sortie.core.records_io import Suite
+from sortie.core.trajectory import ERROR_REASONS
 from sortie.missions.rescue.mission import Triggers
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs
-from sortie.run.jobs import ERROR_REASONS, Job, JobResult, RunSpec, make_jobs
+from sortie.run.jobs import Job, JobResult, RunSpec, make_jobs
 from sortie.run.store import Store
 from sortie.suites import load_suite
 

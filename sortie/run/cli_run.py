@@ -16,10 +16,11 @@ from rich.markup import escape
 from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from sortie.core.trajectory import ERROR_REASONS
 from sortie.metrics.aggregate import AERIAL_COLUMNS, ERROR, RESCUE_COLUMNS, is_error
 from sortie.metrics.intervals import Estimate, episode_means, group_intervals
 from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
-from sortie.run.jobs import ERROR_REASONS, JobResult
+from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
 
 __all__ = ["RunSummary", "find_suite", "results_table", "run_and_report", "run_with_progress",

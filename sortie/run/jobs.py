@@ -21,7 +21,6 @@ from sortie.backends.base import Backend, SupportsOracleView
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError
 from sortie.core.records_io import read_trajectory
-from sortie.core.trajectory import ERROR_REASONS as ERROR_REASONS  # re-exported
 from sortie.core.trajectory import (
     FailureReason,
     Outcome,

@@ -11,7 +11,6 @@ from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, TrajectoryHeader
 from sortie.metrics.aerial import score_aerial
-from sortie.metrics.patrol import patrol_iou
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data
 from sortie.testing.episodes import aerial_hop
@@ -149,16 +148,6 @@ def test_a_patrol_along_the_route_succeeds(backend):
     assert trajectory.footer.outcome == "success" and score_aerial(trajectory)["mp"] == 1.0
 
 
-def test_patrol_iou_of_a_climb_against_a_line_is_the_disc_over_the_corridor():
-    """A 40 m route and a climb at its start: π·20² / (40·40 + π·20²) = 0.4399."""
-    expected = math.pi * 400 / (1600 + math.pi * 400)
-    route = [[0.0, 0.0, 20.0], [40.0, 0.0, 20.0]]
-    assert patrol_iou([[0.0, 0.0, 25.0], [0.0, 0.0, 30.0]], route) == pytest.approx(
-        expected, rel=0.01)  # fmt: skip
-    assert patrol_iou(route, route) == pytest.approx(1.0)
-    assert patrol_iou([[0.0, 100.0, 0.0], [40.0, 100.0, 0.0]], route) == 0.0
-
-
 def test_a_hover_covers_nothing_of_a_patrol_route(backend):
     """Turning in place, then done: no pose moved, so the IoU (and MP) is 0, not a disc."""
     spec = aerial_hop(("patrol",), patrol=[[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]])
@@ -236,8 +225,7 @@ def test_the_run_setting_picks_the_judge_and_an_unknown_one_fails_before_flying(
         calls.append(report)
         return judges.exact_judge(report, expected, kind)
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(judges.JUDGES._entries, "recording", recording)
+    with judges.JUDGES.override("recording", recording):
         run = RunSpec.resolve("oracle", {}, judge="recording")
         assert run.config()["judge"] == "recording"
         from sortie.backends.embedded import EmbeddedBackend
