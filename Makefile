@@ -24,7 +24,8 @@ demo: $(STAMP)
 
 # The HTML report's tests drive Debian's Chromium; installed here when missing, then required.
 test: $(TEST_STAMP)
-	$(BIN)/ruff check sortie tests bench
+	$(BIN)/ruff check sortie tests bench docs
+	$(BIN)/ruff format --check sortie tests bench docs
 	$(BIN)/mypy
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	SORTIE_REQUIRE_BROWSER=1 $(BIN)/pytest

@@ -31,8 +31,13 @@ def main() -> None:
     args = parser.parse_args()
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
-        request = RunRequest((args.suite,), args.agent, repeats=args.repeats,
-                             workers=args.workers, store=Path(folder) / "s.db")  # fmt: skip
+        request = RunRequest(
+            (args.suite,),
+            args.agent,
+            repeats=args.repeats,
+            workers=args.workers,
+            store=Path(folder) / "s.db",
+        )
         with Store(request.store) as store:
             plan = plan_run(request, store)
             started = time.perf_counter()
@@ -40,12 +45,18 @@ def main() -> None:
             seconds = time.perf_counter() - started
             episodes = store.episodes(plan.run_id)
     success = sum(e.outcome == "success" for e in episodes) / len(episodes)
-    table = Table(title=f"{args.suite} × {args.repeats}, {args.agent}, {args.workers} workers "
-                        f"({os.cpu_count()} CPUs, load {load:.1f} at start)")  # fmt: skip
+    table = Table(
+        title=f"{args.suite} × {args.repeats}, {args.agent}, {args.workers} workers "
+        f"({os.cpu_count()} CPUs, load {load:.1f} at start)"
+    )
     for column in ("missions", "seconds", "missions/min", "SR"):
         table.add_column(column, justify="right")
-    table.add_row(str(len(episodes)), f"{seconds:.1f}", f"{60 * len(episodes) / seconds:.0f}",
-                  f"{success:.1%}")  # fmt: skip
+    table.add_row(
+        str(len(episodes)),
+        f"{seconds:.1f}",
+        f"{60 * len(episodes) / seconds:.0f}",
+        f"{success:.1%}",
+    )
     Console(width=120).print(table)
 
 

@@ -54,8 +54,9 @@ def main() -> None:
     for name in FLIGHT_WORLDS:
         objects = len(build_world(name, 0, FLIGHT_WORLDS[name]).objects)
         triangles, fps = drone_fps(name, args.frames)
-        table.add_row(name, f"{build_seconds(name):.2f}", f"{objects:,}", f"{triangles:,}",
-                      f"{fps:.0f}")  # fmt: skip
+        table.add_row(
+            name, f"{build_seconds(name):.2f}", f"{objects:,}", f"{triangles:,}", f"{fps:.0f}"
+        )
     Console(width=120).print(table)
 
 

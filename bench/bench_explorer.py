@@ -39,8 +39,13 @@ def measure(spec: EpisodeSpec, agent: ExplorerAgent) -> list[str]:
         steps += 1
     total = time.perf_counter() - started
     outcome = runtime.footer().outcome
-    return [spec.episode_id, str(outcome), str(steps), f"{steps / thinking:.0f}",
-            f"{steps / total:.0f}"]  # fmt: skip
+    return [
+        spec.episode_id,
+        str(outcome),
+        str(steps),
+        f"{steps / thinking:.0f}",
+        f"{steps / total:.0f}",
+    ]
 
 
 def main() -> None:
@@ -50,7 +55,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=5)
     parser.add_argument("--nomem", action="store_true")
     args = parser.parse_args()
-    episodes = read_suite(args.suite).episodes[:args.limit] if args.suite else [room_rescue()]
+    episodes = read_suite(args.suite).episodes[: args.limit] if args.suite else [room_rescue()]
     table = Table("episode", "outcome", "steps", "agent steps/s", "episode steps/s")
     for spec in episodes:
         table.add_row(*measure(spec, NoMemoryExplorer() if args.nomem else ExplorerAgent()))

@@ -39,9 +39,15 @@ def measure(scene: Scene, cell: float, queries: int = 20) -> list[str]:
             graph.route(graph.node_position(a), graph.node_position(b))
     query = (time.perf_counter() - start) / max(len(pairs), 1)
     xmin, ymin, xmax, ymax = scene.bounds
-    return [scene.origin, f"{xmax - xmin:.0f} x {ymax - ymin:.0f}", f"{build:.2f}",
-            f"{graph.node_count}", f"{graph.adjacency.nnz // 2}", f"{len(graph.doors)}",
-            f"{query * 1000:.0f}"]  # fmt: skip
+    return [
+        scene.origin,
+        f"{xmax - xmin:.0f} x {ymax - ymin:.0f}",
+        f"{build:.2f}",
+        f"{graph.node_count}",
+        f"{graph.adjacency.nnz // 2}",
+        f"{len(graph.doors)}",
+        f"{query * 1000:.0f}",
+    ]
 
 
 def main() -> None:

@@ -44,8 +44,15 @@ def main() -> None:
     args = parser.parse_args()
     graphs = timed_graph_builds()
     table = Table(title="Oracle on the rescue suites (one process)")
-    for column in ("suite", "episodes", "success %", "steps", "seconds", "episodes/min",
-                   "graph builds s"):  # fmt: skip
+    for column in (
+        "suite",
+        "episodes",
+        "success %",
+        "steps",
+        "seconds",
+        "episodes/min",
+        "graph builds s",
+    ):
         table.add_column(column, justify="right")
     total_seconds, total_episodes = 0.0, 0
     for name in args.suites.split(","):
@@ -57,10 +64,24 @@ def main() -> None:
         total_seconds, total_episodes = total_seconds + seconds, total_episodes + len(results)
         success = 100.0 * sum(r.footer.outcome == "success" for r in results) / len(results)
         steps = sum(r.footer.steps for r in results)
-        table.add_row(name, str(len(results)), f"{success:.0f}", str(steps), f"{seconds:.1f}",
-                      f"{60 * len(results) / seconds:.1f}", f"{sum(graphs[before:]):.1f}")
-    table.add_row("all", str(total_episodes), "", "", f"{total_seconds:.1f}",
-                  f"{60 * total_episodes / total_seconds:.1f}", f"{sum(graphs):.1f}")  # fmt: skip
+        table.add_row(
+            name,
+            str(len(results)),
+            f"{success:.0f}",
+            str(steps),
+            f"{seconds:.1f}",
+            f"{60 * len(results) / seconds:.1f}",
+            f"{sum(graphs[before:]):.1f}",
+        )
+    table.add_row(
+        "all",
+        str(total_episodes),
+        "",
+        "",
+        f"{total_seconds:.1f}",
+        f"{60 * total_episodes / total_seconds:.1f}",
+        f"{sum(graphs):.1f}",
+    )
     Console(width=160).print(table)
 
 

@@ -53,7 +53,7 @@ def main() -> None:
     args = parser.parse_args()
     suite = load_suite("rescue-smoke-v1")
     run = RunSpec.resolve(args.agent, {})
-    jobs = [Job("smoke", spec, 0, Path("unused"), run) for spec in suite.episodes[:args.episodes]]
+    jobs = [Job("smoke", spec, 0, Path("unused"), run) for spec in suite.episodes[: args.episodes]]
     table = Table(title=f"Recording cost per step: {args.agent}, {len(jobs)} smoke episodes")
     for column in ("way", "steps", "µs/step", "overhead"):
         table.add_column(column, justify="right")

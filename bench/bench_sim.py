@@ -37,8 +37,9 @@ def steps_per_second(job: tuple[str, int, tuple[str, ...], int]) -> float:
     return measure_steps(world, 0, steps, size, sensors)
 
 
-def parallel_steps(world: str, size: int, sensors: tuple[str, ...], steps: int,
-                   processes: int) -> float:
+def parallel_steps(
+    world: str, size: int, sensors: tuple[str, ...], steps: int, processes: int
+) -> float:
     """Return total steps/s of ``processes`` processes stepping at once."""
     if processes == 1:
         return steps_per_second((world, size, sensors, steps))
@@ -90,8 +91,9 @@ def main() -> None:
             cells.append(f"{single:,.0f} / {double:,.0f}")
         raw = raw_embree_frames_per_second(world)
         overhead = raw / one_core["rgb+depth+sem 128²"]
-        table.add_row(world, f"{build_seconds(world):.2f}", f"{raw:,.0f}", *cells,
-                      f"{overhead:.2f}")  # fmt: skip
+        table.add_row(
+            world, f"{build_seconds(world):.2f}", f"{raw:,.0f}", *cells, f"{overhead:.2f}"
+        )
     Console(width=200).print(table)
 
 

@@ -25,8 +25,9 @@ from sortie.run.store import Store
 def timed_run(suite: str, agent: str, workers: int, executor: str = "local") -> tuple[int, float]:
     """Run ``agent`` on ``suite`` with ``workers`` into a temporary store; return (n, seconds)."""
     with tempfile.TemporaryDirectory() as folder:
-        request = RunRequest((suite,), agent, workers=workers, store=Path(folder) / "s.db",
-                             executor=executor)  # fmt: skip
+        request = RunRequest(
+            (suite,), agent, workers=workers, store=Path(folder) / "s.db", executor=executor
+        )
         with Store(request.store) as store:
             plan = plan_run(request, store)
             start = time.perf_counter()
@@ -43,8 +44,10 @@ def main() -> None:
     parser.add_argument("--executor", default="local", choices=("local", "ray"))
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    table = Table(title=f"{args.suite}: episodes/s by workers, {args.executor} executor "
-                        f"({os.cpu_count()} CPUs, load {load:.1f} at start)")  # fmt: skip
+    table = Table(
+        title=f"{args.suite}: episodes/s by workers, {args.executor} executor "
+        f"({os.cpu_count()} CPUs, load {load:.1f} at start)"
+    )
     for column in ("agent", "workers", "episodes", "seconds", "episodes/s", "speed-up"):
         table.add_column(column, justify="right")
     for agent in args.agents.split(","):
@@ -52,8 +55,14 @@ def main() -> None:
         for workers in (int(w) for w in args.workers.split(",")):
             count, seconds = timed_run(args.suite, agent, workers, args.executor)
             base = base or seconds
-            table.add_row(agent, str(workers), str(count), f"{seconds:.1f}",
-                          f"{count / seconds:.2f}", f"{base / seconds:.2f}x")  # fmt: skip
+            table.add_row(
+                agent,
+                str(workers),
+                str(count),
+                f"{seconds:.1f}",
+                f"{count / seconds:.2f}",
+                f"{base / seconds:.2f}x",
+            )
     Console(width=120).print(table)
 
 

@@ -24,8 +24,13 @@ from sortie.sim.worlds.aerial import viewing_pose
 IMAGES = Path(__file__).parent / "images" / "worlds"
 FLIGHT_IMAGES = Path(__file__).parent / "images"
 DRONE = CameraSpec(256, 256, 90.0, -45.0)
-TARGETS = {"neighborhood": "car", "city": "car", "forest": "animal", "savanna": "animal",
-           "airsim_nh": "car"}  # fmt: skip
+TARGETS = {
+    "neighborhood": "car",
+    "city": "car",
+    "forest": "animal",
+    "savanna": "animal",
+    "airsim_nh": "car",
+}
 """What each flight world's drone view looks at (its first object of that class)."""
 
 

@@ -44,9 +44,13 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("SORTIE_MODEL_API_KEY", "not-a-secret")
     with ModelServer(scripted) as server:
-        request = RunRequest((args.suite,), "mllm-aerial",
-                             agent_args={"model": "scripted-test-policy", "base_url": server.base_url},
-                             store=args.store, run_id=args.run_id)  # fmt: skip
+        request = RunRequest(
+            (args.suite,),
+            "mllm-aerial",
+            agent_args={"model": "scripted-test-policy", "base_url": server.base_url},
+            store=args.store,
+            run_id=args.run_id,
+        )
         with Store(request.store) as store:
             execute(plan_run(request, store), request, store)
 

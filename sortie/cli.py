@@ -29,21 +29,28 @@ console = Console(width=None if sys.stdout.isatty() else 160)
 # Options shared by run, report and compare, declared once.
 StoreOption = Annotated[Path, typer.Option(help="Results store (SQLite).")]
 GroupOption = Annotated[
-    str, typer.Option(help="Rows per level, world, type (mission type tags) or suite.")]
+    str, typer.Option(help="Rows per level, world, type (mission type tags) or suite.")
+]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
-DEMO_RUNS = (("rescue", "rescue-smoke-v1", ("oracle", "explorer", "random"), "level"),
-             ("aerial", "aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"))
+DEMO_RUNS = (
+    ("rescue", "rescue-smoke-v1", ("oracle", "explorer", "random"), "level"),
+    ("aerial", "aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"),
+)
 """What ``sortie demo`` runs: per family, a smoke suite, three agents, the table's grouping."""
 
 
 # Shared by run and sweep: which episodes to run, and when a failing run gives up.
 LimitOption = Annotated[
-    int | None, typer.Option(help="Run only the first N episodes of each suite.")]
+    int | None, typer.Option(help="Run only the first N episodes of each suite.")
+]
 EpisodesOption = Annotated[
-    str | None, typer.Option(help="Run only these episode ids, comma-separated.")]
-MaxErrorsOption = Annotated[int, typer.Option(
-    help="Stop after N episodes in a row end in an agent/backend error (0: never).")]
+    str | None, typer.Option(help="Run only these episode ids, comma-separated.")
+]
+MaxErrorsOption = Annotated[
+    int,
+    typer.Option(help="Stop after N episodes in a row end in an agent/backend error (0: never)."),
+]
 
 
 def _fail(error: SortieError, code: int = 2) -> typer.Exit:
@@ -98,7 +105,8 @@ def view(
 @app.command()
 def demo(
     out: Annotated[Path, typer.Option(help="Folder for the store, records and report.")] = Path(
-        "demo-out"),
+        "demo-out"
+    ),
 ) -> None:
     """Run the smoke suites with three agents each; print the leaderboards, write HTML."""
     from sortie.report import write_portal, write_site
@@ -113,12 +121,16 @@ def demo(
             runs = [f"demo-{family}-{agent}" for agent in agents]
             for agent, run_id in zip(agents, runs, strict=True):
                 console.print(f"Running {suite} with {agent} on 2 workers")
-                run_with_progress(RunRequest((suite,), agent, workers=2, store=store.path,
-                                             run_id=run_id), store, console)  # fmt: skip
+                run_with_progress(
+                    RunRequest((suite,), agent, workers=2, store=store.path, run_id=run_id),
+                    store,
+                    console,
+                )
             for table in leaderboard(report_rows(store, runs, group)):
                 console.print(render_table(table, f"Leaderboard · {suite}"))
-            reports.append((f"{family}: {suite}", write_site(store, runs, out / "report" / family,
-                                                            group)))  # fmt: skip
+            reports.append(
+                (f"{family}: {suite}", write_site(store, runs, out / "report" / family, group))
+            )
     index = write_portal(out / "report", reports)
     console.print(f"Store: {escape(str(store.path.resolve()))}")
     console.print(f"Report: {escape(str(index.resolve()))}")
@@ -127,7 +139,8 @@ def demo(
 @app.command()
 def run(
     suites: Annotated[
-        list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v1) or files.")],
+        list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v1) or files.")
+    ],
     agent: Annotated[str, typer.Option(help="Agent name (oracle, random, explorer, ...).")],
     agent_arg: Annotated[
         list[str] | None, typer.Option("--agent-arg", "-a", help="Agent argument k=v.")
@@ -156,7 +169,8 @@ def run(
         bool, typer.Option(help="Store each step's ego RGB image (by content hash).")
     ] = False,
     judge: Annotated[
-        str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")] = "exact",
+        str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")
+    ] = "exact",
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
@@ -171,11 +185,27 @@ def run(
     from sortie.run.cli_run import run_and_report
 
     request = RunRequest(
-        tuple(suites), agent, agent_args=_parse_params(agent_arg or []), repeats=repeats,
-        workers=workers, run_id=run_id, store=store, out=out, clock=clock, triggers=triggers,
-        seed=seed, retry_errors=retry_errors, max_retries=max_retries, executor=executor,
-        ray_address=ray_address, record_frames=record_frames, judge=judge, limit=limit,
-        episodes=_episode_ids(episodes), max_consecutive_errors=max_consecutive_errors)
+        tuple(suites),
+        agent,
+        agent_args=_parse_params(agent_arg or []),
+        repeats=repeats,
+        workers=workers,
+        run_id=run_id,
+        store=store,
+        out=out,
+        clock=clock,
+        triggers=triggers,
+        seed=seed,
+        retry_errors=retry_errors,
+        max_retries=max_retries,
+        executor=executor,
+        ray_address=ray_address,
+        record_frames=record_frames,
+        judge=judge,
+        limit=limit,
+        episodes=_episode_ids(episodes),
+        max_consecutive_errors=max_consecutive_errors,
+    )
     try:
         summary = run_and_report(request, console)
     except RunAbortedError as error:
@@ -195,8 +225,8 @@ def generate(
     ],
     level: Annotated[str | None, typer.Option(help="Rescue level, L1..L5.")] = None,
     types: Annotated[
-        str | None, typer.Option("--type", help="Aerial mission type, e.g. patrol or "
-                                                "reporting+inspection.")
+        str | None,
+        typer.Option("--type", help="Aerial mission type, e.g. patrol or reporting+inspection."),
     ] = None,
     world: Annotated[
         str | None,
@@ -213,9 +243,17 @@ def generate(
     from sortie.generation.cli import generate_command
 
     try:
-        same = generate_command(what, level=level, world=world, count=count, seed=seed,
-                                out=out, check=check, types=types,
-                                echo=console.print)  # fmt: skip
+        same = generate_command(
+            what,
+            level=level,
+            world=world,
+            count=count,
+            seed=seed,
+            out=out,
+            check=check,
+            types=types,
+            echo=console.print,
+        )
     except SortieError as error:
         raise _fail(error) from None
     if not same:
@@ -225,19 +263,29 @@ def generate(
 @app.command()
 def report(
     run_ids: Annotated[
-        list[str], typer.Option("--run", help="Run id in the store (repeat for several).")],
+        list[str], typer.Option("--run", help="Run id in the store (repeat for several).")
+    ],
     store: StoreOption = DEFAULT_STORE,
     group: GroupOption = "level",
     fmt: FormatOption = "table",
-    html_dir: Annotated[Path | None, typer.Option(
-        "--html", help="Also write a static HTML report (plots, a page per episode) here.")
+    html_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", help="Also write a static HTML report (plots, a page per episode) here."
+        ),
     ] = None,
-    ts_variant: Annotated[str, typer.Option(
-        help="Rescue stage scores in TS and S1–S4: paper (default) or rescuebench-code.")
+    ts_variant: Annotated[
+        str,
+        typer.Option(
+            help="Rescue stage scores in TS and S1–S4: paper (default) or rescuebench-code."
+        ),
     ] = "paper",
-    columns: Annotated[str | None, typer.Option(
-        help="Metrics to show, comma-separated (e.g. sr,eff,eff_all_steps,iou_start2d), or "
-             "'all' for every metric sortie computes; default: the family's paper tables.")
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            help="Metrics to show, comma-separated (e.g. sr,eff,eff_all_steps,iou_start2d), or "
+            "'all' for every metric sortie computes; default: the family's paper tables."
+        ),
     ] = None,
 ) -> None:
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes.
@@ -291,7 +339,8 @@ def sweep(
     suites: Annotated[list[str], typer.Argument(help="Suite names or files.")],
     agent: Annotated[str, typer.Option(help="Agent name.")],
     vary: Annotated[
-        list[str], typer.Option(help="Agent argument and its values: name=v1,v2 (repeatable).")],
+        list[str], typer.Option(help="Agent argument and its values: name=v1,v2 (repeatable).")
+    ],
     agent_arg: Annotated[
         list[str] | None, typer.Option("--agent-arg", "-a", help="Fixed agent argument k=v.")
     ] = None,
@@ -314,10 +363,18 @@ def sweep(
     from sortie.run.sweep import parse_vary, sweep_requests
 
     try:
-        base = RunRequest(tuple(suites), agent, agent_args=_parse_params(agent_arg or []),
-                          repeats=repeats, workers=workers, run_id=run_id, store=store,
-                          limit=limit, episodes=_episode_ids(episodes),
-                          max_consecutive_errors=max_consecutive_errors)  # fmt: skip
+        base = RunRequest(
+            tuple(suites),
+            agent,
+            agent_args=_parse_params(agent_arg or []),
+            repeats=repeats,
+            workers=workers,
+            run_id=run_id,
+            store=store,
+            limit=limit,
+            episodes=_episode_ids(episodes),
+            max_consecutive_errors=max_consecutive_errors,
+        )
         requests = sweep_requests(base, parse_vary(vary))
         with Store(store) as opened:
             failed = []
@@ -360,12 +417,28 @@ def probe(
     except SortieError as error:
         raise _fail(error) from None
     table = Table(title=escape(f"Perception probe · {suite}"))
-    for column in ("missions", "target unseen", "mean IoU", "distance RMSE (m)", "r(IoU, MP)",
-                   "r(|dist err|, MP)"):  # fmt: skip
+    for column in (
+        "missions",
+        "target unseen",
+        "mean IoU",
+        "distance RMSE (m)",
+        "r(IoU, MP)",
+        "r(|dist err|, MP)",
+    ):
         table.add_column(column, justify="right")
-    table.add_row(str(summary.missions), str(summary.unseen),
-                  *(f"{v:.3f}" for v in (summary.mean_iou, summary.distance_rmse,
-                                         summary.r_iou_mp, summary.r_distance_mp)))  # fmt: skip
+    table.add_row(
+        str(summary.missions),
+        str(summary.unseen),
+        *(
+            f"{v:.3f}"
+            for v in (
+                summary.mean_iou,
+                summary.distance_rmse,
+                summary.r_iou_mp,
+                summary.r_distance_mp,
+            )
+        ),
+    )
     console.print(table)
 
 

@@ -30,9 +30,18 @@ def run_stored(request: RunRequest) -> list:
 
 def comparable(episodes) -> dict:
     """Return key -> (outcome, metrics) with NaN made comparable and wall-clock metrics left out."""
-    return {e.key: (e.outcome, e.failure_reason, {
-        name: "nan" if math.isnan(value) else value for name, value in e.metrics.items()
-        if name not in WALL_CLOCK_METRICS}) for e in episodes}
+    return {
+        e.key: (
+            e.outcome,
+            e.failure_reason,
+            {
+                name: "nan" if math.isnan(value) else value
+                for name, value in e.metrics.items()
+                if name not in WALL_CLOCK_METRICS
+            },
+        )
+        for e in episodes
+    }
 
 
 @pytest.fixture

@@ -59,11 +59,14 @@ def test_python_examples_in_docs_run(page):
 
 def test_no_page_or_module_cites_files_outside_the_repository():
     """README, docs/ and the sortie package cite only files inside the repository."""
-    found = [f"{path.relative_to(ROOT)}: {line}"
-             for path in [ROOT / "README.md", *SOURCES]
-             for line in outside_citations(path.read_text())]  # fmt: skip
+    found = [
+        f"{path.relative_to(ROOT)}: {line}"
+        for path in [ROOT / "README.md", *SOURCES]
+        for line in outside_citations(path.read_text())
+    ]
     assert found == [], "cite docs/design.md, docs/rescue.md or docs/aerial.md instead:\n" + (
-        "\n".join(found))
+        "\n".join(found)
+    )
 
 
 def test_citation_check_finds_a_citation_of_the_rules_file():
@@ -82,6 +85,7 @@ def test_link_check_finds_a_missing_file_and_a_missing_heading():
     """A link to an absent file or heading is reported; web links and real targets are not."""
     page = ROOT / "docs" / "design.md"
     text = "[a](nowhere.md) [b](rescue.md#no-such-part) [c](rescue.md#rules) [d](https://x.org)"
-    assert broken_links(text, page) == ["nowhere.md: no such file in the repository",
-                                        "rescue.md#no-such-part: no heading #no-such-part in "
-                                        "rescue.md"]  # fmt: skip
+    assert broken_links(text, page) == [
+        "nowhere.md: no such file in the repository",
+        "rescue.md#no-such-part: no heading #no-such-part in rescue.md",
+    ]

@@ -32,8 +32,10 @@ class AerialOracle:
         mission = view.mission()
         self.view = view
         self.goal = Pose(*mission["goal"])
-        self.max_move, self.max_turn = float(mission["max_move"]), float(mission.get(
-            "max_turn", 30.0))  # fmt: skip
+        self.max_move, self.max_turn = (
+            float(mission["max_move"]),
+            float(mission.get("max_turn", 30.0)),
+        )
         self.answer: str | None = mission.get("answer")
         self.task: str | None = mission.get("task_action")
         self.patrol = "patrol" in mission.get("types", ())
@@ -71,8 +73,10 @@ class AerialOracle:
         yaw = math.radians(pose.yaw)
         forward = dx * math.cos(yaw) + dy * math.sin(yaw)
         left = -dx * math.sin(yaw) + dy * math.cos(yaw)
-        axes = {(FlightPrimitive.FORWARD, FlightPrimitive.BACKWARD): forward,
-                (FlightPrimitive.LEFT, FlightPrimitive.RIGHT): left,
-                (FlightPrimitive.UP, FlightPrimitive.DOWN): dz}  # fmt: skip
+        axes = {
+            (FlightPrimitive.FORWARD, FlightPrimitive.BACKWARD): forward,
+            (FlightPrimitive.LEFT, FlightPrimitive.RIGHT): left,
+            (FlightPrimitive.UP, FlightPrimitive.DOWN): dz,
+        }
         (positive, negative), offset = max(axes.items(), key=lambda kv: abs(kv[1]))
         return Fly(positive if offset > 0 else negative, min(abs(offset), self.max_move))

@@ -31,8 +31,14 @@ class OracleAgent:
     families = frozenset({"rescue", "aerial"})  # aerial episodes: AerialOracle flies them
     sensors: frozenset[Sensor] = frozenset()
 
-    def __init__(self, max_turn: float = 30.0, max_speed: float = 1.5, lookahead: float = 0.8,
-                 reach: float = 1.4, stuck_steps: int = 15) -> None:
+    def __init__(
+        self,
+        max_turn: float = 30.0,
+        max_speed: float = 1.5,
+        lookahead: float = 0.8,
+        reach: float = 1.4,
+        stuck_steps: int = 15,
+    ) -> None:
         """Configure the controller.
 
         Args:

@@ -30,8 +30,13 @@ class RandomAgent:
     families = frozenset({"rescue", "aerial"})
     sensors: frozenset[Sensor] = frozenset()
 
-    def __init__(self, max_turn: float = 30.0, max_speed: float = 1.5,
-                 interact_every: int = 20, max_move: float = 10.0) -> None:
+    def __init__(
+        self,
+        max_turn: float = 30.0,
+        max_speed: float = 1.5,
+        interact_every: int = 20,
+        max_move: float = 10.0,
+    ) -> None:
         """Configure the ranges of the random controls (``max_move``: flight, metres)."""
         self.max_turn, self.max_speed, self.interact_every = max_turn, max_speed, interact_every
         self.max_move = float(max_move)

@@ -124,8 +124,9 @@ class SupportsInteraction(Protocol):
 class SupportsViewRender(Protocol):
     """A backend that can render a picture from any camera pose (for reference images)."""
 
-    def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float
-                    ) -> NDArray[np.uint8]:
+    def render_view(
+        self, x: float, y: float, z: float, yaw: float, pitch: float
+    ) -> NDArray[np.uint8]:
         """Return an RGB image seen from eye position (x, y, z) along yaw and pitch."""
         ...
 
@@ -176,14 +177,19 @@ class OracleView(Protocol):
         """Return the current base position of object ``name``."""
         ...
 
-    def geodesic_distance(self, start: tuple[float, float, float],
-                          goal: tuple[float, float, float]) -> float:
+    def geodesic_distance(
+        self, start: tuple[float, float, float], goal: tuple[float, float, float]
+    ) -> float:
         """Return the walkable path length between two points (inf if unreachable)."""
         ...
 
-    def shortest_path(self, start: tuple[float, float, float], goal: tuple[float, float, float],
-                      through_doors: bool = False, smooth: bool = True
-                      ) -> list[tuple[float, float, float]]:
+    def shortest_path(
+        self,
+        start: tuple[float, float, float],
+        goal: tuple[float, float, float],
+        through_doors: bool = False,
+        smooth: bool = True,
+    ) -> list[tuple[float, float, float]]:
         """Return waypoints of a shortest walkable path (empty if unreachable).
 
         ``through_doors`` plans as if every door were open (an agent that can open them);

@@ -42,8 +42,9 @@ class _World:
 
     @classmethod
     def build(cls, spec: WorldSpec, placements: list[Placement]) -> _World:
-        scene = with_placements(build_world(spec.builder, spec.seed, spec.params), placements,
-                                spec.seed)  # fmt: skip
+        scene = with_placements(
+            build_world(spec.builder, spec.seed, spec.params), placements, spec.seed
+        )
         caster = RayCaster(scene)
         return cls((spec, placements), scene, caster, Renderer(scene, caster))
 
@@ -104,8 +105,9 @@ class EmbeddedBackend(PositionQueries):
         world = self._world
         world.scene.reset_state()
         self.episode = spec
-        self._body = (Walker(world.caster) if self.body_kind == "walker"
-                      else Multirotor(world.caster))  # fmt: skip
+        self._body = (
+            Walker(world.caster) if self.body_kind == "walker" else Multirotor(world.caster)
+        )
         self._body.place(spec.start)
         self._pitch, self._held, self._collided, self._steps = self.camera.pitch, None, False, 0
         self._visible_cache = None
@@ -135,8 +137,11 @@ class EmbeddedBackend(PositionQueries):
     def doors(self) -> list[str]:
         """Return the names of the world's doors and gates."""
         scene = self._require_world().scene
-        return [o.name for o in scene.objects if o.semantic in ("door", "gate")
-                and o.dynamics is Dynamics.OPENABLE]  # fmt: skip
+        return [
+            o.name
+            for o in scene.objects
+            if o.semantic in ("door", "gate") and o.dynamics is Dynamics.OPENABLE
+        ]
 
     def camera_info(self) -> CameraInfo:
         """Return the body's camera as agents are told of it."""
@@ -152,11 +157,11 @@ class EmbeddedBackend(PositionQueries):
         """Return the id object ``name`` has in semantic images (raises on an unknown name)."""
         return self._require_world().scene.id_of(name)
 
-    def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float
-                    ) -> np.ndarray:
+    def render_view(self, x: float, y: float, z: float, yaw: float, pitch: float) -> np.ndarray:
         """Return an RGB image from eye (x, y, z) along yaw and pitch, with this camera."""
-        frames = self._require_world().renderer.render(self.camera, (x, y, z), yaw, pitch,
-                                                       {Sensor.RGB})  # fmt: skip
+        frames = self._require_world().renderer.render(
+            self.camera, (x, y, z), yaw, pitch, {Sensor.RGB}
+        )
         assert frames.rgb is not None
         return frames.rgb
 
@@ -254,8 +259,9 @@ class EmbeddedBackend(PositionQueries):
         pose = self.pose()
         eye_height = WALKER.eye if self.body_kind == "walker" else 0.0
         eye = (pose.x, pose.y, pose.z + eye_height)
-        return self._require_world().renderer.render(self.camera, eye, pose.yaw, self._pitch,
-                                                     sensors)  # fmt: skip
+        return self._require_world().renderer.render(
+            self.camera, eye, pose.yaw, self._pitch, sensors
+        )
 
     def _carry_held(self) -> None:
         if self._held is not None:
@@ -297,8 +303,10 @@ class EmbeddedOracleView:
 
     def objects(self) -> list[ObjectInfo]:
         """Return every object with its current base position and attributes."""
-        return [ObjectInfo(o.name, o.semantic, self.position_of(o.name), dict(o.attributes))
-                for o in self._world.scene.objects]  # fmt: skip
+        return [
+            ObjectInfo(o.name, o.semantic, self.position_of(o.name), dict(o.attributes))
+            for o in self._world.scene.objects
+        ]
 
     def position_of(self, name: str) -> tuple[float, float, float]:
         """Return the current base position of object ``name``."""
@@ -318,14 +326,19 @@ class EmbeddedOracleView:
         """Return whether each door and gate is open."""
         return {name: self._backend.door_state(name) for name in self._backend.doors()}
 
-    def geodesic_distance(self, start: tuple[float, float, float],
-                          goal: tuple[float, float, float]) -> float:
+    def geodesic_distance(
+        self, start: tuple[float, float, float], goal: tuple[float, float, float]
+    ) -> float:
         """Return the walkable path length between two points with doors as they are now."""
         return self._world.nav.geodesic_distance(start, goal, closed=self._closed_doors())
 
-    def shortest_path(self, start: tuple[float, float, float], goal: tuple[float, float, float],
-                      through_doors: bool = False, smooth: bool = True
-                      ) -> list[tuple[float, float, float]]:
+    def shortest_path(
+        self,
+        start: tuple[float, float, float],
+        goal: tuple[float, float, float],
+        through_doors: bool = False,
+        smooth: bool = True,
+    ) -> list[tuple[float, float, float]]:
         """Return waypoints of a shortest walkable path with doors as they are now.
 
         ``through_doors`` plans as if every door were open; ``smooth`` straightens the path.
@@ -346,5 +359,6 @@ def _sensor(value: str | Sensor) -> Sensor:
         return Sensor(value)
     except ValueError:
         allowed = ", ".join(s.value for s in Sensor)
-        raise ConfigError(f"embedded backend: unknown sensor {value!r}; allowed: {allowed}"
-                          ) from None
+        raise ConfigError(
+            f"embedded backend: unknown sensor {value!r}; allowed: {allowed}"
+        ) from None

@@ -35,8 +35,10 @@ def check_name(name: str, what: str = "name") -> str:
     if len(name) > NAME_LIMIT:
         raise ParameterError(f"{what} {shown} is longer than {NAME_LIMIT} characters")
     if not _NAME.fullmatch(name):
-        raise ParameterError(f"{what} {shown}: use only letters, digits and . _ - = + (starting "
-                             "with a letter, digit or _), so it can name a file")
+        raise ParameterError(
+            f"{what} {shown}: use only letters, digits and . _ - = + (starting "
+            "with a letter, digit or _), so it can name a file"
+        )
     return name
 
 
@@ -98,7 +100,8 @@ class WorldSpec(Record):
     seed: int = Field(ge=0, lt=2**63)
     """Seed of the builder's random generator."""
     params: dict[Name, float | int | Annotated[str, Field(max_length=200)]] = Field(
-        default_factory=dict, max_length=64)
+        default_factory=dict, max_length=64
+    )
     """Builder parameters; defaults fill what is missing."""
 
 
@@ -112,7 +115,8 @@ class Placement(Record):
     pose: PoseField
     """Where it stands (base point) and which way it faces."""
     attributes: dict[Name, Annotated[str, Field(max_length=200)]] = Field(
-        default_factory=dict, max_length=64)
+        default_factory=dict, max_length=64
+    )
     """Looks that clues may quote, e.g. ``{"posture": "lying", "top_color": "red"}``."""
 
 

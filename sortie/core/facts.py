@@ -121,13 +121,16 @@ def facts_of(trajectory: Trajectory) -> RescueFacts | AerialFacts:
     """
     family = trajectory.header.episode.family
     if family not in FACTS:
-        raise ConfigError(f"{_name(trajectory)}: family {family!r} has no facts model; "
-                          f"known: {', '.join(sorted(FACTS))}")  # fmt: skip
+        raise ConfigError(
+            f"{_name(trajectory)}: family {family!r} has no facts model; "
+            f"known: {', '.join(sorted(FACTS))}"
+        )
     try:
         facts = FACTS[family].model_validate(trajectory.footer.facts)
     except ValidationError as error:
-        problems = "; ".join(f"footer.facts.{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                             for e in error.errors())  # fmt: skip
+        problems = "; ".join(
+            f"footer.facts.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
+        )
         raise ConfigError(f"{_name(trajectory)}: {problems}") from None
     assert isinstance(facts, RescueFacts | AerialFacts)
     return facts
@@ -137,8 +140,10 @@ def rescue_facts(trajectory: Trajectory) -> RescueFacts:
     """Return the facts of a rescue record (``facts_of``, checked to be rescue facts)."""
     facts = facts_of(trajectory)
     if not isinstance(facts, RescueFacts):
-        raise ConfigError(f"{_name(trajectory)}: expected a rescue record, got a "
-                          f"{trajectory.header.episode.family} one")  # fmt: skip
+        raise ConfigError(
+            f"{_name(trajectory)}: expected a rescue record, got a "
+            f"{trajectory.header.episode.family} one"
+        )
     return facts
 
 
@@ -146,12 +151,16 @@ def aerial_facts(trajectory: Trajectory) -> AerialFacts:
     """Return the facts of an aerial record (``facts_of``, checked to be aerial facts)."""
     facts = facts_of(trajectory)
     if not isinstance(facts, AerialFacts):
-        raise ConfigError(f"{_name(trajectory)}: expected an aerial record, got a "
-                          f"{trajectory.header.episode.family} one")  # fmt: skip
+        raise ConfigError(
+            f"{_name(trajectory)}: expected an aerial record, got a "
+            f"{trajectory.header.episode.family} one"
+        )
     return facts
 
 
 def _name(trajectory: Trajectory) -> str:
     header = trajectory.header
-    return (f"record of episode {header.episode.episode_id!r} (agent {header.agent.name!r}, "
-            f"seed {header.seed})")  # fmt: skip
+    return (
+        f"record of episode {header.episode.episode_id!r} (agent {header.agent.name!r}, "
+        f"seed {header.seed})"
+    )

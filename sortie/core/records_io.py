@@ -90,8 +90,12 @@ def read_suite(path: Path, check: EpisodeCheck | None = None) -> Suite:
         errors.append(_newer(path, header.schema_version, SCHEMA_VERSION))
     errors += _duplicates(path, episodes)
     if check is not None:
-        errors += [message for number, spec in episodes if spec is not None
-                   if (message := _checked(check, spec, path, number))]  # fmt: skip
+        errors += [
+            message
+            for number, spec in episodes
+            if spec is not None
+            if (message := _checked(check, spec, path, number))
+        ]
     if errors:
         raise ConfigError(_joined(errors))
     assert header is not None
@@ -138,13 +142,18 @@ def upgrade_v1(rows: list[Row]) -> list[Row]:
     (first, header), (last, footer) = rows[0], rows[-1]
     if footer.get("failure_reason") in ERROR_REASONS:
         footer = {**footer, "outcome": "error"}
-    return [(first, {**header, "schema_version": RECORD_SCHEMA_VERSION}), *rows[1:-1],
-            (last, footer)]  # fmt: skip
+    return [
+        (first, {**header, "schema_version": RECORD_SCHEMA_VERSION}),
+        *rows[1:-1],
+        (last, footer),
+    ]
 
 
 def _newer(path: Path, found: int, known: int) -> str:
-    return (f"{path}:1: schema_version {found} is newer than this sortie reads ({known}); "
-            "upgrade sortie")  # fmt: skip
+    return (
+        f"{path}:1: schema_version {found} is newer than this sortie reads ({known}); "
+        "upgrade sortie"
+    )
 
 
 def _duplicates(path: Path, episodes: list[tuple[int, EpisodeSpec | None]]) -> list[str]:
@@ -156,8 +165,10 @@ def _duplicates(path: Path, episodes: list[tuple[int, EpisodeSpec | None]]) -> l
             continue
         seen = first.setdefault(spec.episode_id, number)
         if seen != number:
-            errors.append(f"{path}:{number}: episode_id {spec.episode_id!r} is already used on "
-                          f"line {seen}; episode ids must be unique in a suite")  # fmt: skip
+            errors.append(
+                f"{path}:{number}: episode_id {spec.episode_id!r} is already used on "
+                f"line {seen}; episode ids must be unique in a suite"
+            )
     return errors
 
 
@@ -189,8 +200,9 @@ def _read_bytes(path: Path) -> bytes:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise ConfigError(f"{path}: {size} bytes; files of at most {MAX_FILE_BYTES} bytes "
-                              "are read")  # fmt: skip
+            raise ConfigError(
+                f"{path}: {size} bytes; files of at most {MAX_FILE_BYTES} bytes are read"
+            )
         data = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None

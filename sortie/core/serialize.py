@@ -20,16 +20,23 @@ from sortie.core.actions import (
 )
 from sortie.core.errors import ConfigError
 
-_KINDS: dict[str, type] = {"move": Move, "interact": Interact, "fly": Fly, "task": TaskAction,
-                           "subtask": Subtask, "invalid": InvalidAction}  # fmt: skip
+_KINDS: dict[str, type] = {
+    "move": Move,
+    "interact": Interact,
+    "fly": Fly,
+    "task": TaskAction,
+    "subtask": Subtask,
+    "invalid": InvalidAction,
+}
 _NAMES = {cls: name for name, cls in _KINDS.items()}
 _ENUMS = {"kind": (Interaction, TaskActionKind), "primitive": (FlightPrimitive,)}
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
     """Return ``{"type": ..., **fields}`` for an action, enums as their values."""
-    fields = {k: (v.value if isinstance(v, Enum) else v)
-              for k, v in dataclasses.asdict(action).items()}  # fmt: skip
+    fields = {
+        k: (v.value if isinstance(v, Enum) else v) for k, v in dataclasses.asdict(action).items()
+    }
     return {"type": _NAMES[type(action)], **fields}
 
 

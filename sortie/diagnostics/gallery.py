@@ -35,21 +35,20 @@ def valid_pose(scene: Scene, seed: int = 0) -> Pose:
     x, y, z = graph.node_position(node)
     renderer, spec = Renderer(scene), CameraSpec(32, 32, 90.0)
     yaws = [float(yaw) for yaw in range(0, 360, 30)]
-    seen = [len(np.unique(renderer.render(spec, (x, y, z + 1.6), yaw,
-                                          sensors={Sensor.SEMANTIC}).semantic))  # type: ignore[arg-type]
-            for yaw in yaws]  # fmt: skip
+    views = [renderer.render(spec, (x, y, z + 1.6), yaw, sensors={Sensor.SEMANTIC}) for yaw in yaws]
+    seen = [len(np.unique(view.semantic)) for view in views if view.semantic is not None]
     return Pose(float(x), float(y), float(z), yaws[int(np.argmax(seen))])
 
 
-def save_view(world: str, seed: int, params: Mapping[str, object], pose_text: str | None,
-              size: int, out: Path) -> list[Path]:
+def save_view(
+    world: str, seed: int, params: Mapping[str, object], pose_text: str | None, size: int, out: Path
+) -> list[Path]:
     """Render a world from a walker's eye and from above; return the files written."""
     scene = build_world(world, seed, params)
     pose = Pose.parse(pose_text, "--pose") if pose_text else valid_pose(scene, seed)
     Walker(RayCaster(scene)).place(pose)  # raises a clear error for poses inside geometry
     renderer = Renderer(scene)
-    frames = renderer.render(CameraSpec(size, size, 90.0), (pose.x, pose.y, pose.z + 1.6),
-                             pose.yaw)  # fmt: skip
+    frames = renderer.render(CameraSpec(size, size, 90.0), (pose.x, pose.y, pose.z + 1.6), pose.yaw)
     assert frames.rgb is not None and frames.depth is not None and frames.semantic is not None
     out.mkdir(parents=True, exist_ok=True)
     images = {
@@ -63,12 +62,21 @@ def save_view(world: str, seed: int, params: Mapping[str, object], pose_text: st
     return [out / name for name in images]
 
 
-def measure_steps(world: str, seed: int = 0, steps: int = 200, size: int = 128,
-                  sensors: tuple[str, ...] = ("rgb", "depth", "semantic")) -> float:
+def measure_steps(
+    world: str,
+    seed: int = 0,
+    steps: int = 200,
+    size: int = 128,
+    sensors: tuple[str, ...] = ("rgb", "depth", "semantic"),
+) -> float:
     """Return walker steps per second in ``world`` with the given sensors."""
     backend = EmbeddedBackend(camera=CameraSpec(size, size, 90.0), sensors=sensors)
-    spec = EpisodeSpec(episode_id="bench", family="bench", world=WorldSpec(builder=world,
-                       seed=seed), start=valid_pose(build_world(world, seed), seed))  # fmt: skip
+    spec = EpisodeSpec(
+        episode_id="bench",
+        family="bench",
+        world=WorldSpec(builder=world, seed=seed),
+        start=valid_pose(build_world(world, seed), seed),
+    )
     backend.reset(spec, seed)
     rng = np.random.default_rng(seed)
     actions = [Move(float(t), 1.0) for t in rng.uniform(-30, 30, steps)]

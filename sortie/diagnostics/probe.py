@@ -29,11 +29,13 @@ from sortie.models.config import ModelConfig
 from sortie.models.images import image_part
 
 Box = tuple[float, float, float, float]
-PROMPT = ("You are the camera of a drone, pitched 45 degrees down. Mission: {instruction}\n"
-          "Find the mission's target in this image. Answer a JSON object with `box`: "
-          "[x1, y1, x2, y2] in 0-1000 image coordinates (or null if it is not visible) and "
-          "`distance`: your estimate of the target's distance from the drone in metres "
-          "(or null).")  # fmt: skip
+PROMPT = (
+    "You are the camera of a drone, pitched 45 degrees down. Mission: {instruction}\n"
+    "Find the mission's target in this image. Answer a JSON object with `box`: "
+    "[x1, y1, x2, y2] in 0-1000 image coordinates (or null if it is not visible) and "
+    "`distance`: your estimate of the target's distance from the drone in metres "
+    "(or null)."
+)
 
 
 class ProbeAnswer(BaseModel):
@@ -96,18 +98,24 @@ def true_box(semantic: NDArray[np.int32], instance: int) -> Box | None:
     if rows.size == 0:
         return None
     height, width = semantic.shape
-    return (1000.0 * cols.min() / width, 1000.0 * rows.min() / height,
-            1000.0 * (cols.max() + 1) / width, 1000.0 * (rows.max() + 1) / height)
+    return (
+        1000.0 * cols.min() / width,
+        1000.0 * rows.min() / height,
+        1000.0 * (cols.max() + 1) / width,
+        1000.0 * (rows.max() + 1) / height,
+    )
 
 
-def probe_suite(suite: Suite, model_args: Mapping[str, Any],
-                camera: Mapping[str, Any]) -> list[ProbeRow]:
+def probe_suite(
+    suite: Suite, model_args: Mapping[str, Any], camera: Mapping[str, Any]
+) -> list[ProbeRow]:
     """Ask the model about the first frame of every mission of ``suite`` that names a target."""
     client = ModelClient(ModelConfig.from_args(dict(model_args)))
     backend = EmbeddedBackend(body="multirotor", camera=camera, sensors=("rgb", "semantic"))
     try:
-        return [_probe(client, backend, spec) for spec in suite.episodes
-                if spec.targets.get("target")]  # fmt: skip
+        return [
+            _probe(client, backend, spec) for spec in suite.episodes if spec.targets.get("target")
+        ]
     finally:
         backend.close()
         client.close()
@@ -119,8 +127,10 @@ def _probe(client: ModelClient, backend: EmbeddedBackend, spec: EpisodeSpec) -> 
     assert observation.frames.rgb is not None and observation.frames.semantic is not None
     truth = true_box(observation.frames.semantic, backend.instance_id(target))
     distance = math.dist(backend.pose().position(), backend.position_of(target))
-    content = [{"type": "text", "text": PROMPT.format(instruction=spec.mission["instruction"])},
-               image_part(observation.frames.rgb, 0, "png")]  # fmt: skip
+    content = [
+        {"type": "text", "text": PROMPT.format(instruction=spec.mission["instruction"])},
+        image_part(observation.frames.rgb, 0, "png"),
+    ]
     reply = client.ask([{"role": "user", "content": content}], ProbeAnswer)
     answer = reply.value if isinstance(reply.value, ProbeAnswer) else ProbeAnswer()
     box = tuple(answer.box) if answer.box else None
@@ -133,10 +143,14 @@ def summarise(rows: Sequence[ProbeRow], mp: Mapping[str, float] | None = None) -
     errors = [r.distance_error for r in rows if not math.isnan(r.distance_error)]
     rmse = math.sqrt(sum(e * e for e in errors) / len(errors)) if errors else math.nan
     mean_iou = sum(r.iou for r in seen) / len(seen) if seen else math.nan
-    return ProbeSummary(len(rows), len(rows) - len(seen), mean_iou, rmse,
-                        _pearson([(r.iou, mp.get(r.episode_id)) for r in seen] if mp else []),
-                        _pearson([(abs(r.distance_error), mp.get(r.episode_id)) for r in rows]
-                                 if mp else []))  # fmt: skip
+    return ProbeSummary(
+        len(rows),
+        len(rows) - len(seen),
+        mean_iou,
+        rmse,
+        _pearson([(r.iou, mp.get(r.episode_id)) for r in seen] if mp else []),
+        _pearson([(abs(r.distance_error), mp.get(r.episode_id)) for r in rows] if mp else []),
+    )
 
 
 def _pearson(pairs: Sequence[tuple[float, float | None]]) -> float:

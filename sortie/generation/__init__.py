@@ -8,5 +8,4 @@ from sortie.generation.rescue import (
     parse_level,
 )
 
-__all__ = ["GENERATOR", "GENERATOR_VERSION", "generate_episode", "generate_rescue",
-           "parse_level"]
+__all__ = ["GENERATOR", "GENERATOR_VERSION", "generate_episode", "generate_rescue", "parse_level"]

@@ -50,8 +50,14 @@ from sortie.sim.worlds.aerial import viewing_pose
 GENERATOR = "sortie.generation.aerial"
 GENERATOR_VERSION = "1"
 """Bump when a change to generation changes any mission (the suites then get a new version)."""
-COMBINATIONS = ("reporting", "inspection", "manipulation", "patrol", "reporting+inspection",
-                "patrol+reporting")  # fmt: skip
+COMBINATIONS = (
+    "reporting",
+    "inspection",
+    "manipulation",
+    "patrol",
+    "reporting+inspection",
+    "patrol+reporting",
+)
 """The type tags a mission may carry, alone or in the two pairs MissionBench mixes most."""
 WORLD_ATTEMPTS = 6
 """Worlds tried per mission before giving up."""
@@ -63,21 +69,29 @@ START_DISTANCE = (40.0, 150.0)
 """Start-to-goal distance, metres (3D)."""
 START_CLEARANCE = 8.0
 """Metres the start keeps above everything near the straight line to the goal."""
-R_AND_I = ("Inspect {s} and report {q}.",
-           "Fly to a position where {s} is centred in view, face it, and report {q}.",
-           "Hold a close view of {s} and tell me {q}.")  # fmt: skip
-PATROL = ("Patrol {s} at {a:g} m altitude.", "Fly a patrol {s}, holding {a:g} m altitude.",
-          "Survey the area {s}, flying at {a:g} m.")  # fmt: skip
-P_AND_R = ("Patrol {s} at {a:g} m altitude and report how many {n} you counted.",
-           "Fly {s} at {a:g} m and count the {n} on the way; report the number.")  # fmt: skip
+R_AND_I = (
+    "Inspect {s} and report {q}.",
+    "Fly to a position where {s} is centred in view, face it, and report {q}.",
+    "Hold a close view of {s} and tell me {q}.",
+)
+PATROL = (
+    "Patrol {s} at {a:g} m altitude.",
+    "Fly a patrol {s}, holding {a:g} m altitude.",
+    "Survey the area {s}, flying at {a:g} m.",
+)
+P_AND_R = (
+    "Patrol {s} at {a:g} m altitude and report how many {n} you counted.",
+    "Fly {s} at {a:g} m and count the {n} on the way; report the number.",
+)
 
 
 def parse_types(types: str | Sequence[str]) -> tuple[MissionType, ...]:
     """Return the type tags of ``types`` (``reporting+inspection`` or a list); raise if unknown."""
     text = types if isinstance(types, str) else "+".join(types)
     if text.lower() not in COMBINATIONS:
-        raise ConfigError(f"aerial: unknown mission type {text!r}; allowed: "
-                          f"{', '.join(COMBINATIONS)}")  # fmt: skip
+        raise ConfigError(
+            f"aerial: unknown mission type {text!r}; allowed: {', '.join(COMBINATIONS)}"
+        )
     return tuple(MissionType(t) for t in text.lower().split("+"))
 
 
@@ -86,26 +100,40 @@ def check_world(world: str) -> None:
     if world not in FLIGHT_WORLDS:
         close = difflib.get_close_matches(world, FLIGHT_WORLDS, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ConfigError(f"aerial: {world!r} is not a flight world.{hint} Available: "
-                          f"{', '.join(FLIGHT_WORLDS)}")  # fmt: skip
+        raise ConfigError(
+            f"aerial: {world!r} is not a flight world.{hint} Available: {', '.join(FLIGHT_WORLDS)}"
+        )
 
 
-def generate_aerial(types: str | Sequence[str], worlds: str | Sequence[str], count: int,
-                    seed: int, suite: str, validator: AerialValidator | None = None
-                    ) -> list[EpisodeSpec]:  # fmt: skip
+def generate_aerial(
+    types: str | Sequence[str],
+    worlds: str | Sequence[str],
+    count: int,
+    seed: int,
+    suite: str,
+    validator: AerialValidator | None = None,
+) -> list[EpisodeSpec]:
     """Return ``count`` missions of ``types``, taking ``worlds`` in turn, ids ``suite/0000``..."""
     names = [worlds] if isinstance(worlds, str) else list(worlds)
     if count < 0 or not names:
         raise ConfigError(f"aerial: need a count >= 0 and a world, got {count} and {names}")
     validator = validator or AerialValidator()
-    return [generate_mission(types, names[i % len(names)], seed, i, f"{suite}/{i:04d}",
-                             validator) for i in range(count)]  # fmt: skip
+    return [
+        generate_mission(types, names[i % len(names)], seed, i, f"{suite}/{i:04d}", validator)
+        for i in range(count)
+    ]
 
 
-def generate_mission(types: str | Sequence[str], world: str, seed: int, index: int,
-                     episode_id: str, validator: AerialValidator | None = None,
-                     template: str | None = None, rejections: Counter[str] | None = None
-                     ) -> EpisodeSpec:  # fmt: skip
+def generate_mission(
+    types: str | Sequence[str],
+    world: str,
+    seed: int,
+    index: int,
+    episode_id: str,
+    validator: AerialValidator | None = None,
+    template: str | None = None,
+    rejections: Counter[str] | None = None,
+) -> EpisodeSpec:
     """Return mission ``index`` of the draw ``seed`` of ``types`` in flight world ``world``.
 
     ``template`` fixes the template (a name in ``aerial_tasks``) or, for a patrol, the route;
@@ -125,23 +153,34 @@ def generate_mission(types: str | Sequence[str], world: str, seed: int, index: i
     try:
         return _search(tags, world, rng, episode_id, validator, template, reasons)
     except ConfigError as error:
-        raise ConfigError(f"aerial {level} in world {world!r} (seed {seed}, mission "
-                          f"{index}): {error}") from None
+        raise ConfigError(
+            f"aerial {level} in world {world!r} (seed {seed}, mission {index}): {error}"
+        ) from None
     finally:
         if rejections is not None:
             rejections.update(reasons)
 
 
-def _search(tags: tuple[MissionType, ...], world: str, rng: np.random.Generator,
-            episode_id: str, validator: AerialValidator, template: str | None,
-            reasons: Counter[str]) -> EpisodeSpec:
+def _search(
+    tags: tuple[MissionType, ...],
+    world: str,
+    rng: np.random.Generator,
+    episode_id: str,
+    validator: AerialValidator,
+    template: str | None,
+    reasons: Counter[str],
+) -> EpisodeSpec:
     """Return the first candidate that passes every check, counting the rejected ones."""
     for _ in range(WORLD_ATTEMPTS):
-        spec = EpisodeSpec(episode_id=episode_id, family="aerial",
-                           level="+".join(t.value for t in tags),
-                           world=WorldSpec(builder=world, seed=int(rng.integers(2**31)),
-                                           params=FLIGHT_WORLDS[world]),
-                           start=Pose(0.0, 0.0, 0.0))  # fmt: skip
+        spec = EpisodeSpec(
+            episode_id=episode_id,
+            family="aerial",
+            level="+".join(t.value for t in tags),
+            world=WorldSpec(
+                builder=world, seed=int(rng.integers(2**31)), params=FLIGHT_WORLDS[world]
+            ),
+            start=Pose(0.0, 0.0, 0.0),
+        )
         scene = validator.scene(spec)
         for _ in range(DRAWS_PER_WORLD):
             try:
@@ -152,9 +191,14 @@ def _search(tags: tuple[MissionType, ...], world: str, rng: np.random.Generator,
     raise ConfigError(f"no valid mission after {WORLD_ATTEMPTS} worlds: {summary}")
 
 
-def _draw(tags: tuple[MissionType, ...], spec: EpisodeSpec, scene: Scene,
-          rng: np.random.Generator, validator: AerialValidator, template: str | None
-          ) -> EpisodeSpec:  # fmt: skip
+def _draw(
+    tags: tuple[MissionType, ...],
+    spec: EpisodeSpec,
+    scene: Scene,
+    rng: np.random.Generator,
+    validator: AerialValidator,
+    template: str | None,
+) -> EpisodeSpec:
     """Return one candidate mission in ``spec``'s world, or raise Rejected saying why."""
     if MissionType.PATROL in tags:
         return _patrol(tags, spec, scene, rng, validator, template)
@@ -162,32 +206,54 @@ def _draw(tags: tuple[MissionType, ...], spec: EpisodeSpec, scene: Scene,
     goal = _goal(task, spec, scene, rng, validator)
     start = _start(goal, spec, scene, rng, validator)
     reports = MissionType.REPORTING in tags
-    data = AerialData(instruction=_phrase(tags, task, rng), types=list(tags),
-                      target=task.target.name, goal=goal,
-                      answer=task.answer if reports else None, answer_kind=task.kind,
-                      task_action=task.task_action,
-                      max_move=round(math.dist(start.position(), goal.position()) / 4, DECIMALS))
-    done = spec.model_copy(update={"start": start, "targets": {"target": task.target.name},
-                                   "mission": data.model_dump(mode="json")})  # fmt: skip
+    data = AerialData(
+        instruction=_phrase(tags, task, rng),
+        types=list(tags),
+        target=task.target.name,
+        goal=goal,
+        answer=task.answer if reports else None,
+        answer_kind=task.kind,
+        task_action=task.task_action,
+        max_move=round(math.dist(start.position(), goal.position()) / 4, DECIMALS),
+    )
+    done = spec.model_copy(
+        update={
+            "start": start,
+            "targets": {"target": task.target.name},
+            "mission": data.model_dump(mode="json"),
+        }
+    )
     validator.replay(done)
     return done
 
 
-def _maker(tags: tuple[MissionType, ...], scene: Scene, world: str, rng: np.random.Generator,
-           template: str | None) -> Maker:
+def _maker(
+    tags: tuple[MissionType, ...],
+    scene: Scene,
+    world: str,
+    rng: np.random.Generator,
+    template: str | None,
+) -> Maker:
     """Return the template to draw: ``template``, or one at random among those that apply."""
-    makers = {MissionType.REPORTING: REPORTING, MissionType.INSPECTION: INSPECTION,
-              MissionType.MANIPULATION: MANIPULATION}[tags[0]]  # fmt: skip
+    makers = {
+        MissionType.REPORTING: REPORTING,
+        MissionType.INSPECTION: INSPECTION,
+        MissionType.MANIPULATION: MANIPULATION,
+    }[tags[0]]
     if tags == (MissionType.REPORTING, MissionType.INSPECTION):
         # A pylon is named by its number, so asking for the number would give the answer away.
         makers = {**REPORTING, **{k: v for k, v in INSPECTION.items() if k != "pylon"}}
     if template is not None:
         if template not in makers:
-            raise ConfigError(f"aerial {'+'.join(tags)}: unknown template {template!r}; "
-                              f"allowed: {', '.join(makers)}")  # fmt: skip
+            raise ConfigError(
+                f"aerial {'+'.join(tags)}: unknown template {template!r}; "
+                f"allowed: {', '.join(makers)}"
+            )
         if not scene.of_class(NEEDS[template]):
-            raise ConfigError(f"aerial {'+'.join(tags)}: template {template!r} is about a "
-                              f"{NEEDS[template]}, and world {world!r} has none")  # fmt: skip
+            raise ConfigError(
+                f"aerial {'+'.join(tags)}: template {template!r} is about a "
+                f"{NEEDS[template]}, and world {world!r} has none"
+            )
         return makers[template]
     usable = [name for name in makers if scene.of_class(NEEDS[name])]
     if not usable:
@@ -203,13 +269,21 @@ def _phrase(tags: tuple[MissionType, ...], task: Task, rng: np.random.Generator)
     return text[0].upper() + text[1:]
 
 
-def _goal(task: Task, spec: EpisodeSpec, scene: Scene, rng: np.random.Generator,
-          validator: AerialValidator) -> Pose:
+def _goal(
+    task: Task,
+    spec: EpisodeSpec,
+    scene: Scene,
+    rng: np.random.Generator,
+    validator: AerialValidator,
+) -> Pose:
     """Return the first heading's viewing pose that is free and shows the target."""
     facing = facing_street(scene, task.target)
     offset = float(rng.uniform(0.0, 360.0))
-    yaws = ([facing, facing + 25.0, facing - 25.0] if facing is not None
-            else [offset + 360.0 * k / HEADINGS for k in range(HEADINGS)])  # fmt: skip
+    yaws = (
+        [facing, facing + 25.0, facing - 25.0]
+        if facing is not None
+        else [offset + 360.0 * k / HEADINGS for k in range(HEADINGS)]
+    )
     why = Rejected("no heading")
     for yaw in yaws:
         pose = _viewing(task, yaw)
@@ -228,15 +302,21 @@ def _viewing(task: Task, yaw: float) -> Pose:
     else:
         x, y, z = task.look_at
         rad = math.radians(yaw)
-        pose = Pose(x - task.height * math.cos(rad), y - task.height * math.sin(rad),
-                    z + task.height, yaw)  # fmt: skip
+        pose = Pose(
+            x - task.height * math.cos(rad), y - task.height * math.sin(rad), z + task.height, yaw
+        )
     wrapped = (yaw + 180.0) % 360.0 - 180.0
     x, y, z = (round(float(v), DECIMALS) for v in pose.position())
     return Pose(x, y, z, round(wrapped, 1))
 
 
-def _start(goal: Pose, spec: EpisodeSpec, scene: Scene, rng: np.random.Generator,
-           validator: AerialValidator) -> Pose:
+def _start(
+    goal: Pose,
+    spec: EpisodeSpec,
+    scene: Scene,
+    rng: np.random.Generator,
+    validator: AerialValidator,
+) -> Pose:
     """Return a free start 40–150 m from ``goal``, above everything in between."""
     x0, y0, x1, y1 = scene.bounds
     tops = Tops.of(scene)
@@ -247,10 +327,17 @@ def _start(goal: Pose, spec: EpisodeSpec, scene: Scene, rng: np.random.Generator
             continue
         top = tops.along([(goal.x, goal.y), (x, y)], 5.0)
         z = max(goal.z, top + START_CLEARANCE) + float(rng.uniform(0.0, 5.0))
-        start = Pose(round(x, DECIMALS), round(y, DECIMALS), round(z, DECIMALS),
-                     round(float(rng.uniform(-180.0, 180.0)), 1))  # fmt: skip
-        if not START_DISTANCE[0] <= math.dist(start.position(), goal.position()) <= \
-                START_DISTANCE[1]:
+        start = Pose(
+            round(x, DECIMALS),
+            round(y, DECIMALS),
+            round(z, DECIMALS),
+            round(float(rng.uniform(-180.0, 180.0)), 1),
+        )
+        if (
+            not START_DISTANCE[0]
+            <= math.dist(start.position(), goal.position())
+            <= START_DISTANCE[1]
+        ):
             continue
         try:
             validator.check_free(spec, start)
@@ -285,9 +372,14 @@ class Tops:
         return float(self.heights[hits].max()) if hits else 0.0
 
 
-def _patrol(tags: tuple[MissionType, ...], spec: EpisodeSpec, scene: Scene,
-            rng: np.random.Generator, validator: AerialValidator, route: str | None
-            ) -> EpisodeSpec:  # fmt: skip
+def _patrol(
+    tags: tuple[MissionType, ...],
+    spec: EpisodeSpec,
+    scene: Scene,
+    rng: np.random.Generator,
+    validator: AerialValidator,
+    route: str | None,
+) -> EpisodeSpec:
     """Return a patrol (maybe counting along the way) whose reference is the expert's flight."""
     patrol = _route(tags, scene, rng, route)
     x, y, z = patrol.points[0]
@@ -296,11 +388,17 @@ def _patrol(tags: tuple[MissionType, ...], spec: EpisodeSpec, scene: Scene,
     counts = MissionType.REPORTING in tags
     phrasings = P_AND_R if counts else PATROL
     text = phrasings[int(rng.integers(len(phrasings)))].format(
-        s=patrol.subject, a=patrol.altitude, n=patrol.counted_noun)
-    data = AerialData(instruction=text, types=list(tags), goal=_end(patrol.points),
-                      answer=str(len(patrol.counted)) if counts else None,
-                      answer_kind=AnswerKind.NUMBER if counts else AnswerKind.TEXT,
-                      patrol=[list(p) for p in patrol.points], max_move=patrol.max_move())
+        s=patrol.subject, a=patrol.altitude, n=patrol.counted_noun
+    )
+    data = AerialData(
+        instruction=text,
+        types=list(tags),
+        goal=_end(patrol.points),
+        answer=str(len(patrol.counted)) if counts else None,
+        answer_kind=AnswerKind.NUMBER if counts else AnswerKind.TEXT,
+        patrol=[list(p) for p in patrol.points],
+        max_move=patrol.max_move(),
+    )
     planned = spec.model_copy(update={"start": start, "mission": data.model_dump(mode="json")})
     flown = _distinct(validator.replay(planned))
     final = data.model_copy(update={"patrol": flown, "goal": _end(flown)})
@@ -309,12 +407,15 @@ def _patrol(tags: tuple[MissionType, ...], spec: EpisodeSpec, scene: Scene,
     return done
 
 
-def _route(tags: tuple[MissionType, ...], scene: Scene, rng: np.random.Generator,
-           route: str | None) -> Patrol:
+def _route(
+    tags: tuple[MissionType, ...], scene: Scene, rng: np.random.Generator, route: str | None
+) -> Patrol:
     """Return the patrol of ``route``, or of a random route (one with something to count)."""
     if route is not None and route not in scene.routes:
-        raise ConfigError(f"aerial patrol: no route {route!r} in this world; available: "
-                          f"{', '.join(scene.routes) or 'none'}")  # fmt: skip
+        raise ConfigError(
+            f"aerial patrol: no route {route!r} in this world; available: "
+            f"{', '.join(scene.routes) or 'none'}"
+        )
     names = [route] if route else sorted(scene.routes)
     if not names:
         raise ConfigError("aerial patrol: the world has no routes")
@@ -327,8 +428,9 @@ def _route(tags: tuple[MissionType, ...], scene: Scene, rng: np.random.Generator
 def _end(points: Sequence[Sequence[float]]) -> Pose:
     """Return the route's end, facing along its last leg."""
     (ax, ay, _), (bx, by, bz) = points[-2], points[-1]
-    return Pose(float(bx), float(by), float(bz), round(math.degrees(math.atan2(by - ay, bx - ax)),
-                                                       1))  # fmt: skip
+    return Pose(
+        float(bx), float(by), float(bz), round(math.degrees(math.atan2(by - ay, bx - ax)), 1)
+    )
 
 
 def _distinct(points: list[list[float]]) -> list[list[float]]:

@@ -35,8 +35,9 @@ CENTRE = 0.2
 """The target's pixels must be centred within this fraction of the image side of the middle."""
 SIGHT_WINDOW = 8
 """Half-width (pixels) of the window round the image centre that must show the target."""
-INSIDE_RAYS = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0],
-                        [0.0, -1.0, 0.0]])  # fmt: skip
+INSIDE_RAYS = np.array(
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0]]
+)
 """Up and the four horizontal directions: from inside a closed shape each meets its inside."""
 
 
@@ -45,8 +46,9 @@ class AerialValidator:
 
     def __init__(self) -> None:
         """Create the backend: a multirotor with the aerial camera, semantic image only."""
-        self.backend = EmbeddedBackend(body="multirotor", sensors=("semantic",),
-                                       camera=AERIAL_CAMERA)  # fmt: skip
+        self.backend = EmbeddedBackend(
+            body="multirotor", sensors=("semantic",), camera=AERIAL_CAMERA
+        )
         self._scene: tuple[str, Scene] | None = None
         self._caster: tuple[Scene, RayCaster] | None = None
 
@@ -89,8 +91,9 @@ class AerialValidator:
         assert observation.frames.semantic is not None
         return observation.frames.semantic
 
-    def check_view(self, spec: EpisodeSpec, goal: Pose, target: str,
-                   counted: tuple[str, ...] = ()) -> None:
+    def check_view(
+        self, spec: EpisodeSpec, goal: Pose, target: str, counted: tuple[str, ...] = ()
+    ) -> None:
         """Reject ``goal`` unless it is free and shows ``target`` (and all of ``counted``)."""
         image = self.look(spec, goal)
         scene = self.scene(spec)
@@ -101,7 +104,9 @@ class AerialValidator:
         if max(abs(xs.mean() - side / 2), abs(ys.mean() - side / 2)) > CENTRE * side:
             raise Rejected("target off the centre of the goal view")
         middle, w = side // 2, SIGHT_WINDOW
-        if not np.any(image[middle - w:middle + w, middle - w:middle + w] == scene.id_of(target)):
+        if not np.any(
+            image[middle - w : middle + w, middle - w : middle + w] == scene.id_of(target)
+        ):
             raise Rejected("line of sight from the goal to the target is blocked")
         for name in counted:
             if np.count_nonzero(image == scene.id_of(name)) < MIN_COUNTED_PIXELS:
@@ -117,8 +122,9 @@ class AerialValidator:
         Raises:
             Rejected: if the expert does not complete the mission.
         """
-        return oracle_positions(AerialMission(self.backend), self.backend.oracle_view(),
-                                oracle_header(spec))  # fmt: skip
+        return oracle_positions(
+            AerialMission(self.backend), self.backend.oracle_view(), oracle_header(spec)
+        )
 
     def check(self, spec: EpisodeSpec) -> None:
         """Check a finished mission as a boundary does: raise ConfigError naming the reason.
@@ -130,11 +136,16 @@ class AerialValidator:
         data = aerial_data(spec)  # a patrol of fewer than two points fails here
         scene = self.scene(spec)
         where = f"episode {spec.episode_id} in {spec.world.builder}(seed {spec.world.seed})"
-        absent = [name for name in {**spec.targets, "mission.target": data.target}.values()
-                  if name is not None and name not in scene]
+        absent = [
+            name
+            for name in {**spec.targets, "mission.target": data.target}.values()
+            if name is not None and name not in scene
+        ]
         if absent:
-            raise ConfigError(f"{where}: the mission refers to objects absent from the world: "
-                              f"{', '.join(sorted(absent))}")  # fmt: skip
+            raise ConfigError(
+                f"{where}: the mission refers to objects absent from the world: "
+                f"{', '.join(sorted(absent))}"
+            )
         try:
             self.check_free(spec, data.goal)
             self.check_free(spec, spec.start)

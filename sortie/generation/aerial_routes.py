@@ -27,13 +27,24 @@ SIMPLIFY = 3.0
 """Metres a simplified route may stray from the original."""
 STRAIGHT_STEPS = 25
 """A patrol's d_max is its length over this: flying it straight takes half of T_max = 50."""
-PLACES = {"farm": "solar farm", "construction": "construction site", "camp": "ranger camp",
-          "station": "ranger station", "north_park": "north park", "park": "park",
-          "plaza": "plaza"}  # fmt: skip
+PLACES = {
+    "farm": "solar farm",
+    "construction": "construction site",
+    "camp": "ranger camp",
+    "station": "ranger station",
+    "north_park": "north park",
+    "park": "park",
+    "plaza": "plaza",
+}
 """Words for the areas that ``perimeter_*`` routes go round."""
-NAMED_ROUTES = {"power_line": "the power line", "river": "the river", "trail": "the trail",
-                "track_main": "the main track", "track_waterhole": "the track to the waterhole",
-                "shore_waterhole": "the shore of the waterhole"}  # fmt: skip
+NAMED_ROUTES = {
+    "power_line": "the power line",
+    "river": "the river",
+    "trail": "the trail",
+    "track_main": "the main track",
+    "track_waterhole": "the track to the waterhole",
+    "shore_waterhole": "the shore of the waterhole",
+}
 """Words for routes that follow a thing rather than a street or a perimeter."""
 
 
@@ -73,8 +84,9 @@ def plan_patrol(scene: Scene, route: str, rng: np.random.Generator) -> Patrol:
     lowest = math.ceil((_top_along(scene, line) + CLEARANCE) * 10) / 10
     altitude = max(round(float(rng.uniform(*ALTITUDE)), 1), lowest)
     if altitude > ALTITUDE[1]:
-        raise Rejected(f"route {route!r} passes over something taller than "
-                       f"{ALTITUDE[1] - CLEARANCE:g} m")  # fmt: skip
+        raise Rejected(
+            f"route {route!r} passes over something taller than {ALTITUDE[1] - CLEARANCE:g} m"
+        )
     points = tuple((round(x, 3), round(y, 3), round(altitude, 3)) for x, y in line.coords)
     counted, noun = _along(scene, route)
     return Patrol(route, describe(scene, route, ground), points, altitude, counted, noun)
@@ -83,8 +95,11 @@ def plan_patrol(scene: Scene, route: str, rng: np.random.Generator) -> Patrol:
 def _top_along(scene: Scene, line: LineString) -> float:
     """Return the highest top of anything within CLEARANCE of the route, metres."""
     corridor = line.buffer(CLEARANCE)
-    tops = [float(o.bounds()[1][2]) for o in scene.objects
-            if corridor.intersects(box(*o.bounds()[0][:2], *o.bounds()[1][:2]))]
+    tops = [
+        float(o.bounds()[1][2])
+        for o in scene.objects
+        if corridor.intersects(box(*o.bounds()[0][:2], *o.bounds()[1][:2]))
+    ]
     return max(tops, default=0.0)
 
 
@@ -114,10 +129,14 @@ def street_of(scene: Scene, route: str) -> str:
     words = route[5:].split("_")
     if len(words) > 1:
         return " ".join(w.title() for w in words)
-    streets = {str(o.attributes.get("street") or o.attributes.get("place") or "")
-               for o in scene.objects if o.semantic in ("house", "car", "building")}
-    named = sorted(s for s in streets if s.split(" ")[0].lower() == words[0]
-                   and not s.startswith("driveway"))
+    streets = {
+        str(o.attributes.get("street") or o.attributes.get("place") or "")
+        for o in scene.objects
+        if o.semantic in ("house", "car", "building")
+    }
+    named = sorted(
+        s for s in streets if s.split(" ")[0].lower() == words[0] and not s.startswith("driveway")
+    )
     return named[0] if named else f"the {words[0]} road"
 
 

@@ -41,30 +41,42 @@ class AerialPlan:
 
     def settings(self) -> dict[str, dict[str, object]]:
         """Return the header's record of seeds, counts and worlds per block."""
-        return {"seeds": {b.types: b.seed for b in self.blocks},
-                "counts": {b.types: b.count for b in self.blocks},
-                "worlds": {b.types: list(b.worlds) for b in self.blocks}}  # fmt: skip
+        return {
+            "seeds": {b.types: b.seed for b in self.blocks},
+            "counts": {b.types: b.count for b in self.blocks},
+            "worlds": {b.types: list(b.worlds) for b in self.blocks},
+        }
 
     def jobs(self) -> list[tuple[AerialBlock, int, str]]:
         """Return every mission as (block, index in the block, mission id), in file order."""
         return numbered_jobs(self.name, self.blocks)
 
-    def episode(self, block: AerialBlock, index: int, episode_id: str,
-                validator: AerialValidator | None = None) -> EpisodeSpec:
+    def episode(
+        self,
+        block: AerialBlock,
+        index: int,
+        episode_id: str,
+        validator: AerialValidator | None = None,
+    ) -> EpisodeSpec:
         """Return one mission (regenerated alone, as the whole suite would make it)."""
         world = block.worlds[index % len(block.worlds)]
         return generate_mission(block.types, world, block.seed, index, episode_id, validator)
 
-    def build(self, on_episode: Callable[[EpisodeSpec], None] = lambda e: None
-              ) -> tuple[SuiteHeader, list[EpisodeSpec]]:  # fmt: skip
+    def build(
+        self, on_episode: Callable[[EpisodeSpec], None] = lambda e: None
+    ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
         """Generate the suite; return its header and missions."""
         validator = AerialValidator()
         episodes = []
         for block, index, episode_id in self.jobs():
             episodes.append(self.episode(block, index, episode_id, validator))
             on_episode(episodes[-1])
-        header = SuiteHeader(suite=self.name, generator=GENERATOR,
-                             generator_version=GENERATOR_VERSION, settings=self.settings())
+        header = SuiteHeader(
+            suite=self.name,
+            generator=GENERATOR,
+            generator_version=GENERATOR_VERSION,
+            settings=self.settings(),
+        )
         return header, episodes
 
 
@@ -74,8 +86,14 @@ def _mix(name: str, counts: tuple[int, ...], seed: int, rotate: bool = False) ->
     ``rotate`` starts block k's turn of the worlds at world k, so that small blocks (the
     test suite's four missions) do not all skip the last world.
     """
-    kinds = ("reporting", "inspection", "manipulation", "patrol", "reporting+inspection",
-             "patrol+reporting")  # fmt: skip
+    kinds = (
+        "reporting",
+        "inspection",
+        "manipulation",
+        "patrol",
+        "reporting+inspection",
+        "patrol+reporting",
+    )
     blocks = []
     for k, (kind, count) in enumerate(zip(kinds, counts, strict=True)):
         shift = k % len(WORLDS) if rotate else 0
@@ -84,12 +102,17 @@ def _mix(name: str, counts: tuple[int, ...], seed: int, rotate: bool = False) ->
 
 
 AERIAL_SUITES: dict[str, AerialPlan] = {
-    plan.name: plan for plan in (
+    plan.name: plan
+    for plan in (
         _mix("aerial-v1", (15, 17, 16, 42, 15, 15), 100),
         _mix("aerial-test-v1", (4, 4, 4, 10, 4, 4), 1100, rotate=True),
-        AerialPlan("aerial-smoke-v1", tuple(
-            AerialBlock(kind, len(WORLDS), 9100 + 100 * k)
-            for k, kind in enumerate(("reporting", "inspection", "manipulation", "patrol")))),
+        AerialPlan(
+            "aerial-smoke-v1",
+            tuple(
+                AerialBlock(kind, len(WORLDS), 9100 + 100 * k)
+                for k, kind in enumerate(("reporting", "inspection", "manipulation", "patrol"))
+            ),
+        ),
     )
-}  # fmt: skip
+}
 """The aerial suites by name (``sortie.generation.suites.SUITES`` includes them)."""

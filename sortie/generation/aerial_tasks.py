@@ -25,8 +25,7 @@ from sortie.missions.aerial.spec import AnswerKind
 from sortie.sim.scene import Scene, SceneObject
 
 Vec3 = tuple[float, float, float]
-COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south",
-           "south-east")  # fmt: skip
+COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
 PLATE_HEIGHT = 3.5
 """Metres above a car's roof for reading its plate: the camera is then ~5 m away."""
 CLOSE_HEIGHT = 5.0
@@ -35,11 +34,20 @@ COLOUR_HEIGHT = 15.0
 """For colours, kinds and roof numbers: the camera is ~21 m away."""
 GROUP_SPAN = 40.0
 """Counted objects must lie within this many metres of each other to share one view."""
-WATER_NAMES = {"neighborhood": "the pond in the park", "city": "the fountain pool in the plaza",
-               "forest": "the river", "savanna": "the waterhole", "airsim_nh": "the pond"}
+WATER_NAMES = {
+    "neighborhood": "the pond in the park",
+    "city": "the fountain pool in the plaza",
+    "forest": "the river",
+    "savanna": "the waterhole",
+    "airsim_nh": "the pond",
+}
 """How instructions name each flight world's water (its one merged ``water`` object)."""
-CRATE_SITES = {"neighborhood": "the depot", "city": "the construction site",
-               "forest": "the ranger station", "savanna": "the ranger camp"}  # fmt: skip
+CRATE_SITES = {
+    "neighborhood": "the depot",
+    "city": "the construction site",
+    "forest": "the ranger station",
+    "savanna": "the ranger camp",
+}
 """Where each world keeps its supply crates."""
 
 
@@ -142,14 +150,27 @@ def centre_of(objects: Sequence[SceneObject]) -> SceneObject:
     return min(objects, key=lambda o: float(np.hypot(*(o.center()[:2] - middle))))
 
 
-def count_task(scene: Scene, group: Sequence[SceneObject], subject: str, question: str,
-               phrasings: tuple[str, ...]) -> Task:
+def count_task(
+    scene: Scene,
+    group: Sequence[SceneObject],
+    subject: str,
+    question: str,
+    phrasings: tuple[str, ...],
+) -> Task:
     """Return a counting task over ``group``, which must fit in one view."""
     if span(group) > GROUP_SPAN:
         raise Rejected(f"{subject}: spread over more than {GROUP_SPAN:g} m")
     height = max(COLOUR_HEIGHT, span(group) * 0.6)
-    return Task(centre_of(group), subject, phrasings, question, str(len(group)),
-                AnswerKind.NUMBER, height, counted=tuple(group))  # fmt: skip
+    return Task(
+        centre_of(group),
+        subject,
+        phrasings,
+        question,
+        str(len(group)),
+        AnswerKind.NUMBER,
+        height,
+        counted=tuple(group),
+    )
 
 
 # --- reporting ----------------------------------------------------------------------------
@@ -157,21 +178,33 @@ def car_plate(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Report the licence plate of a car named by its driveway or its colour and street."""
     cars = scene.of_class("car")
     car = pick(rng, cars, "no car in the world")
-    return Task(car, car_subject(car, cars, with_colour=True),
-                ("Report the licence plate of {s}.", "What is the licence plate of {s}?",
-                 "Find {s} and read its number plate."),
-                "its licence plate", str(car.attributes["plate"]), AnswerKind.PLATE,
-                PLATE_HEIGHT)  # fmt: skip
+    return Task(
+        car,
+        car_subject(car, cars, with_colour=True),
+        (
+            "Report the licence plate of {s}.",
+            "What is the licence plate of {s}?",
+            "Find {s} and read its number plate.",
+        ),
+        "its licence plate",
+        str(car.attributes["plate"]),
+        AnswerKind.PLATE,
+        PLATE_HEIGHT,
+    )
 
 
 def car_colour(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Report the colour of a car named by where it is parked."""
     cars = scene.of_class("car")
     car = pick(rng, cars, "no car in the world")
-    return Task(car, car_subject(car, cars, with_colour=False),
-                ("What colour is {s}?", "Report the colour of {s}.",
-                 "Find {s} and tell me its colour."),
-                "its colour", str(car.attributes["color"]), AnswerKind.COLOUR)  # fmt: skip
+    return Task(
+        car,
+        car_subject(car, cars, with_colour=False),
+        ("What colour is {s}?", "Report the colour of {s}.", "Find {s} and tell me its colour."),
+        "its colour",
+        str(car.attributes["color"]),
+        AnswerKind.COLOUR,
+    )
 
 
 def roof_colour(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -179,22 +212,36 @@ def roof_colour(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     # Only houses on a named street: elsewhere the address is not painted where a drone sees it.
     houses = [h for h in scene.of_class("house") if _street_route(scene, h) is not None]
     house = pick(rng, houses, "no house on a street")
-    return Task(house, house_subject(house),
-                ("What colour is the roof of {s}?", "Report the roof colour of {s}.",
-                 "Fly over {s} and tell me what colour its roof is."),
-                "the colour of its roof", str(house.attributes["roof_color"]),
-                AnswerKind.COLOUR)  # fmt: skip
+    return Task(
+        house,
+        house_subject(house),
+        (
+            "What colour is the roof of {s}?",
+            "Report the roof colour of {s}.",
+            "Fly over {s} and tell me what colour its roof is.",
+        ),
+        "the colour of its roof",
+        str(house.attributes["roof_color"]),
+        AnswerKind.COLOUR,
+    )
 
 
 def house_number(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Report the number of a house described by its colours and street."""
     houses = [h for h in scene.of_class("house") if _street_route(scene, h) is not None]
     house = pick(rng, houses, "no house on a street")
-    return Task(house, unique_house(houses, house),
-                ("What is the house number of {s}?", "Report the number of {s}.",
-                 "Find {s} and read its house number."),
-                "its house number", str(house.attributes["number"]),
-                AnswerKind.NUMBER)  # fmt: skip
+    return Task(
+        house,
+        unique_house(houses, house),
+        (
+            "What is the house number of {s}?",
+            "Report the number of {s}.",
+            "Find {s} and read its house number.",
+        ),
+        "its house number",
+        str(house.attributes["number"]),
+        AnswerKind.NUMBER,
+    )
 
 
 def herd_count(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -206,16 +253,26 @@ def herd_count(scene: Scene, world: str, rng: np.random.Generator) -> Task:
         raise Rejected("no animal in the world")
     herd = herds[sorted(herds)[int(rng.integers(len(herds)))]]
     species = str(herd[0].attributes["species"])
-    sides = Counter(compass(np.mean([a.center() for a in h], axis=0), scene)
-                    for h in herds.values() if h[0].attributes["species"] == species)
+    sides = Counter(
+        compass(np.mean([a.center() for a in h], axis=0), scene)
+        for h in herds.values()
+        if h[0].attributes["species"] == species
+    )
     side = compass(np.mean([a.center() for a in herd], axis=0), scene)
     if sides[side] > 1:
         raise Rejected(f"two {species} herds in the {side}")
     subject = f"the {species} herd in the {side} of the area"
-    return count_task(scene, herd, subject, f"how many {plural(species)} it has",
-                      (f"How many {plural(species)} are in {{s}}?",
-                       "Count the animals in {s} and report the number.",
-                       f"Report how many {plural(species)} make up {{s}}."))
+    return count_task(
+        scene,
+        herd,
+        subject,
+        f"how many {plural(species)} it has",
+        (
+            f"How many {plural(species)} are in {{s}}?",
+            "Count the animals in {s} and report the number.",
+            f"Report how many {plural(species)} make up {{s}}.",
+        ),
+    )
 
 
 def plural(species: str) -> str:
@@ -229,27 +286,44 @@ def crate_count(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     if not crates or world not in CRATE_SITES:
         raise Rejected("no supply crates in the world")
     site = CRATE_SITES[world]
-    return count_task(scene, crates, f"the supply crates at {site[4:]}",
-                      "how many supply crates there are",
-                      (f"How many supply crates are there at {site}?",
-                       "Count {s} and report the number.",
-                       f"Report the number of supply crates stacked at {site}."))
+    return count_task(
+        scene,
+        crates,
+        f"the supply crates at {site[4:]}",
+        "how many supply crates there are",
+        (
+            f"How many supply crates are there at {site}?",
+            "Count {s} and report the number.",
+            f"Report the number of supply crates stacked at {site}.",
+        ),
+    )
 
 
 def parked_count(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Report how many cars are parked at a car park or camp (not a street: too long)."""
     places = Counter(str(c.attributes["place"]) for c in scene.of_class("car"))
-    lots = sorted(p for p in places if not p.startswith("driveway")
-                  and p.split()[-1] not in ("Street", "Avenue", "Drive", "Lane", "Road"))
+    lots = sorted(
+        p
+        for p in places
+        if not p.startswith("driveway")
+        and p.split()[-1] not in ("Street", "Avenue", "Drive", "Lane", "Road")
+    )
     if not lots:
         raise Rejected("no car park in the world")
     place = lots[int(rng.integers(len(lots)))]
     cars = [c for c in scene.of_class("car") if c.attributes["place"] == place]
     at = _at(place)
-    return count_task(scene, cars, f"the {place}", "how many cars are parked there",
-                      (f"How many cars are parked {at}?",
-                       f"Count the cars parked {at} and report the number.",
-                       f"Report how many cars stand {at}."))
+    return count_task(
+        scene,
+        cars,
+        f"the {place}",
+        "how many cars are parked there",
+        (
+            f"How many cars are parked {at}?",
+            f"Count the cars parked {at} and report the number.",
+            f"Report how many cars stand {at}.",
+        ),
+    )
 
 
 def crate_text(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -259,11 +333,15 @@ def crate_text(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     colour = crate.attributes["color"]
     if sum(c.attributes["color"] == colour for c in crates) > 1:
         raise Rejected(f"two {colour} crates")
-    return Task(crate, f"the {colour} supply crate",
-                ("What is stencilled on {s}?", "Read the label on {s}.",
-                 "Report the word painted on {s}."),
-                "the word stencilled on it", str(crate.attributes["text"]), AnswerKind.TEXT,
-                CLOSE_HEIGHT)  # fmt: skip
+    return Task(
+        crate,
+        f"the {colour} supply crate",
+        ("What is stencilled on {s}?", "Read the label on {s}.", "Report the word painted on {s}."),
+        "the word stencilled on it",
+        str(crate.attributes["text"]),
+        AnswerKind.TEXT,
+        CLOSE_HEIGHT,
+    )
 
 
 def tank_text(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -271,11 +349,15 @@ def tank_text(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     tanks = scene.of_class("water_tank")
     if len(tanks) != 1:
         raise Rejected("not exactly one water tower")
-    return Task(tanks[0], f"the {tanks[0].attributes['color']} water tower",
-                ("What is written on {s}?", "Read the name painted on {s}.",
-                 "Report the text on {s}."),
-                "the text painted on it", str(tanks[0].attributes["text"]), AnswerKind.TEXT,
-                8.0)  # fmt: skip
+    return Task(
+        tanks[0],
+        f"the {tanks[0].attributes['color']} water tower",
+        ("What is written on {s}?", "Read the name painted on {s}.", "Report the text on {s}."),
+        "the text painted on it",
+        str(tanks[0].attributes["text"]),
+        AnswerKind.TEXT,
+        8.0,
+    )
 
 
 def sign_text(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -286,9 +368,14 @@ def sign_text(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     number = building.attributes["number"]
     if sum(b.attributes["number"] == number for b in scene.of_class("building")) > 1:
         raise Rejected(f"two buildings numbered {number}")
-    return Task(sign, f"the sign on the roof of building number {number}",
-                ("Read {s}.", "What does {s} say?", "Report the name on {s}."),
-                "what it says", str(sign.attributes["text"]), AnswerKind.TEXT)  # fmt: skip
+    return Task(
+        sign,
+        f"the sign on the roof of building number {number}",
+        ("Read {s}.", "What does {s} say?", "Report the name on {s}."),
+        "what it says",
+        str(sign.attributes["text"]),
+        AnswerKind.TEXT,
+    )
 
 
 def building_number(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -299,11 +386,18 @@ def building_number(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     if sum(s.attributes["text"] == text for s in signs) > 1:
         raise Rejected(f"two {text} signs")
     building = scene[str(sign.attributes["building"])]
-    return Task(building, f"the building with the {text} sign on its roof",
-                ("What number is painted on the roof of {s}?", "Report the number of {s}.",
-                 "Find {s} and read its roof number."),
-                "its roof number", str(building.attributes["number"]),
-                AnswerKind.NUMBER)  # fmt: skip
+    return Task(
+        building,
+        f"the building with the {text} sign on its roof",
+        (
+            "What number is painted on the roof of {s}?",
+            "Report the number of {s}.",
+            "Find {s} and read its roof number.",
+        ),
+        "its roof number",
+        str(building.attributes["number"]),
+        AnswerKind.NUMBER,
+    )
 
 
 def statue_kind(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -313,12 +407,19 @@ def statue_kind(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     side = compass(statue.center(), scene)
     if sum(compass(s.center(), scene) == side for s in statues) > 1:
         raise Rejected(f"two statues in the {side}")
-    return Task(statue, f"the statue in the {side} of the area",
-                ("What does {s} depict: a figure, a horse or an obelisk?",
-                 "Report the kind of {s} (figure, horse or obelisk).",
-                 "Fly to {s} and tell me whether it is a figure, a horse or an obelisk."),
-                "what it depicts", str(statue.attributes["kind"]), AnswerKind.LABEL,
-                10.0)  # fmt: skip
+    return Task(
+        statue,
+        f"the statue in the {side} of the area",
+        (
+            "What does {s} depict: a figure, a horse or an obelisk?",
+            "Report the kind of {s} (figure, horse or obelisk).",
+            "Fly to {s} and tell me whether it is a figure, a horse or an obelisk.",
+        ),
+        "what it depicts",
+        str(statue.attributes["kind"]),
+        AnswerKind.LABEL,
+        10.0,
+    )
 
 
 def species_near(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -326,18 +427,31 @@ def species_near(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     animals = scene.of_class("animal")
     if not animals:
         raise Rejected("no animal in the world")
-    landmarks = [(o, n) for o, n in ((scene.of_class("landing_pad"), "the landing pad"),
-                                     (scene.of_class("water_tank"), "the water tower")) if o]
+    landmarks = [
+        (o, n)
+        for o, n in (
+            (scene.of_class("landing_pad"), "the landing pad"),
+            (scene.of_class("water_tank"), "the water tower"),
+        )
+        if o
+    ]
     mark, name = landmarks[int(rng.integers(len(landmarks)))]
     where = mark[0].center()[:2]
     ranked = sorted(animals, key=lambda a: float(np.hypot(*(a.center()[:2] - where))))
     if len(ranked) > 1 and _gap(ranked[0], ranked[1], where) < 5.0:
         raise Rejected(f"two animals about as near {name}")
-    return Task(ranked[0], f"the animal nearest {name}",
-                ("What kind of animal is {s}?", "Report the species of {s}.",
-                 "Find {s} and tell me what species it is."),
-                "its species", str(ranked[0].attributes["species"]),
-                AnswerKind.LABEL)  # fmt: skip
+    return Task(
+        ranked[0],
+        f"the animal nearest {name}",
+        (
+            "What kind of animal is {s}?",
+            "Report the species of {s}.",
+            "Find {s} and tell me what species it is.",
+        ),
+        "its species",
+        str(ranked[0].attributes["species"]),
+        AnswerKind.LABEL,
+    )
 
 
 def _gap(a: SceneObject, b: SceneObject, where: np.ndarray) -> float:
@@ -345,17 +459,28 @@ def _gap(a: SceneObject, b: SceneObject, where: np.ndarray) -> float:
 
 
 REPORTING: dict[str, Maker] = {
-    "plate": car_plate, "car_colour": car_colour, "roof_colour": roof_colour,
-    "house_number": house_number, "herd_count": herd_count, "crate_count": crate_count,
-    "parked_count": parked_count, "crate_text": crate_text, "tank_text": tank_text,
-    "sign_text": sign_text, "building_number": building_number,
-    "statue_kind": statue_kind, "species": species_near,
-}  # fmt: skip
+    "plate": car_plate,
+    "car_colour": car_colour,
+    "roof_colour": roof_colour,
+    "house_number": house_number,
+    "herd_count": herd_count,
+    "crate_count": crate_count,
+    "parked_count": parked_count,
+    "crate_text": crate_text,
+    "tank_text": tank_text,
+    "sign_text": sign_text,
+    "building_number": building_number,
+    "statue_kind": statue_kind,
+    "species": species_near,
+}
 
 
 # --- inspection ---------------------------------------------------------------------------
-INSPECT = ("Inspect {s}.", "Fly to {s} and hold a position where it is centred in view.",
-           "Position the drone for a close look at {s}.")  # fmt: skip
+INSPECT = (
+    "Inspect {s}.",
+    "Fly to {s} and hold a position where it is centred in view.",
+    "Position the drone for a close look at {s}.",
+)
 
 
 def damaged_panels(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -374,8 +499,15 @@ def damaged_panels(scene: Scene, world: str, rng: np.random.Generator) -> Task:
         if side == "southernmost" and float(row.center()[1]) != ys[0]:
             raise Rejected("a damaged row between others")
         subject = f"the {side} damaged solar panel row {where}"
-    return Task(row, subject, INSPECT, "how many panels it has",
-                str(row.attributes["panels"]), AnswerKind.NUMBER, 10.0)  # fmt: skip
+    return Task(
+        row,
+        subject,
+        INSPECT,
+        "how many panels it has",
+        str(row.attributes["panels"]),
+        AnswerKind.NUMBER,
+        10.0,
+    )
 
 
 def _site_name(scene: Scene, site: str) -> str:
@@ -389,37 +521,55 @@ def pylon(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Inspect a numbered pylon of the power line."""
     pylons = [p for p in scene.of_class("pylon") if p.attributes.get("number")]
     tower = pick(rng, pylons, "no pylon in the world")
-    return Task(tower, f"pylon {tower.attributes['number']} of the {tower.attributes['line']}",
-                INSPECT, "the number on its plate", str(tower.attributes["number"]),
-                AnswerKind.TEXT, 8.0)  # fmt: skip
+    return Task(
+        tower,
+        f"pylon {tower.attributes['number']} of the {tower.attributes['line']}",
+        INSPECT,
+        "the number on its plate",
+        str(tower.attributes["number"]),
+        AnswerKind.TEXT,
+        8.0,
+    )
 
 
 def water_tower(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Inspect the water tower (the world's only one)."""
     task = tank_text(scene, world, rng)
-    return Task(task.target, task.subject, INSPECT, task.question, task.answer, task.kind,
-                task.height)  # fmt: skip
+    return Task(
+        task.target, task.subject, INSPECT, task.question, task.answer, task.kind, task.height
+    )
 
 
 def house_roof(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Inspect the roof of a house named by its address."""
     task = roof_colour(scene, world, rng)
-    return Task(task.target, f"the roof of {task.subject}", INSPECT, "its colour",
-                task.answer, task.kind)  # fmt: skip
+    return Task(
+        task.target, f"the roof of {task.subject}", INSPECT, "its colour", task.answer, task.kind
+    )
 
 
 def statue(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     """Inspect a statue named by its plaque."""
     statues = scene.of_class("statue")
     figure = pick(rng, statues, "no statue in the world")
-    return Task(figure, f"the statue '{figure.attributes['text']}'", INSPECT, "its colour",
-                str(figure.attributes["color"]), AnswerKind.COLOUR, 10.0)  # fmt: skip
+    return Task(
+        figure,
+        f"the statue '{figure.attributes['text']}'",
+        INSPECT,
+        "its colour",
+        str(figure.attributes["color"]),
+        AnswerKind.COLOUR,
+        10.0,
+    )
 
 
 INSPECTION: dict[str, Maker] = {
-    "damaged_panels": damaged_panels, "pylon": pylon, "water_tower": water_tower,
-    "house_roof": house_roof, "statue": statue,
-}  # fmt: skip
+    "damaged_panels": damaged_panels,
+    "pylon": pylon,
+    "water_tower": water_tower,
+    "house_roof": house_roof,
+    "statue": statue,
+}
 
 
 # --- manipulation -------------------------------------------------------------------------
@@ -428,11 +578,18 @@ def land(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     pads = scene.of_class("landing_pad")
     pad = pick(rng, pads, "no landing pad in the world")
     where = "on the hospital roof" if float(pad.bounds()[1][2]) > 3.0 else ""
-    subject = " ".join(("the landing pad", where)).strip() if len(pads) == 1 else \
-        f"landing pad number {pad.attributes['number']}"
-    return Task(pad, subject, ("Land on {s}.", "Fly to {s} and land there.",
-                               "Bring the drone down on {s}."),
-                task_action=TaskActionKind.LAND, height=CLOSE_HEIGHT)  # fmt: skip
+    subject = (
+        " ".join(("the landing pad", where)).strip()
+        if len(pads) == 1
+        else f"landing pad number {pad.attributes['number']}"
+    )
+    return Task(
+        pad,
+        subject,
+        ("Land on {s}.", "Fly to {s} and land there.", "Bring the drone down on {s}."),
+        task_action=TaskActionKind.LAND,
+        height=CLOSE_HEIGHT,
+    )
 
 
 def drop_by_crate(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -446,10 +603,17 @@ def drop_by_crate(scene: Scene, world: str, rng: np.random.Generator) -> Task:
         if sum(c.attributes["color"] == colour for c in same) > 1:
             raise Rejected(f"two {colour} {text} crates")
         subject = f"the {colour} {text} crate"
-    return Task(crate, subject, ("Drop the payload by {s}.",
-                                 "Deliver the payload: release it next to {s}.",
-                                 "Fly to {s} and drop the payload there."),
-                task_action=TaskActionKind.DROP_PAYLOAD, height=CLOSE_HEIGHT)  # fmt: skip
+    return Task(
+        crate,
+        subject,
+        (
+            "Drop the payload by {s}.",
+            "Deliver the payload: release it next to {s}.",
+            "Fly to {s} and drop the payload there.",
+        ),
+        task_action=TaskActionKind.DROP_PAYLOAD,
+        height=CLOSE_HEIGHT,
+    )
 
 
 def water_sample(scene: Scene, world: str, rng: np.random.Generator) -> Task:
@@ -460,23 +624,48 @@ def water_sample(scene: Scene, world: str, rng: np.random.Generator) -> Task:
     mesh = waters[0].parts[int(rng.integers(len(waters[0].parts)))]
     corners = mesh.vertices[mesh.faces[int(rng.integers(len(mesh.faces)))]]
     x, y, z = (float(v) for v in corners.mean(axis=0))
-    return Task(waters[0], WATER_NAMES[world],
-                ("Collect a water sample at {s}.", "Fly to {s} and take a water sample.",
-                 "Take a sample of the water at {s}."),
-                task_action=TaskActionKind.COLLECT_SAMPLE, height=CLOSE_HEIGHT, look_at=(x, y, z))
+    return Task(
+        waters[0],
+        WATER_NAMES[world],
+        (
+            "Collect a water sample at {s}.",
+            "Fly to {s} and take a water sample.",
+            "Take a sample of the water at {s}.",
+        ),
+        task_action=TaskActionKind.COLLECT_SAMPLE,
+        height=CLOSE_HEIGHT,
+        look_at=(x, y, z),
+    )
 
 
-MANIPULATION: dict[str, Maker] = {"land": land, "drop_payload": drop_by_crate,
-                                  "collect_sample": water_sample}  # fmt: skip
+MANIPULATION: dict[str, Maker] = {
+    "land": land,
+    "drop_payload": drop_by_crate,
+    "collect_sample": water_sample,
+}
 NEEDS = {
-    "plate": "car", "car_colour": "car", "roof_colour": "house", "house_number": "house",
-    "herd_count": "animal", "crate_count": "crate", "parked_count": "car",
-    "crate_text": "crate", "tank_text": "water_tank", "sign_text": "sign",
-    "building_number": "sign", "statue_kind": "statue", "species": "animal",
-    "damaged_panels": "solar_panel", "pylon": "pylon", "water_tower": "water_tank",
-    "house_roof": "house", "statue": "statue", "land": "landing_pad", "drop_payload": "crate",
+    "plate": "car",
+    "car_colour": "car",
+    "roof_colour": "house",
+    "house_number": "house",
+    "herd_count": "animal",
+    "crate_count": "crate",
+    "parked_count": "car",
+    "crate_text": "crate",
+    "tank_text": "water_tank",
+    "sign_text": "sign",
+    "building_number": "sign",
+    "statue_kind": "statue",
+    "species": "animal",
+    "damaged_panels": "solar_panel",
+    "pylon": "pylon",
+    "water_tower": "water_tank",
+    "house_roof": "house",
+    "statue": "statue",
+    "land": "landing_pad",
+    "drop_payload": "crate",
     "collect_sample": "water",
-}  # fmt: skip
+}
 """The class of object each template is about: a world without one cannot have that task."""
 
 

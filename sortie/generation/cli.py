@@ -17,10 +17,18 @@ from sortie.missions.rescue.spec import LEVELS
 TARGETS = ("rescue", "aerial", "suites")
 
 
-def generate_command(what: str, *, level: str | None = None, world: str | None = None,
-                     count: int = 10, seed: int = 0, out: Path | None = None,
-                     check: bool = False, types: str | None = None,
-                     echo: Callable[[str], object] = print) -> bool:
+def generate_command(
+    what: str,
+    *,
+    level: str | None = None,
+    world: str | None = None,
+    count: int = 10,
+    seed: int = 0,
+    out: Path | None = None,
+    check: bool = False,
+    types: str | None = None,
+    echo: Callable[[str], object] = print,
+) -> bool:
     """Run ``sortie generate WHAT``; return False if ``--check`` found a suite that differs.
 
     ``rescue`` writes ``count`` episodes of ``level`` (in ``world``, or the level's worlds
@@ -40,8 +48,14 @@ def generate_command(what: str, *, level: str | None = None, world: str | None =
     raise ConfigError(f"generate: unknown target {what!r}; allowed: {', '.join(TARGETS)}")
 
 
-def _rescue(level: str | None, world: str | None, count: int, seed: int, out: Path | None,
-            echo: Callable[[str], object]) -> None:
+def _rescue(
+    level: str | None,
+    world: str | None,
+    count: int,
+    seed: int,
+    out: Path | None,
+    echo: Callable[[str], object],
+) -> None:
     if level is None:
         raise ConfigError("generate rescue: --level is required (L1..L5)")
     parsed = parse_level(level)
@@ -49,16 +63,32 @@ def _rescue(level: str | None, world: str | None, count: int, seed: int, out: Pa
     path = out or Path(f"rescue-{parsed.value.lower()}-seed{seed}.jsonl")
     started = time.perf_counter()
     episodes = generate_rescue(parsed, worlds, count, seed, path.stem)
-    settings = {"seeds": {parsed.value: seed}, "counts": {parsed.value: count},
-                "worlds": {parsed.value: list(worlds)}}  # fmt: skip
-    write_suite(path, SuiteHeader(suite=path.stem, generator=GENERATOR,
-                                  generator_version=GENERATOR_VERSION, settings=settings),
-                episodes)  # fmt: skip
+    settings = {
+        "seeds": {parsed.value: seed},
+        "counts": {parsed.value: count},
+        "worlds": {parsed.value: list(worlds)},
+    }
+    write_suite(
+        path,
+        SuiteHeader(
+            suite=path.stem,
+            generator=GENERATOR,
+            generator_version=GENERATOR_VERSION,
+            settings=settings,
+        ),
+        episodes,
+    )
     echo(f"{path}: {len(episodes)} episodes in {time.perf_counter() - started:.1f} s")
 
 
-def _aerial(types: str | None, world: str | None, count: int, seed: int, out: Path | None,
-            echo: Callable[[str], object]) -> None:
+def _aerial(
+    types: str | None,
+    world: str | None,
+    count: int,
+    seed: int,
+    out: Path | None,
+    echo: Callable[[str], object],
+) -> None:
     if types is None:
         raise ConfigError(f"generate aerial: --type is required ({', '.join(aerial.COMBINATIONS)})")
     tags = "+".join(t.value for t in aerial.parse_types(types))
@@ -69,9 +99,16 @@ def _aerial(types: str | None, world: str | None, count: int, seed: int, out: Pa
     started = time.perf_counter()
     missions = aerial.generate_aerial(tags, worlds, count, seed, path.stem)
     settings = {"seeds": {tags: seed}, "counts": {tags: count}, "worlds": {tags: list(worlds)}}
-    write_suite(path, SuiteHeader(suite=path.stem, generator=aerial.GENERATOR,
-                                  generator_version=aerial.GENERATOR_VERSION, settings=settings),
-                missions)  # fmt: skip
+    write_suite(
+        path,
+        SuiteHeader(
+            suite=path.stem,
+            generator=aerial.GENERATOR,
+            generator_version=aerial.GENERATOR_VERSION,
+            settings=settings,
+        ),
+        missions,
+    )
     echo(f"{path}: {len(missions)} missions in {time.perf_counter() - started:.1f} s")
 
 

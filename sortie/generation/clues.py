@@ -18,20 +18,44 @@ from sortie.core.errors import ConfigError
 from sortie.sim.scene import Scene, SceneObject
 
 Point = tuple[float, float, float]
-NOT_LANDMARKS = frozenset({
-    "ground", "floor", "ceiling", "wall", "roof", "road", "sidewalk", "grass", "water", "door",
-    "gate", "window", "platform", "railing", "fence", "track", "person", "stretcher",
-    "ambulance", "item",
-})  # fmt: skip
+NOT_LANDMARKS = frozenset(
+    {
+        "ground",
+        "floor",
+        "ceiling",
+        "wall",
+        "roof",
+        "road",
+        "sidewalk",
+        "grass",
+        "water",
+        "door",
+        "gate",
+        "window",
+        "platform",
+        "railing",
+        "fence",
+        "track",
+        "person",
+        "stretcher",
+        "ambulance",
+        "item",
+    }
+)
 """Classes too large, too structural or too episode-specific to point at."""
 NAMED = ("house", "shop", "sign", "car", "train", "building")
 """Landmarks that carry an identity (a number, a name, a plate)."""
-WORLD_WORDS = {"forest": "woods", "campus": "campus", "suburb": "neighbourhood",
-               "street": "shopping district", "tower": "building", "station": "station",
-               "flexible_room": "room"}  # fmt: skip
+WORLD_WORDS = {
+    "forest": "woods",
+    "campus": "campus",
+    "suburb": "neighbourhood",
+    "street": "shopping district",
+    "tower": "building",
+    "station": "station",
+    "flexible_room": "room",
+}
 """How a clue names the whole world, by builder."""
-COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south",
-           "south-east")  # fmt: skip
+COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +83,10 @@ def write_clue(style: str, scene: Scene, facts: ClueFacts, rng: np.random.Genera
 
 
 def _direct(scene: Scene, facts: ClueFacts, rng: np.random.Generator) -> str:
-    return (f"A person in {_outfit(facts.outfit)}, with {facts.outfit['hair']} hair, is lying "
-            f"on the {_floor(facts.surface)}.")  # fmt: skip
+    return (
+        f"A person in {_outfit(facts.outfit)}, with {facts.outfit['hair']} hair, is lying "
+        f"on the {_floor(facts.surface)}."
+    )
 
 
 def _surroundings(scene: Scene, facts: ClueFacts, rng: np.random.Generator) -> str:
@@ -76,8 +102,10 @@ def _landmark(scene: Scene, facts: ClueFacts, rng: np.random.Generator) -> str:
         anchor = named[0]
         where = f"{compass(_centre(anchor), facts.casualty)} of {describe(anchor)}"
     elif area is not None:
-        where = (f"in the {area.attributes.get('kind', 'area')} in the "
-                 f"{_region(scene, facts.casualty)} of the {_world_word(scene)}")  # fmt: skip
+        where = (
+            f"in the {area.attributes.get('kind', 'area')} in the "
+            f"{_region(scene, facts.casualty)} of the {_world_word(scene)}"
+        )
     else:
         where = f"in the {_region(scene, facts.casualty)} part of the {_world_word(scene)}"
     minor = [o for o in landmarks(scene, facts.casualty, 5.0) if o.semantic not in NAMED]
@@ -94,8 +122,10 @@ def _topology(scene: Scene, facts: ClueFacts, rng: np.random.Generator) -> str:
         where = f"{compass(facts.start, facts.casualty)} of where you start"
     else:
         kind = target.attributes.get("kind", "area")
-        where = (f"in the {kind} {compass(_centre(origin), _centre(target))} of the "
-                 f"{origin.attributes.get('kind', 'area')} you start in")  # fmt: skip
+        where = (
+            f"in the {kind} {compass(_centre(origin), _centre(target))} of the "
+            f"{origin.attributes.get('kind', 'area')} you start in"
+        )
     return f"Someone in {top} is lying {where}; the way passes {doors}."
 
 
@@ -108,9 +138,12 @@ def _minimal(scene: Scene, facts: ClueFacts, rng: np.random.Generator) -> str:
 
 
 WRITERS: dict[str, Callable[[Scene, ClueFacts, np.random.Generator], str]] = {
-    "direct": _direct, "surroundings": _surroundings, "landmark": _landmark,
-    "topology": _topology, "minimal": _minimal,
-}  # fmt: skip
+    "direct": _direct,
+    "surroundings": _surroundings,
+    "landmark": _landmark,
+    "topology": _topology,
+    "minimal": _minimal,
+}
 
 
 def landmarks(scene: Scene, point: Point, radius: float) -> list[SceneObject]:
@@ -177,8 +210,11 @@ def _region(scene: Scene, point: Point) -> str:
     x0, y0, x1, y1 = scene.bounds
     col = min(2, int(3 * (point[0] - x0) / (x1 - x0)))
     row = min(2, int(3 * (point[1] - y0) / (y1 - y0)))
-    names = (("south-west", "south", "south-east"), ("west", "central", "east"),
-             ("north-west", "north", "north-east"))  # fmt: skip
+    names = (
+        ("south-west", "south", "south-east"),
+        ("west", "central", "east"),
+        ("north-west", "north", "north-east"),
+    )
     return names[row][col]
 
 
@@ -188,8 +224,9 @@ def _world_word(scene: Scene) -> str:
 
 
 def _outfit(outfit: Mapping[str, str]) -> str:
-    return (f"{_a(outfit['top_color'])} {outfit['top']} and "
-            f"{outfit['bottom_color']} {outfit['bottom']}")  # fmt: skip
+    return (
+        f"{_a(outfit['top_color'])} {outfit['top']} and {outfit['bottom_color']} {outfit['bottom']}"
+    )
 
 
 def _floor(surface: str) -> str:

@@ -54,23 +54,38 @@ def parse_level(level: str | Level) -> Level:
     try:
         return Level(str(level).upper())
     except ValueError:
-        raise ConfigError(f"rescue: unknown level {level!r}; allowed: "
-                          f"{', '.join(v.value for v in Level)}") from None  # fmt: skip
+        raise ConfigError(
+            f"rescue: unknown level {level!r}; allowed: {', '.join(v.value for v in Level)}"
+        ) from None
 
 
-def generate_rescue(level: str | Level, worlds: str | Sequence[str], count: int, seed: int,
-                    suite: str, validator: Validator | None = None) -> list[EpisodeSpec]:
+def generate_rescue(
+    level: str | Level,
+    worlds: str | Sequence[str],
+    count: int,
+    seed: int,
+    suite: str,
+    validator: Validator | None = None,
+) -> list[EpisodeSpec]:
     """Return ``count`` episodes of ``level``, taking ``worlds`` in turn, ids ``suite/0000``..."""
     names = [worlds] if isinstance(worlds, str) else list(worlds)
     if count < 0 or not names:
         raise ConfigError(f"rescue: need a count >= 0 and a world, got {count} and {names}")
     validator = validator or Validator()
-    return [generate_episode(level, names[i % len(names)], seed, i, f"{suite}/{i:04d}",
-                             validator) for i in range(count)]  # fmt: skip
+    return [
+        generate_episode(level, names[i % len(names)], seed, i, f"{suite}/{i:04d}", validator)
+        for i in range(count)
+    ]
 
 
-def generate_episode(level: str | Level, world: str, seed: int, index: int, episode_id: str,
-                     validator: Validator | None = None) -> EpisodeSpec:
+def generate_episode(
+    level: str | Level,
+    world: str,
+    seed: int,
+    index: int,
+    episode_id: str,
+    validator: Validator | None = None,
+) -> EpisodeSpec:
     """Return episode ``index`` of the draw ``seed`` for ``level`` in ``world``.
 
     Raises:
@@ -95,12 +110,20 @@ def generate_episode(level: str | Level, world: str, seed: int, index: int, epis
         if found is not None:
             return found
     summary = "; ".join(f"{why} ({n}x)" for why, n in reasons.most_common())
-    raise ConfigError(f"rescue {level.value} in world {world!r} (seed {seed}, episode {index}): "
-                      f"no valid episode after {WORLD_ATTEMPTS} worlds: {summary}")  # fmt: skip
+    raise ConfigError(
+        f"rescue {level.value} in world {world!r} (seed {seed}, episode {index}): "
+        f"no valid episode after {WORLD_ATTEMPTS} worlds: {summary}"
+    )
 
 
-def _in_world(level: Level, world: WorldSpec, rng: np.random.Generator, episode_id: str,
-              validator: Validator, reasons: Counter[str]) -> EpisodeSpec | None:
+def _in_world(
+    level: Level,
+    world: WorldSpec,
+    rng: np.random.Generator,
+    episode_id: str,
+    validator: Validator,
+    reasons: Counter[str],
+) -> EpisodeSpec | None:
     """Return an episode in ``world``, or None once every draw was rejected (counted)."""
     scene = build_world(world.builder, world.seed, world.params)
     site = Site(scene, NavGraph.build(scene, PLANNING))
@@ -114,8 +137,15 @@ def _in_world(level: Level, world: WorldSpec, rng: np.random.Generator, episode_
     return None
 
 
-def _draft(level: Level, world: WorldSpec, site: Site, rng: np.random.Generator,
-           episode_id: str, stretcher: Footprint, ambulance: Footprint | None) -> EpisodeSpec:
+def _draft(
+    level: Level,
+    world: WorldSpec,
+    site: Site,
+    rng: np.random.Generator,
+    episode_id: str,
+    stretcher: Footprint,
+    ambulance: Footprint | None,
+) -> EpisodeSpec:
     """Return the episode's layout (no mission data yet), checked on the bare world's graph."""
     rules = LEVELS[level]
     start = pick_start(site, rng, stretcher, ambulance)
@@ -126,19 +156,27 @@ def _draft(level: Level, world: WorldSpec, site: Site, rng: np.random.Generator,
         raise Rejected("no closed door on every shortest path")
     outfit = random_outfit(rng)
     dressed = {"posture": "lying", **{f: getattr(outfit, f) for f in OUTFIT_FIELDS}}
-    placements = [Placement(asset="person", name="casualty", pose=_pose(b, yaw),
-                            attributes=dressed),
-                  _placed(site, "stretcher", stretcher, {})]  # fmt: skip
+    placements = [
+        Placement(asset="person", name="casualty", pose=_pose(b, yaw), attributes=dressed),
+        _placed(site, "stretcher", stretcher, {}),
+    ]
     if ambulance is not None:
         placements.append(_placed(site, "ambulance", ambulance, {"plate": random_plate(rng)}))
     start_yaw = round(float(rng.uniform(-180.0, 180.0)), 1)
-    return EpisodeSpec(episode_id=episode_id, family="rescue", level=level.value, world=world,
-                       start=_pose(a, start_yaw), placements=placements,
-                       targets={p.name: p.name for p in placements})  # fmt: skip
+    return EpisodeSpec(
+        episode_id=episode_id,
+        family="rescue",
+        level=level.value,
+        world=world,
+        start=_pose(a, start_yaw),
+        placements=placements,
+        targets={p.name: p.name for p in placements},
+    )
 
 
-def _finish(level: Level, draft: EpisodeSpec, site: Site, rng: np.random.Generator,
-            validator: Validator) -> EpisodeSpec:
+def _finish(
+    level: Level, draft: EpisodeSpec, site: Site, rng: np.random.Generator, validator: Validator
+) -> EpisodeSpec:
     """Return ``draft`` with its mission data, after the view, distance and oracle checks."""
     rules = LEVELS[level]
     scene = with_placements(site.scene, draft.placements, draft.world.seed)
@@ -149,8 +187,13 @@ def _finish(level: Level, draft: EpisodeSpec, site: Site, rng: np.random.Generat
         check_sight(views, start, hidden=rules.hidden_from_start)
     view = reference_view(views, site, rng, casualty.pose.position())
     measures = validator.measure(draft, rules)
-    facts = ClueFacts(casualty.attributes, casualty.pose.position(), start,
-                      site.surface(_node(site, casualty.pose)), len(measures.doors_on_path))
+    facts = ClueFacts(
+        casualty.attributes,
+        casualty.pose.position(),
+        start,
+        site.surface(_node(site, casualty.pose)),
+        len(measures.doors_on_path),
+    )
     data = _data(rules, write_clue(rules.clue_style, scene, facts, rng), view, measures)
     spec = draft.model_copy(update={"mission": data.model_dump()})
     path = validator.replay(spec)
@@ -159,14 +202,17 @@ def _finish(level: Level, draft: EpisodeSpec, site: Site, rng: np.random.Generat
 
 
 def _data(rules: LevelRules, clue: str, view: list[float], measures: Measures) -> RescueData:
-    return RescueData(clue_text=clue, reference_view=view, budget_s=rules.budget_s,
-                      path_distance=measures.path_distance,
-                      shortest_length=measures.shortest_length,
-                      doors_on_path=list(measures.doors_on_path))  # fmt: skip
+    return RescueData(
+        clue_text=clue,
+        reference_view=view,
+        budget_s=rules.budget_s,
+        path_distance=measures.path_distance,
+        shortest_length=measures.shortest_length,
+        doors_on_path=list(measures.doors_on_path),
+    )
 
 
-def _placed(site: Site, name: str, footprint: Footprint, attributes: dict[str, str]
-            ) -> Placement:
+def _placed(site: Site, name: str, footprint: Footprint, attributes: dict[str, str]) -> Placement:
     height = site.height(footprint.x, footprint.y, footprint.z)
     pose = _pose((footprint.x, footprint.y, height), footprint.yaw)
     return Placement(asset=name, name=name, pose=pose, attributes=attributes)

@@ -57,8 +57,9 @@ class Footprint:
         c, s = math.cos(math.radians(self.yaw)), math.sin(math.radians(self.yaw))
         dx, dy = points[:, 0] - self.x, points[:, 1] - self.y
         along, across = dx * c + dy * s, -dx * s + dy * c
-        return ((np.abs(along) <= self.length / 2 + margin)
-                & (np.abs(across) <= self.width / 2 + margin))  # fmt: skip
+        return (np.abs(along) <= self.length / 2 + margin) & (
+            np.abs(across) <= self.width / 2 + margin
+        )
 
     def lattice(self, margin: float, step: float = 0.25) -> NDArray[np.float64]:
         """Return (M, 2) points every ``step`` metres over the rectangle grown by ``margin``."""
@@ -119,8 +120,9 @@ def choose(rng: np.random.Generator, mask: NDArray[np.bool_]) -> int | None:
     return int(nodes[rng.integers(len(nodes))]) if nodes.size else None
 
 
-def place_stretcher_site(site: Site, rng: np.random.Generator, tries: int = 40
-                         ) -> tuple[Footprint, Footprint | None]:
+def place_stretcher_site(
+    site: Site, rng: np.random.Generator, tries: int = 40
+) -> tuple[Footprint, Footprint | None]:
     """Return where the stretcher goes and, outdoors, the ambulance it stands behind.
 
     Outdoors the ambulance prefers roads; the stretcher stands behind its rear doors.
@@ -135,8 +137,9 @@ def place_stretcher_site(site: Site, rng: np.random.Generator, tries: int = 40
             break
         x, y, z = site.graph.node_position(node)
         yaw = float(rng.integers(4) * 90)
-        stretcher, ambulance = (_pair(x, y, z, yaw) if outdoors
-                                else (Footprint(x, y, yaw, *STRETCHER, z), None))  # fmt: skip
+        stretcher, ambulance = (
+            _pair(x, y, z, yaw) if outdoors else (Footprint(x, y, yaw, *STRETCHER, z), None)
+        )
         if site.free(_cover(stretcher, ambulance), z):
             site.taken += [f for f in (stretcher, ambulance) if f is not None]
             return stretcher, ambulance
@@ -153,8 +156,9 @@ def _cover(*footprints: Footprint | None) -> NDArray[np.float64]:
     return np.vstack([f.lattice(CLEARANCE) for f in footprints if f is not None])
 
 
-def pick_start(site: Site, rng: np.random.Generator, stretcher: Footprint,
-               ambulance: Footprint | None) -> int:
+def pick_start(
+    site: Site, rng: np.random.Generator, stretcher: Footprint, ambulance: Footprint | None
+) -> int:
     """Return a start node near the stretcher (and within 7 m of the ambulance)."""
     near = site.horizontal((stretcher.x, stretcher.y))
     mask = site.main & (near >= START_DISTANCE[0]) & (near <= START_DISTANCE[1])
@@ -167,8 +171,13 @@ def pick_start(site: Site, rng: np.random.Generator, stretcher: Footprint,
     return node
 
 
-def pick_casualty(site: Site, rng: np.random.Generator, start: int,
-                  distance: tuple[float, float], min_height_change: float) -> int:
+def pick_casualty(
+    site: Site,
+    rng: np.random.Generator,
+    start: int,
+    distance: tuple[float, float],
+    min_height_change: float,
+) -> int:
     """Return a node at walking distance ``distance`` from ``start`` on open, flat floor.
 
     The grid distance of a path is up to 8 % longer than the straightened one the episode

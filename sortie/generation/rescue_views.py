@@ -43,8 +43,13 @@ class Views:
         self.renderer = Renderer(scene, RayCaster(scene))
         self.target_id = scene.id_of(target)
 
-    def pixels(self, eye: tuple[float, float, float], yaw: float, pitch: float,
-               camera: CameraSpec = AGENT_CAMERA) -> int:
+    def pixels(
+        self,
+        eye: tuple[float, float, float],
+        yaw: float,
+        pitch: float,
+        camera: CameraSpec = AGENT_CAMERA,
+    ) -> int:
         """Return how many pixels of the target a camera at ``eye`` sees."""
         frames = self.renderer.render(camera, eye, yaw, pitch, {Sensor.SEMANTIC})
         assert frames.semantic is not None
@@ -64,8 +69,13 @@ def check_sight(views: Views, start: tuple[float, float, float], hidden: bool) -
         raise Rejected("casualty not in sight of the start")
 
 
-def reference_view(views: Views, site: Site, rng: np.random.Generator,
-                   casualty: tuple[float, float, float], tries: int = 12) -> list[float]:
+def reference_view(
+    views: Views,
+    site: Site,
+    rng: np.random.Generator,
+    casualty: tuple[float, float, float],
+    tries: int = 12,
+) -> list[float]:
     """Return ``[x, y, z_eye, yaw, pitch]`` of a walker's view 3-5 m from the casualty."""
     x, y, z = casualty
     near = site.horizontal(casualty)

@@ -48,9 +48,11 @@ class SuitePlan:
 
     def settings(self) -> dict[str, dict[str, object]]:
         """Return the header's record of seeds, counts and worlds per level."""
-        return {"seeds": {b.level.value: b.seed for b in self.blocks},
-                "counts": {b.level.value: b.count for b in self.blocks},
-                "worlds": {b.level.value: list(b.worlds) for b in self.blocks}}  # fmt: skip
+        return {
+            "seeds": {b.level.value: b.seed for b in self.blocks},
+            "counts": {b.level.value: b.count for b in self.blocks},
+            "worlds": {b.level.value: list(b.worlds) for b in self.blocks},
+        }
 
     def jobs(self) -> list[tuple[Block, int, str]]:
         """Return every episode as (block, index in the block, episode id), in file order."""
@@ -63,23 +65,42 @@ def _level_suite(level: Level, count: int) -> SuitePlan:
     return SuitePlan(f"rescue-{level.value.lower()}-v1", (block,))
 
 
-SMOKE_WORLDS = {Level.L1: ("flexible_room",), Level.L2: ("suburb", "street"),
-                Level.L3: ("forest", "campus"), Level.L4: ("campus",),
-                Level.L5: ("tower", "station")}  # fmt: skip
+SMOKE_WORLDS = {
+    Level.L1: ("flexible_room",),
+    Level.L2: ("suburb", "street"),
+    Level.L3: ("forest", "campus"),
+    Level.L4: ("campus",),
+    Level.L5: ("tower", "station"),
+}
 """Two episodes per level that between them visit all seven worlds."""
 SUITES: dict[str, SuitePlan | AerialPlan] = {
-    **{plan.name: plan for plan in (
-        *(_level_suite(level, count) for level, count in zip(Level, (25, 59, 59, 39, 31),
-                                                             strict=True)),
-        SuitePlan("rescue-smoke-v1", tuple(Block(level, 2, 9000 + int(level.value[1]), worlds)
-                                           for level, worlds in SMOKE_WORLDS.items())),
-    )},
+    **{
+        plan.name: plan
+        for plan in (
+            *(
+                _level_suite(level, count)
+                for level, count in zip(Level, (25, 59, 59, 39, 31), strict=True)
+            ),
+            SuitePlan(
+                "rescue-smoke-v1",
+                tuple(
+                    Block(level, 2, 9000 + int(level.value[1]), worlds)
+                    for level, worlds in SMOKE_WORLDS.items()
+                ),
+            ),
+        )
+    },
     **AERIAL_SUITES,
-}  # fmt: skip
+}
 
 
-def episode_of(plan: SuitePlan | AerialPlan, block: Block | AerialBlock, index: int,
-               episode_id: str, validator: Validator | None = None) -> EpisodeSpec:
+def episode_of(
+    plan: SuitePlan | AerialPlan,
+    block: Block | AerialBlock,
+    index: int,
+    episode_id: str,
+    validator: Validator | None = None,
+) -> EpisodeSpec:
     """Return one episode of ``plan`` (regenerated alone, as the whole suite would make it)."""
     if isinstance(plan, AerialPlan) and isinstance(block, AerialBlock):
         return plan.episode(block, index, episode_id)
@@ -88,8 +109,9 @@ def episode_of(plan: SuitePlan | AerialPlan, block: Block | AerialBlock, index: 
     return generate_episode(block.level, world, block.seed, index, episode_id, validator)
 
 
-def build_suite(name: str, on_episode: Callable[[EpisodeSpec], None] = lambda e: None
-                ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
+def build_suite(
+    name: str, on_episode: Callable[[EpisodeSpec], None] = lambda e: None
+) -> tuple[SuiteHeader, list[EpisodeSpec]]:
     """Generate suite ``name``; return its header and episodes."""
     plan = suite_plan(name)
     if isinstance(plan, AerialPlan):
@@ -99,13 +121,20 @@ def build_suite(name: str, on_episode: Callable[[EpisodeSpec], None] = lambda e:
     for block, index, episode_id in plan.jobs():
         episodes.append(episode_of(plan, block, index, episode_id, validator))
         on_episode(episodes[-1])
-    header = SuiteHeader(suite=plan.name, generator=GENERATOR,
-                         generator_version=GENERATOR_VERSION, settings=plan.settings())
+    header = SuiteHeader(
+        suite=plan.name,
+        generator=GENERATOR,
+        generator_version=GENERATOR_VERSION,
+        settings=plan.settings(),
+    )
     return header, episodes
 
 
-def write_suites(folder: Path = SUITE_DIR, names: list[str] | None = None,
-                 on_episode: Callable[[EpisodeSpec], None] = lambda e: None) -> list[Path]:
+def write_suites(
+    folder: Path = SUITE_DIR,
+    names: list[str] | None = None,
+    on_episode: Callable[[EpisodeSpec], None] = lambda e: None,
+) -> list[Path]:
     """Regenerate suites ``names`` (default: all) into ``folder``; return the files."""
     paths = []
     for name in names or list(SUITES):
@@ -115,8 +144,11 @@ def write_suites(folder: Path = SUITE_DIR, names: list[str] | None = None,
     return paths
 
 
-def check_suites(folder: Path, names: list[str] | None = None,
-                 on_episode: Callable[[EpisodeSpec], None] = lambda e: None) -> list[str]:
+def check_suites(
+    folder: Path,
+    names: list[str] | None = None,
+    on_episode: Callable[[EpisodeSpec], None] = lambda e: None,
+) -> list[str]:
     """Regenerate suites into ``folder`` and return the names whose files differ from theirs."""
     differ = []
     for name in names or list(SUITES):
@@ -131,8 +163,7 @@ def suite_plan(name: str) -> SuitePlan | AerialPlan:
     if name not in SUITES:
         close = difflib.get_close_matches(name, SUITES, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise UnknownNameError(f"Unknown suite {name!r}.{hint} Available: "
-                               f"{', '.join(SUITES)}")  # fmt: skip
+        raise UnknownNameError(f"Unknown suite {name!r}.{hint} Available: {', '.join(SUITES)}")
     return SUITES[name]
 
 
@@ -140,6 +171,8 @@ def committed_bytes(name: str) -> bytes:
     """Return the bytes of committed suite ``name`` as installed with the package."""
     suite_plan(name)
     if name not in suite_names():
-        raise ConfigError(f"suite {name!r} is planned but not packaged; build its file with "
-                          f"`sortie generate suites`")  # fmt: skip
+        raise ConfigError(
+            f"suite {name!r} is planned but not packaged; build its file with "
+            f"`sortie generate suites`"
+        )
     return suite_file(name).read_bytes()

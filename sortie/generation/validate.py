@@ -69,8 +69,9 @@ class Validator:
         Raises:
             Rejected: if the oracle does not complete the episode.
         """
-        return oracle_positions(RescueMission(self.backend), self.backend.oracle_view(),
-                                oracle_header(spec))  # fmt: skip
+        return oracle_positions(
+            RescueMission(self.backend), self.backend.oracle_view(), oracle_header(spec)
+        )
 
 
 def oracle_header(spec: EpisodeSpec) -> TrajectoryHeader:
@@ -78,8 +79,9 @@ def oracle_header(spec: EpisodeSpec) -> TrajectoryHeader:
     return episode_header(spec, PluginRef(name="oracle"), backend_ref(spec.family))
 
 
-def oracle_positions(runtime: MissionRuntime, view: OracleView,
-                     header: TrajectoryHeader) -> list[list[float]]:
+def oracle_positions(
+    runtime: MissionRuntime, view: OracleView, header: TrajectoryHeader
+) -> list[list[float]]:
     """Run the oracle (seeing ``view``) through ``header``'s episode; return its positions.
 
     The list starts with the start position, then holds one position per step.

@@ -32,10 +32,28 @@ from sortie.metrics.patrol import patrol_iou, patrol_iou_start2d
 OSR_RADII = (5.0, 10.0, 20.0)
 """Distances (metres, 3D) at which the goal counts as reached somewhere along the path."""
 METRICS = (
-    "sr", "mp", "unscored", "osr5", "osr10", "osr20", "eff", "cr", "eff_all_steps",
-    "cr_all_steps", "iou", "iou_start2d", "steps", "task_steps", "collisions", "closest",
-    "final_distance", "clamped", "invalid_actions", "gap", "judge_score",
-)  # fmt: skip
+    "sr",
+    "mp",
+    "unscored",
+    "osr5",
+    "osr10",
+    "osr20",
+    "eff",
+    "cr",
+    "eff_all_steps",
+    "cr_all_steps",
+    "iou",
+    "iou_start2d",
+    "steps",
+    "task_steps",
+    "collisions",
+    "closest",
+    "final_distance",
+    "clamped",
+    "invalid_actions",
+    "gap",
+    "judge_score",
+)
 """Every metric ``score_aerial`` returns, besides ``error``."""
 
 
@@ -48,18 +66,21 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
     mission = trajectory.header.episode.mission
     goal = mission["goal"][:3]
     positions = [list(trajectory.header.episode.start.position())] + [
-        s.pose.position() for s in trajectory.steps]  # fmt: skip
+        s.pose.position() for s in trajectory.steps
+    ]
     success = float(footer.outcome == "success")
     closest = min(math.dist(p, goal) for p in positions)
     metrics = {
-        ERROR: 0.0, "sr": success,
+        ERROR: 0.0,
+        "sr": success,
         **{f"osr{r:g}": float(closest <= r) for r in OSR_RADII},
         **_effort(trajectory.steps, _budget(facts, footer.steps)),
         **_progress(trajectory, positions, success),
-        "closest": closest, "final_distance": math.dist(positions[-1], goal),
+        "closest": closest,
+        "final_distance": math.dist(positions[-1], goal),
         "clamped": float(_events(trajectory.steps, "clamped")),
         "invalid_actions": float(_events(trajectory.steps, "invalid_action")),
-    }  # fmt: skip
+    }
     if _is_patrol(mission):
         metrics.update({f"osr{r:g}": math.nan for r in OSR_RADII})
     metrics["gap"] = metrics["osr5"] - success
@@ -83,12 +104,14 @@ def _effort(steps: list[StepRecord], budget: float) -> dict[str, float]:
     collided = sum(1 for s in motion if _collided(s))
     collided_all = sum(1 for s in steps if _collided(s))
     return {
-        "eff": 1.0 - len(motion) / budget, "cr": collided / len(motion) if motion else 0.0,
+        "eff": 1.0 - len(motion) / budget,
+        "cr": collided / len(motion) if motion else 0.0,
         "eff_all_steps": 1.0 - len(steps) / budget,
         "cr_all_steps": collided_all / len(steps) if steps else 0.0,
-        "steps": float(len(motion)), "task_steps": float(len(steps) - len(motion)),
+        "steps": float(len(motion)),
+        "task_steps": float(len(steps) - len(motion)),
         "collisions": float(collided),
-    }  # fmt: skip
+    }
 
 
 def _budget(facts: AerialFacts, steps: int) -> float:

@@ -16,9 +16,27 @@ from sortie.core.trajectory import ERROR_REASONS, Outcome
 RESCUE_COLUMNS = ("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs")
 AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
 """The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
-PERCENT = {"tcr", "hs", "sr", "osr5", "osr10", "osr20", "mp", "eff", "cr", "gap", "unscored",
-           "eff_all_steps", "cr_all_steps", "iou", "iou_start2d", "ndtw", "sdtw", "spl",
-           "movement_effectiveness"}  # fmt: skip
+PERCENT = {
+    "tcr",
+    "hs",
+    "sr",
+    "osr5",
+    "osr10",
+    "osr20",
+    "mp",
+    "eff",
+    "cr",
+    "gap",
+    "unscored",
+    "eff_all_steps",
+    "cr_all_steps",
+    "iou",
+    "iou_start2d",
+    "ndtw",
+    "sdtw",
+    "spl",
+    "movement_effectiveness",
+}
 """Metrics shown as percentages."""
 ERROR = "error"
 """The metric that marks an errored episode (1.0; 0.0 for a scored one)."""
@@ -35,8 +53,9 @@ def errored_metrics(names: Iterable[str]) -> dict[str, float]:
     return {ERROR: 1.0, **{name: math.nan for name in names if name != ERROR}}
 
 
-def group_means(rows: Iterable[tuple[str, Mapping[str, float]]], columns: Sequence[str]
-                ) -> dict[str, dict[str, float]]:
+def group_means(
+    rows: Iterable[tuple[str, Mapping[str, float]]], columns: Sequence[str]
+) -> dict[str, dict[str, float]]:
     """Return, per group key, the mean of each column over its scored episodes.
 
     ``rows`` are ``(group, metrics)`` pairs; an episode whose ``error`` metric is 1 is left
@@ -47,14 +66,19 @@ def group_means(rows: Iterable[tuple[str, Mapping[str, float]]], columns: Sequen
     for group, metrics in rows:
         grouped[group].append(metrics)
         grouped["all"].append(metrics)
-    return {group: _means(items, columns)
-            for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
+    return {
+        group: _means(items, columns)
+        for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")
+    }
 
 
 def _means(items: list[Mapping[str, float]], columns: Sequence[str]) -> dict[str, float]:
     scored = [m for m in items if m.get(ERROR, 0.0) != 1.0]
-    return {"n": float(len(items)), "errors": float(len(items) - len(scored)),
-            **{c: _mean(scored, c) for c in columns}}  # fmt: skip
+    return {
+        "n": float(len(items)),
+        "errors": float(len(items) - len(scored)),
+        **{c: _mean(scored, c) for c in columns},
+    }
 
 
 def _mean(items: list[Mapping[str, float]], column: str) -> float:

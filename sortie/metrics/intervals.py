@@ -41,8 +41,9 @@ class Estimate:
 
     def scaled(self, factor: float) -> Estimate:
         """Return the estimate with mean, bounds and spread multiplied by ``factor``."""
-        return Estimate(self.mean * factor, self.lo * factor, self.hi * factor, self.n,
-                        self.spread * factor)  # fmt: skip
+        return Estimate(
+            self.mean * factor, self.lo * factor, self.hi * factor, self.n, self.spread * factor
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,25 +77,34 @@ def mean_interval(values: Iterable[float], spread: float = math.nan) -> Estimate
         return Estimate(mean, mean, mean, n, spread)
     # Percentile rather than BCa: BCa's acceleration is undefined (NaN, with a warning) for
     # the near-degenerate 0/1 samples that small success-rate groups produce.
-    result = bootstrap((data,), np.mean, confidence_level=CONFIDENCE, method="percentile",
-                       n_resamples=BOOTSTRAP_RESAMPLES,
-                       rng=np.random.default_rng(BOOTSTRAP_SEED))  # fmt: skip
+    result = bootstrap(
+        (data,),
+        np.mean,
+        confidence_level=CONFIDENCE,
+        method="percentile",
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        rng=np.random.default_rng(BOOTSTRAP_SEED),
+    )
     low, high = result.confidence_interval
     return Estimate(mean, float(low), float(high), n, spread)
 
 
-def episode_means(rows: Iterable[tuple[str, str, Mapping[str, float]]],
-                  columns: Sequence[str]) -> list[EpisodeMean]:
+def episode_means(
+    rows: Iterable[tuple[str, str, Mapping[str, float]]], columns: Sequence[str]
+) -> list[EpisodeMean]:
     """Average each episode's repeats; ``rows`` are ``(group, job key, metrics)`` triples."""
     grouped: dict[tuple[str, str], list[Mapping[str, float]]] = defaultdict(list)
     for group, key, metrics in rows:
         grouped[(group, episode_of(key))].append(metrics)
-    return [_average(group, episode, items, columns)
-            for (group, episode), items in sorted(grouped.items())]  # fmt: skip
+    return [
+        _average(group, episode, items, columns)
+        for (group, episode), items in sorted(grouped.items())
+    ]
 
 
-def _average(group: str, episode: str, items: list[Mapping[str, float]],
-             columns: Sequence[str]) -> EpisodeMean:
+def _average(
+    group: str, episode: str, items: list[Mapping[str, float]], columns: Sequence[str]
+) -> EpisodeMean:
     means, spreads = {}, {}
     for column in columns:
         values = [m[column] for m in items if not math.isnan(m.get(column, math.nan))]
@@ -103,8 +113,9 @@ def _average(group: str, episode: str, items: list[Mapping[str, float]],
     return EpisodeMean(episode, group, means, spreads, len(items))
 
 
-def group_intervals(episodes: Sequence[EpisodeMean], columns: Sequence[str]
-                    ) -> dict[str, dict[str, Estimate]]:
+def group_intervals(
+    episodes: Sequence[EpisodeMean], columns: Sequence[str]
+) -> dict[str, dict[str, Estimate]]:
     """Return, per group (and ``all`` last), each column's mean and interval over episodes.
 
     Columns in ``PERCENT`` are given in percent. An episode in several groups (a mission with
@@ -114,8 +125,10 @@ def group_intervals(episodes: Sequence[EpisodeMean], columns: Sequence[str]
     for episode in episodes:
         grouped[episode.group].append(episode)
     grouped["all"] = list({e.episode: e for e in episodes}.values())
-    return {group: {c: _estimate(items, c) for c in columns}
-            for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
+    return {
+        group: {c: _estimate(items, c) for c in columns}
+        for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")
+    }
 
 
 def _estimate(items: list[EpisodeMean], column: str) -> Estimate:
@@ -125,8 +138,9 @@ def _estimate(items: list[EpisodeMean], column: str) -> Estimate:
     return estimate.scaled(100.0) if column in PERCENT else estimate
 
 
-def paired_differences(a: Sequence[EpisodeMean], b: Sequence[EpisodeMean],
-                       columns: Sequence[str]) -> dict[str, dict[str, Estimate]]:
+def paired_differences(
+    a: Sequence[EpisodeMean], b: Sequence[EpisodeMean], columns: Sequence[str]
+) -> dict[str, dict[str, Estimate]]:
     """Return, per group (and ``all``), the mean of B − A over episodes both runs hold.
 
     Each pair is one episode's repeat-averaged metric in run B minus the same in run A; its
@@ -139,12 +153,13 @@ def paired_differences(a: Sequence[EpisodeMean], b: Sequence[EpisodeMean],
     for pair in pairs:
         grouped[pair[0].group].append(pair)
     grouped["all"] = list({x.episode: (x, y) for x, y in pairs}.values())
-    return {group: {c: _difference(items, c) for c in columns}
-            for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")}  # fmt: skip
+    return {
+        group: {c: _difference(items, c) for c in columns}
+        for group, items in sorted(grouped.items(), key=lambda kv: kv[0] == "all")
+    }
 
 
 def _difference(pairs: list[tuple[EpisodeMean, EpisodeMean]], column: str) -> Estimate:
-    differences = [y.means.get(column, math.nan) - x.means.get(column, math.nan)
-                   for x, y in pairs]  # fmt: skip
+    differences = [y.means.get(column, math.nan) - x.means.get(column, math.nan) for x, y in pairs]
     estimate = mean_interval(differences)
     return estimate.scaled(100.0) if column in PERCENT else estimate

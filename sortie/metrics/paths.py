@@ -39,14 +39,14 @@ def ndtw(reference: ArrayLike, query: ArrayLike, threshold: float = GROUND_THRES
     return ndtw_of(dtw(ref, query), len(ref), threshold)
 
 
-def ndtw_of(distance: float, reference_length: int, threshold: float = GROUND_THRESHOLD
-            ) -> float:
+def ndtw_of(distance: float, reference_length: int, threshold: float = GROUND_THRESHOLD) -> float:
     """Return nDTW from a DTW distance already computed against a reference of that length."""
     return math.exp(-distance / (reference_length * threshold))
 
 
-def sdtw(success: bool, reference: ArrayLike, query: ArrayLike,
-         threshold: float = GROUND_THRESHOLD) -> float:
+def sdtw(
+    success: bool, reference: ArrayLike, query: ArrayLike, threshold: float = GROUND_THRESHOLD
+) -> float:
     """Return success-weighted nDTW: nDTW if the episode succeeded, else 0."""
     return ndtw(reference, query, threshold) if success else 0.0
 

@@ -29,8 +29,9 @@ SAMPLES = 100
 """Points each route is resampled to, evenly by arc length."""
 
 
-def resample(points: Sequence[Sequence[float]], count: int = SAMPLES,
-             dimensions: int = 3) -> NDArray[np.float64]:
+def resample(
+    points: Sequence[Sequence[float]], count: int = SAMPLES, dimensions: int = 3
+) -> NDArray[np.float64]:
     """Return ``count`` ground points (x, y) spread evenly by arc length along ``points``.
 
     Arc length is measured over the first ``dimensions`` coordinates (3: in space, as
@@ -43,12 +44,14 @@ def resample(points: Sequence[Sequence[float]], count: int = SAMPLES,
     if along[-1] <= 0.0:
         return np.repeat(array[:1, :2], count, axis=0)
     wanted = np.linspace(0.0, along[-1], count)
-    return np.column_stack([np.interp(wanted, along, array[:, 0]),
-                            np.interp(wanted, along, array[:, 1])])  # fmt: skip
+    return np.column_stack(
+        [np.interp(wanted, along, array[:, 0]), np.interp(wanted, along, array[:, 1])]
+    )
 
 
-def corridor(points: Sequence[Sequence[float]], width: float = BUFFER,
-             dimensions: int = 3) -> BaseGeometry:
+def corridor(
+    points: Sequence[Sequence[float]], width: float = BUFFER, dimensions: int = 3
+) -> BaseGeometry:
     """Return the ground area within ``width`` of the resampled route."""
     xy = resample(points, dimensions=dimensions)
     if np.allclose(xy, xy[0]):
@@ -56,8 +59,9 @@ def corridor(points: Sequence[Sequence[float]], width: float = BUFFER,
     return LineString(xy).buffer(width)
 
 
-def patrol_iou(flown: Sequence[Sequence[float]], reference: Sequence[Sequence[float]],
-               width: float = BUFFER) -> float:
+def patrol_iou(
+    flown: Sequence[Sequence[float]], reference: Sequence[Sequence[float]], width: float = BUFFER
+) -> float:
     """Return MissionBench's patrol IoU (0..1) of the flown poses against the reference.
 
     ``flown`` is the poses after each move, without the start. Fewer than 2 poses, or no
@@ -70,8 +74,9 @@ def patrol_iou(flown: Sequence[Sequence[float]], reference: Sequence[Sequence[fl
     return _iou(corridor(flown, width), corridor(reference, width))
 
 
-def patrol_iou_start2d(path: Sequence[Sequence[float]], reference: Sequence[Sequence[float]],
-                       width: float = BUFFER) -> float:
+def patrol_iou_start2d(
+    path: Sequence[Sequence[float]], reference: Sequence[Sequence[float]], width: float = BUFFER
+) -> float:
     """Return the ``start2d`` patrol IoU: ``path`` begins at the start, resampled on the ground.
 
     An empty path or a reference of fewer than 2 points gives NaN.

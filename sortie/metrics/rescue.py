@@ -30,9 +30,29 @@ from sortie.metrics.stage_scores import StageDistances, code_scores, paper_score
 STAGES = ("S1", "S2", "S3", "S4")
 WALL_CLOCK_METRICS = frozenset({"time_latency"})
 """Metrics that include measured wall time, so they differ between runs of the same seed."""
-METRICS = ("tcr", "ts", "ts_code", "s1", "s2", "s3", "s4", "s1_code", "s2_code", "s3_code",
-           "s4_code", "time_sim", "time_latency", "steps", "collisions", "path_length",
-           "movement_effectiveness", "spl", "hs", "ndtw", "sdtw")  # fmt: skip
+METRICS = (
+    "tcr",
+    "ts",
+    "ts_code",
+    "s1",
+    "s2",
+    "s3",
+    "s4",
+    "s1_code",
+    "s2_code",
+    "s3_code",
+    "s4_code",
+    "time_sim",
+    "time_latency",
+    "steps",
+    "collisions",
+    "path_length",
+    "movement_effectiveness",
+    "spl",
+    "hs",
+    "ndtw",
+    "sdtw",
+)
 """Every metric ``score_rescue`` returns besides ``error`` and the per-stage ones."""
 
 
@@ -49,15 +69,19 @@ def score_rescue(trajectory: Trajectory) -> dict[str, float]:
     code = code_scores(to_casualty, picked, facts.final_to_stretcher, dropped)
     positions = _positions(trajectory)
     metrics = {
-        ERROR: 0.0, "tcr": float(success), "ts": sum(paper), "ts_code": sum(code),
+        ERROR: 0.0,
+        "tcr": float(success),
+        "ts": sum(paper),
+        "ts_code": sum(code),
         **{f"s{k + 1}": v for k, v in enumerate(paper)},
         **{f"s{k + 1}_code": v for k, v in enumerate(code)},
-        "time_sim": footer.clock_sim, "time_latency": footer.clock_latency,
+        "time_sim": footer.clock_sim,
+        "time_latency": footer.clock_latency,
         "steps": float(footer.steps),
         "collisions": float(sum(s.collisions for s in trajectory.steps)),
         "path_length": path_length(positions),
         "movement_effectiveness": movement_effectiveness(trajectory),
-    }  # fmt: skip
+    }
     metrics.update(_path_metrics(trajectory, positions, success))
     for stage in footer.stages:
         metrics[f"{stage.name.lower()}_steps"] = float(stage.steps)
@@ -84,8 +108,9 @@ def movement_effectiveness(trajectory: Trajectory) -> float:
     return better / counted if counted else math.nan
 
 
-Distances = tuple[StageDistances | None, StageDistances | None, StageDistances | None,
-                  StageDistances | None]
+Distances = tuple[
+    StageDistances | None, StageDistances | None, StageDistances | None, StageDistances | None
+]
 
 
 def _stage_distances(stages: list[StageRecord]) -> Distances:
@@ -103,13 +128,13 @@ def _distances(stage: StageRecord | None) -> StageDistances | None:
 
 def _positions(trajectory: Trajectory) -> np.ndarray:
     start = trajectory.header.episode.start
-    points = [(start.x, start.y, start.z)] + [(s.pose.x, s.pose.y, s.pose.z)
-                                              for s in trajectory.steps]  # fmt: skip
+    points = [(start.x, start.y, start.z)] + [
+        (s.pose.x, s.pose.y, s.pose.z) for s in trajectory.steps
+    ]
     return np.asarray(points, dtype=float)
 
 
-def _path_metrics(trajectory: Trajectory, positions: np.ndarray, success: bool
-                  ) -> dict[str, float]:
+def _path_metrics(trajectory: Trajectory, positions: np.ndarray, success: bool) -> dict[str, float]:
     mission = trajectory.header.episode.mission
     reference = mission.get("reference_path") or []
     shortest = float(mission.get("shortest_length", math.nan))

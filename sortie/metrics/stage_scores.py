@@ -34,8 +34,9 @@ def approach_score(d: StageDistances, radius: float = SIGHTING_RADIUS) -> float:
     return STAGE_POINTS * _clip01((d.initial - d.best) / max(d.initial - radius, EPSILON))
 
 
-def reach_score(done: bool, d: StageDistances, gate: float,
-                radius: float = SIGHTING_RADIUS) -> float:
+def reach_score(
+    done: bool, d: StageDistances, gate: float, radius: float = SIGHTING_RADIUS
+) -> float:
     """Return the paper's reach score: full if done, else the way covered from R to the gate."""
     if done:
         return STAGE_POINTS
@@ -43,9 +44,11 @@ def reach_score(done: bool, d: StageDistances, gate: float,
 
 
 def paper_scores(
-    stages: tuple[StageDistances | None, StageDistances | None, StageDistances | None,
-                  StageDistances | None],
-    picked_up: bool, dropped_in_zone: bool,
+    stages: tuple[
+        StageDistances | None, StageDistances | None, StageDistances | None, StageDistances | None
+    ],
+    picked_up: bool,
+    dropped_in_zone: bool,
 ) -> tuple[float, float, float, float]:
     """Return (S1, S2, S3, S4) of the paper variant from each stage's distances.
 
@@ -62,7 +65,9 @@ def paper_scores(
 
 
 def code_scores(
-    final_to_casualty: float, picked_up: bool, final_to_stretcher: float | None,
+    final_to_casualty: float,
+    picked_up: bool,
+    final_to_stretcher: float | None,
     dropped_in_zone: bool,
 ) -> tuple[float, float, float, float]:
     """Return (S1, S2, S3, S4) as RescueBench's public tracker scores them, from final distances."""

@@ -74,17 +74,25 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
     eye_height = 0.0
     """Height of the camera above the body's pose, metres (for ``render`` without RGB)."""
 
-    def __init__(self, episodes: Sequence[EpisodeSpec] | None, suite: str | Suite | None,
-                 runtime: Callable[[Backend], R], body: str,
-                 camera: CameraSpec | Mapping[str, Any], sensors: Sequence[str],
-                 max_depth: float | None, render_mode: str | None) -> None:
+    def __init__(
+        self,
+        episodes: Sequence[EpisodeSpec] | None,
+        suite: str | Suite | None,
+        runtime: Callable[[Backend], R],
+        body: str,
+        camera: CameraSpec | Mapping[str, Any],
+        sensors: Sequence[str],
+        max_depth: float | None,
+        render_mode: str | None,
+    ) -> None:
         """Pick the episodes, build the backend and runtime, then the spaces."""
         self.episodes = _episodes(self.family, episodes, suite)
         self.camera = camera if isinstance(camera, CameraSpec) else CameraSpec(**camera)
         self.max_depth = float(max_depth if max_depth is not None else self.max_depth)
         if not 0 < self.max_depth < math.inf:
-            raise ConfigError(f"{type(self).__name__}: max_depth {max_depth} is not a finite "
-                              f"number of metres > 0")  # fmt: skip
+            raise ConfigError(
+                f"{type(self).__name__}: max_depth {max_depth} is not a finite number of metres > 0"
+            )
         # Through the registry: missions name backends, they never import one.
         self.backend = BACKENDS.get("embedded")(body=body, camera=self.camera, sensors=sensors)
         self.mission: R = runtime(self.backend)
@@ -125,8 +133,9 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         """Return whether the episode (which has ended) ended because its budget ran out."""
 
     # --- the gymnasium API ------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start an episode: ``options["episode"]``, else one drawn from the env's list."""
         super().reset(seed=seed)
         episode = (options or {}).get("episode")
@@ -138,17 +147,21 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         self._stages = self.mission.tracker.statuses()
         return self._to_gym(observation), {"episode_id": episode.episode_id}
 
-    def step(self, action: dict[str, Any]
-             ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: dict[str, Any]
+    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Apply one action; return the observation, reward, terminated, truncated, info."""
         observation, record = self.mission.step(self._to_action(action))
         reward, self._stages = self._reward(self._stages, record), dict(record.stages)
         truncated = self.mission.done and self._ran_out()
         terminated = self.mission.done and not truncated
         outcome = self.mission.outcome
-        info = {"stages": record.stages, "events": [e.kind for e in record.events],
-                "outcome": outcome.value if outcome else None,
-                "failure_reason": self.mission.failure}  # fmt: skip
+        info = {
+            "stages": record.stages,
+            "events": [e.kind for e in record.events],
+            "outcome": outcome.value if outcome else None,
+            "failure_reason": self.mission.failure,
+        }
         return self._to_gym(observation), reward, terminated, truncated, info
 
     def render(self) -> np.ndarray | None:
@@ -158,8 +171,9 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         if self._rgb is not None:
             return self._rgb.copy()
         pose = self.backend.pose()
-        return self.backend.render_view(pose.x, pose.y, pose.z + self.eye_height, pose.yaw,
-                                        self.camera.pitch)  # fmt: skip
+        return self.backend.render_view(
+            pose.x, pose.y, pose.z + self.eye_height, pose.yaw, self.camera.pitch
+        )
 
     def close(self) -> None:
         """Release the simulator."""
@@ -179,8 +193,9 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
 
     def _to_gym(self, observation: MissionObservation) -> dict[str, Any]:
         frames = observation.frames
-        out: dict[str, Any] = {k: getattr(frames, k) for k in IMAGE_SENSORS
-                               if Sensor(k) in self.sensors}  # fmt: skip
+        out: dict[str, Any] = {
+            k: getattr(frames, k) for k in IMAGE_SENSORS if Sensor(k) in self.sensors
+        }
         if "depth" in out:
             out["depth"] = np.minimum(out["depth"], np.float32(self.max_depth))
         self._rgb = out.get("rgb")
@@ -190,28 +205,35 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
 
     def _check_episode(self, episode: object) -> None:
         if not isinstance(episode, EpisodeSpec):
-            raise ConfigError(f"options['episode'] must be an EpisodeSpec, got "
-                              f"{type(episode).__name__}")  # fmt: skip
+            raise ConfigError(
+                f"options['episode'] must be an EpisodeSpec, got {type(episode).__name__}"
+            )
         if episode.family == self.family and self._budget(episode) > self.budget:
-            raise ConfigError(f"episode {episode.episode_id}: budget {self._budget(episode):g} "
-                              f"s exceeds the {self.budget:g} s this env's time_left space "
-                              f"allows; create the env with that episode")  # fmt: skip
+            raise ConfigError(
+                f"episode {episode.episode_id}: budget {self._budget(episode):g} "
+                f"s exceeds the {self.budget:g} s this env's time_left space "
+                f"allows; create the env with that episode"
+            )
 
 
-def _episodes(family: str, episodes: Sequence[EpisodeSpec] | None,
-              suite: str | Suite | None) -> list[EpisodeSpec]:
+def _episodes(
+    family: str, episodes: Sequence[EpisodeSpec] | None, suite: str | Suite | None
+) -> list[EpisodeSpec]:
     """Return the env's episodes: the list, or the suite's (a packaged name or a file)."""
     if episodes is not None and suite is None:
         chosen = list(episodes)
     elif episodes is None and suite is not None:
         chosen = (suite if isinstance(suite, Suite) else load_suite(suite)).episodes
     else:
-        raise ConfigError(f"the {family} env needs exactly one of episodes or suite (a "
-                          f"packaged suite name, e.g. '{family}-smoke-v1', or a file)")  # fmt: skip
+        raise ConfigError(
+            f"the {family} env needs exactly one of episodes or suite (a "
+            f"packaged suite name, e.g. '{family}-smoke-v1', or a file)"
+        )
     if not chosen:
         raise ConfigError(f"the {family} env needs at least one episode")
     others = sorted({e.family for e in chosen} - {family})
     if others:
-        raise ConfigError(f"the {family} env runs {family} episodes only; got "
-                          f"{', '.join(others)} episodes")  # fmt: skip
+        raise ConfigError(
+            f"the {family} env runs {family} episodes only; got {', '.join(others)} episodes"
+        )
     return list(chosen)

@@ -33,8 +33,10 @@ def check_episode(spec: EpisodeSpec) -> None:
         other = _fitting_family(spec)
         if other is None:
             raise
-        raise ConfigError(f"episode {spec.episode_id}: family is {spec.family!r}, but its "
-                          f"mission data is a {other} mission's; fix the family label") from None
+        raise ConfigError(
+            f"episode {spec.episode_id}: family is {spec.family!r}, but its "
+            f"mission data is a {other} mission's; fix the family label"
+        ) from None
 
 
 def _fitting_family(spec: EpisodeSpec) -> str | None:

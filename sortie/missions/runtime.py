@@ -53,8 +53,9 @@ class MissionRuntime(ABC):
     settings: tuple[str, ...] = ()
     """Run settings the family's constructor takes besides the backend and clock."""
 
-    def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM,
-                 control_period: float = 0.2) -> None:
+    def __init__(
+        self, backend: Backend, clock: Clock | str = Clock.SIM, control_period: float = 0.2
+    ) -> None:
         """Create the runtime.
 
         Args:
@@ -95,8 +96,10 @@ class MissionRuntime(ABC):
     def reset(self, spec: EpisodeSpec, seed: int) -> MissionObservation:
         """Start an episode: build the world, place the agent, start the stages."""
         if spec.family != self.family:
-            raise ConfigError(f"episode {spec.episode_id}: family {spec.family!r}, but this "
-                              f"runtime runs {self.family!r} episodes")  # fmt: skip
+            raise ConfigError(
+                f"episode {spec.episode_id}: family {spec.family!r}, but this "
+                f"runtime runs {self.family!r} episodes"
+            )
         self.spec = spec
         observation = self.backend.reset(spec, seed)
         stages, self.brief = self._setup(spec)
@@ -113,8 +116,9 @@ class MissionRuntime(ABC):
         """Return whether the episode has ended."""
         return self.outcome is not None
 
-    def step(self, action: Action, decision_seconds: float = 0.0
-             ) -> tuple[MissionObservation, StepRecord]:
+    def step(
+        self, action: Action, decision_seconds: float = 0.0
+    ) -> tuple[MissionObservation, StepRecord]:
         """Apply one agent action; return what the agent sees and the step's record."""
         if self.done:
             raise ConfigError(f"episode {self.spec.episode_id}: step() after the episode ended")
@@ -135,10 +139,14 @@ class MissionRuntime(ABC):
         """Return how the episode ended (``error``: the agent or backend failed)."""
         return TrajectoryFooter(
             outcome=self.outcome or Outcome.ERROR,
-            failure_reason=self.failure, steps=self.steps, clock_sim=self.clock_sim,
-            clock_latency=self.clock_latency, stages=self.tracker.records(),
-            facts=self._facts(), error=error,
-        )  # fmt: skip
+            failure_reason=self.failure,
+            steps=self.steps,
+            clock_sim=self.clock_sim,
+            clock_latency=self.clock_latency,
+            stages=self.tracker.records(),
+            facts=self._facts(),
+            error=error,
+        )
 
     def abort(self, reason: FailureReason) -> None:
         """End the episode as an error with ``reason`` (the agent or the backend failed)."""
@@ -171,23 +179,39 @@ class MissionRuntime(ABC):
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> MissionObservation:
         assert self.brief is not None
-        return MissionObservation(frames, self.backend.holding() is not None, tuple(events),
-                                  self.steps, self.clock_used,
-                                  max(0.0, self.brief.budget_s - self.clock_used))  # fmt: skip
+        return MissionObservation(
+            frames,
+            self.backend.holding() is not None,
+            tuple(events),
+            self.steps,
+            self.clock_used,
+            max(0.0, self.brief.budget_s - self.clock_used),
+        )
 
-    def _record(self, action: Action, events: tuple[Event, ...], stage: Stage | None,
-                collisions: int, outcome: StepOutcome) -> StepRecord:
+    def _record(
+        self,
+        action: Action,
+        events: tuple[Event, ...],
+        stage: Stage | None,
+        collisions: int,
+        outcome: StepOutcome,
+    ) -> StepRecord:
         from sortie.core.serialize import action_to_dict
         from sortie.core.trajectory import Timings
 
         return StepRecord(
-            index=self.steps, pose=self.backend.pose(), action=action_to_dict(action),
-            events=[EventRecord(kind=e.kind, target=e.target, detail=e.detail)
-                    for e in events],
-            stages=self.tracker.statuses(), stage=stage.name if stage else None,
-            target_distance=None if stage is None or stage.target is None
-            else self._distance(stage.target), collisions=collisions,
-            clock_sim=self.clock_sim, clock_latency=self.clock_latency,
+            index=self.steps,
+            pose=self.backend.pose(),
+            action=action_to_dict(action),
+            events=[EventRecord(kind=e.kind, target=e.target, detail=e.detail) for e in events],
+            stages=self.tracker.statuses(),
+            stage=stage.name if stage else None,
+            target_distance=None
+            if stage is None or stage.target is None
+            else self._distance(stage.target),
+            collisions=collisions,
+            clock_sim=self.clock_sim,
+            clock_latency=self.clock_latency,
             holding=self.backend.holding(),
             timings=Timings(backend=outcome.backend_seconds, render=outcome.render_seconds),
-        )  # fmt: skip
+        )

@@ -100,9 +100,10 @@ class StageTracker:
 
     def records(self) -> list[StageRecord]:
         """Return one StageRecord per stage."""
-        return [StageRecord(name=s.name, target=s.target,
-                            **dataclasses.asdict(p))
-                for s, p in zip(self.stages, self._progress, strict=True)]  # fmt: skip
+        return [
+            StageRecord(name=s.name, target=s.target, **dataclasses.asdict(p))
+            for s, p in zip(self.stages, self._progress, strict=True)
+        ]
 
     def _begin(self, index: int, step: int) -> None:
         progress = self._progress[index]

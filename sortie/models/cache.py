@@ -92,9 +92,15 @@ class ResponseCache:
 
     def get(self, key: str) -> CachedResponse | None:
         """Return the answer stored under ``key``, or None."""
-        row = self._connect().execute(
-            "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected, malformed "
-            "FROM responses WHERE key = ?", (key,)).fetchone()  # fmt: skip
+        row = (
+            self._connect()
+            .execute(
+                "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected, malformed "
+                "FROM responses WHERE key = ?",
+                (key,),
+            )
+            .fetchone()
+        )
         return None if row is None else CachedResponse(*row)
 
     def put(self, key: str, response: CachedResponse) -> None:
@@ -104,10 +110,19 @@ class ResponseCache:
                 "INSERT OR IGNORE INTO responses (key, model, text, rejected, tokens_in, "
                 "tokens_out, latency, attempts, created, malformed) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key, response.model, response.text, response.rejected, response.tokens_in,
-                 response.tokens_out, response.latency, response.attempts, time.time(),
-                 response.malformed),
-            )  # fmt: skip
+                (
+                    key,
+                    response.model,
+                    response.text,
+                    response.rejected,
+                    response.tokens_in,
+                    response.tokens_out,
+                    response.latency,
+                    response.attempts,
+                    time.time(),
+                    response.malformed,
+                ),
+            )
 
     def __len__(self) -> int:
         return int(self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0])

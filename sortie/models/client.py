@@ -106,12 +106,17 @@ class ModelClient:
         if config.replay and not Path(str(config.cache)).exists():
             raise ConfigError(f"replay: the cache file {config.cache} does not exist")
         self.cache = ResponseCache(config.cache) if config.cache else None
-        self._backoff = Backoff(config.backoff, config.backoff_max, config.retry_after_max,
-                                config.seed)  # fmt: skip
+        self._backoff = Backoff(
+            config.backoff, config.backoff_max, config.retry_after_max, config.seed
+        )
         self._sdk: openai.OpenAI | None = None
 
-    def ask(self, messages: list[Message], schema: type[BaseModel] | None = None,
-            parse: Parser = extract_json) -> Reply:
+    def ask(
+        self,
+        messages: list[Message],
+        schema: type[BaseModel] | None = None,
+        parse: Parser = extract_json,
+    ) -> Reply:
         """Return the model's answer to ``messages``; with ``schema``, validated against it.
 
         An answer that fails validation is retried once with the error shown to the model;
@@ -156,8 +161,9 @@ class ModelClient:
             self.cache.close()
 
     # --- the fallback chain -----------------------------------------------------------
-    def _answer(self, messages: list[Message], schema: type[BaseModel] | None
-                ) -> tuple[str, list[ModelCallRecord], str | None]:
+    def _answer(
+        self, messages: list[Message], schema: type[BaseModel] | None
+    ) -> tuple[str, list[ModelCallRecord], str | None]:
         """Send until a request is not refused for its format; step down the chain if it is.
 
         Return the answer text, the calls, and why the answer is malformed (None if it is not).
@@ -177,15 +183,20 @@ class ModelClient:
         chain = Structured.CHAIN
         position = chain.index(self.mode)
         if position + 1 >= len(chain):
-            raise ModelCallError(self._scrub(f"model {self.config.model}: request refused: "
-                                             f"{reason}"), ErrorKind.CLIENT)  # fmt: skip
+            raise ModelCallError(
+                self._scrub(f"model {self.config.model}: request refused: {reason}"),
+                ErrorKind.CLIENT,
+            )
         self.mode = chain[position + 1]
 
     def _request(self, messages: list[Message], schema: type[BaseModel] | None) -> Message:
         """Return the request body (also the cache key's content): never holds the key."""
-        request: Message = {"model": self.config.model, "messages": messages,
-                            "temperature": self.config.temperature,
-                            "max_tokens": self.config.max_tokens}  # fmt: skip
+        request: Message = {
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+        }
         if schema is not None:
             if self.mode != Structured.SCHEMA:
                 request["messages"] = _with_instructions(messages, schema_instructions(schema))
@@ -194,16 +205,20 @@ class ModelClient:
                 request["response_format"] = fmt
         return {**self.config.options, **request}
 
-    def _validated(self, schema: type[BaseModel], text: str,
-                   parse: Parser) -> tuple[BaseModel | None, str | None]:
+    def _validated(
+        self, schema: type[BaseModel], text: str, parse: Parser
+    ) -> tuple[BaseModel | None, str | None]:
         if len(text) > self.config.max_chars:
             return None, f"answer of {len(text)} characters, longer than {self.config.max_chars}"
         return validate(schema, text, parse)
 
     def _retry_messages(self, messages: list[Message], text: str, error: str) -> list[Message]:
         echo = text if len(text) <= self.config.max_chars else text[:1000] + " [cut]"
-        return [*messages, {"role": "assistant", "content": echo},
-                {"role": "user", "content": retry_instructions(error)}]  # fmt: skip
+        return [
+            *messages,
+            {"role": "assistant", "content": echo},
+            {"role": "user", "content": retry_instructions(error)},
+        ]
 
     # --- one request: cache, then HTTP with retries -----------------------------------
     def _send(self, request: Message) -> _Sent:
@@ -212,10 +227,12 @@ class ModelClient:
         if cached is not None:
             return _Sent(self._scrubbed(cached), self._record(cached, cached=True))
         if self.config.replay:
-            raise ReplayMissError(f"replay: request {key} is not in the cache "
-                                  f"{self.config.cache} (model {self.config.model} at "
-                                  f"{redact_url(self.config.base_url)}); the run asks something "
-                                  f"the recorded run did not")  # fmt: skip
+            raise ReplayMissError(
+                f"replay: request {key} is not in the cache "
+                f"{self.config.cache} (model {self.config.model} at "
+                f"{redact_url(self.config.base_url)}); the run asks something "
+                f"the recorded run did not"
+            )
         response = self._scrubbed(self._post(request))
         if self.cache is not None:
             self.cache.put(key, response)
@@ -239,12 +256,26 @@ class ModelClient:
             time.sleep(self._backoff.wait(attempt, failure))
             attempt += 1
 
-    def _response(self, started: float, attempts: int, text: str = "", tokens_in: int = 0,
-                  tokens_out: int = 0, rejected: str | None = None,
-                  malformed: str | None = None) -> CachedResponse:
-        return CachedResponse(self.config.model, text[: self.config.max_chars + 1], tokens_in,
-                              tokens_out, time.perf_counter() - started, attempts, rejected,
-                              malformed)  # fmt: skip
+    def _response(
+        self,
+        started: float,
+        attempts: int,
+        text: str = "",
+        tokens_in: int = 0,
+        tokens_out: int = 0,
+        rejected: str | None = None,
+        malformed: str | None = None,
+    ) -> CachedResponse:
+        return CachedResponse(
+            self.config.model,
+            text[: self.config.max_chars + 1],
+            tokens_in,
+            tokens_out,
+            time.perf_counter() - started,
+            attempts,
+            rejected,
+            malformed,
+        )
 
     def _post_once(self, request: Message) -> tuple[str, tuple[int, int]]:
         """Send one attempt; read the body ourselves (the SDK's reading trusts its shape)."""
@@ -252,27 +283,42 @@ class ModelClient:
         extra = {name: value for name, value in request.items() if name not in _SENT_FIELDS}
         with process_slots(self.config.concurrency):
             raw = self._client().chat.completions.with_raw_response.create(
-                **sent, extra_body=extra or None, timeout=self.config.timeout)
+                **sent, extra_body=extra or None, timeout=self.config.timeout
+            )
             body = raw.text
         return read_completion(body)
 
     def _client(self) -> openai.OpenAI:
         if self._sdk is None:
-            self._sdk = openai.OpenAI(api_key=api_key(self.config), base_url=self.config.base_url,
-                                      max_retries=0, timeout=self.config.timeout)  # fmt: skip
+            self._sdk = openai.OpenAI(
+                api_key=api_key(self.config),
+                base_url=self.config.base_url,
+                max_retries=0,
+                timeout=self.config.timeout,
+            )
         return self._sdk
 
     def _record(self, response: CachedResponse, cached: bool) -> ModelCallRecord:
-        error = ErrorKind.REJECTED if response.rejected else (
-            ErrorKind.FORMAT if response.malformed else None)
-        return ModelCallRecord(model=response.model, latency=response.latency,
-                               tokens_in=response.tokens_in, tokens_out=response.tokens_out,
-                               attempts=response.attempts, cached=cached,
-                               error=error)  # fmt: skip
+        error = (
+            ErrorKind.REJECTED
+            if response.rejected
+            else (ErrorKind.FORMAT if response.malformed else None)
+        )
+        return ModelCallRecord(
+            model=response.model,
+            latency=response.latency,
+            tokens_in=response.tokens_in,
+            tokens_out=response.tokens_out,
+            attempts=response.attempts,
+            cached=cached,
+            error=error,
+        )
 
     def _failed(self, failure: Failure, attempts: int) -> ModelCallError:
-        message = (f"model {self.config.model}: {failure.kind} after {attempts} attempt(s): "
-                   f"{failure.detail}")  # fmt: skip
+        message = (
+            f"model {self.config.model}: {failure.kind} after {attempts} attempt(s): "
+            f"{failure.detail}"
+        )
         return ModelCallError(self._scrub(message), failure.kind)
 
     def _scrub(self, text: str) -> str:
@@ -282,9 +328,11 @@ class ModelClient:
     def _scrubbed(self, response: CachedResponse) -> CachedResponse:
         """Return ``response`` scrubbed (rows of caches written before scrubbing too)."""
         return dataclasses.replace(
-            response, text=self._scrub(response.text),
+            response,
+            text=self._scrub(response.text),
             rejected=response.rejected and self._scrub(response.rejected),
-            malformed=response.malformed and self._scrub(response.malformed))
+            malformed=response.malformed and self._scrub(response.malformed),
+        )
 
 
 def _format_error(call: ModelCallRecord) -> ModelCallRecord:

@@ -75,20 +75,24 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         if self.structured not in Structured.CHAIN:
-            raise ParameterError(f"model client: structured {self.structured!r} is not one of "
-                                 f"{', '.join(Structured.CHAIN)}")  # fmt: skip
+            raise ParameterError(
+                f"model client: structured {self.structured!r} is not one of "
+                f"{', '.join(Structured.CHAIN)}"
+            )
         if self.replay and not self.cache:
             raise ParameterError("model client: replay=true needs cache=<path of the cache>")
         for name in ("timeout", "backoff", "backoff_max", "retry_after_max"):
             if not getattr(self, name) >= 0:
-                raise ParameterError(f"model client: {name} must be >= 0, got "
-                                     f"{getattr(self, name)}")  # fmt: skip
+                raise ParameterError(
+                    f"model client: {name} must be >= 0, got {getattr(self, name)}"
+                )
         if self.concurrency < 1 or self.max_retries < 0:
             raise ParameterError("model client: concurrency must be >= 1 and max_retries >= 0")
 
     @classmethod
-    def from_args(cls, args: Mapping[str, Any],
-                  environ: Mapping[str, str] | None = None) -> ModelConfig:
+    def from_args(
+        cls, args: Mapping[str, Any], environ: Mapping[str, str] | None = None
+    ) -> ModelConfig:
         """Build a config from agent arguments, filling gaps from ``SORTIE_MODEL_*`` variables.
 
         Raises:
@@ -100,8 +104,10 @@ class ModelConfig:
         known = {f.name: f for f in dataclasses.fields(cls)}
         unknown = sorted(set(args) - set(known))
         if unknown:
-            raise ConfigError(f"model client: unknown argument(s) {', '.join(unknown)}; "
-                              f"allowed: {', '.join(sorted(known))}")  # fmt: skip
+            raise ConfigError(
+                f"model client: unknown argument(s) {', '.join(unknown)}; "
+                f"allowed: {', '.join(sorted(known))}"
+            )
         values: dict[str, Any] = {}
         for name, spec in known.items():
             raw = args.get(name, env.get(env_name(name)))
@@ -166,15 +172,19 @@ def scrub(text: str, config: ModelConfig) -> str:
 def _refuse_secrets(args: Mapping[str, Any]) -> None:
     url = str(args.get("base_url", ""))
     if redact_url(url) != url:  # never echo the URL: it holds a password
-        raise ConfigError("model client: base_url holds a user and password (agent arguments "
-                          "are stored in every record); give the URL in SORTIE_MODEL_BASE_URL "
-                          "instead, or a URL without credentials")  # fmt: skip
+        raise ConfigError(
+            "model client: base_url holds a user and password (agent arguments "
+            "are stored in every record); give the URL in SORTIE_MODEL_BASE_URL "
+            "instead, or a URL without credentials"
+        )
     secrets = sorted(SECRET_ARGS & {name.lower() for name in args})
     if secrets:  # never echo the value: the message may end up in a log
-        raise ConfigError(f"model client: {secrets[0]!r} must not be an agent argument (agent "
-                          f"arguments are stored in every record); put the key in the "
-                          f"environment as {DEFAULT_KEY_ENV}, or name another variable with "
-                          f"-a api_key_env=NAME")  # fmt: skip
+        raise ConfigError(
+            f"model client: {secrets[0]!r} must not be an agent argument (agent "
+            f"arguments are stored in every record); put the key in the "
+            f"environment as {DEFAULT_KEY_ENV}, or name another variable with "
+            f"-a api_key_env=NAME"
+        )
 
 
 def _coerce(name: str, raw: Any, spec: dataclasses.Field[Any]) -> Any:

@@ -14,8 +14,9 @@ from sortie.core.errors import ParameterError
 FORMATS = {"png": "PNG", "jpeg": "JPEG", "jpg": "JPEG"}
 
 
-def data_url(rgb: NDArray[np.uint8], resolution: int = 0, fmt: str = "png",
-             quality: int = 90) -> str:
+def data_url(
+    rgb: NDArray[np.uint8], resolution: int = 0, fmt: str = "png", quality: int = 90
+) -> str:
     """Return ``rgb`` as a ``data:image/...;base64,`` URL, its longer side ``resolution`` px.
 
     ``resolution`` 0 keeps the image's own size. Encoding is deterministic for a given Pillow

@@ -49,8 +49,12 @@ def _listed(body: str) -> list[str] | None:
 def _try_chat(sdk: openai.OpenAI, config: ModelConfig, served: list[str] | None) -> None:
     """Send a one-token chat call; raise ConfigError if the server refuses the model."""
     try:
-        sdk.chat.completions.create(model=config.model, max_tokens=1, timeout=config.timeout,
-                                    messages=[{"role": "user", "content": "Say OK."}])  # fmt: skip
+        sdk.chat.completions.create(
+            model=config.model,
+            max_tokens=1,
+            timeout=config.timeout,
+            messages=[{"role": "user", "content": "Say OK."}],
+        )
     except openai.APIConnectionError as error:
         raise unreachable(config, error) from None
     except (openai.RateLimitError, openai.InternalServerError):
@@ -64,28 +68,41 @@ def _try_chat(sdk: openai.OpenAI, config: ModelConfig, served: list[str] | None)
 def unreachable(config: ModelConfig, error: Exception) -> ConfigError:
     """Return the error for a server nobody answers at (naming its host and port)."""
     what = "timed out" if isinstance(error, openai.APITimeoutError) else "connection failed"
-    return ConfigError(f"model server unreachable at {redact_url(config.base_url)} "
-                       f"({_host_port(config.base_url)}): {what}. Usual causes: the server "
-                       f"is not running or still starting, it listens on another host or "
-                       f"port, or a firewall or proxy is in the way")  # fmt: skip
+    return ConfigError(
+        f"model server unreachable at {redact_url(config.base_url)} "
+        f"({_host_port(config.base_url)}): {what}. Usual causes: the server "
+        f"is not running or still starting, it listens on another host or "
+        f"port, or a firewall or proxy is in the way"
+    )
 
 
 def _key_refused(config: ModelConfig, error: openai.APIStatusError) -> ConfigError:
-    return ConfigError(scrub(f"model server at {redact_url(config.base_url)} refused the API "
-                             f"key (HTTP {error.status_code}): put the key in "
-                             f"{config.api_key_env}, or name its variable with "
-                             f"-a api_key_env=NAME", config))  # fmt: skip
+    return ConfigError(
+        scrub(
+            f"model server at {redact_url(config.base_url)} refused the API "
+            f"key (HTTP {error.status_code}): put the key in "
+            f"{config.api_key_env}, or name its variable with "
+            f"-a api_key_env=NAME",
+            config,
+        )
+    )
 
 
-def _unknown_model(config: ModelConfig, error: openai.APIStatusError,
-                   served: list[str] | None) -> ConfigError:
+def _unknown_model(
+    config: ModelConfig, error: openai.APIStatusError, served: list[str] | None
+) -> ConfigError:
     if served is None:
         listed = "it has no model list"
     else:
         listed = f"it serves: {', '.join(sorted(served))}" if served else "it lists no models"
-    return ConfigError(scrub(f"model {config.model!r} unknown to the server at "
-                             f"{redact_url(config.base_url)}; {listed} (a test call answered "
-                             f"HTTP {error.status_code}: {str(error)[:200]})", config))  # fmt: skip
+    return ConfigError(
+        scrub(
+            f"model {config.model!r} unknown to the server at "
+            f"{redact_url(config.base_url)}; {listed} (a test call answered "
+            f"HTTP {error.status_code}: {str(error)[:200]})",
+            config,
+        )
+    )
 
 
 def _host_port(url: str) -> str:

@@ -92,8 +92,7 @@ class Backoff:
     spread the retries of concurrent workers without making tests depend on luck.
     """
 
-    def __init__(self, first: float, longest: float, retry_after_max: float,
-                 seed: int = 0) -> None:
+    def __init__(self, first: float, longest: float, retry_after_max: float, seed: int = 0) -> None:
         """Start at ``first`` seconds, double up to ``longest``; obey Retry-After up to a cap."""
         self.first, self.longest, self.retry_after_max = first, longest, retry_after_max
         self._rng = random.Random(seed)

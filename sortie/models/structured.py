@@ -26,9 +26,14 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 def response_format(mode: str, schema: type[BaseModel]) -> dict[str, Any] | None:
     """Return the ``response_format`` field for ``mode``, or None when none is sent."""
     if mode == Structured.SCHEMA:
-        return {"type": "json_schema",
-                "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(),
-                                "strict": False}}  # fmt: skip
+        return {
+            "type": "json_schema",
+            "json_schema": {
+                "name": schema.__name__,
+                "schema": schema.model_json_schema(),
+                "strict": False,
+            },
+        }
     if mode == Structured.JSON:
         return {"type": "json_object"}
     return None
@@ -42,8 +47,10 @@ def schema_instructions(schema: type[BaseModel]) -> str:
 
 def retry_instructions(error: str) -> str:
     """Return the follow-up message that shows the model why its answer was refused."""
-    return (f"Your answer could not be used: {error}\n"
-            "Answer again with one JSON object that follows the schema, nothing else.")
+    return (
+        f"Your answer could not be used: {error}\n"
+        "Answer again with one JSON object that follows the schema, nothing else."
+    )
 
 
 def extract_json(text: str) -> Any:
@@ -61,8 +68,9 @@ def extract_json(text: str) -> Any:
         raise
 
 
-def validate(schema: type[BaseModel], text: str,
-             parse: Parser = extract_json) -> tuple[BaseModel | None, str | None]:
+def validate(
+    schema: type[BaseModel], text: str, parse: Parser = extract_json
+) -> tuple[BaseModel | None, str | None]:
     """Return (the validated answer, None), or (None, why it is not valid)."""
     try:
         data = parse(text)
@@ -71,6 +79,7 @@ def validate(schema: type[BaseModel], text: str,
     try:
         return schema.model_validate(data), None
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
-                             for e in error.errors()[:5])  # fmt: skip
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in error.errors()[:5]
+        )
         return None, f"does not follow the schema: {problems}"

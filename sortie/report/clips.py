@@ -48,12 +48,21 @@ def write_clip(steps: Sequence[StepRecord], frames_root: Path, path: Path) -> Pa
     sensor = clip_sensor(steps)
     if sensor is None:
         return None
-    images = [Image.fromarray(_viewable(load_frame(frames_root, d)))
-              .quantize(256, method=Image.Quantize.FASTOCTREE)
-              for d in clip_digests(steps, sensor)]  # fmt: skip
+    images = [
+        Image.fromarray(_viewable(load_frame(frames_root, d))).quantize(
+            256, method=Image.Quantize.FASTOCTREE
+        )
+        for d in clip_digests(steps, sensor)
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
-    images[0].save(path, format="GIF", save_all=True, append_images=images[1:],
-                   duration=int(FRAME_SECONDS * 1000), loop=0)  # fmt: skip
+    images[0].save(
+        path,
+        format="GIF",
+        save_all=True,
+        append_images=images[1:],
+        duration=int(FRAME_SECONDS * 1000),
+        loop=0,
+    )
     return path
 
 

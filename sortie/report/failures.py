@@ -19,19 +19,26 @@ SUCCESS = "success"
 
 def failure_modes(store: Store, runs: Sequence[str]) -> dict[str, Counter[str]]:
     """Return, per run, how many episodes ended each way (``success`` included)."""
-    return {run: Counter(SUCCESS if e.outcome == SUCCESS else e.failure_reason or "unknown"
-                         for e in store.episodes(run)) for run in runs}  # fmt: skip
+    return {
+        run: Counter(
+            SUCCESS if e.outcome == SUCCESS else e.failure_reason or "unknown"
+            for e in store.episodes(run)
+        )
+        for run in runs
+    }
 
 
 def failure_rows(modes: dict[str, Counter[str]]) -> tuple[list[str], list[list[str]]]:
     """Return the header (run, n, then each way of ending) and one line of percentages per run."""
-    ways = sorted({way for counts in modes.values() for way in counts},
-                  key=lambda way: (way != SUCCESS, way))  # fmt: skip
+    ways = sorted(
+        {way for counts in modes.values() for way in counts}, key=lambda way: (way != SUCCESS, way)
+    )
     lines = []
     for run, counts in modes.items():
         total = sum(counts.values())
-        lines.append([run, str(total), *(f"{100 * counts[w] / total:.0f}" if total else "–"
-                                         for w in ways)])  # fmt: skip
+        lines.append(
+            [run, str(total), *(f"{100 * counts[w] / total:.0f}" if total else "–" for w in ways)]
+        )
     return ["run", "n", *ways], lines
 
 

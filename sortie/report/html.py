@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 STYLE_FILE = "style.css"
 
 # Images and the style sheet come from the report's own folder; nothing else loads, no script runs.
-_POLICY = ("default-src 'none'; img-src 'self' file:; style-src 'self' file:; "
-           "base-uri 'none'; form-action 'none'")  # fmt: skip
+_POLICY = (
+    "default-src 'none'; img-src 'self' file:; style-src 'self' file:; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 STYLE = """\
 body { font-family: system-ui, sans-serif; margin: 1.5em 2em; color: #222; max-width: 90em; }
@@ -79,12 +81,17 @@ def render_table(table: HtmlTable) -> str:
     head = "".join(f"<th>{esc(c)}</th>" for c in table.columns)
     aligned = [c in table.numeric for c in table.columns]
     body = "".join(
-        "<tr>" + "".join(_cell(cell, right) for cell, right in zip(row, aligned, strict=True))
-        + "</tr>" for row in table.rows)  # fmt: skip
+        "<tr>"
+        + "".join(_cell(cell, right) for cell, right in zip(row, aligned, strict=True))
+        + "</tr>"
+        for row in table.rows
+    )
     title = f"<h2>{esc(table.title)}</h2>" if table.title else ""
     # Wide tables scroll sideways inside their box instead of widening the whole page.
-    return (f"{title}<div class='scroll'><table><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table></div>")  # fmt: skip
+    return (
+        f"{title}<div class='scroll'><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table></div>"
+    )
 
 
 def _cell(cell: Cell, right: bool) -> str:
@@ -98,11 +105,13 @@ def _cell(cell: Cell, right: bool) -> str:
 
 def page(title: str, body: str, root: str = "") -> str:
     """Return a whole HTML document; ``root`` is the relative path up to the report's folder."""
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)}</title><link rel="stylesheet" href="{root}{STYLE_FILE}">'
-            f"</head><body>{body}</body></html>\n")  # fmt: skip
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{esc(title)}</title><link rel="stylesheet" href="{root}{STYLE_FILE}">'
+        f"</head><body>{body}</body></html>\n"
+    )
 
 
 def preformatted(text: str) -> str:

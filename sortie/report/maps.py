@@ -25,15 +25,31 @@ from sortie.sim.worlds import build_world
 
 Colour = tuple[int, int, int]
 STAGE_COLOURS: dict[str | None, Colour] = {
-    "S1": (31, 119, 180), "S2": (255, 127, 14), "S3": (44, 160, 44), "S4": (148, 103, 189)}
+    "S1": (31, 119, 180),
+    "S2": (255, 127, 14),
+    "S3": (44, 160, 44),
+    "S4": (148, 103, 189),
+}
 """Path colour while each stage is active; any other (and after the last) is ``OTHER``."""
 OTHER: Colour = (90, 90, 90)
 START, CASUALTY, STRETCHER, END, COLLISION, GOAL, ROUTE = (
-    (40, 200, 60), (214, 39, 40), (23, 190, 207), (0, 0, 0), (255, 0, 0), (255, 200, 0),
-    (120, 120, 120))
-LEGEND = (("●", START, "start"), ("◆", CASUALTY, "casualty"), ("■", STRETCHER, "stretcher"),
-          ("⬟", GOAL, "aerial goal"), ("┅", ROUTE, "patrol route"), ("▲", END, "end"),
-          ("×", COLLISION, "collision"))  # fmt: skip
+    (40, 200, 60),
+    (214, 39, 40),
+    (23, 190, 207),
+    (0, 0, 0),
+    (255, 0, 0),
+    (255, 200, 0),
+    (120, 120, 120),
+)
+LEGEND = (
+    ("●", START, "start"),
+    ("◆", CASUALTY, "casualty"),
+    ("■", STRETCHER, "stretcher"),
+    ("⬟", GOAL, "aerial goal"),
+    ("┅", ROUTE, "patrol route"),
+    ("▲", END, "end"),
+    ("×", COLLISION, "collision"),
+)
 """The markers as the page's legend shows them: glyph, colour, meaning."""
 SIDE = 520
 """Maps are enlarged (by a whole factor, pixels kept square) to about this many pixels."""
@@ -52,8 +68,9 @@ class WorldMaps:
         key = world.model_dump_json()
         if key not in self._maps:
             scene = build_world(world.builder, world.seed, world.params)
-            rendered = render_topdown(Renderer(scene), self.metres_per_pixel,
-                                      max_pixels=self.max_pixels)  # fmt: skip
+            rendered = render_topdown(
+                Renderer(scene), self.metres_per_pixel, max_pixels=self.max_pixels
+            )
             self._maps[key] = enlarged(rendered)
         return self._maps[key]
 
@@ -65,8 +82,9 @@ def enlarged(topdown: TopDownMap, side: int = SIDE) -> TopDownMap:
     return TopDownMap(image, topdown.xmin, topdown.ymax, topdown.metres_per_pixel / factor)
 
 
-def draw_episode_map(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord],
-                     path: Path) -> Path:
+def draw_episode_map(
+    topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord], path: Path
+) -> Path:
     """Draw the episode's path and places over the world map; save it as a PNG at ``path``."""
     picture = Image.fromarray(topdown.image)
     draw = ImageDraw.Draw(picture)
@@ -81,8 +99,9 @@ def draw_episode_map(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[Ste
     return path
 
 
-def _draw_path(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec,
-               steps: Sequence[StepRecord]) -> None:
+def _draw_path(
+    draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord]
+) -> None:
     """Draw one polyline per run of steps in the same stage, in that stage's colour."""
     last = topdown.pixel(spec.start.x, spec.start.y)
     for stage, run in groupby(steps, key=lambda s: s.stage):
@@ -98,12 +117,16 @@ def _draw_route(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpe
         pieces = max(1, int(math.hypot(x1 - x0, y1 - y0) // 6))
         for k in range(0, pieces, 2):  # every other sixth of a leg: a dash, then a gap
             a, b = k / pieces, min(k + 1, pieces) / pieces
-            draw.line([x0 + a * (x1 - x0), y0 + a * (y1 - y0), x0 + b * (x1 - x0),
-                       y0 + b * (y1 - y0)], fill=ROUTE, width=4)  # fmt: skip
+            draw.line(
+                [x0 + a * (x1 - x0), y0 + a * (y1 - y0), x0 + b * (x1 - x0), y0 + b * (y1 - y0)],
+                fill=ROUTE,
+                width=4,
+            )
 
 
-def _with_altitude(picture: Image.Image, spec: EpisodeSpec,
-                   steps: Sequence[StepRecord]) -> Image.Image:
+def _with_altitude(
+    picture: Image.Image, spec: EpisodeSpec, steps: Sequence[StepRecord]
+) -> Image.Image:
     """Return the map with a strip below it: the flight's height over the steps (side view)."""
     width, strip = picture.width, 90
     heights = [spec.start.z] + [s.pose.z for s in steps]
@@ -127,13 +150,15 @@ def _with_altitude(picture: Image.Image, spec: EpisodeSpec,
     draw.line([(col(i), row(z)) for i, z in enumerate(heights)], fill=(31, 119, 180), width=2)
     draw.text((4, top - 12), f"{high:.0f} m", fill=(0, 0, 0))
     draw.text((4, bottom - 8), f"{low:.0f} m", fill=(0, 0, 0))
-    draw.text((left, picture.height + 2), "height over the steps (goal height in yellow)",
-              fill=(0, 0, 0))  # fmt: skip
+    draw.text(
+        (left, picture.height + 2), "height over the steps (goal height in yellow)", fill=(0, 0, 0)
+    )
     return canvas
 
 
-def _draw_places(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec,
-                 steps: Sequence[StepRecord]) -> None:
+def _draw_places(
+    draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord]
+) -> None:
     """Mark every collision, the targets, the start and the end (in that order, end on top)."""
     for step in steps:
         if step.collisions:
@@ -141,8 +166,10 @@ def _draw_places(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSp
             draw.line([col - 3, row - 3, col + 3, row + 3], fill=COLLISION, width=2)
             draw.line([col - 3, row + 3, col + 3, row - 3], fill=COLLISION, width=2)
     poses = {p.name: p.pose for p in spec.placements}
-    for role, shape, colour in (("casualty", "diamond", CASUALTY),
-                                ("stretcher", "square", STRETCHER)):  # fmt: skip
+    for role, shape, colour in (
+        ("casualty", "diamond", CASUALTY),
+        ("stretcher", "square", STRETCHER),
+    ):
         pose = poses.get(spec.targets.get(role, ""))
         if pose is not None:
             _marker(draw, topdown.pixel(pose.x, pose.y), shape, colour)
@@ -154,21 +181,22 @@ def _draw_places(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSp
         _marker(draw, topdown.pixel(steps[-1].pose.x, steps[-1].pose.y), "triangle", END)
 
 
-_SHAPES = {"square": (4, 0.0), "diamond": (4, 45.0), "triangle": (3, 0.0),
-           "pentagon": (5, 0.0)}
+_SHAPES = {"square": (4, 0.0), "diamond": (4, 45.0), "triangle": (3, 0.0), "pentagon": (5, 0.0)}
 """Regular polygons as (sides, rotation in degrees)."""
 
 
-def _marker(draw: ImageDraw.ImageDraw, at: tuple[int, int], shape: str, colour: Colour,
-            radius: int = 7) -> None:
+def _marker(
+    draw: ImageDraw.ImageDraw, at: tuple[int, int], shape: str, colour: Colour, radius: int = 7
+) -> None:
     """Draw a filled, white-edged shape so it shows on any floor colour."""
     white = (255, 255, 255)
     if shape == "circle":
         draw.circle(at, radius, fill=colour, outline=white, width=2)
         return
     sides, rotation = _SHAPES[shape]
-    draw.regular_polygon((at[0], at[1], radius), sides, rotation=rotation, fill=colour,
-                         outline=white, width=2)  # fmt: skip
+    draw.regular_polygon(
+        (at[0], at[1], radius), sides, rotation=rotation, fill=colour, outline=white, width=2
+    )
 
 
 def _draw_scale(draw: ImageDraw.ImageDraw, topdown: TopDownMap) -> None:

@@ -53,9 +53,17 @@ def stage_cascade(store: Store, runs: Sequence[str]) -> list[Cascade]:
             done[episode.level or "-"].append({s.name for s in stages if s.status == DONE})
         for level in sorted(done):
             finished = done[level]
-            cascades.append(Cascade(run, level, len(finished), {
-                name: 100.0 * sum(name in f for f in finished) / len(finished)
-                for name in names}))  # fmt: skip
+            cascades.append(
+                Cascade(
+                    run,
+                    level,
+                    len(finished),
+                    {
+                        name: 100.0 * sum(name in f for f in finished) / len(finished)
+                        for name in names
+                    },
+                )
+            )
     return cascades
 
 
@@ -73,8 +81,12 @@ def plot_cascade(cascades: Sequence[Cascade], path: Path) -> Path:
             cascade = by_key.get((run, level))
             values = [cascade.done.get(s, 0.0) if cascade else math.nan for s in stages]
             n = cascade.n if cascade else 0
-            ax.bar(np.arange(len(stages)) + (k - (len(runs) - 1) / 2) * width, values, width,
-                   label=f"{run} (n={n})" if len(levels) == 1 else run)  # fmt: skip
+            ax.bar(
+                np.arange(len(stages)) + (k - (len(runs) - 1) / 2) * width,
+                values,
+                width,
+                label=f"{run} (n={n})" if len(levels) == 1 else run,
+            )
         ax.set_xticks(range(len(stages)), stages)
         ax.set_title(level)
         ax.set_ylim(0, 105)
@@ -95,8 +107,9 @@ def level_decay(rows: Sequence[ReportRow], metric: str) -> dict[str, list[tuple[
     return {run: sorted(points, key=lambda p: p[0]) for run, points in lines.items()}
 
 
-def plot_decay(rows: Sequence[ReportRow], path: Path, metrics: Sequence[str] = ("tcr", "ts")
-               ) -> Path:
+def plot_decay(
+    rows: Sequence[ReportRow], path: Path, metrics: Sequence[str] = ("tcr", "ts")
+) -> Path:
     """Draw one panel per metric: its mean per level, one line per run, intervals as bars."""
     figure = Figure(figsize=(3.6 * len(metrics) + 1.2, 2.8), dpi=DPI, layout="constrained")
     axes = figure.subplots(1, len(metrics), squeeze=False)[0]
@@ -105,10 +118,13 @@ def plot_decay(rows: Sequence[ReportRow], path: Path, metrics: Sequence[str] = (
         for run, points in level_decay(rows, metric).items():
             at = [levels.index(level) for level, _ in points]
             estimates = [e for _, e in points]
-            gaps = [[_gap(e.mean, e.lo) for e in estimates],
-                    [_gap(e.mean, e.hi) for e in estimates]]
-            ax.errorbar(at, [e.mean for e in estimates], yerr=gaps, marker="o", capsize=3,
-                        label=run)  # fmt: skip
+            gaps = [
+                [_gap(e.mean, e.lo) for e in estimates],
+                [_gap(e.mean, e.hi) for e in estimates],
+            ]
+            ax.errorbar(
+                at, [e.mean for e in estimates], yerr=gaps, marker="o", capsize=3, label=run
+            )
         ax.set_xticks(range(len(levels)), levels)
         ax.set_title(f"{metric.upper()} by level")
         ax.set_ylim(-4, 104)  # TCR (%) and TS both run 0-100; a 0 stays visible

@@ -45,11 +45,16 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
     figures = write_plots(store, runs, out / PLOTS_FOLDER)
     maps, folder = WorldMaps(), out / EPISODES_FOLDER
     folder.mkdir(exist_ok=True)
-    episodes = [episode_table(run, [write_episode_page(store, run, e, folder, maps)
-                                    for e in store.episodes(run)]) for run in runs]  # fmt: skip
+    episodes = [
+        episode_table(
+            run, [write_episode_page(store, run, e, folder, maps) for e in store.episodes(run)]
+        )
+        for run in runs
+    ]
     index = out / "index.html"
-    index.write_text(index_page(runs, index_tables(store, runs, group), figures, episodes),
-                     encoding="utf-8")  # fmt: skip
+    index.write_text(
+        index_page(runs, index_tables(store, runs, group), figures, episodes), encoding="utf-8"
+    )
     return index
 
 
@@ -61,8 +66,9 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         tables.append(HtmlTable(table.title, header, lines, numeric))
     header, lines = failure_rows(failure_modes(store, runs))
-    tables.append(HtmlTable("How episodes ended (% of episodes)", header, lines,
-                            frozenset(header[1:])))  # fmt: skip
+    tables.append(
+        HtmlTable("How episodes ended (% of episodes)", header, lines, frozenset(header[1:]))
+    )
     usage = run_usage(store, runs)
     if usage:
         tables.append(HtmlTable("Model calls", COLUMNS, usage_rows(usage), frozenset(COLUMNS[1:])))
@@ -76,36 +82,71 @@ def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[s
     columns = AERIAL_DECAY_COLUMNS if aerial else DECAY_COLUMNS
     by_level = report_rows(store, runs, "level", columns)
     decay = plot_decay(by_level, folder / "level-decay.png", columns)
-    across = ("SR and MP (%) per mission type" if aerial
-              else "Decay across levels: TCR (%) and TS per level")  # fmt: skip
+    across = (
+        "SR and MP (%) per mission type"
+        if aerial
+        else "Decay across levels: TCR (%) and TS per level"
+    )
     return [
-        ("Stage cascade: share of episodes that completed each stage, per level or type",
-         f"{PLOTS_FOLDER}/{cascade.name}"),
+        (
+            "Stage cascade: share of episodes that completed each stage, per level or type",
+            f"{PLOTS_FOLDER}/{cascade.name}",
+        ),
         (f"{across}, one line per run", f"{PLOTS_FOLDER}/{decay.name}"),
-    ]  # fmt: skip
+    ]
 
 
 def episode_table(run: str, pages: Sequence[EpisodePage]) -> HtmlTable:
     """Return the run's episodes with a link to each page and its main results."""
-    columns = ("episode", "level", "repeat", "outcome", "failure reason", "steps", "TS",
-               "collisions", "clip")  # fmt: skip
-    rows = [(Link(p.episode.key, f"{EPISODES_FOLDER}/{p.name}"), p.episode.level,
-             str(p.episode.repeat), p.episode.outcome, p.episode.failure_reason or "",
-             str(p.episode.steps), _metric(p, "ts"),
-             _metric(p, "collisions", 0), "yes" if p.has_clip else "") for p in pages]  # fmt: skip
-    return HtmlTable(f"Episodes of {run}", columns, rows,
-                     frozenset({"repeat", "steps", "TS", "collisions"}))  # fmt: skip
+    columns = (
+        "episode",
+        "level",
+        "repeat",
+        "outcome",
+        "failure reason",
+        "steps",
+        "TS",
+        "collisions",
+        "clip",
+    )
+    rows = [
+        (
+            Link(p.episode.key, f"{EPISODES_FOLDER}/{p.name}"),
+            p.episode.level,
+            str(p.episode.repeat),
+            p.episode.outcome,
+            p.episode.failure_reason or "",
+            str(p.episode.steps),
+            _metric(p, "ts"),
+            _metric(p, "collisions", 0),
+            "yes" if p.has_clip else "",
+        )
+        for p in pages
+    ]
+    return HtmlTable(
+        f"Episodes of {run}", columns, rows, frozenset({"repeat", "steps", "TS", "collisions"})
+    )
 
 
-def index_page(runs: Sequence[str], tables: Sequence[HtmlTable],
-               figures: Sequence[tuple[str, str]], episodes: Sequence[HtmlTable]) -> str:
+def index_page(
+    runs: Sequence[str],
+    tables: Sequence[HtmlTable],
+    figures: Sequence[tuple[str, str]],
+    episodes: Sequence[HtmlTable],
+) -> str:
     """Return the index document: tables, then plots, then each run's episodes."""
     title = "sortie report: " + ", ".join(runs)
-    plots = "".join(f"<figure><img src='{esc(path)}' alt='{esc(caption)}'>"
-                    f"<figcaption>{esc(caption)}</figcaption></figure>"
-                    for caption, path in figures)  # fmt: skip
-    body = (f"<h1>{esc(title)}</h1>" + "".join(render_table(t) for t in tables)
-            + f"<h2>Plots</h2>{plots}" + "".join(render_table(t) for t in episodes))
+    plots = "".join(
+        f"<figure><img src='{esc(path)}' alt='{esc(caption)}'>"
+        f"<figcaption>{esc(caption)}</figcaption></figure>"
+        for caption, path in figures
+    )
+    body = (
+        f"<h1>{esc(title)}</h1>"
+        + "".join(render_table(t) for t in tables)
+        + f"<h2>Plots</h2>{plots}"
+        + "".join(render_table(t) for t in episodes)
+    )
     return page(title, body)
 
 

@@ -44,8 +44,7 @@ STAGE_COLUMNS = ("s1", "s2", "s3", "s4", "steps", "hs", "collisions")
 TS_VARIANTS = ("paper", "rescuebench-code")
 DEFAULT_TS_VARIANT = "paper"
 """The stage scores TS and S1–S4 are read in by default (``docs/rescue.md`` says why)."""
-CODE_SCORES = {"ts": "ts_code", "s1": "s1_code", "s2": "s2_code", "s3": "s3_code",
-               "s4": "s4_code"}  # fmt: skip
+CODE_SCORES = {"ts": "ts_code", "s1": "s1_code", "s2": "s2_code", "s3": "s3_code", "s4": "s4_code"}
 """The metric each stage-score column reads under ``rescuebench-code``."""
 ALL_COLUMNS = "all"
 """``--columns all``: every metric the runs' episodes hold."""
@@ -66,9 +65,13 @@ class ReportRow:
     """Runs of the group's episodes that ended in an error, left out of every mean."""
 
 
-def report_rows(store: Store, runs: Sequence[str], group: str = "level",
-                columns: Sequence[str] | None = None,
-                ts_variant: str = DEFAULT_TS_VARIANT) -> list[ReportRow]:
+def report_rows(
+    store: Store,
+    runs: Sequence[str],
+    group: str = "level",
+    columns: Sequence[str] | None = None,
+    ts_variant: str = DEFAULT_TS_VARIANT,
+) -> list[ReportRow]:
     """Return one row per (run, group) with each column's mean and interval.
 
     ``columns`` default to the runs' mission family's (see ``family_columns``); errored
@@ -89,9 +92,14 @@ def report_rows(store: Store, runs: Sequence[str], group: str = "level",
     return rows
 
 
-def compare_rows(store: Store, a: str, b: str, group: str = "level",
-                 columns: Sequence[str] | None = None,
-                 ts_variant: str = DEFAULT_TS_VARIANT) -> list[ReportRow]:
+def compare_rows(
+    store: Store,
+    a: str,
+    b: str,
+    group: str = "level",
+    columns: Sequence[str] | None = None,
+    ts_variant: str = DEFAULT_TS_VARIANT,
+) -> list[ReportRow]:
     """Return per group the paired difference B − A of each column over common episodes.
 
     Errored runs are left out on both sides; ``errors`` counts them in either run.
@@ -105,13 +113,17 @@ def compare_rows(store: Store, a: str, b: str, group: str = "level",
     second = load_episode_means(store, b, group, columns, ts_variant)
     common = {e.episode for e in first} & {e.episode for e in second}
     if not common:
-        raise ConfigError(f"{store.path}: runs {a!r} and {b!r} have no episodes in common, "
-                          "so there is nothing to pair; compare runs over the same suites")
+        raise ConfigError(
+            f"{store.path}: runs {a!r} and {b!r} have no episodes in common, "
+            "so there is nothing to pair; compare runs over the same suites"
+        )
     counts = _counts([e for e in first if e.episode in common])
     errors = error_counts(store, a, group) + error_counts(store, b, group)
     differences = paired_differences(first, second, columns)
-    return [ReportRow(f"{b} − {a}", name, counts[name], estimates, errors[name])
-            for name, estimates in differences.items()]  # fmt: skip
+    return [
+        ReportRow(f"{b} − {a}", name, counts[name], estimates, errors[name])
+        for name, estimates in differences.items()
+    ]
 
 
 def family_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
@@ -128,8 +140,10 @@ def family_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
         families[run] = "aerial" if episodes and "sr" in episodes[0].metrics else "rescue"
     if len(set(families.values())) > 1:
         listed = ", ".join(f"{run} ({family})" for run, family in families.items())
-        raise ConfigError(f"{store.path}: runs of different mission families ({listed}) "
-                          "cannot share a table; report them separately")  # fmt: skip
+        raise ConfigError(
+            f"{store.path}: runs of different mission families ({listed}) "
+            "cannot share a table; report them separately"
+        )
     return AERIAL_COLUMNS if "aerial" in families.values() else RESCUE_COLUMNS
 
 
@@ -163,13 +177,16 @@ def choose_columns(store: Store, runs: Sequence[str], wanted: str | None) -> tup
     names = tuple(name.strip() for name in wanted.split(",") if name.strip())
     unknown = [name for name in names if name not in available]
     if unknown or not names:
-        raise ConfigError(f"--columns {wanted!r}: unknown metric {', '.join(unknown) or '(none)'}"
-                          f"; these runs hold: {', '.join(available)}, or 'all'")  # fmt: skip
+        raise ConfigError(
+            f"--columns {wanted!r}: unknown metric {', '.join(unknown) or '(none)'}"
+            f"; these runs hold: {', '.join(available)}, or 'all'"
+        )
     return names
 
 
-def load_episode_means(store: Store, run: str, group: str, columns: Sequence[str],
-                       ts_variant: str = DEFAULT_TS_VARIANT) -> list[EpisodeMean]:
+def load_episode_means(
+    store: Store, run: str, group: str, columns: Sequence[str], ts_variant: str = DEFAULT_TS_VARIANT
+) -> list[EpisodeMean]:
     """Return the run's scored episodes, repeats averaged, each tagged with its group.
 
     Errored episodes are left out (``error_counts`` counts them); under ``rescuebench-code``
@@ -177,8 +194,12 @@ def load_episode_means(store: Store, run: str, group: str, columns: Sequence[str
     """
     check_run(store, run)
     _check_group(group)
-    rows = ((name, e.key, with_variant(e.metrics, ts_variant)) for e in store.episodes(run)
-            if not errored(e) for name in groups_of(e, group))  # fmt: skip
+    rows = (
+        (name, e.key, with_variant(e.metrics, ts_variant))
+        for e in store.episodes(run)
+        if not errored(e)
+        for name in groups_of(e, group)
+    )
     return episode_means(rows, columns)
 
 
@@ -196,7 +217,8 @@ def error_counts(store: Store, run: str, group: str) -> Counter[str]:
 def errored(episode: StoredEpisode) -> bool:
     """Return whether a stored episode ended in an error (also in stores from before the mark)."""
     return is_error(episode.outcome, episode.failure_reason) or (
-        episode.metrics.get(ERROR, 0.0) == 1.0)
+        episode.metrics.get(ERROR, 0.0) == 1.0
+    )
 
 
 def with_variant(metrics: dict[str, float], ts_variant: str) -> dict[str, float]:
@@ -209,8 +231,10 @@ def with_variant(metrics: dict[str, float], ts_variant: str) -> dict[str, float]
         raise ConfigError(f"--ts-variant {ts_variant!r}: expected one of {', '.join(TS_VARIANTS)}")
     if ts_variant == "paper":
         return metrics
-    return {**metrics, **{column: metrics.get(code, math.nan)
-                          for column, code in CODE_SCORES.items()}}  # fmt: skip
+    return {
+        **metrics,
+        **{column: metrics.get(code, math.nan) for column, code in CODE_SCORES.items()},
+    }
 
 
 def _check_group(group: str) -> None:
@@ -251,8 +275,9 @@ def _header(episode: StoredEpisode, group: str) -> TrajectoryHeader:
         with episode.record.open() as file:
             return TrajectoryHeader.model_validate_json(file.readline())
     except (OSError, ValueError) as error:
-        raise ConfigError(f"{episode.record}:1: cannot read the record header to group by "
-                          f"{group}: {error}") from None  # fmt: skip
+        raise ConfigError(
+            f"{episode.record}:1: cannot read the record header to group by {group}: {error}"
+        ) from None
 
 
 def _counts(episodes: Sequence[EpisodeMean]) -> Counter[str]:
@@ -279,31 +304,50 @@ def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
     """
     columns = tuple(_columns(rows))
     if columns == AERIAL_COLUMNS:
-        return [ReportTable("MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, "
-                            "steps", AERIAL_COLUMNS, False, tuple(rows))]  # fmt: skip
+        return [
+            ReportTable(
+                "MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, steps",
+                AERIAL_COLUMNS,
+                False,
+                tuple(rows),
+            )
+        ]
     if columns != RESCUE_COLUMNS:
         return metric_tables(rows, columns)
-    return [ReportTable("Main table: task completion (TCR, %) and total score (TS, 0–100)",
-                        MAIN_COLUMNS, True, tuple(rows)),
-            ReportTable("Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
-                        STAGE_COLUMNS, False, tuple(rows))]  # fmt: skip
+    return [
+        ReportTable(
+            "Main table: task completion (TCR, %) and total score (TS, 0–100)",
+            MAIN_COLUMNS,
+            True,
+            tuple(rows),
+        ),
+        ReportTable(
+            "Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
+            STAGE_COLUMNS,
+            False,
+            tuple(rows),
+        ),
+    ]
 
 
 def metric_tables(rows: Sequence[ReportRow], columns: Sequence[str]) -> list[ReportTable]:
     """Return the rows as tables of at most ``TABLE_WIDTH`` metrics each (the chosen columns)."""
-    parts = [tuple(columns[i:i + TABLE_WIDTH]) for i in range(0, len(columns), TABLE_WIDTH)]
+    parts = [tuple(columns[i : i + TABLE_WIDTH]) for i in range(0, len(columns), TABLE_WIDTH)]
     if len(parts) == 1:
         return [ReportTable("", parts[0], False, tuple(rows))]
-    return [ReportTable(f"Metrics ({k}/{len(parts)})", part, False, tuple(rows))
-            for k, part in enumerate(parts, start=1)]  # fmt: skip
+    return [
+        ReportTable(f"Metrics ({k}/{len(parts)})", part, False, tuple(rows))
+        for k, part in enumerate(parts, start=1)
+    ]
 
 
 def leaderboard(rows: Sequence[ReportRow]) -> list[ReportTable]:
     """Return the paper's tables for a terminal: the main table, and stages over all groups."""
     tables = paper_tables(rows)
     overall = tuple(row for row in rows if row.group == "all")
-    return [dataclasses.replace(t, rows=overall) if t.columns == STAGE_COLUMNS else t
-            for t in tables]  # fmt: skip
+    return [
+        dataclasses.replace(t, rows=overall) if t.columns == STAGE_COLUMNS else t for t in tables
+    ]
 
 
 def render(rows: Sequence[ReportRow], fmt: str, title: str = "") -> RenderableType | str:
@@ -323,13 +367,19 @@ def render_table(table: ReportTable, title: str = "") -> Table:
     # The interval goes under the mean, and the main table has one column per run rather than
     # per level (the paper's way round, kept in markdown), so it fits a terminal.
     header, lines = layout(table, "\n", by_run=True, compact=True)
-    out = Table(title=" · ".join(part for part in (title, table.title) if part) or None,
-                caption="mean, and its 95% bootstrap interval over episodes under it")
+    out = Table(
+        title=" · ".join(part for part in (title, table.title) if part) or None,
+        caption="mean, and its 95% bootstrap interval over episodes under it",
+    )
     for column in header:
         name = column in ("run", "group")
         # Names never wrap; numbers fold rather than being cut, so no digit is hidden.
-        out.add_column(_SHORT.get(column, column), justify="left" if name else "right",
-                       no_wrap=name, overflow="fold")  # fmt: skip
+        out.add_column(
+            _SHORT.get(column, column),
+            justify="left" if name else "right",
+            no_wrap=name,
+            overflow="fold",
+        )
     for line in lines:
         out.add_row(*line)
     return out
@@ -343,14 +393,14 @@ def render_markdown(table: ReportTable) -> str:
     """Return a GitHub markdown table, under a heading when the table has a title."""
     header, lines = layout(table, " ")
     left = sum(column in ("run", "group") for column in header)
-    text = ["| " + " | ".join(header) + " |",
-            "|" + "---|" * left + "---:|" * (len(header) - left)]  # fmt: skip
+    text = ["| " + " | ".join(header) + " |", "|" + "---|" * left + "---:|" * (len(header) - left)]
     text += ["| " + " | ".join(line) + " |" for line in lines]
     return (f"### {table.title}\n\n" if table.title else "") + "\n".join(text) + "\n"
 
 
-def layout(table: ReportTable, separator: str, by_run: bool = False,
-           compact: bool = False) -> tuple[list[str], list[list[str]]]:
+def layout(
+    table: ReportTable, separator: str, by_run: bool = False, compact: bool = False
+) -> tuple[list[str], list[list[str]]]:
     """Return the header and the text lines of a table, pivoted or one line per row.
 
     A pivoted table has a line per run and columns per group, or with ``by_run`` a line per
@@ -358,18 +408,30 @@ def layout(table: ReportTable, separator: str, by_run: bool = False,
     """
     if not table.pivot:
         header = ["run", "group", "n", "errors", *(c.upper() for c in table.columns)]
-        return header, [[row.run, row.group, str(row.n), str(row.errors),
-                         *(cell(row.estimates[c], separator, compact) for c in table.columns)]
-                        for row in table.rows]  # fmt: skip
+        return header, [
+            [
+                row.run,
+                row.group,
+                str(row.n),
+                str(row.errors),
+                *(cell(row.estimates[c], separator, compact) for c in table.columns),
+            ]
+            for row in table.rows
+        ]
     lines_by, columns_by = ("group", "run") if by_run else ("run", "group")
     across = list(dict.fromkeys(getattr(row, columns_by) for row in table.rows))
     header = [lines_by, *(f"{a} {c.upper()}" for a in across for c in table.columns)]
     cells: dict[str, dict[str, str]] = {}
     for row in table.rows:
         line = cells.setdefault(getattr(row, lines_by), {})
-        line.update({f"{getattr(row, columns_by)} {c.upper()}": cell(row.estimates[c],
-                                                                     separator, compact)
-                     for c in table.columns})  # fmt: skip
+        line.update(
+            {
+                f"{getattr(row, columns_by)} {c.upper()}": cell(
+                    row.estimates[c], separator, compact
+                )
+                for c in table.columns
+            }
+        )
     return header, [[name, *(line.get(h, "") for h in header[1:])] for name, line in cells.items()]
 
 
@@ -378,13 +440,24 @@ def render_csv(rows: Sequence[ReportRow]) -> str:
     columns = _columns(rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "group", "n", "errors", *(f"{c}{part}" for c in columns
-                                                      for part in ("", "_lo", "_hi"))])  # fmt: skip
+    writer.writerow(
+        [
+            "run",
+            "group",
+            "n",
+            "errors",
+            *(f"{c}{part}" for c in columns for part in ("", "_lo", "_hi")),
+        ]
+    )
     for row in rows:
-        values = [_number(getattr(row.estimates[c], part)) for c in columns
-                  for part in ("mean", "lo", "hi")]  # fmt: skip
-        writer.writerow([row.run, row.group, row.n, row.errors,
-                         *("" if v is None else v for v in values)])  # fmt: skip
+        values = [
+            _number(getattr(row.estimates[c], part))
+            for c in columns
+            for part in ("mean", "lo", "hi")
+        ]
+        writer.writerow(
+            [row.run, row.group, row.n, row.errors, *("" if v is None else v for v in values)]
+        )
     return out.getvalue()
 
 
@@ -392,9 +465,20 @@ def render_json(rows: Sequence[ReportRow]) -> str:
     """Return JSON ``{run: {group: {n, errors, metric: {mean, lo, hi, n, spread}}}}``, NaN null."""
     nested: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
-        nested.setdefault(row.run, {})[row.group] = {"n": row.n, "errors": row.errors, **{
-            c: {"mean": _number(e.mean), "lo": _number(e.lo), "hi": _number(e.hi), "n": e.n,
-                "spread": _number(e.spread)} for c, e in row.estimates.items()}}  # fmt: skip
+        nested.setdefault(row.run, {})[row.group] = {
+            "n": row.n,
+            "errors": row.errors,
+            **{
+                c: {
+                    "mean": _number(e.mean),
+                    "lo": _number(e.lo),
+                    "hi": _number(e.hi),
+                    "n": e.n,
+                    "spread": _number(e.spread),
+                }
+                for c, e in row.estimates.items()
+            },
+        }
     return json.dumps(nested, indent=2, ensure_ascii=False) + "\n"
 
 

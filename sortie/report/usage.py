@@ -66,13 +66,26 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
             format_errors += step.model_calls[-1].error == ErrorKind.FORMAT
             for call in step.model_calls:
                 latencies.append(call.latency)
-                totals.update(tokens_in=call.tokens_in, tokens_out=call.tokens_out,
-                              retries=call.attempts - 1, cached=int(call.cached))  # fmt: skip
+                totals.update(
+                    tokens_in=call.tokens_in,
+                    tokens_out=call.tokens_out,
+                    retries=call.attempts - 1,
+                    cached=int(call.cached),
+                )
                 if call.error:
                     errors[call.error] += 1
-    return CallStats(episodes, decisions, len(latencies), totals["tokens_in"],
-                     totals["tokens_out"], totals["retries"], totals["cached"], dict(errors),
-                     *_latency(latencies), format_errors)  # fmt: skip
+    return CallStats(
+        episodes,
+        decisions,
+        len(latencies),
+        totals["tokens_in"],
+        totals["tokens_out"],
+        totals["retries"],
+        totals["cached"],
+        dict(errors),
+        *_latency(latencies),
+        format_errors,
+    )
 
 
 def _latency(latencies: list[float]) -> tuple[float, float]:
@@ -84,12 +97,16 @@ def _latency(latencies: list[float]) -> tuple[float, float]:
 def agent_label(trajectory: Trajectory) -> str:
     """Return ``agent (model, ...)``: the agent's name and the models its steps called."""
     models = sorted({call.model for step in trajectory.steps for call in step.model_calls})
-    return f"{trajectory.header.agent.name} ({', '.join(models)})" if models else (
-        trajectory.header.agent.name)
+    return (
+        f"{trajectory.header.agent.name} ({', '.join(models)})"
+        if models
+        else (trajectory.header.agent.name)
+    )
 
 
-def usage_by(trajectories: Iterable[Trajectory],
-             key: Callable[[Trajectory], str] = agent_label) -> dict[str, CallStats]:
+def usage_by(
+    trajectories: Iterable[Trajectory], key: Callable[[Trajectory], str] = agent_label
+) -> dict[str, CallStats]:
     """Return the model use of ``trajectories`` grouped by ``key`` (default: agent and model)."""
     groups: dict[str, list[Trajectory]] = {}
     for trajectory in trajectories:
@@ -97,22 +114,48 @@ def usage_by(trajectories: Iterable[Trajectory],
     return {name: call_stats(group) for name, group in groups.items()}
 
 
-def read_usage(paths: Iterable[Path],
-               key: Callable[[Trajectory], str] = agent_label) -> dict[str, CallStats]:
+def read_usage(
+    paths: Iterable[Path], key: Callable[[Trajectory], str] = agent_label
+) -> dict[str, CallStats]:
     """Return the model use recorded in the trajectory files ``paths``, grouped by ``key``."""
     return usage_by((read_trajectory(path) for path in paths), key)
 
 
-COLUMNS = ("group", "episodes", "decisions", "calls", "tokens in", "tokens out", "retries",
-           "cached", "errors", "latency mean (s)", "latency p95 (s)", "format errors")
+COLUMNS = (
+    "group",
+    "episodes",
+    "decisions",
+    "calls",
+    "tokens in",
+    "tokens out",
+    "retries",
+    "cached",
+    "errors",
+    "latency mean (s)",
+    "latency p95 (s)",
+    "format errors",
+)
 
 
 def usage_rows(stats: Mapping[str, CallStats]) -> list[tuple[str, ...]]:
     """Return one row of display strings per group, in ``COLUMNS`` order."""
-    return [(name, str(s.episodes), str(s.decisions), str(s.calls), str(s.tokens_in),
-             str(s.tokens_out), str(s.retries), str(s.cached), _errors(s.errors),
-             _seconds(s.latency_mean), _seconds(s.latency_p95), _share(s.format_error_rate))
-            for name, s in stats.items()]  # fmt: skip
+    return [
+        (
+            name,
+            str(s.episodes),
+            str(s.decisions),
+            str(s.calls),
+            str(s.tokens_in),
+            str(s.tokens_out),
+            str(s.retries),
+            str(s.cached),
+            _errors(s.errors),
+            _seconds(s.latency_mean),
+            _seconds(s.latency_p95),
+            _share(s.format_error_rate),
+        )
+        for name, s in stats.items()
+    ]
 
 
 def usage_table(stats: Mapping[str, CallStats], title: str = "Model calls") -> Table:
@@ -127,10 +170,14 @@ def usage_table(stats: Mapping[str, CallStats], title: str = "Model calls") -> T
 
 def usage_markdown(stats: Mapping[str, CallStats]) -> str:
     """Return the model use as a markdown table."""
-    lines = ["| " + " | ".join(COLUMNS) + " |",
-             "|" + "|".join("---" if c in ("group", "errors") else "---:" for c in COLUMNS) + "|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
-              for row in usage_rows(stats)]  # fmt: skip
+    lines = [
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "|".join("---" if c in ("group", "errors") else "---:" for c in COLUMNS) + "|",
+    ]
+    lines += [
+        "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+        for row in usage_rows(stats)
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -108,28 +108,51 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         StoreError: the store failed, or another process is writing this run.
     """
     _check(request)
-    run_id = check_name(request.run_id, "--run-id") if request.run_id else (
-        f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}")  # fmt: skip
+    run_id = (
+        check_name(request.run_id, "--run-id")
+        if request.run_id
+        else (f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}")
+    )
     suites = _load_suites(request.suites)
     family = _check_one_family(suites)
     _check_agent_plays(request.agent, family, suites)
     chosen = select_episodes(suites, request.limit, request.episodes)
-    run = RunSpec.resolve(request.agent, request.agent_args, request.clock, request.triggers,
-                          request.seed, request.record_frames, request.judge)  # fmt: skip
-    config = {**run.config(family), "repeats": request.repeats,
-              "suites": {name: _digest(suite) for name, suite in suites.items()},
-              **_selection(request)}  # fmt: skip
+    run = RunSpec.resolve(
+        request.agent,
+        request.agent_args,
+        request.clock,
+        request.triggers,
+        request.seed,
+        request.record_frames,
+        request.judge,
+    )
+    config = {
+        **run.config(family),
+        "repeats": request.repeats,
+        "suites": {name: _digest(suite) for name, suite in suites.items()},
+        **_selection(request),
+    }
     records = request.out or store.folder / run_id
-    jobs = [job for name, episodes in chosen.items() for job in make_jobs(
-        name, episodes, run, request.repeats, _inside(records, name, request.agent),
-        store.folder)]  # fmt: skip
+    jobs = [
+        job
+        for name, episodes in chosen.items()
+        for job in make_jobs(
+            name,
+            episodes,
+            run,
+            request.repeats,
+            _inside(records, name, request.agent),
+            store.folder,
+        )
+    ]
     store.begin_run(run_id, config)
     done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
     return Plan(run_id, tuple(suites), records, jobs, [j for j in jobs if j.key not in done])
 
 
-def select_episodes(suites: Mapping[str, Suite], limit: int | None = None,
-                    ids: Sequence[str] = ()) -> dict[str, list[EpisodeSpec]]:
+def select_episodes(
+    suites: Mapping[str, Suite], limit: int | None = None, ids: Sequence[str] = ()
+) -> dict[str, list[EpisodeSpec]]:
     """Return each suite's episodes to run: those in ``ids`` (all if empty), the first ``limit``.
 
     Raises:
@@ -141,10 +164,13 @@ def select_episodes(suites: Mapping[str, Suite], limit: int | None = None,
             close = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             example = f" Ids look like {known[0]!r}." if known and not hint else ""
-            raise ConfigError(f"--episodes: no episode {wanted!r} in {', '.join(suites)}."
-                              f"{hint}{example}")  # fmt: skip
-    chosen = {name: [e for e in suite.episodes if not ids or e.episode_id in ids][:limit]
-              for name, suite in suites.items()}  # fmt: skip
+            raise ConfigError(
+                f"--episodes: no episode {wanted!r} in {', '.join(suites)}.{hint}{example}"
+            )
+    chosen = {
+        name: [e for e in suite.episodes if not ids or e.episode_id in ids][:limit]
+        for name, suite in suites.items()
+    }
     if not any(chosen.values()):
         raise ConfigError(f"no episode to run in {', '.join(suites)}")
     return chosen
@@ -153,7 +179,8 @@ def select_episodes(suites: Mapping[str, Suite], limit: int | None = None,
 def _selection(request: RunRequest) -> dict[str, Any]:
     """Return the episode selection as stored in the config (nothing when all are run)."""
     return ({"limit": request.limit} if request.limit is not None else {}) | (
-        {"episodes": sorted(request.episodes)} if request.episodes else {})  # fmt: skip
+        {"episodes": sorted(request.episodes)} if request.episodes else {}
+    )
 
 
 def _inside(records: Path, suite: str, agent: str) -> Path:
@@ -169,12 +196,17 @@ def _check_agent_plays(agent: str, family: str, suites: Mapping[str, Suite]) -> 
     families = agent_families(AGENTS.get(agent))
     if families is not None and family not in families:
         plays = " and ".join(sorted(families))
-        raise ConfigError(f"agent {agent!r} plays {plays} missions; suite "
-                          f"{', '.join(suites)} is {family}")  # fmt: skip
+        raise ConfigError(
+            f"agent {agent!r} plays {plays} missions; suite {', '.join(suites)} is {family}"
+        )
 
 
-def execute(plan: Plan, request: RunRequest, store: Store,
-            on_result: Callable[[JobResult], None] = lambda r: None) -> None:
+def execute(
+    plan: Plan,
+    request: RunRequest,
+    store: Store,
+    on_result: Callable[[JobResult], None] = lambda r: None,
+) -> None:
     """Run the plan's jobs, committing each finished episode to the store at once.
 
     Raises:
@@ -200,19 +232,22 @@ def execute(plan: Plan, request: RunRequest, store: Store,
     if request.executor == "ray":
         from sortie.run.ray_executor import run_jobs_on_ray
 
-        run_jobs_on_ray(plan.todo, finished, request.workers, request.max_retries,
-                        request.ray_address)  # fmt: skip
+        run_jobs_on_ray(
+            plan.todo, finished, request.workers, request.max_retries, request.ray_address
+        )
     else:
         run_jobs(plan.todo, finished, request.workers, request.max_retries)
 
 
 def _aborted(plan: Plan, request: RunRequest, last: JobResult, count: int) -> str:
     """Say why the run stopped, what the last error was and how to go on."""
-    return (f"run {plan.run_id} stopped: {count} episodes in a row ended in an error (the "
-            f"last, {last.job.key}, {last.footer.failure_reason}: "
-            f"{_headline(last.footer.error or '')}). Finished episodes are kept in "
-            f"{request.store}; fix the cause, then resume with --run-id {plan.run_id} "
-            "--retry-errors (or raise --max-consecutive-errors, 0 never stops)")
+    return (
+        f"run {plan.run_id} stopped: {count} episodes in a row ended in an error (the "
+        f"last, {last.job.key}, {last.footer.failure_reason}: "
+        f"{_headline(last.footer.error or '')}). Finished episodes are kept in "
+        f"{request.store}; fix the cause, then resume with --run-id {plan.run_id} "
+        "--retry-errors (or raise --max-consecutive-errors, 0 never stops)"
+    )
 
 
 def _headline(error: str) -> str:
@@ -220,17 +255,22 @@ def _headline(error: str) -> str:
     lines = error.strip().splitlines()
     if lines and lines[0].startswith("Traceback"):
         frames = [i for i, line in enumerate(lines) if line[:1].isspace()]
-        lines = lines[frames[-1] + 1:] if frames else lines[1:]
+        lines = lines[frames[-1] + 1 :] if frames else lines[1:]
     return lines[0] if lines else "no message"
 
 
 def _check(request: RunRequest) -> None:
-    problems = [f"{name} must be at least {least}, got {value}" for name, value, least in (
-        ("--repeats", request.repeats, 1), ("--workers", request.workers, 1),
-        ("--max-retries", request.max_retries, 0),
-        ("--limit", 1 if request.limit is None else request.limit, 1),
-        ("--max-consecutive-errors", request.max_consecutive_errors, 0))
-        if value < least]  # fmt: skip
+    problems = [
+        f"{name} must be at least {least}, got {value}"
+        for name, value, least in (
+            ("--repeats", request.repeats, 1),
+            ("--workers", request.workers, 1),
+            ("--max-retries", request.max_retries, 0),
+            ("--limit", 1 if request.limit is None else request.limit, 1),
+            ("--max-consecutive-errors", request.max_consecutive_errors, 0),
+        )
+        if value < least
+    ]
     if request.clock not in set(Clock):
         problems.append(f"--clock {request.clock!r} is not one of: sim, latency")
     if request.triggers not in set(Triggers):
@@ -251,8 +291,10 @@ def _check_one_family(suites: dict[str, Suite]) -> str:
     found = set().union(*families.values())
     if len(found) > 1:
         listed = "; ".join(f"{name}: {', '.join(sorted(f))}" for name, f in families.items())
-        raise ConfigError(f"a run holds one mission family, found {len(found)} ({listed}); "
-                          "run each family's suites as a run of its own")  # fmt: skip
+        raise ConfigError(
+            f"a run holds one mission family, found {len(found)} ({listed}); "
+            "run each family's suites as a run of its own"
+        )
     return found.pop() if found else "rescue"
 
 
@@ -263,8 +305,10 @@ def _load_suites(names: tuple[str, ...]) -> dict[str, Suite]:
         suite = find_suite(name)
         known = suites.setdefault(suite.header.suite, suite)
         if _digest(known) != _digest(suite):
-            raise ConfigError(f"{name}: another suite called {suite.header.suite!r} is in this "
-                              "run; suite names must be unique")  # fmt: skip
+            raise ConfigError(
+                f"{name}: another suite called {suite.header.suite!r} is in this "
+                "run; suite names must be unique"
+            )
     return suites
 
 

@@ -23,8 +23,14 @@ from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
 
-__all__ = ["RunSummary", "find_suite", "results_table", "run_and_report", "run_with_progress",
-           "summarise"]
+__all__ = [
+    "RunSummary",
+    "find_suite",
+    "results_table",
+    "run_and_report",
+    "run_with_progress",
+    "summarise",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +69,11 @@ def summarise(store: Store, plan: Plan, console: Console) -> RunSummary:
     kinds = Counter(e.failure_reason for e in episodes if e.failure_reason in ERROR_REASONS)
     if kinds:
         listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
-        console.print(f"[bold red]{kinds.total()} of {len(episodes)} episodes ended in an "
-                      f"error[/] ({listed}); see `sortie report`, then re-run them with "
-                      f"--run-id {escape(plan.run_id)} --retry-errors")  # fmt: skip
+        console.print(
+            f"[bold red]{kinds.total()} of {len(episodes)} episodes ended in an "
+            f"error[/] ({listed}); see `sortie report`, then re-run them with "
+            f"--run-id {escape(plan.run_id)} --retry-errors"
+        )
     return RunSummary(plan, len(episodes), kinds.total())
 
 
@@ -79,13 +87,17 @@ def run_with_progress(request: RunRequest, store: Store, console: Console) -> Pl
     plan = plan_run(request, store)
     skipped = len(plan.jobs) - len(plan.todo)
     if skipped:
-        console.print(f"Run {escape(plan.run_id)}: {skipped} of {len(plan.jobs)} episodes "
-                      "already stored, running the rest")  # fmt: skip
+        console.print(
+            f"Run {escape(plan.run_id)}: {skipped} of {len(plan.jobs)} episodes "
+            "already stored, running the rest"
+        )
     try:
         _execute(plan, request, store, console)
     except KeyboardInterrupt:
-        console.print(f"Stopped. Finished episodes are kept in {escape(str(request.store))}; "
-                      f"resume with --run-id {escape(plan.run_id)}")  # fmt: skip
+        console.print(
+            f"Stopped. Finished episodes are kept in {escape(str(request.store))}; "
+            f"resume with --run-id {escape(plan.run_id)}"
+        )
         raise
     return plan
 
@@ -96,12 +108,21 @@ def _title(plan: Plan, request: RunRequest) -> str:
 
 def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) -> None:
     """Run the plan under one progress bar per suite: done, success rate so far, time left."""
-    columns = (*Progress.get_default_columns()[:3], MofNCompleteColumn(),
-               TextColumn("success {task.fields[rate]}"), TimeRemainingColumn())  # fmt: skip
+    columns = (
+        *Progress.get_default_columns()[:3],
+        MofNCompleteColumn(),
+        TextColumn("success {task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console, transient=True) as progress:
-        bars = {suite: progress.add_task(escape(f"{suite} · {request.agent}"), rate="–",
-                                         total=sum(j.suite == suite for j in plan.todo))
-                for suite in plan.suites}  # fmt: skip
+        bars = {
+            suite: progress.add_task(
+                escape(f"{suite} · {request.agent}"),
+                rate="–",
+                total=sum(j.suite == suite for j in plan.todo),
+            )
+            for suite in plan.suites
+        }
         successes: Counter[str] = Counter()
 
         def advance(result: JobResult) -> None:
@@ -137,9 +158,12 @@ def results_table(episodes: Iterable[StoredEpisode], title: str) -> Table:
         table.add_column(column.upper() if column in columns else column, justify="right")
     for level in sorted(counts, key=lambda name: name == "all"):
         row = intervals.get(level, {})
-        table.add_row(level, str(counts[level].total()),
-                      *(str(counts[level][o]) for o in OUTCOMES),
-                      *(_cell(row[c]) if c in row else "–" for c in columns))  # fmt: skip
+        table.add_row(
+            level,
+            str(counts[level].total()),
+            *(str(counts[level][o]) for o in OUTCOMES),
+            *(_cell(row[c]) if c in row else "–" for c in columns),
+        )
     return table
 
 

@@ -41,10 +41,13 @@ class Observer(Protocol):
         ...
 
 
-def run_episode(runtime: MissionRuntime, agent: Agent, header: TrajectoryHeader,
-                observers: Sequence[Observer] = (),
-                keep_frames: Callable[[MissionObservation], dict[str, str]] | None = None,
-                ) -> TrajectoryFooter:
+def run_episode(
+    runtime: MissionRuntime,
+    agent: Agent,
+    header: TrajectoryHeader,
+    observers: Sequence[Observer] = (),
+    keep_frames: Callable[[MissionObservation], dict[str, str]] | None = None,
+) -> TrajectoryFooter:
     """Run one episode to its end and return its footer.
 
     ``keep_frames`` stores a step's images and returns their hashes for the step record.
@@ -103,22 +106,27 @@ def _output_of(agent: Agent) -> StepOutput:
 
 
 def _with_agent_facts(record: StepRecord, thinking: float, output: StepOutput) -> StepRecord:
-    timings = Timings(agent=thinking, backend=record.timings.backend,
-                      render=record.timings.render)  # fmt: skip
-    return record.model_copy(update={"timings": timings, "agent_output": output.text,
-                                     "model_calls": list(output.calls)})  # fmt: skip
+    timings = Timings(agent=thinking, backend=record.timings.backend, render=record.timings.render)
+    return record.model_copy(
+        update={"timings": timings, "agent_output": output.text, "model_calls": list(output.calls)}
+    )
 
 
-def _finish(runtime: MissionRuntime, observers: Sequence[Observer], failed: _Failed | None,
-            started: bool = True) -> TrajectoryFooter:
+def _finish(
+    runtime: MissionRuntime,
+    observers: Sequence[Observer],
+    failed: _Failed | None,
+    started: bool = True,
+) -> TrajectoryFooter:
     if failed is None:
         footer = runtime.footer()
     elif started:
         runtime.abort(failed.reason)
         footer = runtime.footer(failed.trace)
     else:
-        footer = TrajectoryFooter(outcome=Outcome.ERROR, failure_reason=failed.reason, steps=0,
-                                  error=failed.trace)  # fmt: skip
+        footer = TrajectoryFooter(
+            outcome=Outcome.ERROR, failure_reason=failed.reason, steps=0, error=failed.trace
+        )
     for observer in observers:
         observer.on_end(footer)
     return footer

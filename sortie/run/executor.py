@@ -36,8 +36,9 @@ _PR_SET_PDEATHSIG = 1
 """Linux prctl option: the signal this process gets when its parent dies."""
 
 
-def run_jobs(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
-             max_retries: int = 2) -> None:
+def run_jobs(
+    jobs: Sequence[Job], on_result: OnResult, workers: int = 1, max_retries: int = 2
+) -> None:
     """Run ``jobs``, calling ``on_result`` in this process as each one finishes.
 
     With ``workers`` 1 the jobs run here, in order; otherwise on a spawned process pool, in
@@ -107,8 +108,9 @@ def _exit_when_orphaned(parent: int) -> None:
 class _PoolRun:
     """One pass over the jobs on a process pool, replacing the pool when a worker dies."""
 
-    def __init__(self, jobs: Sequence[Job], on_result: OnResult, workers: int,
-                 max_retries: int) -> None:
+    def __init__(
+        self, jobs: Sequence[Job], on_result: OnResult, workers: int, max_retries: int
+    ) -> None:
         self.waiting = deque(jobs)
         self.suspects: deque[Job] = deque()
         self.running: dict[Future[JobResult], Job] = {}
@@ -132,8 +134,12 @@ class _PoolRun:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn: a fresh interpreter per worker, the same on Linux and macOS, no forked locks.
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_start_worker, initargs=(os.getpid(),))  # fmt: skip
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(os.getpid(),),
+        )
 
     def _submit(self, pool: ProcessPoolExecutor) -> bool:
         """Fill free workers; a suspect job runs alone so a death can be pinned on it.

@@ -67,9 +67,16 @@ class RunSpec:
     """The judge of aerial reports (``exact``, ``embedding`` or ``llm``)."""
 
     @classmethod
-    def resolve(cls, agent: str, args: Mapping[str, Any], clock: str = "sim",
-                triggers: str = "assisted", seed: int = 0, record_frames: bool = False,
-                judge: str = "exact") -> RunSpec:
+    def resolve(
+        cls,
+        agent: str,
+        args: Mapping[str, Any],
+        clock: str = "sim",
+        triggers: str = "assisted",
+        seed: int = 0,
+        record_frames: bool = False,
+        judge: str = "exact",
+    ) -> RunSpec:
         """Look the agent and judge up (raising on a miss); probe which images it needs."""
         from sortie.missions.aerial.judge import JUDGES
 
@@ -81,8 +88,16 @@ class RunSpec:
         except TypeError as error:  # e.g. a **kwargs agent handing on an unknown argument
             raise ParameterError(f"agent {agent!r}: {error}") from None
         sensors = set(probe.sensors) | ({"rgb"} if record_frames else set())
-        return cls(PluginRef(name=agent, args=dict(args)), factory, tuple(sorted(sensors)),
-                   clock, triggers, seed, record_frames, judge)  # fmt: skip
+        return cls(
+            PluginRef(name=agent, args=dict(args)),
+            factory,
+            tuple(sorted(sensors)),
+            clock,
+            triggers,
+            seed,
+            record_frames,
+            judge,
+        )
 
     def backend_for(self, family: str) -> PluginRef:
         """Return the backend a job of ``family`` runs on: the family's body, the run's sensors."""
@@ -94,10 +109,18 @@ class RunSpec:
         ``family`` is the mission family of the run's suites, whose body the backend has.
         """
         backend = self.backend_for(family)
-        config = {"agent": self.agent.model_dump(), "backend": backend.model_dump(),
-                  "clock": self.clock, "triggers": self.triggers, "seed": self.seed}
-        return (config | ({"record_frames": True} if self.record_frames else {})
-                | ({"judge": self.judge} if self.judge != "exact" else {}))
+        config = {
+            "agent": self.agent.model_dump(),
+            "backend": backend.model_dump(),
+            "clock": self.clock,
+            "triggers": self.triggers,
+            "seed": self.seed,
+        }
+        return (
+            config
+            | ({"record_frames": True} if self.record_frames else {})
+            | ({"judge": self.judge} if self.judge != "exact" else {})
+        )
 
 
 def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
@@ -115,13 +138,20 @@ def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str,
         if name not in allowed:
             close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
             hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise ParameterError(f"agent {agent!r} takes no argument {name!r}.{hint} Its "
-                                 f"arguments: {', '.join(allowed) or 'none'}")  # fmt: skip
-    missing = [p.name for p in parameters if p.default is p.empty and p.name in allowed
-               and p.name not in args]  # fmt: skip
+            raise ParameterError(
+                f"agent {agent!r} takes no argument {name!r}.{hint} Its "
+                f"arguments: {', '.join(allowed) or 'none'}"
+            )
+    missing = [
+        p.name
+        for p in parameters
+        if p.default is p.empty and p.name in allowed and p.name not in args
+    ]
     if missing:
-        raise ParameterError(f"agent {agent!r} needs the argument(s) {', '.join(missing)}; "
-                             "pass them with -a NAME=VALUE")  # fmt: skip
+        raise ParameterError(
+            f"agent {agent!r} needs the argument(s) {', '.join(missing)}; "
+            "pass them with -a NAME=VALUE"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,8 +190,14 @@ class JobResult:
     attempts: int = 1
 
 
-def make_jobs(suite: str, episodes: Iterable[EpisodeSpec], run: RunSpec, repeats: int,
-              folder: Path, frames: Path | None = None) -> list[Job]:
+def make_jobs(
+    suite: str,
+    episodes: Iterable[EpisodeSpec],
+    run: RunSpec,
+    repeats: int,
+    folder: Path,
+    frames: Path | None = None,
+) -> list[Job]:
     """Return the jobs of one suite, repeat by repeat, recorded under ``folder``.
 
     ``frames`` is the frame store's folder, used when the run records frames.
@@ -169,9 +205,18 @@ def make_jobs(suite: str, episodes: Iterable[EpisodeSpec], run: RunSpec, repeats
     Raises:
         ParameterError: an episode id that cannot name a record file.
     """
-    return [Job(suite, spec, repeat, record_path(folder, spec.episode_id, repeat), run,
-                frames if run.record_frames else None)
-            for repeat in range(repeats) for spec in episodes]  # fmt: skip
+    return [
+        Job(
+            suite,
+            spec,
+            repeat,
+            record_path(folder, spec.episode_id, repeat),
+            run,
+            frames if run.record_frames else None,
+        )
+        for repeat in range(repeats)
+        for spec in episodes
+    ]
 
 
 def record_path(folder: Path, episode_id: str, repeat: int) -> Path:
@@ -181,8 +226,7 @@ def record_path(folder: Path, episode_id: str, repeat: int) -> Path:
         ParameterError: a part of the id is not a safe name (see ``check_name``).
         ConfigError: the path would lie outside ``folder`` (never, for a checked id).
     """
-    parts = [check_name(part, f"episode id {episode_id!r}: part")
-             for part in episode_id.split("/")]  # fmt: skip
+    parts = [check_name(part, f"episode id {episode_id!r}: part") for part in episode_id.split("/")]
     path = folder / f"{'__'.join(parts)}__r{repeat}.jsonl"
     if not path.resolve().is_relative_to(folder.resolve()):
         raise ConfigError(f"episode {episode_id!r}: its record {path} is outside {folder}")
@@ -195,12 +239,15 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     agent: Agent = job.run.factory(**job.run.agent.args)
     family = FAMILIES.get(job.episode.family)
     settings: dict[str, Any] = {"triggers": job.run.triggers, "judge": job.run.judge}
-    runtime = family(backend, clock=job.run.clock,
-                     **{k: v for k, v in settings.items() if k in family.settings})
+    runtime = family(
+        backend, clock=job.run.clock, **{k: v for k, v in settings.items() if k in family.settings}
+    )
     if isinstance(agent, SupportsOracle):
         if not isinstance(backend, SupportsOracleView):
-            raise ConfigError(f"agent {job.run.agent.name!r} is an oracle: it needs a backend "
-                              f"with an oracle view, and {type(backend).__name__} has none")
+            raise ConfigError(
+                f"agent {job.run.agent.name!r} is an oracle: it needs a backend "
+                f"with an oracle view, and {type(backend).__name__} has none"
+            )
         agent.attach(backend.oracle_view())
     keep = FrameKeeper(job.frames) if job.frames is not None else None
     run_episode(runtime, agent, header_of(job), [JsonlRecorder(job.record)], keep)
@@ -211,8 +258,9 @@ def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -
     """Record a job that could not run (e.g. its worker kept dying) as failed with ``reason``."""
     recorder = JsonlRecorder(job.record)
     recorder.on_start(header_of(job))
-    recorder.on_end(TrajectoryFooter(outcome=Outcome.ERROR, failure_reason=reason, steps=0,
-                                     error=error))  # fmt: skip
+    recorder.on_end(
+        TrajectoryFooter(outcome=Outcome.ERROR, failure_reason=reason, steps=0, error=error)
+    )
     result = score_record(job, 0.0)
     return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)
 
@@ -228,27 +276,54 @@ def backend_ref(family: str, sensors: Iterable[str] = ()) -> PluginRef:
 
 def header_of(job: Job) -> TrajectoryHeader:
     """Return the record header of ``job``."""
-    return episode_header(job.episode, job.run.agent, job.run.backend_for(job.episode.family),
-                          clock=job.run.clock, triggers=job.run.triggers, run_seed=job.run.seed,
-                          suite=job.suite, repeat=job.repeat)
+    return episode_header(
+        job.episode,
+        job.run.agent,
+        job.run.backend_for(job.episode.family),
+        clock=job.run.clock,
+        triggers=job.run.triggers,
+        run_seed=job.run.seed,
+        suite=job.suite,
+        repeat=job.repeat,
+    )
 
 
-def episode_header(episode: EpisodeSpec, agent: PluginRef, backend: PluginRef, *,
-                   clock: str = "sim", triggers: str = "assisted", run_seed: int = 0,
-                   suite: str = "", repeat: int = 0) -> TrajectoryHeader:
+def episode_header(
+    episode: EpisodeSpec,
+    agent: PluginRef,
+    backend: PluginRef,
+    *,
+    clock: str = "sim",
+    triggers: str = "assisted",
+    run_seed: int = 0,
+    suite: str = "",
+    repeat: int = 0,
+) -> TrajectoryHeader:
     """Return the record header of one episode run: the one place headers are made."""
-    config = {"clock": clock, "triggers": triggers, "run_seed": run_seed, "suite": suite,
-              "repeat": repeat}
-    return TrajectoryHeader(episode=episode, agent=agent, backend=backend, config=config,
-                            seed=episode_seed(run_seed, episode.episode_id, repeat),
-                            code_version=sortie.__version__)
+    config = {
+        "clock": clock,
+        "triggers": triggers,
+        "run_seed": run_seed,
+        "suite": suite,
+        "repeat": repeat,
+    }
+    return TrajectoryHeader(
+        episode=episode,
+        agent=agent,
+        backend=backend,
+        config=config,
+        seed=episode_seed(run_seed, episode.episode_id, repeat),
+        code_version=sortie.__version__,
+    )
 
 
 def score_record(job: Job, wall_seconds: float) -> JobResult:
     """Read the job's record back and compute its metrics from it alone."""
     trajectory = read_trajectory(job.record, check=check_episode)
-    timings = Timings(agent=sum(s.timings.agent for s in trajectory.steps),
-                      backend=sum(s.timings.backend for s in trajectory.steps),
-                      render=sum(s.timings.render for s in trajectory.steps))  # fmt: skip
+    timings = Timings(
+        agent=sum(s.timings.agent for s in trajectory.steps),
+        backend=sum(s.timings.backend for s in trajectory.steps),
+        render=sum(s.timings.render for s in trajectory.steps),
+    )
     scorer = SCORERS.get(job.episode.family)
     return JobResult(job, trajectory.footer, scorer(trajectory), timings, wall_seconds)

@@ -30,8 +30,13 @@ _CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 """Ray's environment setting for multi-machine clusters (on by default on Linux)."""
 
 
-def run_jobs_on_ray(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
-                    max_retries: int = 2, address: str | None = None) -> None:
+def run_jobs_on_ray(
+    jobs: Sequence[Job],
+    on_result: OnResult,
+    workers: int = 1,
+    max_retries: int = 2,
+    address: str | None = None,
+) -> None:
     """Run ``jobs`` as Ray tasks, calling ``on_result`` here as each one finishes.
 
     Ctrl-C cancels the tasks still running and re-raises; results handed over are kept.
@@ -61,15 +66,17 @@ def run_jobs_on_ray(jobs: Sequence[Job], on_result: OnResult, workers: int = 1,
 
 
 def _start(ray: ModuleType, address: str | None, workers: int) -> None:
-    options: dict[str, Any] = dict(include_dashboard=False, logging_level="ERROR",
-                                   log_to_driver=False)  # fmt: skip
+    options: dict[str, Any] = dict(
+        include_dashboard=False, logging_level="ERROR", log_to_driver=False
+    )
     if address:
         ray.init(address=address, **options)
         return
     # A local instance talks over loopback only, never over the machine's network address.
     with _loopback_only(ray):
-        ray.init(num_cpus=workers, _node_ip_address="127.0.0.1", dashboard_host="127.0.0.1",
-                 **options)  # fmt: skip
+        ray.init(
+            num_cpus=workers, _node_ip_address="127.0.0.1", dashboard_host="127.0.0.1", **options
+        )
 
 
 @contextmanager
@@ -116,8 +123,12 @@ def _run_remote(job: Job) -> tuple[JobResult, str]:
 
 def _collect(ray: ModuleType, ref: Any, job: Job, max_retries: int) -> JobResult:
     """Write the finished task's record; a task whose workers kept dying is a backend error."""
-    lost = (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-            ray.exceptions.OutOfMemoryError, ray.exceptions.ObjectLostError)  # fmt: skip
+    lost = (
+        ray.exceptions.WorkerCrashedError,
+        ray.exceptions.NodeDiedError,
+        ray.exceptions.OutOfMemoryError,
+        ray.exceptions.ObjectLostError,
+    )
     try:
         result, text = ray.get(ref)
     except lost as error:

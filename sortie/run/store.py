@@ -56,8 +56,20 @@ CREATE TABLE IF NOT EXISTS stages (
     clock_sim REAL NOT NULL, clock_latency REAL NOT NULL, collisions INTEGER NOT NULL,
     started_step INTEGER, done_step INTEGER, PRIMARY KEY (run_id, key, stage));
 """
-_STAGE_COLUMNS = ("stage", "status", "target", "d_init", "d_best", "d_final", "steps",
-                  "clock_sim", "clock_latency", "collisions", "started_step", "done_step")
+_STAGE_COLUMNS = (
+    "stage",
+    "status",
+    "target",
+    "d_init",
+    "d_best",
+    "d_final",
+    "steps",
+    "clock_sim",
+    "clock_latency",
+    "collisions",
+    "started_step",
+    "done_step",
+)
 _STAGE_MARKS = ", ".join("?" * (2 + len(_STAGE_COLUMNS)))
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
@@ -69,32 +81,48 @@ def _store_error(path: Path, doing: str, error: sqlite3.Error) -> SortieError:
     """Return the error to raise for a failed SQLite call: what happened and what to do."""
     code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF  # the primary result code
     if code == sqlite3.SQLITE_FULL:
-        return StoreError(f"{path}: the disk is full ({error}) while {doing}; free disk space, "
-                          "then resume the run with the same --run-id (finished episodes are "
-                          "kept)")  # fmt: skip
+        return StoreError(
+            f"{path}: the disk is full ({error}) while {doing}; free disk space, "
+            "then resume the run with the same --run-id (finished episodes are "
+            "kept)"
+        )
     if code == sqlite3.SQLITE_NOTADB:
-        return ConfigError(f"{path}: not a sortie results store ({error}); it is left "
-                           "untouched; choose another --store")  # fmt: skip
+        return ConfigError(
+            f"{path}: not a sortie results store ({error}); it is left "
+            "untouched; choose another --store"
+        )
     if code == sqlite3.SQLITE_CORRUPT:
-        return StoreError(f"{path}: the store is damaged ({error}) while {doing}; recover what "
-                          f"it holds with `sqlite3 {path} .recover | sqlite3 {path}.recovered` "
-                          "and use that file, or choose another --store")  # fmt: skip
+        return StoreError(
+            f"{path}: the store is damaged ({error}) while {doing}; recover what "
+            f"it holds with `sqlite3 {path} .recover | sqlite3 {path}.recovered` "
+            "and use that file, or choose another --store"
+        )
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return StoreError(f"{path}: another process kept the store locked for over a minute "
-                          f"while {doing} ({error}); try again when it is done")  # fmt: skip
-    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM,
-                sqlite3.SQLITE_IOERR):  # fmt: skip
-        return StoreError(f"{path}: cannot read or write the store while {doing} ({error}); "
-                          "check the file's permissions, its folder and the disk")  # fmt: skip
+        return StoreError(
+            f"{path}: another process kept the store locked for over a minute "
+            f"while {doing} ({error}); try again when it is done"
+        )
+    if code in (
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PERM,
+        sqlite3.SQLITE_IOERR,
+    ):
+        return StoreError(
+            f"{path}: cannot read or write the store while {doing} ({error}); "
+            "check the file's permissions, its folder and the disk"
+        )
     return StoreError(f"{path}: SQLite failed while {doing} ({error})")
 
 
-def _guarded(doing: str) -> Callable[[Callable[Concatenate[Store, _P], _R]],
-                                     Callable[Concatenate[Store, _P], _R]]:  # fmt: skip
+def _guarded(
+    doing: str,
+) -> Callable[[Callable[Concatenate[Store, _P], _R]], Callable[Concatenate[Store, _P], _R]]:
     """Return a decorator that turns a method's SQLite errors into ``_store_error``'s."""
 
-    def decorate(method: Callable[Concatenate[Store, _P], _R]) -> Callable[
-            Concatenate[Store, _P], _R]:  # fmt: skip
+    def decorate(
+        method: Callable[Concatenate[Store, _P], _R],
+    ) -> Callable[Concatenate[Store, _P], _R]:
         @functools.wraps(method)
         def guarded(self: Store, *args: _P.args, **kwargs: _P.kwargs) -> _R:
             try:
@@ -159,9 +187,11 @@ class Store:
     def _prepare(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > STORE_SCHEMA_VERSION:
-            raise ConfigError(f"{self.path}: results store schema version {version} is newer "
-                              f"than this sortie reads ({STORE_SCHEMA_VERSION}); upgrade sortie "
-                              "or choose another --store")  # fmt: skip
+            raise ConfigError(
+                f"{self.path}: results store schema version {version} is newer "
+                f"than this sortie reads ({STORE_SCHEMA_VERSION}); upgrade sortie "
+                "or choose another --store"
+            )
         if version == 0:
             self._check_empty()
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -175,12 +205,18 @@ class Store:
 
     def _check_empty(self) -> None:
         """Refuse an SQLite database of something else (it has tables but no store version)."""
-        tables = [row[0] for row in self._db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]  # fmt: skip
+        tables = [
+            row[0]
+            for row in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
         if tables:
-            raise ConfigError(f"{self.path}: an SQLite database that is not a sortie results "
-                              f"store (its tables: {', '.join(tables[:5])}); it is left "
-                              "untouched; choose another --store")  # fmt: skip
+            raise ConfigError(
+                f"{self.path}: an SQLite database that is not a sortie results "
+                f"store (its tables: {', '.join(tables[:5])}); it is left "
+                "untouched; choose another --store"
+            )
 
     def close(self) -> None:
         """Release the runs this store claimed and close the connection."""
@@ -225,17 +261,20 @@ class Store:
         # Insert-if-absent then read back, in one write transaction: two new runs of one id
         # cannot both insert, and each compares against what is really stored.
         with self._transaction():
-            self._db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?)", (
-                run_id, _now(), text, sortie.__version__, STORE_SCHEMA_VERSION))  # fmt: skip
-            row = self._db.execute("SELECT config FROM runs WHERE run_id = ?",
-                                   (run_id,)).fetchone()  # fmt: skip
+            self._db.execute(
+                "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?)",
+                (run_id, _now(), text, sortie.__version__, STORE_SCHEMA_VERSION),
+            )
+            row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         stored, given = json.loads(row[0]), json.loads(text)  # compare as stored: lists
         if stored != given:
             if claimed_here:
                 self._release(run_id)
-            raise ConfigError(f"{self.path}: run {run_id!r} was made with another config "
-                              f"({_differences(stored, given)}); resume it with the same "
-                              "settings or choose another --run-id")  # fmt: skip
+            raise ConfigError(
+                f"{self.path}: run {run_id!r} was made with another config "
+                f"({_differences(stored, given)}); resume it with the same "
+                "settings or choose another --run-id"
+            )
 
     def _claim(self, run_id: str) -> None:
         """Hold the run's lock file for this store, or say who holds it."""
@@ -268,24 +307,47 @@ class Store:
         job, footer = result.job, result.footer
         with self._transaction():
             for table in ("episodes", "metrics", "stages"):
-                self._db.execute(f"DELETE FROM {table} WHERE run_id = ? AND key = ?",
-                                 (run_id, job.key))  # fmt: skip
-            self._db.execute("INSERT INTO episodes VALUES (" + ", ".join("?" * 18) + ")", (
-                run_id, job.key, job.episode.episode_id, job.suite, job.episode.level,
-                job.repeat, job.seed, footer.outcome, footer.failure_reason, footer.steps,
-                os.path.relpath(job.record.resolve(), self.folder), _now(),
-                result.wall_seconds, result.timings.agent, result.timings.backend,
-                result.timings.render, result.attempts, footer.error))  # fmt: skip
-            self._db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?)", [
-                (run_id, job.key, name, value) for name, value in sorted(result.metrics.items())])
-            self._db.executemany(f"INSERT INTO stages VALUES ({_STAGE_MARKS})", [
-                (run_id, job.key, *_stage_row(stage)) for stage in footer.stages])
+                self._db.execute(
+                    f"DELETE FROM {table} WHERE run_id = ? AND key = ?", (run_id, job.key)
+                )
+            self._db.execute(
+                "INSERT INTO episodes VALUES (" + ", ".join("?" * 18) + ")",
+                (
+                    run_id,
+                    job.key,
+                    job.episode.episode_id,
+                    job.suite,
+                    job.episode.level,
+                    job.repeat,
+                    job.seed,
+                    footer.outcome,
+                    footer.failure_reason,
+                    footer.steps,
+                    os.path.relpath(job.record.resolve(), self.folder),
+                    _now(),
+                    result.wall_seconds,
+                    result.timings.agent,
+                    result.timings.backend,
+                    result.timings.render,
+                    result.attempts,
+                    footer.error,
+                ),
+            )
+            self._db.executemany(
+                "INSERT INTO metrics VALUES (?, ?, ?, ?)",
+                [(run_id, job.key, name, value) for name, value in sorted(result.metrics.items())],
+            )
+            self._db.executemany(
+                f"INSERT INTO stages VALUES ({_STAGE_MARKS})",
+                [(run_id, job.key, *_stage_row(stage)) for stage in footer.stages],
+            )
 
     @_guarded("reading a run's episodes")
     def keys(self, run_id: str, errors_only: bool = False) -> set[str]:
         """Return the keys of the run's stored episodes (only the errored ones if asked)."""
-        rows = self._db.execute("SELECT key, failure_reason FROM episodes WHERE run_id = ?",
-                                (run_id,))  # fmt: skip
+        rows = self._db.execute(
+            "SELECT key, failure_reason FROM episodes WHERE run_id = ?", (run_id,)
+        )
         return {key for key, reason in rows if not errors_only or reason in ERROR_REASONS}
 
     @_guarded("reading a run's episodes")
@@ -295,19 +357,33 @@ class Store:
         rows = self._db.execute(
             "SELECT key, episode_id, suite, level, repeat, seed, outcome, failure_reason, steps, "
             "record, wall_seconds, attempts, error FROM episodes WHERE run_id = ? ORDER BY key",
-            (run_id,))  # fmt: skip
+            (run_id,),
+        )
         return [self._episode(row, metrics[row[0]]) for row in rows]
 
     def _episode(self, row: tuple[Any, ...], metrics: dict[str, float]) -> StoredEpisode:
         key, episode_id, suite, level, repeat, seed, outcome, reason, steps = row[:9]
         record, wall_seconds, attempts, error = row[9:]
-        return StoredEpisode(key, episode_id, suite, level, repeat, seed, outcome, reason, steps,
-                             self.folder / record, wall_seconds, attempts, error, metrics)
+        return StoredEpisode(
+            key,
+            episode_id,
+            suite,
+            level,
+            repeat,
+            seed,
+            outcome,
+            reason,
+            steps,
+            self.folder / record,
+            wall_seconds,
+            attempts,
+            error,
+            metrics,
+        )
 
     def _metrics(self, run_id: str) -> dict[str, dict[str, float]]:
         by_key: dict[str, dict[str, float]] = defaultdict(dict)
-        rows = self._db.execute("SELECT key, name, value FROM metrics WHERE run_id = ?",
-                                (run_id,))  # fmt: skip
+        rows = self._db.execute("SELECT key, name, value FROM metrics WHERE run_id = ?", (run_id,))
         for key, name, value in rows:
             by_key[key][name] = math.nan if value is None else value  # SQLite stores NaN as NULL
         return by_key
@@ -317,9 +393,13 @@ class Store:
         """Return the stage records of one episode, in mission order."""
         rows = self._db.execute(
             f"SELECT {', '.join(_STAGE_COLUMNS)} FROM stages WHERE run_id = ? AND key = ? "
-            "ORDER BY rowid", (run_id, key))  # fmt: skip
-        return [StageRecord(name=row[0], **dict(zip(_STAGE_COLUMNS[1:], row[1:], strict=True)))
-                for row in rows]  # fmt: skip
+            "ORDER BY rowid",
+            (run_id, key),
+        )
+        return [
+            StageRecord(name=row[0], **dict(zip(_STAGE_COLUMNS[1:], row[1:], strict=True)))
+            for row in rows
+        ]
 
 
 def _check_file(path: Path) -> None:
@@ -332,8 +412,10 @@ def _check_file(path: Path) -> None:
         head = file.read(len(_SQLITE_MAGIC))
     found = "an empty file (0 bytes)" if not head else "not an SQLite file"
     if head != _SQLITE_MAGIC:
-        raise ConfigError(f"{path}: not a sortie results store ({found}); it is left "
-                          "untouched; delete it or choose another --store")  # fmt: skip
+        raise ConfigError(
+            f"{path}: not a sortie results store ({found}); it is left "
+            "untouched; delete it or choose another --store"
+        )
 
 
 def _lock(path: Path, what: str) -> IO[str]:
@@ -350,8 +432,10 @@ def _lock(path: Path, what: str) -> IO[str]:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             handle.close()
-            raise StoreError(f"{what} is being written by {holder} (lock {path}); wait for it "
-                             "to finish or stop it, or choose another --run-id") from None
+            raise StoreError(
+                f"{what} is being written by {holder} (lock {path}); wait for it "
+                "to finish or stop it, or choose another --run-id"
+            ) from None
         if _same_file(handle, path):  # else its last holder removed it as we opened it
             break
         handle.close()
@@ -369,15 +453,29 @@ def _same_file(handle: IO[str], path: Path) -> bool:
 
 
 def _stage_row(stage: StageRecord) -> tuple[Any, ...]:
-    return (stage.name, stage.status, stage.target, stage.d_init, stage.d_best, stage.d_final,
-            stage.steps, stage.clock_sim, stage.clock_latency, stage.collisions,
-            stage.started_step, stage.done_step)  # fmt: skip
+    return (
+        stage.name,
+        stage.status,
+        stage.target,
+        stage.d_init,
+        stage.d_best,
+        stage.d_final,
+        stage.steps,
+        stage.clock_sim,
+        stage.clock_latency,
+        stage.collisions,
+        stage.started_step,
+        stage.done_step,
+    )
 
 
 def _differences(stored: dict[str, Any], given: dict[str, Any]) -> str:
     names = sorted(set(stored) | set(given))
-    return "; ".join(f"{name}: stored {stored.get(name)!r}, given {given.get(name)!r}"
-                     for name in names if stored.get(name) != given.get(name))  # fmt: skip
+    return "; ".join(
+        f"{name}: stored {stored.get(name)!r}, given {given.get(name)!r}"
+        for name in names
+        if stored.get(name) != given.get(name)
+    )
 
 
 def _now() -> str:

@@ -40,12 +40,15 @@ class RunSettings:
     seed: int = 0
 
 
-def run_suite(suite: Suite, agent_name: str, agent_args: Mapping[str, Any],
-              settings: RunSettings,
-              on_result: Callable[[EpisodeResult], None] = lambda r: None) -> list[EpisodeResult]:
+def run_suite(
+    suite: Suite,
+    agent_name: str,
+    agent_args: Mapping[str, Any],
+    settings: RunSettings,
+    on_result: Callable[[EpisodeResult], None] = lambda r: None,
+) -> list[EpisodeResult]:
     """Run every episode of ``suite`` with a fresh agent; return the results in order."""
-    run = RunSpec.resolve(agent_name, agent_args, settings.clock, settings.triggers,
-                          settings.seed)  # fmt: skip
+    run = RunSpec.resolve(agent_name, agent_args, settings.clock, settings.triggers, settings.seed)
     backends: Backends = {}
     results = []
     try:

@@ -42,8 +42,12 @@ def sweep_requests(base: RunRequest, vary: dict[str, list[str]]) -> list[RunRequ
     for values in itertools.product(*(vary[name] for name in names)):
         setting = dict(zip(names, values, strict=True))
         # A run id names files: characters it may not hold (a model's "/") become "_".
-        label = re.sub(r"[^A-Za-z0-9._=-]", "_", "-".join(
-            f"{name}={value}" for name, value in setting.items()))  # fmt: skip
-        requests.append(dataclasses.replace(base, agent_args={**base.agent_args, **setting},
-                                            run_id=f"{prefix}-{label}"))  # fmt: skip
+        label = re.sub(
+            r"[^A-Za-z0-9._=-]", "_", "-".join(f"{name}={value}" for name, value in setting.items())
+        )
+        requests.append(
+            dataclasses.replace(
+                base, agent_args={**base.agent_args, **setting}, run_id=f"{prefix}-{label}"
+            )
+        )
     return requests

@@ -83,13 +83,18 @@ def _pitched(width: int, height: int, hfov: float, pitch: float) -> tuple[NDArra
     """Return the x, y, z columns of the ray directions at zero yaw, each contiguous."""
     rotation = camera_rotation(0.0, pitch).astype(np.float64)
     dirs = local_directions(width, height, hfov).astype(np.float64)
-    columns = [np.ascontiguousarray(sum(dirs[:, k] * rotation[row, k] for k in range(3)),
-                                    np.float32) for row in range(3)]  # fmt: skip
+    columns = [
+        np.ascontiguousarray(sum(dirs[:, k] * rotation[row, k] for k in range(3)), np.float32)
+        for row in range(3)
+    ]
     return tuple(columns)
 
 
 def dynamic_pixels(
-    spec: CameraSpec, eye: tuple[float, float, float], yaw: float, pitch: float,
+    spec: CameraSpec,
+    eye: tuple[float, float, float],
+    yaw: float,
+    pitch: float,
     boxes: NDArray[np.float32],
 ) -> NDArray[np.intp] | None:
     """Return the pixel indices whose rays may hit any of ``boxes`` (None: maybe all).

@@ -45,9 +45,14 @@ class WorldKit:
         self.objects.append(obj)
         return obj
 
-    def scene(self, bounds: tuple[float, float, float, float], lighting: str = "day",
-              topdown_cut: float | None = None, routes: Mapping[str, Route] | None = None
-              ) -> Scene:
+    def scene(
+        self,
+        bounds: tuple[float, float, float, float],
+        lighting: str = "day",
+        topdown_cut: float | None = None,
+        routes: Mapping[str, Route] | None = None,
+    ) -> Scene:
         """Return the finished scene (``routes``: named patrol routes, if the world has any)."""
-        return Scene(self.objects, bounds, LIGHTING_PRESETS[lighting], topdown_cut, self.origin,
-                     routes)  # fmt: skip
+        return Scene(
+            self.objects, bounds, LIGHTING_PRESETS[lighting], topdown_cut, self.origin, routes
+        )

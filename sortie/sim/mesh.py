@@ -92,33 +92,54 @@ def _mesh(vertices: list | NDArray, faces: list | NDArray, color: Color) -> Mesh
 
 
 _BOX_FACES = [
-    [0, 2, 1], [0, 3, 2],  # bottom (z-)
-    [4, 5, 6], [4, 6, 7],  # top (z+)
-    [0, 1, 5], [0, 5, 4],  # y-
-    [1, 2, 6], [1, 6, 5],  # x+
-    [2, 3, 7], [2, 7, 6],  # y+
-    [3, 0, 4], [3, 4, 7],  # x-
-]  # fmt: skip
+    [0, 2, 1],
+    [0, 3, 2],  # bottom (z-)
+    [4, 5, 6],
+    [4, 6, 7],  # top (z+)
+    [0, 1, 5],
+    [0, 5, 4],  # y-
+    [1, 2, 6],
+    [1, 6, 5],  # x+
+    [2, 3, 7],
+    [2, 7, 6],  # y+
+    [3, 0, 4],
+    [3, 4, 7],  # x-
+]
 
 
-def box(size: Vec3, center: Vec3 = (0.0, 0.0, 0.0), color: Color = (200, 200, 200),
-        yaw: float = 0.0) -> Mesh:
+def box(
+    size: Vec3, center: Vec3 = (0.0, 0.0, 0.0), color: Color = (200, 200, 200), yaw: float = 0.0
+) -> Mesh:
     """Return an axis-aligned box of ``size`` centred at ``center``, turned by ``yaw``."""
     hx, hy, hz = (s / 2 for s in size)
-    corners = [[-hx, -hy, -hz], [hx, -hy, -hz], [hx, hy, -hz], [-hx, hy, -hz],
-               [-hx, -hy, hz], [hx, -hy, hz], [hx, hy, hz], [-hx, hy, hz]]  # fmt: skip
+    corners = [
+        [-hx, -hy, -hz],
+        [hx, -hy, -hz],
+        [hx, hy, -hz],
+        [-hx, hy, -hz],
+        [-hx, -hy, hz],
+        [hx, -hy, hz],
+        [hx, hy, hz],
+        [-hx, hy, hz],
+    ]
     return _mesh(corners, _BOX_FACES, color).moved(center, yaw)
 
 
-def slab(x0: float, y0: float, x1: float, y1: float, z0: float, z1: float,
-         color: Color = (200, 200, 200)) -> Mesh:
+def slab(
+    x0: float, y0: float, x1: float, y1: float, z0: float, z1: float, color: Color = (200, 200, 200)
+) -> Mesh:
     """Return the box spanning ``[x0, x1] x [y0, y1] x [z0, z1]``."""
     return box((x1 - x0, y1 - y0, z1 - z0), ((x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2), color)
 
 
-def cylinder(radius: float, height: float, center: Vec3 = (0.0, 0.0, 0.0),
-             color: Color = (200, 200, 200), segments: int = 10, top_radius: float | None = None
-             ) -> Mesh:
+def cylinder(
+    radius: float,
+    height: float,
+    center: Vec3 = (0.0, 0.0, 0.0),
+    color: Color = (200, 200, 200),
+    segments: int = 10,
+    top_radius: float | None = None,
+) -> Mesh:
     """Return a vertical cylinder (or a cone frustum with ``top_radius``) standing on ``center``."""
     top = radius if top_radius is None else top_radius
     angles = np.linspace(0, 2 * np.pi, segments, endpoint=False)
@@ -134,23 +155,38 @@ def cylinder(radius: float, height: float, center: Vec3 = (0.0, 0.0, 0.0),
     return _mesh(verts, faces, color).moved(center)
 
 
-def cone(radius: float, height: float, center: Vec3 = (0.0, 0.0, 0.0),
-         color: Color = (200, 200, 200), segments: int = 10) -> Mesh:
+def cone(
+    radius: float,
+    height: float,
+    center: Vec3 = (0.0, 0.0, 0.0),
+    color: Color = (200, 200, 200),
+    segments: int = 10,
+) -> Mesh:
     """Return a vertical cone standing on ``center``."""
     return cylinder(radius, height, center, color, segments, top_radius=0.0)
 
 
-def sphere(radius: float, center: Vec3 = (0.0, 0.0, 0.0), color: Color = (200, 200, 200),
-           rings: int = 6, segments: int = 10, squash: float = 1.0) -> Mesh:
+def sphere(
+    radius: float,
+    center: Vec3 = (0.0, 0.0, 0.0),
+    color: Color = (200, 200, 200),
+    rings: int = 6,
+    segments: int = 10,
+    squash: float = 1.0,
+) -> Mesh:
     """Return a UV sphere; ``squash`` scales its height (e.g. 0.6 for a bush)."""
     verts = [[0.0, 0.0, -radius * squash], [0.0, 0.0, radius * squash]]
     for r in range(1, rings):
         theta = math.pi * r / rings - math.pi / 2
         for s in range(segments):
             phi = 2 * math.pi * s / segments
-            verts.append([radius * math.cos(theta) * math.cos(phi),
-                          radius * math.cos(theta) * math.sin(phi),
-                          radius * squash * math.sin(theta)])  # fmt: skip
+            verts.append(
+                [
+                    radius * math.cos(theta) * math.cos(phi),
+                    radius * math.cos(theta) * math.sin(phi),
+                    radius * squash * math.sin(theta),
+                ]
+            )
     faces = []
 
     def ring_index(r: int, s: int) -> int:
@@ -166,18 +202,21 @@ def sphere(radius: float, center: Vec3 = (0.0, 0.0, 0.0), color: Color = (200, 2
     return _mesh(verts, faces, color).moved(center)
 
 
-def wedge(size: Vec3, center: Vec3 = (0.0, 0.0, 0.0), color: Color = (200, 200, 200),
-          yaw: float = 0.0) -> Mesh:
+def wedge(
+    size: Vec3, center: Vec3 = (0.0, 0.0, 0.0), color: Color = (200, 200, 200), yaw: float = 0.0
+) -> Mesh:
     """Return a ramp: a box whose top slopes from 0 at x- up to ``size[2]`` at x+."""
     hx, hy, hz = size[0] / 2, size[1] / 2, size[2]
     verts = [[-hx, -hy, 0], [hx, -hy, 0], [hx, hy, 0], [-hx, hy, 0], [hx, -hy, hz], [hx, hy, hz]]
-    faces = [[0, 2, 1], [0, 3, 2], [0, 1, 4], [3, 5, 2], [1, 2, 5], [1, 5, 4], [0, 4, 5],
-             [0, 5, 3]]  # fmt: skip
+    faces = [[0, 2, 1], [0, 3, 2], [0, 1, 4], [3, 5, 2], [1, 2, 5], [1, 5, 4], [0, 4, 5], [0, 5, 3]]
     return _mesh(verts, faces, color).moved(center, yaw)
 
 
-def quad(corners: Sequence[Vec3], texture: NDArray[np.uint8] | None = None,
-         color: Color = (255, 255, 255)) -> Mesh:
+def quad(
+    corners: Sequence[Vec3],
+    texture: NDArray[np.uint8] | None = None,
+    color: Color = (255, 255, 255),
+) -> Mesh:
     """Return a quad through 4 corners, textured when ``texture`` is given.
 
     Corners run top-left, top-right, bottom-right, bottom-left as seen from the front.
@@ -189,8 +228,15 @@ def quad(corners: Sequence[Vec3], texture: NDArray[np.uint8] | None = None,
     return Mesh(np.asarray(corners, dtype=np.float32), faces, colors, uvs, texture)
 
 
-def stairs(width: float, run: float, rise: float, steps: int, origin: Vec3 = (0, 0, 0),
-           yaw: float = 0.0, color: Color = (170, 170, 170)) -> Mesh:
+def stairs(
+    width: float,
+    run: float,
+    rise: float,
+    steps: int,
+    origin: Vec3 = (0, 0, 0),
+    yaw: float = 0.0,
+    color: Color = (170, 170, 170),
+) -> Mesh:
     """Return a flight of ``steps`` solid steps climbing along +x from ``origin``."""
     blocks = [
         slab(i * run, -width / 2, (i + 1) * run, width / 2, 0.0, (i + 1) * rise, color)

@@ -25,8 +25,7 @@ OUTFIT_FIELDS = ("top", "top_color", "bottom", "bottom_color", "hair")
 def _person(kit: WorldKit, rng: np.random.Generator, placement: Placement) -> SceneObject:
     outfit = random_outfit(rng)
     given = {k: v for k, v in placement.attributes.items() if k in OUTFIT_FIELDS}
-    outfit = Outfit(**{**{f: getattr(outfit, f) for f in OUTFIT_FIELDS}, **given},
-                    skin=outfit.skin)  # fmt: skip
+    outfit = Outfit(**{**{f: getattr(outfit, f) for f in OUTFIT_FIELDS}, **given}, skin=outfit.skin)
     p = placement.pose
     posture = placement.attributes.get("posture", "lying")
     return add_person(kit, rng, (p.x, p.y, 0.0), p.yaw, posture, outfit, placement.name)
@@ -54,17 +53,31 @@ def with_placements(scene: Scene, placements: Sequence[Placement], seed: int) ->
     rng = np.random.default_rng(seed)
     for placement in placements:
         if placement.name in scene:
-            raise ConfigError(f"placement {placement.name!r}: the world already has an object "
-                              f"of that name")  # fmt: skip
+            raise ConfigError(
+                f"placement {placement.name!r}: the world already has an object of that name"
+            )
         obj = PLACEABLE.get(placement.asset)(kit, rng, placement)
         _lift(kit, obj, placement.pose.z)
-    return Scene([*scene.objects, *kit.objects], scene.bounds, scene.lighting,
-                 scene.topdown_cut, scene.origin, scene.routes)  # fmt: skip
+    return Scene(
+        [*scene.objects, *kit.objects],
+        scene.bounds,
+        scene.lighting,
+        scene.topdown_cut,
+        scene.origin,
+        scene.routes,
+    )
 
 
 def _renamed(kit: WorldKit, obj: SceneObject, name: str) -> SceneObject:
-    renamed = SceneObject(name, obj.semantic, obj.parts, obj.attributes, obj.dynamics,
-                          obj.open_transform, obj.starts_open)  # fmt: skip
+    renamed = SceneObject(
+        name,
+        obj.semantic,
+        obj.parts,
+        obj.attributes,
+        obj.dynamics,
+        obj.open_transform,
+        obj.starts_open,
+    )
     kit.objects[kit.objects.index(obj)] = renamed
     return renamed
 
@@ -75,5 +88,12 @@ def _lift(kit: WorldKit, obj: SceneObject, z: float) -> None:
         return
     index = next(i for i, o in enumerate(kit.objects) if o.name == obj.name)
     moved = tuple(part.transformed(pose_matrix((0.0, 0.0, z))) for part in obj.parts)
-    kit.objects[index] = SceneObject(obj.name, obj.semantic, moved, obj.attributes,
-                                     obj.dynamics, obj.open_transform, obj.starts_open)  # fmt: skip
+    kit.objects[index] = SceneObject(
+        obj.name,
+        obj.semantic,
+        moved,
+        obj.attributes,
+        obj.dynamics,
+        obj.open_transform,
+        obj.starts_open,
+    )

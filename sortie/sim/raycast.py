@@ -91,11 +91,17 @@ class TriangleTable:
         corners = np.concatenate([m.triangles() for _, m in parts]).astype(np.float32)
         ids = np.concatenate([np.full(m.triangle_count, i, np.int32) for i, m in parts])
         colors = np.concatenate([m.colors for _, m in parts]).astype(np.float32) / 255.0
-        textured = np.concatenate([np.full(m.triangle_count, m.texture is not None)
-                                   for _, m in parts])  # fmt: skip
-        uv = np.concatenate([atlas.pixel_uvs(m) if m.texture is not None
-                             else np.zeros((m.triangle_count, 3, 2), np.float32)
-                             for _, m in parts])  # fmt: skip
+        textured = np.concatenate(
+            [np.full(m.triangle_count, m.texture is not None) for _, m in parts]
+        )
+        uv = np.concatenate(
+            [
+                atlas.pixel_uvs(m)
+                if m.texture is not None
+                else np.zeros((m.triangle_count, 3, 2), np.float32)
+                for _, m in parts
+            ]
+        )
         cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
         normal = cross / np.maximum(np.linalg.norm(cross, axis=1, keepdims=True), 1e-12)
         return cls(
@@ -110,9 +116,14 @@ class TriangleTable:
     @classmethod
     def empty(cls) -> TriangleTable:
         """Return a table with no triangles (just the "no hit" row)."""
-        return cls(np.zeros((0, 3, 3), np.float32), np.zeros(1, np.int32),
-                   np.zeros((1, 3), np.float32), np.zeros((1, 3), np.float32),
-                   np.zeros(1, bool), np.zeros((1, 3, 2), np.float32))  # fmt: skip
+        return cls(
+            np.zeros((0, 3, 3), np.float32),
+            np.zeros(1, np.int32),
+            np.zeros((1, 3), np.float32),
+            np.zeros((1, 3), np.float32),
+            np.zeros(1, bool),
+            np.zeros((1, 3, 2), np.float32),
+        )
 
     def __len__(self) -> int:
         return int(self.corners.shape[0])
@@ -173,8 +184,13 @@ class RayCaster:
         self.dynamic_boxes = _part_boxes(parts)
         self._version = self.scene.version
 
-    def cast(self, origins: NDArray, directions: NDArray, tmax: NDArray | float | None = None,
-             dynamic_rows: NDArray[np.intp] | None = None) -> Hits:
+    def cast(
+        self,
+        origins: NDArray,
+        directions: NDArray,
+        tmax: NDArray | float | None = None,
+        dynamic_rows: NDArray[np.intp] | None = None,
+    ) -> Hits:
         """Cast rays; ``t`` is in units of each direction's length, capped at ``tmax``.
 
         ``dynamic_rows`` limits the rays tested against dynamic geometry to those rows (the
@@ -196,8 +212,9 @@ class RayCaster:
                 hits = self._cast_dynamic(hits, origins, directions, limit, dynamic_rows)
         return hits
 
-    def _may_reach_dynamic(self, origins: NDArray, directions: NDArray,
-                           limit: NDArray | None) -> bool:
+    def _may_reach_dynamic(
+        self, origins: NDArray, directions: NDArray, limit: NDArray | None
+    ) -> bool:
         """Return False when bounded rays all stay clear of every dynamic object's box.
 
         Bodies cast short, bounded batches far from most doors; skipping the second Embree
@@ -211,15 +228,27 @@ class RayCaster:
         boxes = self.dynamic_boxes
         return bool(((boxes[:, 0] <= high) & (boxes[:, 1] >= low)).all(axis=1).any())
 
-    def _cast_dynamic(self, hits: Hits, origins: NDArray, directions: NDArray,
-                      limit: NDArray | None, rows: NDArray[np.intp] | None) -> Hits:
+    def _cast_dynamic(
+        self,
+        hits: Hits,
+        origins: NDArray,
+        directions: NDArray,
+        limit: NDArray | None,
+        rows: NDArray[np.intp] | None,
+    ) -> Hits:
         """Cast (some) rays against the dynamic geometry and keep the nearer hits."""
         if rows is None:
             rows = np.arange(len(origins))
         sub_limit = None if limit is None else np.ascontiguousarray(limit[rows])
-        extra = _to_hits(_run(self._dynamic_embree, np.ascontiguousarray(origins[rows]),
-                              np.ascontiguousarray(directions[rows]), sub_limit),
-                         len(self.static))  # fmt: skip
+        extra = _to_hits(
+            _run(
+                self._dynamic_embree,
+                np.ascontiguousarray(origins[rows]),
+                np.ascontiguousarray(directions[rows]),
+                sub_limit,
+            ),
+            len(self.static),
+        )
         nearer = extra.t < hits.t[rows]
         return hits.replaced(rows[nearer], extra.subset(nearer))
 
@@ -245,5 +274,9 @@ def _to_hits(result: dict[str, NDArray], offset: int) -> Hits:
 
 
 def _no_hits(n: int) -> Hits:
-    return Hits(np.full(n, MISS, np.float32), np.full(n, -1, np.int32),
-                np.zeros(n, np.float32), np.zeros(n, np.float32))  # fmt: skip
+    return Hits(
+        np.full(n, MISS, np.float32),
+        np.full(n, -1, np.int32),
+        np.zeros(n, np.float32),
+        np.zeros(n, np.float32),
+    )

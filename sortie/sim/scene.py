@@ -86,10 +86,12 @@ class Lighting:
 LIGHTING_PRESETS: dict[str, Lighting] = {
     "day": Lighting(),
     "overcast": Lighting((0.2, 0.1, 0.97), 0.35, 0.6, (0.6, 0.63, 0.68), (0.8, 0.8, 0.82)),
-    "dusk": Lighting((-0.8, 0.3, 0.25), 0.6, 0.3, (0.25, 0.25, 0.5), (0.95, 0.6, 0.4),
-                     (1.0, 0.85, 0.7)),  # fmt: skip
-    "night": Lighting((0.3, 0.2, 0.93), 0.15, 0.25, (0.02, 0.03, 0.08), (0.08, 0.1, 0.18),
-                      (0.7, 0.75, 1.0)),  # fmt: skip
+    "dusk": Lighting(
+        (-0.8, 0.3, 0.25), 0.6, 0.3, (0.25, 0.25, 0.5), (0.95, 0.6, 0.4), (1.0, 0.85, 0.7)
+    ),
+    "night": Lighting(
+        (0.3, 0.2, 0.93), 0.15, 0.25, (0.02, 0.03, 0.08), (0.08, 0.1, 0.18), (0.7, 0.75, 1.0)
+    ),
 }
 
 
@@ -122,8 +124,10 @@ class Scene:
         self.lighting = lighting
         self.topdown_cut = topdown_cut
         self.origin = origin
-        self.routes: dict[str, Route] = {name: tuple((float(x), float(y)) for x, y in points)
-                                         for name, points in (routes or {}).items()}
+        self.routes: dict[str, Route] = {
+            name: tuple((float(x), float(y)) for x, y in points)
+            for name, points in (routes or {}).items()
+        }
         self._index = {o.name: i for i, o in enumerate(self.objects)}
         if len(self._index) != len(self.objects):
             names = [o.name for o in self.objects]
@@ -131,8 +135,9 @@ class Scene:
             raise ConfigError(f"{origin or 'scene'}: duplicate object names: {', '.join(dupes)}")
         self.class_ids = np.array([0] + [class_id(o.semantic) for o in self.objects], np.int32)
         self.version = 0
-        self._open = {o.name: o.starts_open for o in self.objects
-                      if o.dynamics is Dynamics.OPENABLE}  # fmt: skip
+        self._open = {
+            o.name: o.starts_open for o in self.objects if o.dynamics is Dynamics.OPENABLE
+        }
         self._transforms: dict[str, NDArray[np.float64]] = {}
         self._hidden: set[str] = set()
 

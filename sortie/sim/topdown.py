@@ -22,12 +22,16 @@ class TopDownMap:
 
     def pixel(self, x: float, y: float) -> tuple[int, int]:
         """Return the (column, row) of world point ``(x, y)``."""
-        return (int((x - self.xmin) / self.metres_per_pixel),
-                int((self.ymax - y) / self.metres_per_pixel))  # fmt: skip
+        return (
+            int((x - self.xmin) / self.metres_per_pixel),
+            int((self.ymax - y) / self.metres_per_pixel),
+        )
 
 
 def render_topdown(
-    renderer: Renderer, metres_per_pixel: float = 0.25, cut: float | None = None,
+    renderer: Renderer,
+    metres_per_pixel: float = 0.25,
+    cut: float | None = None,
     max_pixels: int = 1024,
 ) -> TopDownMap:
     """Render the scene from straight above, leaving out geometry above ``cut`` (roofs).
@@ -53,8 +57,13 @@ def _top(renderer: Renderer) -> float:
     return float(corners[..., 2].max()) + 1.0 if len(corners) else 10.0
 
 
-def _hits_below(renderer: Renderer, origins: NDArray[np.float32], dirs: NDArray[np.float32],
-                cut: float | None, layers: int = 16) -> Hits:
+def _hits_below(
+    renderer: Renderer,
+    origins: NDArray[np.float32],
+    dirs: NDArray[np.float32],
+    cut: float | None,
+    layers: int = 16,
+) -> Hits:
     """Cast down and peel away hits above ``cut`` (roofs, ceilings, wall tops).
 
     Rays are restarted just under each hit above the cut instead of starting at the cut, so
@@ -70,7 +79,8 @@ def _hits_below(renderer: Renderer, origins: NDArray[np.float32], dirs: NDArray[
         if not len(above):
             break
         start[above] = start[above] - hits.t[above] - 1e-3
-        again = renderer.caster.cast(np.column_stack([origins[above, :2], start[above]]),
-                                     dirs[above])  # fmt: skip
+        again = renderer.caster.cast(
+            np.column_stack([origins[above, :2], start[above]]), dirs[above]
+        )
         hits = hits.replaced(above, again)
     return hits

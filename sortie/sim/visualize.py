@@ -37,15 +37,20 @@ def _hsv_channel(hue: NDArray, k: int, s: float = 0.65, v: float = 0.95) -> NDAr
     return v - v * s * np.clip(np.minimum(n, 4 - n), 0, 1)
 
 
-def mark_pose(topdown: TopDownMap, pose: Pose, color: tuple[int, int, int] = (230, 30, 30)
-              ) -> Image.Image:
+def mark_pose(
+    topdown: TopDownMap, pose: Pose, color: tuple[int, int, int] = (230, 30, 30)
+) -> Image.Image:
     """Return the map as a picture with ``pose`` drawn as a dot and a heading line."""
     picture = Image.fromarray(topdown.image)
     draw = ImageDraw.Draw(picture)
     col, row = topdown.pixel(pose.x, pose.y)
     radius = max(5, int(0.8 / topdown.metres_per_pixel))
-    draw.ellipse([col - radius, row - radius, col + radius, row + radius], fill=color,
-                 outline=(255, 255, 255), width=2)
+    draw.ellipse(
+        [col - radius, row - radius, col + radius, row + radius],
+        fill=color,
+        outline=(255, 255, 255),
+        width=2,
+    )
     dx, dy = pose.heading()
     length = 4 * radius
     draw.line([col, row, col + dx * length, row - dy * length], fill=color, width=2)

@@ -24,8 +24,11 @@ SUFFIX = ".jsonl"
 
 def suite_names() -> list[str]:
     """Return the names of the packaged suites, sorted (e.g. ``rescue-l1-v1``)."""
-    return sorted(entry.name.removesuffix(SUFFIX) for entry in _folder().iterdir()
-                  if entry.name.endswith(SUFFIX))  # fmt: skip
+    return sorted(
+        entry.name.removesuffix(SUFFIX)
+        for entry in _folder().iterdir()
+        if entry.name.endswith(SUFFIX)
+    )
 
 
 def suite_file(name: str) -> Traversable:
@@ -34,8 +37,10 @@ def suite_file(name: str) -> Traversable:
     if name not in names:
         close = difflib.get_close_matches(name, names, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise UnknownNameError(f"Unknown suite {name!r}.{hint} Packaged suites: "
-                               f"{', '.join(names)}; or give a suite file's path")  # fmt: skip
+        raise UnknownNameError(
+            f"Unknown suite {name!r}.{hint} Packaged suites: "
+            f"{', '.join(names)}; or give a suite file's path"
+        )
     return _folder() / f"{name}{SUFFIX}"
 
 
@@ -53,8 +58,10 @@ def load_suite(name: str | Path) -> Suite:
     if path.is_file():
         return read_suite(path, check=check_episode)
     if isinstance(name, Path) or name.endswith(SUFFIX) or len(path.parts) > 1:
-        raise ConfigError(f"suite {str(name)!r}: no such file (packaged suites are named "
-                          f"without a folder or suffix, e.g. 'rescue-l1-v1')")  # fmt: skip
+        raise ConfigError(
+            f"suite {str(name)!r}: no such file (packaged suites are named "
+            f"without a folder or suffix, e.g. 'rescue-l1-v1')"
+        )
     with resources.as_file(suite_file(name)) as packaged:
         return read_suite(Path(packaged), check=check_episode)
 

@@ -12,8 +12,9 @@ from sortie.core.records_io import write_atomic
 from sortie.run.frames import save_frame
 
 
-def add_frames(record: Path, root: Path, images: Sequence[np.ndarray],
-               sensor: str = "rgb") -> list[str]:
+def add_frames(
+    record: Path, root: Path, images: Sequence[np.ndarray], sensor: str = "rgb"
+) -> list[str]:
     """Store ``images`` under ``root`` as the ``sensor`` frames of the record's first steps.
 
     The record is rewritten as if the run had kept these frames; returns their hashes.
@@ -23,8 +24,9 @@ def add_frames(record: Path, root: Path, images: Sequence[np.ndarray],
     for number, digest in enumerate(digests, start=1):  # line 0 is the header
         step = json.loads(lines[number])
         if step.get("kind") != "step":
-            raise ValueError(f"{record}:{number + 1}: only {number - 1} steps for "
-                             f"{len(images)} frames")  # fmt: skip
+            raise ValueError(
+                f"{record}:{number + 1}: only {number - 1} steps for {len(images)} frames"
+            )
         step["frames"] = {**step.get("frames", {}), sensor: digest}
         lines[number] = json.dumps(step)
     write_atomic(record, "\n".join(lines) + "\n")
@@ -33,5 +35,7 @@ def add_frames(record: Path, root: Path, images: Sequence[np.ndarray],
 
 def colour_frames(count: int, size: int = 16) -> list[np.ndarray]:
     """Return ``count`` flat RGB frames, each a different colour (each hash differs)."""
-    return [np.full((size, size, 3), (40 * k % 256, 255 - 30 * k % 256, 128), np.uint8)
-            for k in range(count)]
+    return [
+        np.full((size, size, 3), (40 * k % 256, 255 - 30 * k % 256, 128), np.uint8)
+        for k in range(count)
+    ]

@@ -50,15 +50,20 @@ class Fault(StrEnum):
 
 _SHAPES: dict[Fault, Callable[[dict[str, Any]], bytes]] = {
     Fault.CHOICES_NOT_LIST: lambda c: json.dumps({**c, "choices": "oops"}).encode(),
-    Fault.CONTENT_NOT_TEXT: lambda c: json.dumps({**c, "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": 42}}]}).encode(),
+    Fault.CONTENT_NOT_TEXT: lambda c: json.dumps(
+        {**c, "choices": [{"index": 0, "message": {"role": "assistant", "content": 42}}]}
+    ).encode(),
     Fault.NO_CHOICES: lambda c: json.dumps({k: v for k, v in c.items() if k != "choices"}).encode(),
     Fault.NO_MESSAGE: lambda c: json.dumps({**c, "choices": [{"index": 0}]}).encode(),
     Fault.DEEP: lambda c: b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
-}  # fmt: skip
+}
 """Bodies of the right JSON syntax but the wrong shape, made from a proper completion."""
-_REFUSALS = {500: ('response_format type must be one of "text" or "json_object", but got: '
-                   "{kind}", "server_error")}  # fmt: skip
+_REFUSALS = {
+    500: (
+        'response_format type must be one of "text" or "json_object", but got: {kind}',
+        "server_error",
+    )
+}
 """The refusal a server answers with, by status (500: llama.cpp's words); else OpenAI's."""
 
 
@@ -74,10 +79,18 @@ class Injected:
 class ModelServer:
     """An OpenAI-compatible chat completions server on 127.0.0.1, for tests."""
 
-    def __init__(self, policy: Policy, reject_json_schema: bool = False,
-                 reject_json_mode: bool = False, *, refusal_status: int = 400,
-                 models: tuple[str, ...] | None = None, any_model: bool = False,
-                 echo_key: bool = False, key: str | None = None) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        reject_json_schema: bool = False,
+        reject_json_mode: bool = False,
+        *,
+        refusal_status: int = 400,
+        models: tuple[str, ...] | None = None,
+        any_model: bool = False,
+        echo_key: bool = False,
+        key: str | None = None,
+    ) -> None:
         """Serve ``policy``'s answers.
 
         Args:
@@ -110,8 +123,9 @@ class ModelServer:
         self._thread: threading.Thread | None = None
 
     # --- control ------------------------------------------------------------------------
-    def inject(self, fault: Fault, times: int = 1, delay: float = 0.0,
-               retry_after: float = 0.0) -> None:
+    def inject(
+        self, fault: Fault, times: int = 1, delay: float = 0.0, retry_after: float = 0.0
+    ) -> None:
         """Queue ``fault`` for the next ``times`` requests (after those already queued)."""
         with self._lock:
             self._faults.extend([Injected(fault, delay, retry_after)] * times)
@@ -134,8 +148,7 @@ class ModelServer:
         handler = type("Handler", (_Handler,), {"server_double": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,),
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
         self._thread.start()
         return self
 
@@ -165,38 +178,53 @@ class ModelServer:
     def _rejects(self, body: dict[str, Any]) -> bool:
         kind = (body.get("response_format") or {}).get("type")
         return (kind == "json_schema" and self.reject_json_schema) or (
-            kind == "json_object" and self.reject_json_mode)
+            kind == "json_object" and self.reject_json_mode
+        )
 
     def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """Return the status and body refusing ``body``'s response format."""
         kind = body["response_format"]["type"]
-        message, type_ = _REFUSALS.get(self.refusal_status,
-                                       ("response_format {kind} not supported",
-                                        "invalid_request_error"))  # fmt: skip
-        return self.refusal_status, {"error": {"code": self.refusal_status, "type": type_,
-                                               "message": message.format(kind=kind)}}
+        message, type_ = _REFUSALS.get(
+            self.refusal_status, ("response_format {kind} not supported", "invalid_request_error")
+        )
+        return self.refusal_status, {
+            "error": {
+                "code": self.refusal_status,
+                "type": type_,
+                "message": message.format(kind=kind),
+            }
+        }
 
     def _knows(self, model: str) -> bool:
         return self.models is None or self.any_model or model in self.models
 
     def model_list(self) -> dict[str, Any]:
         """Return the ``GET /v1/models`` body listing ``models``."""
-        return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
-                                            "owned_by": "test"} for name in self.models or ()]}
+        return {
+            "object": "list",
+            "data": [
+                {"id": name, "object": "model", "created": 0, "owned_by": "test"}
+                for name in self.models or ()
+            ],
+        }
 
 
 def completion(text: str, body: dict[str, Any]) -> dict[str, Any]:
     """Return a chat completion answering ``text``, with deterministic token counts."""
     return {
-        "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 0,
         "model": body.get("model", "test"),
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": len(json.dumps(body.get("messages", []))) // 4,
-                  "completion_tokens": len(text) // 4 + 1,
-                  "total_tokens": len(json.dumps(body.get("messages", []))) // 4
-                  + len(text) // 4 + 1},
-    }  # fmt: skip
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        ],
+        "usage": {
+            "prompt_tokens": len(json.dumps(body.get("messages", []))) // 4,
+            "completion_tokens": len(text) // 4 + 1,
+            "total_tokens": len(json.dumps(body.get("messages", []))) // 4 + len(text) // 4 + 1,
+        },
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -245,9 +273,16 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorised():
             return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if not double._knows(body.get("model", "")):
-            return self._send(404, {"error": {"message": f"The model `{body.get('model')}` "
-                                              "does not exist", "code": "model_not_found",
-                                              "type": "invalid_request_error"}})  # fmt: skip
+            return self._send(
+                404,
+                {
+                    "error": {
+                        "message": f"The model `{body.get('model')}` does not exist",
+                        "code": "model_not_found",
+                        "type": "invalid_request_error",
+                    }
+                },
+            )
         if double._rejects(body):
             return self._send(*double._refusal(body))
         if fault is None:
@@ -273,8 +308,11 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(fault.delay)
             self._send(200, completion(self._said(body), body))
         elif fault.fault is Fault.RATE_LIMIT:
-            self._send(429, {"error": {"message": "rate limited"}},
-                       {"Retry-After": f"{fault.retry_after:g}"})
+            self._send(
+                429,
+                {"error": {"message": "rate limited"}},
+                {"Retry-After": f"{fault.retry_after:g}"},
+            )
         elif fault.fault is Fault.SERVER_ERROR:
             self._send(500, {"error": {"message": "internal error"}})
         elif fault.fault is Fault.RESET:
@@ -292,15 +330,21 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, completion('{"unexpected": "field"}', body))
 
-    def _send(self, status: int, payload: dict[str, Any],
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         error = payload.get("error")
         if isinstance(error, dict) and "message" in error:
             payload = {**payload, "error": {**error, "message": self._echoed(error["message"])}}
         self._send_bytes(status, json.dumps(payload).encode(), headers=headers)
 
-    def _send_bytes(self, status: int, data: bytes, length: int | None = None,
-                    headers: dict[str, str] | None = None) -> None:
+    def _send_bytes(
+        self,
+        status: int,
+        data: bytes,
+        length: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data) if length is None else length))

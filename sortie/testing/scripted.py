@@ -31,15 +31,24 @@ def glide(pose: Pose, action: Move | Fly, dt: float = 0.2) -> tuple[Pose, tuple[
         dx, dy = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
         step = action.speed * dt
         return Pose(pose.x + dx * step, pose.y + dy * step, pose.z, yaw), ()
-    offsets = {FlightPrimitive.FORWARD: (1, 0, 0), FlightPrimitive.BACKWARD: (-1, 0, 0),
-               FlightPrimitive.LEFT: (0, 1, 0), FlightPrimitive.RIGHT: (0, -1, 0),
-               FlightPrimitive.UP: (0, 0, 1), FlightPrimitive.DOWN: (0, 0, -1)}  # fmt: skip
+    offsets = {
+        FlightPrimitive.FORWARD: (1, 0, 0),
+        FlightPrimitive.BACKWARD: (-1, 0, 0),
+        FlightPrimitive.LEFT: (0, 1, 0),
+        FlightPrimitive.RIGHT: (0, -1, 0),
+        FlightPrimitive.UP: (0, 0, 1),
+        FlightPrimitive.DOWN: (0, 0, -1),
+    }
     if action.primitive in offsets:
         fwd, left, up = offsets[action.primitive]
         c, s = math.cos(math.radians(pose.yaw)), math.sin(math.radians(pose.yaw))
         m = action.magnitude
-        return Pose(pose.x + m * (fwd * c - left * s), pose.y + m * (fwd * s + left * c),
-                    pose.z + m * up, pose.yaw), ()  # fmt: skip
+        return Pose(
+            pose.x + m * (fwd * c - left * s),
+            pose.y + m * (fwd * s + left * c),
+            pose.z + m * up,
+            pose.yaw,
+        ), ()
     sign = 1.0 if action.primitive is FlightPrimitive.TURN_LEFT else -1.0
     return Pose(pose.x, pose.y, pose.z, pose.yaw + sign * action.magnitude), ()
 
@@ -49,8 +58,13 @@ class ScriptedBackend(PositionQueries):
 
     name = "scripted"
 
-    def __init__(self, objects: Mapping[str, Position], script: StepScript = glide,
-                 frame_size: tuple[int, int] = (16, 16), visible_range: float = 7.5) -> None:
+    def __init__(
+        self,
+        objects: Mapping[str, Position],
+        script: StepScript = glide,
+        frame_size: tuple[int, int] = (16, 16),
+        visible_range: float = 7.5,
+    ) -> None:
         """Create the double.
 
         Args:
@@ -144,6 +158,9 @@ class ScriptedBackend(PositionQueries):
 
     def _observe(self, events: tuple[Event, ...]) -> Observation:
         h, w = self.frame_size
-        frames = Frames(np.zeros((h, w, 3), np.uint8), np.full((h, w), np.inf, np.float32),
-                        np.zeros((h, w), np.int32))  # fmt: skip
+        frames = Frames(
+            np.zeros((h, w, 3), np.uint8),
+            np.full((h, w), np.inf, np.float32),
+            np.zeros((h, w), np.int32),
+        )
         return Observation(frames, self.pose(), events, self._held)

@@ -34,8 +34,9 @@ def wall_depth(distance: float = 3.0, size: int = 64, eye: float = 1.6) -> np.nd
     return np.minimum(floor, wall).astype(np.float32)
 
 
-def observation(depth: np.ndarray, semantic: np.ndarray | None = None,
-                carrying: bool = False) -> MissionObservation:
+def observation(
+    depth: np.ndarray, semantic: np.ndarray | None = None, carrying: bool = False
+) -> MissionObservation:
     """Return an observation holding a depth image (and instance ids, zero by default)."""
     ids = np.zeros(depth.shape, np.int32) if semantic is None else semantic
     rgb = np.zeros((*depth.shape, 3), np.uint8)
@@ -46,13 +47,14 @@ def test_map_marks_wall_occupied_and_floor_before_it_free() -> None:
     """A wall seen in depth is occupied; the floor between the body and the wall is walkable."""
     grid = ElevationMap(cell=0.25, size=128)
     depth = wall_depth(3.0)
-    points = back_project(depth, np.zeros(depth.shape, np.int32), kind_table({}), Odometry(),
-                          eye=1.6, hfov=90.0)  # fmt: skip
+    points = back_project(
+        depth, np.zeros(depth.shape, np.int32), kind_table({}), Odometry(), eye=1.6, hfov=90.0
+    )
     grid.add(points, feet=0.0)
     win = grid.window(margin=2)
     blocked, walkable = grid.obstacles(win), grid.walkable(win, clearance=0)
     wall, floor = grid.index(3.1, 0.0), grid.index(2.2, 0.0)
-    rel = (lambda rc: (rc[0] - win[0].start, rc[1] - win[1].start))  # noqa: E731
+    rel = lambda rc: (rc[0] - win[0].start, rc[1] - win[1].start)  # noqa: E731
     assert blocked[rel(wall)]
     assert walkable[rel(floor)] and not blocked[rel(floor)]
 
@@ -64,8 +66,9 @@ def test_dead_reckoning_follows_commanded_moves() -> None:
     pose.advance(30.0, 1.5, 0.2, blocked=False)
     pose.advance(30.0, 1.0, 0.2, blocked=True)
     assert pose.yaw == pytest.approx(90.0)
-    assert (pose.x, pose.y) == pytest.approx((0.3 * (np.cos(np.pi / 6) + 0.5),
-                                              0.3 * (0.5 + np.cos(np.pi / 6))))  # fmt: skip
+    assert (pose.x, pose.y) == pytest.approx(
+        (0.3 * (np.cos(np.pi / 6) + 0.5), 0.3 * (0.5 + np.cos(np.pi / 6)))
+    )
 
 
 def test_agent_odometry_applies_its_last_move() -> None:
@@ -119,8 +122,10 @@ def test_registered_names() -> None:
 def room_runs(tmp_path_factory: pytest.TempPathFactory) -> list:
     """Run the hand-made room episode twice with the same seed."""
     suite = Suite(SuiteHeader(suite="room"), [room_rescue()])
-    return [run_suite(suite, "explorer", {}, RunSettings(out=tmp_path_factory.mktemp(f"r{i}")))[0]
-            for i in range(2)]  # fmt: skip
+    return [
+        run_suite(suite, "explorer", {}, RunSettings(out=tmp_path_factory.mktemp(f"r{i}")))[0]
+        for i in range(2)
+    ]
 
 
 def test_explorer_completes_the_room_episode(room_runs: list) -> None:

@@ -26,27 +26,62 @@ def neighborhood():
     return build_world("neighborhood", 0, {})
 
 
-@pytest.mark.parametrize(("text", "target", "question", "task"), [
-    ("Report the licence plate of the red car parked on Maple Street.", "car",
-     Question.PLATE, None),
-    ("How many zebras are in the zebra herd in the north of the area?", "animal",
-     Question.COUNT, None),
-    ("Report the number of supply crates stacked at the depot.", "crate", Question.COUNT, None),
-    ("What is the house number of the white house on Oak Street?", "house",
-     Question.NUMBER, None),
-    ("What does the sign on the roof of building number 12 say?", "sign", Question.TEXT, None),
-    ("Read the name painted on the white water tower.", "water_tank", Question.TEXT, None),
-    ("Find the animal nearest the landing pad and tell me what species it is.", "animal",
-     Question.SPECIES, None),
-    ("Inspect the damaged solar panel row at the solar farm.", "solar_panel",
-     Question.NONE, None),
-    ("Land on the landing pad on the hospital roof.", "landing_pad", Question.NONE,
-     TaskActionKind.LAND),
-    ("Drop the payload by the red MED crate.", "crate", Question.NONE,
-     TaskActionKind.DROP_PAYLOAD),
-    ("Collect a water sample at the pond in the park.", "water", Question.NONE,
-     TaskActionKind.COLLECT_SAMPLE),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "target", "question", "task"),
+    [
+        (
+            "Report the licence plate of the red car parked on Maple Street.",
+            "car",
+            Question.PLATE,
+            None,
+        ),
+        (
+            "How many zebras are in the zebra herd in the north of the area?",
+            "animal",
+            Question.COUNT,
+            None,
+        ),
+        ("Report the number of supply crates stacked at the depot.", "crate", Question.COUNT, None),
+        (
+            "What is the house number of the white house on Oak Street?",
+            "house",
+            Question.NUMBER,
+            None,
+        ),
+        ("What does the sign on the roof of building number 12 say?", "sign", Question.TEXT, None),
+        ("Read the name painted on the white water tower.", "water_tank", Question.TEXT, None),
+        (
+            "Find the animal nearest the landing pad and tell me what species it is.",
+            "animal",
+            Question.SPECIES,
+            None,
+        ),
+        (
+            "Inspect the damaged solar panel row at the solar farm.",
+            "solar_panel",
+            Question.NONE,
+            None,
+        ),
+        (
+            "Land on the landing pad on the hospital roof.",
+            "landing_pad",
+            Question.NONE,
+            TaskActionKind.LAND,
+        ),
+        (
+            "Drop the payload by the red MED crate.",
+            "crate",
+            Question.NONE,
+            TaskActionKind.DROP_PAYLOAD,
+        ),
+        (
+            "Collect a water sample at the pond in the park.",
+            "water",
+            Question.NONE,
+            TaskActionKind.COLLECT_SAMPLE,
+        ),
+    ],
+)
 def test_instructions_name_target_question_and_task(text, target, question, task):
     """Keyword rules find the class to look for, what to report and the task action."""
     goal = parse_instruction(text)
@@ -56,8 +91,10 @@ def test_instructions_name_target_question_and_task(text, target, question, task
 def test_colours_qualify_the_target_and_patrols_carry_their_altitude():
     """Colour words are kept for matching; a patrol says its altitude and what it counts."""
     assert parse_instruction("Report the plate of the dark red car.").colours == ("red",)
-    patrol = parse_instruction("Patrol along the power line from its west end to its east end "
-                               "at 22 m altitude and report how many pylons you counted.")
+    patrol = parse_instruction(
+        "Patrol along the power line from its west end to its east end "
+        "at 22 m altitude and report how many pylons you counted."
+    )
     assert (patrol.patrol, patrol.altitude, patrol.counted) == (True, 22.0, "pylon")
 
 
@@ -72,9 +109,13 @@ def test_ocr_reads_a_roof_plate_from_a_close_view(neighborhood):
     """From 2.5 m above a car's roof, behind it, the plate read is within one character."""
     car = neighborhood.of_class("car")[0]
     backend = EmbeddedBackend(body="multirotor", camera=CAMERA)
-    spec = EpisodeSpec(episode_id="t/plate", family="aerial", level="reporting",
-                       world=WorldSpec(builder="neighborhood", seed=0),
-                       start=viewing_pose(car, 2.5, 270.0))  # fmt: skip
+    spec = EpisodeSpec(
+        episode_id="t/plate",
+        family="aerial",
+        level="reporting",
+        world=WorldSpec(builder="neighborhood", seed=0),
+        start=viewing_pose(car, 2.5, 270.0),
+    )
     frames = backend.reset(spec, 0).frames
     backend.close()
     crop = plate_crop(frames.rgb, frames.semantic, int(frames.semantic[128, 128]))
@@ -111,15 +152,24 @@ def test_a_colour_question_is_answered_end_to_end(neighborhood, tmp_path):
     car = neighborhood.of_class("car")[0]
     start, goal = viewing_pose(car, 20.0, 270.0), viewing_pose(car, 12.0, 270.0)
     spec = EpisodeSpec(
-        episode_id="t/colour", family="aerial", level="reporting",
-        world=WorldSpec(builder="neighborhood", seed=0), start=start,
-        mission={"instruction": "What colour is the car parked in the driveway of "
-                                f"{str(car.attributes['place'])[12:]}?",
-                 "types": ["reporting"], "goal": [goal.x, goal.y, goal.z, goal.yaw],
-                 "max_move": round(math.dist(start.position(), goal.position()) / 4, 2),
-                 "answer": str(car.attributes["color"]), "answer_kind": "colour"})  # fmt: skip
-    (result,) = run_suite(Suite(SuiteHeader(suite="t"), [spec]), "heuristic", {},
-                          RunSettings(out=tmp_path))  # fmt: skip
+        episode_id="t/colour",
+        family="aerial",
+        level="reporting",
+        world=WorldSpec(builder="neighborhood", seed=0),
+        start=start,
+        mission={
+            "instruction": "What colour is the car parked in the driveway of "
+            f"{str(car.attributes['place'])[12:]}?",
+            "types": ["reporting"],
+            "goal": [goal.x, goal.y, goal.z, goal.yaw],
+            "max_move": round(math.dist(start.position(), goal.position()) / 4, 2),
+            "answer": str(car.attributes["color"]),
+            "answer_kind": "colour",
+        },
+    )
+    (result,) = run_suite(
+        Suite(SuiteHeader(suite="t"), [spec]), "heuristic", {}, RunSettings(out=tmp_path)
+    )
     assert result.footer.outcome == "success", result.footer.facts["report"]
 
 
@@ -130,13 +180,24 @@ def observation(frames: Frames, step: int) -> MissionObservation:
 def test_odd_images_give_a_safe_action():
     """Blank, missing or mis-shaped images never raise; the agent still returns an action."""
     agent = HeuristicAgent()
-    agent.reset(Brief("aerial", "reporting", "Report the plate of the red car.",
-                      semantic_classes={1: "car"}), 0)  # fmt: skip
-    odd = [Frames(), Frames(np.zeros((4, 4, 3), np.uint8), np.full((4, 4), np.inf, np.float32),
-                            np.zeros((4, 4), np.int32)),
-           Frames(None, np.full((8, 8), np.nan, np.float32), np.full((8, 8), 7, np.int32)),
-           Frames(np.zeros((2, 2, 3), np.uint8), np.zeros((8, 8), np.float32),
-                  np.ones((8, 8), np.int32))]  # fmt: skip
+    agent.reset(
+        Brief(
+            "aerial", "reporting", "Report the plate of the red car.", semantic_classes={1: "car"}
+        ),
+        0,
+    )
+    odd = [
+        Frames(),
+        Frames(
+            np.zeros((4, 4, 3), np.uint8),
+            np.full((4, 4), np.inf, np.float32),
+            np.zeros((4, 4), np.int32),
+        ),
+        Frames(None, np.full((8, 8), np.nan, np.float32), np.full((8, 8), 7, np.int32)),
+        Frames(
+            np.zeros((2, 2, 3), np.uint8), np.zeros((8, 8), np.float32), np.ones((8, 8), np.int32)
+        ),
+    ]
     for index, frames in enumerate(odd):
         assert isinstance(agent.act(observation(frames, index)), Fly | TaskAction)
 
@@ -144,11 +205,22 @@ def test_odd_images_give_a_safe_action():
 def test_no_target_in_view_means_a_search_then_a_report():
     """With no car anywhere it climbs and turns, then gives up with a report, within budget."""
     agent = HeuristicAgent(search_steps=14)
-    agent.reset(Brief("aerial", "reporting", "Report the plate of the red car.",
-                      control_period=1.0, budget_s=20.0, semantic_classes={1: "car", 2: "road"}),
-                0)  # fmt: skip
-    ground = Frames(np.full((64, 64, 3), 90, np.uint8), np.full((64, 64), 30.0, np.float32),
-                    np.full((64, 64), 2, np.int32))  # fmt: skip
+    agent.reset(
+        Brief(
+            "aerial",
+            "reporting",
+            "Report the plate of the red car.",
+            control_period=1.0,
+            budget_s=20.0,
+            semantic_classes={1: "car", 2: "road"},
+        ),
+        0,
+    )
+    ground = Frames(
+        np.full((64, 64, 3), 90, np.uint8),
+        np.full((64, 64), 30.0, np.float32),
+        np.full((64, 64), 2, np.int32),
+    )
     actions = []
     for step in range(20):
         actions.append(agent.act(observation(ground, step)))

@@ -14,8 +14,7 @@ from sortie.testing.model_server import Fault, ModelServer
 from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.usefixtures("secret")
-BRIEF = Brief("aerial", "reporting", "Report the licence plate of the red car.",
-              control_period=1.0)
+BRIEF = Brief("aerial", "reporting", "Report the licence plate of the red car.", control_period=1.0)
 
 
 def observation(step: int) -> MissionObservation:
@@ -35,8 +34,14 @@ def images(request) -> int:
 
 def test_json_answer_becomes_a_flight_primitive():
     """A JSON answer gives a Fly action and goes into the action history."""
-    answer = {"box": [10, 20, 300, 400], "reasoning": "car ahead", "action": "forward",
-              "magnitude": 5, "report": None, "done": False}
+    answer = {
+        "box": [10, 20, 300, 400],
+        "reasoning": "car ahead",
+        "action": "forward",
+        "magnitude": 5,
+        "report": None,
+        "done": False,
+    }
     with ModelServer(lambda m: json.dumps(answer)) as server:
         pilot = agent(server)
         assert pilot.act(observation(0)) == Fly(FlightPrimitive.FORWARD, 5.0)
@@ -47,8 +52,10 @@ def test_json_answer_becomes_a_flight_primitive():
 
 def test_xml_tags_are_read_too():
     """MissionBench's XML-tag answers are accepted."""
-    text = ("<bbox>[1, 2, 3, 4]</bbox><reasoning>turn to see it</reasoning>"
-            "<action>turn_left 30</action><report>none</report><done>false</done>")
+    text = (
+        "<bbox>[1, 2, 3, 4]</bbox><reasoning>turn to see it</reasoning>"
+        "<action>turn_left 30</action><report>none</report><done>false</done>"
+    )
     with ModelServer(lambda m: text) as server:
         assert agent(server).act(observation(0)) == Fly(FlightPrimitive.TURN_LEFT, 30.0)
     assert parse_answer("<action>done</action><report>AB 123</report>")["done"] is True
@@ -56,10 +63,26 @@ def test_xml_tags_are_read_too():
 
 def test_done_and_task_actions():
     """Done ends with TaskAction(DONE) carrying the report, which the mission judges."""
-    answers = iter([{"action": "land", "magnitude": 0, "report": None, "done": False,
-                     "reasoning": "", "box": None},
-                    {"action": "up", "magnitude": 0, "report": "AB 123", "done": True,
-                     "reasoning": "", "box": None}])
+    answers = iter(
+        [
+            {
+                "action": "land",
+                "magnitude": 0,
+                "report": None,
+                "done": False,
+                "reasoning": "",
+                "box": None,
+            },
+            {
+                "action": "up",
+                "magnitude": 0,
+                "report": "AB 123",
+                "done": True,
+                "reasoning": "",
+                "box": None,
+            },
+        ]
+    )
     with ModelServer(lambda m: json.dumps(next(answers))) as server:
         pilot = agent(server)
         assert pilot.act(observation(0)) == TaskAction(TaskActionKind.LAND)
@@ -118,9 +141,12 @@ def test_a_scripted_model_flies_a_whole_mission_and_its_report_is_judged(tmp_pat
     from sortie.run.suite import RunSettings, run_suite
     from sortie.testing.episodes import aerial_hop
 
-    answers = iter([*[{"action": "forward", "magnitude": 6, "done": False}] * 4,
-                    {"action": "up", "magnitude": 0, "report": "It reads KX 427Q.",
-                     "done": True}])  # fmt: skip
+    answers = iter(
+        [
+            *[{"action": "forward", "magnitude": 6, "done": False}] * 4,
+            {"action": "up", "magnitude": 0, "report": "It reads KX 427Q.", "done": True},
+        ]
+    )
 
     def pilot(messages):
         return json.dumps({"reasoning": "", "box": None, "report": None, **next(answers)})
@@ -128,8 +154,9 @@ def test_a_scripted_model_flies_a_whole_mission_and_its_report_is_judged(tmp_pat
     spec = aerial_hop(("reporting", "inspection"), answer="KX427Q", answer_kind="plate")
     with ModelServer(pilot) as server:
         args = {"model": "test-vlm", "base_url": server.base_url, **FAST}
-        (result,) = run_suite(Suite(SuiteHeader(suite="hop"), [spec]), "mllm-aerial", args,
-                              RunSettings(out=tmp_path))  # fmt: skip
+        (result,) = run_suite(
+            Suite(SuiteHeader(suite="hop"), [spec]), "mllm-aerial", args, RunSettings(out=tmp_path)
+        )
     trajectory = read_trajectory(result.path)
     assert result.footer.outcome == "success" and result.metrics["sr"] == 1.0
     assert trajectory.footer.facts["verdict"]["match"] is True

@@ -59,8 +59,16 @@ def test_step_zero_records_the_templates(tmp_path):
 def test_every_fault_is_survived_or_recorded(tmp_path):
     """Transient faults are retried; a twice-broken answer becomes an invalid action step."""
     with ModelServer(walker) as server:
-        for fault in (Fault.RATE_LIMIT, Fault.SERVER_ERROR, Fault.RESET, Fault.MALFORMED,
-                      Fault.TRUNCATED, Fault.HUGE, Fault.VIOLATE, Fault.VIOLATE):
+        for fault in (
+            Fault.RATE_LIMIT,
+            Fault.SERVER_ERROR,
+            Fault.RESET,
+            Fault.MALFORMED,
+            Fault.TRUNCATED,
+            Fault.HUGE,
+            Fault.VIOLATE,
+            Fault.VIOLATE,
+        ):
             server.inject(fault, retry_after=0.01)
         server.inject(Fault.LATENCY, delay=0.01)
         record = run(server, tmp_path, budget=4.0, max_retries="8")  # five faults in a row
@@ -162,8 +170,13 @@ def test_a_replay_miss_is_loud(tmp_path):
     with ModelServer(walker) as server:
         run(server, tmp_path / "live", budget=1.0, cache=cache)
     suite = Suite(SuiteHeader(suite="room"), [room_rescue(budget_s=1.0)])
-    args = {"model": "test-vlm", "base_url": "http://127.0.0.1:9/v1", "cache": cache,
-            "replay": "true", "resolution": "64"}
+    args = {
+        "model": "test-vlm",
+        "base_url": "http://127.0.0.1:9/v1",
+        "cache": cache,
+        "replay": "true",
+        "resolution": "64",
+    }
     with pytest.raises(ConfigError, match=r"request [0-9a-f]{64} is not in the cache"):
         run_suite(suite, "mllm-rescue", args, RunSettings(out=tmp_path / "replay"))
 
@@ -180,16 +193,22 @@ def test_the_key_appears_in_no_output(tmp_path, capsys, caplog):
     outputs = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]
     assert len(outputs) >= 3 and failed.footer.error
     captured = capsys.readouterr()
-    for text in [*outputs, captured.out.encode(), captured.err.encode(), caplog.text.encode(),
-                 failed.footer.error.encode()]:
+    for text in [
+        *outputs,
+        captured.out.encode(),
+        captured.err.encode(),
+        caplog.text.encode(),
+        failed.footer.error.encode(),
+    ]:
         assert SECRET.encode() not in text
 
 
 def test_constructing_contacts_nothing():
     """Building the agent (as the runner does to read sensors) sends no request."""
     with ModelServer(walker) as server:
-        agent = MllmRescueAgent(model="m", base_url=server.base_url, history="3",
-                                reasoning="false", resolution="64")
+        agent = MllmRescueAgent(
+            model="m", base_url=server.base_url, history="3", reasoning="false", resolution="64"
+        )
         assert server.count == 0
     assert agent.history == 3 and not agent.reasoning and agent.sensors == {"rgb"}
 

@@ -16,9 +16,12 @@ FACING_DOOR = Pose(0.0, 0.0, 0.0, -90.0)
 
 
 def _room(start: Pose = FACING_DOOR, size: float = 14.0) -> EpisodeSpec:
-    return EpisodeSpec(episode_id="t/0", family="rescue", start=start,
-                       world=WorldSpec(builder="flexible_room", seed=3,
-                                       params={"size": size, "clutter": 0.0}))  # fmt: skip
+    return EpisodeSpec(
+        episode_id="t/0",
+        family="rescue",
+        start=start,
+        world=WorldSpec(builder="flexible_room", seed=3, params={"size": size, "clutter": 0.0}),
+    )
 
 
 class TestEmbeddedWalker(BackendContract):
@@ -122,18 +125,24 @@ def _casualty_room(kit, rng, params):
 
 
 if "test_casualty_room" not in WORLDS:
-    WORLDS.add("test_casualty_room", WorldBuilder("test_casualty_room", "test room",
-               WORLDS.get("flexible_room").params, _casualty_room))  # fmt: skip
+    WORLDS.add(
+        "test_casualty_room",
+        WorldBuilder(
+            "test_casualty_room", "test room", WORLDS.get("flexible_room").params, _casualty_room
+        ),
+    )
 
 
 def test_picked_up_body_travels_with_the_walker_and_is_put_down_in_front():
     """A carried casualty is hidden, stays at distance 0, and lands 0.8 m ahead when dropped."""
     backend = EmbeddedBackend(camera=CameraSpec(32, 32, 90.0))
-    spec = _room(Pose(0.0, 0.0, 0.0, 0.0)).model_copy(update={"world": WorldSpec(
-        builder="test_casualty_room", seed=1, params={"clutter": 0.0})})  # fmt: skip
+    spec = _room(Pose(0.0, 0.0, 0.0, 0.0)).model_copy(
+        update={"world": WorldSpec(builder="test_casualty_room", seed=1, params={"clutter": 0.0})}
+    )
     backend.reset(spec, 0)
     assert backend.visible("casualty") and backend.distance_to("casualty") == pytest.approx(
-        3.0, abs=0.05)
+        3.0, abs=0.05
+    )
     assert backend.pick_up("casualty").kind is EventKind.PICKED_UP
     backend.step(Move(turn=90.0, speed=1.0))
     assert backend.holding() == "casualty" and backend.distance_to("casualty") == 0.0

@@ -12,8 +12,12 @@ class TestScriptedBackend(BackendContract):
         return ScriptedBackend({"wall_0": (5.0, 0.0, 0.0)})
 
     def make_episode(self) -> EpisodeSpec:
-        return EpisodeSpec(episode_id="t/0", family="rescue", start=Pose(0, 0, 0, 0),
-                           world=WorldSpec(builder="none", seed=0))  # fmt: skip
+        return EpisodeSpec(
+            episode_id="t/0",
+            family="rescue",
+            start=Pose(0, 0, 0, 0),
+            world=WorldSpec(builder="none", seed=0),
+        )
 
 
 def test_glide_moves_speed_times_period_along_the_heading():

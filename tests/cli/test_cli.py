@@ -26,8 +26,9 @@ def test_view_writes_the_four_images(tmp_path):
 
 def test_view_refuses_a_pose_inside_a_wall(tmp_path):
     """A pose inside the room's wall is a clear error with exit code 2, and nothing is drawn."""
-    result = runner.invoke(app, ["view", "flexible_room", "--pose", "7,0,0,0", "--out",
-                                 str(tmp_path)])  # fmt: skip
+    result = runner.invoke(
+        app, ["view", "flexible_room", "--pose", "7,0,0,0", "--out", str(tmp_path)]
+    )
     assert result.exit_code == 2
     assert "inside 'wall_1'" in result.output and not (tmp_path / "rgb.png").exists()
 
@@ -51,9 +52,19 @@ def test_run_prints_the_level_table_and_writes_records(tmp_path):
 
     suite = tmp_path / "hand.jsonl"
     write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
-    result = runner.invoke(app, ["run", str(suite), "--agent", "oracle", "--out",
-                                 str(tmp_path / "runs"), "--store",
-                                 str(tmp_path / "sortie.db")])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(suite),
+            "--agent",
+            "oracle",
+            "--out",
+            str(tmp_path / "runs"),
+            "--store",
+            str(tmp_path / "sortie.db"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "L1" in line)
     assert row.split("│")[6].strip() == "100"  # level, n, success, failure, error, TCR
@@ -67,8 +78,9 @@ def test_run_with_an_unknown_agent_suggests_one(tmp_path):
 
     suite = tmp_path / "hand.jsonl"
     write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
-    result = runner.invoke(app, ["run", str(suite), "--agent", "oracel", "--store",
-                                 str(tmp_path / "sortie.db")])  # fmt: skip
+    result = runner.invoke(
+        app, ["run", str(suite), "--agent", "oracel", "--store", str(tmp_path / "sortie.db")]
+    )
     assert result.exit_code == 2 and "Did you mean 'oracle'?" in result.output
 
 
@@ -79,8 +91,16 @@ def test_run_resumes_a_run_id_and_prints_the_whole_table(tmp_path):
 
     suite = tmp_path / "hand.jsonl"
     write_suite(suite, SuiteHeader(suite="hand"), [room_rescue("h/0")])
-    command = ["run", str(suite), "--agent", "random", "--run-id", "r", "--store",
-               str(tmp_path / "s.db")]  # fmt: skip
+    command = [
+        "run",
+        str(suite),
+        "--agent",
+        "random",
+        "--run-id",
+        "r",
+        "--store",
+        str(tmp_path / "s.db"),
+    ]
     assert runner.invoke(app, command).exit_code == 0
     result = runner.invoke(app, command)
     assert result.exit_code == 0, result.output
@@ -93,8 +113,19 @@ def test_run_resumes_a_run_id_and_prints_the_whole_table(tmp_path):
 
 def test_run_refuses_zero_workers(tmp_path):
     """--workers 0 is a clear error naming the option."""
-    result = runner.invoke(app, ["run", "rescue-smoke-v1", "--agent", "random", "--workers", "0",
-                                 "--store", str(tmp_path / "s.db")])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "rescue-smoke-v1",
+            "--agent",
+            "random",
+            "--workers",
+            "0",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 2 and "--workers must be at least 1, got 0" in result.output
 
 
@@ -117,9 +148,19 @@ def test_an_error_quoting_markup_prints_it_as_written(tmp_path):
 
 def test_a_run_id_with_markup_is_refused_as_written(tmp_path):
     """`--run-id [red]x[/red]` is refused (it cannot name a file) and shown with its brackets."""
-    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path)), "--agent", "random",
-                                 "--run-id", "[red]x[/red]", "--store",
-                                 str(tmp_path / "s.db")])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(_hand_suite(tmp_path)),
+            "--agent",
+            "random",
+            "--run-id",
+            "[red]x[/red]",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 2
     assert "--run-id '[red]x[/red]': use only letters, digits" in result.output
 
@@ -127,8 +168,19 @@ def test_a_run_id_with_markup_is_refused_as_written(tmp_path):
 def test_a_run_id_with_a_path_writes_nothing_outside_the_store_folder(tmp_path):
     """`--run-id ../out` is refused before any record or run is written."""
     suite = _hand_suite(tmp_path)
-    result = runner.invoke(app, ["run", str(suite), "--agent", "random", "--run-id", "../out",
-                                 "--store", str(tmp_path / "store" / "s.db")])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(suite),
+            "--agent",
+            "random",
+            "--run-id",
+            "../out",
+            "--store",
+            str(tmp_path / "store" / "s.db"),
+        ],
+    )
     assert result.exit_code == 2 and "--run-id '../out'" in result.output
     assert not (tmp_path / "out").exists() and list(tmp_path.rglob("*.jsonl")) == [suite]
 
@@ -141,8 +193,9 @@ def test_a_suite_name_with_a_path_is_refused(tmp_path):
     suite = tmp_path / "bad.jsonl"
     write_suite(suite, SuiteHeader(suite="escape"), [room_rescue("h/0")])
     suite.write_text(suite.read_text().replace('"suite":"escape"', '"suite":"../escape"'))
-    result = runner.invoke(app, ["run", str(suite), "--agent", "random", "--store",
-                                 str(tmp_path / "store" / "s.db")])  # fmt: skip
+    result = runner.invoke(
+        app, ["run", str(suite), "--agent", "random", "--store", str(tmp_path / "store" / "s.db")]
+    )
     assert result.exit_code == 2 and "'../escape'" in result.output
     assert list(tmp_path.rglob("*.jsonl")) == [suite]
 
@@ -150,16 +203,35 @@ def test_a_suite_name_with_a_path_is_refused(tmp_path):
 def test_paths_with_markup_print_as_written_after_a_run(tmp_path):
     """A store and records folder named with `[red]`/`[/x]` are printed verbatim."""
     store = tmp_path / "[red]s[/red].db"
-    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path)), "--agent", "random",
-                                 "--store", str(store), "--out", str(tmp_path / "[/x]")])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(_hand_suite(tmp_path)),
+            "--agent",
+            "random",
+            "--store",
+            str(store),
+            "--out",
+            str(tmp_path / "[/x]"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "[red]s[/red].db" in result.output and "[/x]" in result.output
 
 
 def test_limit_runs_the_first_episodes_and_is_part_of_the_run(tmp_path):
     """--limit 2 stores two of three episodes; resuming without it is refused as another config."""
-    command = ["run", str(_hand_suite(tmp_path, 3)), "--agent", "random", "--run-id", "r",
-               "--store", str(tmp_path / "s.db")]  # fmt: skip
+    command = [
+        "run",
+        str(_hand_suite(tmp_path, 3)),
+        "--agent",
+        "random",
+        "--run-id",
+        "r",
+        "--store",
+        str(tmp_path / "s.db"),
+    ]
     assert runner.invoke(app, [*command, "--limit", "2"]).exit_code == 0
     from sortie.run.store import Store
 
@@ -171,8 +243,18 @@ def test_limit_runs_the_first_episodes_and_is_part_of_the_run(tmp_path):
 
 def test_episodes_runs_only_the_named_ones(tmp_path):
     """--episodes h/2,h/0 stores exactly those two episodes."""
-    command = ["run", str(_hand_suite(tmp_path, 3)), "--agent", "random", "--run-id", "r",
-               "--store", str(tmp_path / "s.db"), "--episodes", "h/2,h/0"]  # fmt: skip
+    command = [
+        "run",
+        str(_hand_suite(tmp_path, 3)),
+        "--agent",
+        "random",
+        "--run-id",
+        "r",
+        "--store",
+        str(tmp_path / "s.db"),
+        "--episodes",
+        "h/2,h/0",
+    ]
     assert runner.invoke(app, command).exit_code == 0
     from sortie.run.store import Store
 
@@ -182,19 +264,40 @@ def test_episodes_runs_only_the_named_ones(tmp_path):
 
 def test_an_unknown_episode_id_suggests_one(tmp_path):
     """A misspelt --episodes id is refused with the nearest id."""
-    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "random",
-                                 "--episodes", "h/1x", "--store", str(tmp_path / "s.db")])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(_hand_suite(tmp_path, 3)),
+            "--agent",
+            "random",
+            "--episodes",
+            "h/1x",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 2
     assert "no episode 'h/1x' in hand. Did you mean 'h/1'?" in result.output
 
 
 def test_an_agent_argument_the_agent_does_not_take_is_refused(tmp_path):
     """`-a max_mov=3` for random says so, suggests max_move and lists its arguments."""
-    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path)), "--agent", "random",
-                                 "-a", "max_mov=3", "--store", str(tmp_path / "s.db")])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(_hand_suite(tmp_path)),
+            "--agent",
+            "random",
+            "-a",
+            "max_mov=3",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 2
-    assert "agent 'random' takes no argument 'max_mov'. Did you mean 'max_move'?" in (
-        result.output)
+    assert "agent 'random' takes no argument 'max_mov'. Did you mean 'max_move'?" in (result.output)
     assert "max_turn, max_speed, interact_every, max_move" in result.output
     from sortie.run.store import Store
 
@@ -209,8 +312,9 @@ def test_an_agent_of_another_family_is_refused(tmp_path):
 
     suite = tmp_path / "hops.jsonl"
     write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id="hops/0")])
-    result = runner.invoke(app, ["run", str(suite), "--agent", "explorer", "--store",
-                                 str(tmp_path / "s.db")])  # fmt: skip
+    result = runner.invoke(
+        app, ["run", str(suite), "--agent", "explorer", "--store", str(tmp_path / "s.db")]
+    )
     assert result.exit_code == 2
     assert "agent 'explorer' plays rescue missions; suite hops is aerial" in result.output
 
@@ -234,9 +338,19 @@ def test_a_run_whose_episodes_all_error_exits_1_and_counts_them(tmp_path, overri
     from sortie.agents.base import AGENTS
 
     override(AGENTS, "failing", _FailingAgent)
-    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "failing",
-                                 "--max-consecutive-errors", "0", "--store",
-                                 str(tmp_path / "s.db")])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(_hand_suite(tmp_path, 3)),
+            "--agent",
+            "failing",
+            "--max-consecutive-errors",
+            "0",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert "3 of 3 episodes ended in an error (agent_error 3)" in result.output
 
@@ -247,9 +361,21 @@ def test_a_run_stops_after_too_many_errors_in_a_row(tmp_path, override):
     from sortie.run.store import Store
 
     override(AGENTS, "failing", _FailingAgent)
-    result = runner.invoke(app, ["run", str(_hand_suite(tmp_path, 3)), "--agent", "failing",
-                                 "--run-id", "f", "--max-consecutive-errors", "2", "--store",
-                                 str(tmp_path / "s.db")])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(_hand_suite(tmp_path, 3)),
+            "--agent",
+            "failing",
+            "--run-id",
+            "f",
+            "--max-consecutive-errors",
+            "2",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
     assert result.exit_code == 1, result.output
     text = " ".join(result.output.split())
     assert "2 episodes in a row ended in an error" in text and "--run-id f" in text

@@ -6,14 +6,25 @@ from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, TrajectoryFooter, TrajectoryHeader
 from sortie.testing.episodes import aerial_hop, room_rescue
 
-OLD_RESCUE = {"picked_up": True, "dropped_in_zone": False, "final_to_casualty": 0.4,
-              "final_to_stretcher": 9.0, "triggers": "assisted", "clock": "sim"}  # fmt: skip
+OLD_RESCUE = {
+    "picked_up": True,
+    "dropped_in_zone": False,
+    "final_to_casualty": 0.4,
+    "final_to_stretcher": 9.0,
+    "triggers": "assisted",
+    "clock": "sim",
+}
 """Footer facts as rescue records held them before the target points were recorded."""
 
 
 def trajectory(spec, facts):
-    header = TrajectoryHeader(episode=spec, agent=PluginRef(name="hand"),
-                              backend=PluginRef(name="none"), seed=7, code_version="t")  # fmt: skip
+    header = TrajectoryHeader(
+        episode=spec,
+        agent=PluginRef(name="hand"),
+        backend=PluginRef(name="none"),
+        seed=7,
+        code_version="t",
+    )
     return Trajectory(header, [], TrajectoryFooter(outcome="failure", steps=0, facts=facts))
 
 

@@ -13,10 +13,31 @@ from sortie.missions.registry import check_episode
 
 SUITES = Path(__file__).resolve().parents[2] / "sortie" / "suites"
 CASES = 10_000
-HOSTILE = ["NaN", "Infinity", "-Infinity", "1e309", "-1e400", "9" * 5000, "null", "{}", "[]",
-           "[[1, 2], [3]]", "[" * 900 + "]" * 900, '"\\ud800"', '"' + "x" * 5000 + '"',
-           '"../../etc/passwd"', '"[/x]"', '"a\\u0000b"', "true", "-1", "0", "1e19",
-           '"\\ufeff"', "[1, 2, 3]", '{"a": {"b": {"c": []}}}']  # fmt: skip
+HOSTILE = [
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e309",
+    "-1e400",
+    "9" * 5000,
+    "null",
+    "{}",
+    "[]",
+    "[[1, 2], [3]]",
+    "[" * 900 + "]" * 900,
+    '"\\ud800"',
+    '"' + "x" * 5000 + '"',
+    '"../../etc/passwd"',
+    '"[/x]"',
+    '"a\\u0000b"',
+    "true",
+    "-1",
+    "0",
+    "1e19",
+    '"\\ufeff"',
+    "[1, 2, 3]",
+    '{"a": {"b": {"c": []}}}',
+]
 
 
 def _sources() -> list[tuple[str, list[str]]]:
@@ -31,8 +52,13 @@ def _sources() -> list[tuple[str, list[str]]]:
 def _paths(value, prefix=()):
     """Yield the path of every value inside a JSON document."""
     yield prefix
-    children = value.items() if isinstance(value, dict) else enumerate(value) \
-        if isinstance(value, list) else ()
+    children = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     for key, child in children:
         yield from _paths(child, (*prefix, key))
 
@@ -63,9 +89,9 @@ def _corrupt(line: str, rng: random.Random) -> bytes:
         elif move == 1:
             data.insert(at, rng.choice(b'{}[]",:\\0e-.\xff\xc3\x00 '))
         elif move == 2:
-            del data[at:at + rng.randint(1, 40)]
+            del data[at : at + rng.randint(1, 40)]
         else:
-            data[at:at] = data[at:at + rng.randint(1, 200)]
+            data[at:at] = data[at : at + rng.randint(1, 200)]
     return bytes(data)
 
 

@@ -101,7 +101,7 @@ def test_deep_nesting_is_refused(tmp_path):
 def test_a_huge_integer_is_refused(tmp_path):
     """An integer of 5,000 digits is a line error, not Python's int-conversion ValueError."""
     lines = _lines("rescue-smoke-v1")
-    huge = lines[1].replace('"seed":', '"seed":' + "9" * 5000 + ",\"x\":", 1)
+    huge = lines[1].replace('"seed":', '"seed":' + "9" * 5000 + ',"x":', 1)
     _refused(_write(tmp_path, [lines[0], huge]), "suite.jsonl:2", "integer of 5000 digits")
 
 
@@ -141,12 +141,14 @@ def test_a_budget_outside_its_range_is_refused(tmp_path, budget):
 def test_duplicate_episode_ids_are_refused(tmp_path):
     """Two episodes with one id would be one stored row: the second line is refused."""
     lines = _lines("rescue-smoke-v1")
-    _refused(_write(tmp_path, [lines[0], lines[1], lines[1]]), "suite.jsonl:3",
-             "already used on line 2")
+    _refused(
+        _write(tmp_path, [lines[0], lines[1], lines[1]]), "suite.jsonl:3", "already used on line 2"
+    )
 
 
-@pytest.mark.parametrize("episode_id", ["../../etc/x", "/abs/path", "a" * 300, "a\x00b",
-                                        "[/x]", ".hidden"])
+@pytest.mark.parametrize(
+    "episode_id", ["../../etc/x", "/abs/path", "a" * 300, "a\x00b", "[/x]", ".hidden"]
+)
 def test_unsafe_episode_ids_are_refused(tmp_path, episode_id):
     """Ids that could escape a folder, break a file system or a terminal are refused."""
     lines = _mutated("rescue-smoke-v1", lambda e: e.update(episode_id=episode_id))
@@ -165,14 +167,27 @@ def test_unsafe_suite_names_are_refused(tmp_path, suite):
 def test_a_nan_in_a_record_pose_is_refused_when_read_back(tmp_path):
     """A record whose step pose holds NaN is a clear error naming the line and field."""
     path = tmp_path / "r.jsonl"
-    header = {"kind": "header", "schema_version": 2, "seed": 1, "code_version": "0",
-              "episode": json.loads(_lines("rescue-smoke-v1")[1]),
-              "agent": {"name": "random"}, "backend": {"name": "embedded"}}
-    step = {"kind": "step", "index": 1, "pose": [0, 0, 0, 0], "action": {},
-            "clock_sim": 0.2, "clock_latency": 0.2}
+    header = {
+        "kind": "header",
+        "schema_version": 2,
+        "seed": 1,
+        "code_version": "0",
+        "episode": json.loads(_lines("rescue-smoke-v1")[1]),
+        "agent": {"name": "random"},
+        "backend": {"name": "embedded"},
+    }
+    step = {
+        "kind": "step",
+        "index": 1,
+        "pose": [0, 0, 0, 0],
+        "action": {},
+        "clock_sim": 0.2,
+        "clock_latency": 0.2,
+    }
     footer = {"kind": "footer", "outcome": "failure", "steps": 1}
     text = "\n".join(json.dumps(x) for x in (header, step, footer)).replace(
-        '"pose": [0, 0, 0, 0]', '"pose": [NaN, 0, 0, 0]')
+        '"pose": [0, 0, 0, 0]', '"pose": [NaN, 0, 0, 0]'
+    )
     path.write_text(text + "\n")
     with pytest.raises(ConfigError, match=r"r.jsonl:2: .*NaN"):
         read_trajectory(path)
@@ -181,11 +196,16 @@ def test_a_nan_in_a_record_pose_is_refused_when_read_back(tmp_path):
 def test_a_version_1_record_of_an_agent_error_reads_as_an_error(tmp_path):
     """Version 1 wrote agent errors as outcome failure; reading upgrades them to error."""
     path = tmp_path / "old.jsonl"
-    header = {"kind": "header", "schema_version": 1, "seed": 1, "code_version": "0",
-              "episode": json.loads(_lines("rescue-smoke-v1")[1]),
-              "agent": {"name": "random"}, "backend": {"name": "embedded"}}
-    footer = {"kind": "footer", "outcome": "failure", "failure_reason": "agent_error",
-              "steps": 0}
+    header = {
+        "kind": "header",
+        "schema_version": 1,
+        "seed": 1,
+        "code_version": "0",
+        "episode": json.loads(_lines("rescue-smoke-v1")[1]),
+        "agent": {"name": "random"},
+        "backend": {"name": "embedded"},
+    }
+    footer = {"kind": "footer", "outcome": "failure", "failure_reason": "agent_error", "steps": 0}
     path.write_text(json.dumps(header) + "\n" + json.dumps(footer) + "\n")
     record = read_trajectory(path)
     assert (record.footer.outcome, record.header.schema_version) == ("error", 2)

@@ -8,9 +8,14 @@ from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryHeader
 
 
 def _episode() -> EpisodeSpec:
-    return EpisodeSpec(episode_id="rescue-l1-v1/0001", family="rescue", level="L1",
-                       world=WorldSpec(builder="flexible_room", seed=4, params={"size": 12}),
-                       start=Pose(1.0, 2.0, 0.0, 90.0), targets={"casualty": "person_0"})
+    return EpisodeSpec(
+        episode_id="rescue-l1-v1/0001",
+        family="rescue",
+        level="L1",
+        world=WorldSpec(builder="flexible_room", seed=4, params={"size": 12}),
+        start=Pose(1.0, 2.0, 0.0, 90.0),
+        targets={"casualty": "person_0"},
+    )
 
 
 def test_episode_spec_survives_a_json_round_trip():
@@ -44,11 +49,20 @@ def test_unknown_fields_are_rejected():
 
 def test_trajectory_lines_round_trip():
     """Header and step records survive JSON."""
-    header = TrajectoryHeader(episode=_episode(), agent=PluginRef(name="oracle"),
-                              backend=PluginRef(name="embedded", args={"body": "walker"}),
-                              seed=7, code_version="0.1.0")  # fmt: skip
-    step = StepRecord(index=0, pose=Pose(0, 0, 0, 0), action={"kind": "move", "speed": 1.0},
-                      clock_sim=0.2, clock_latency=0.2)  # fmt: skip
+    header = TrajectoryHeader(
+        episode=_episode(),
+        agent=PluginRef(name="oracle"),
+        backend=PluginRef(name="embedded", args={"body": "walker"}),
+        seed=7,
+        code_version="0.1.0",
+    )
+    step = StepRecord(
+        index=0,
+        pose=Pose(0, 0, 0, 0),
+        action={"kind": "move", "speed": 1.0},
+        clock_sim=0.2,
+        clock_latency=0.2,
+    )
     assert TrajectoryHeader.model_validate_json(header.model_dump_json()) == header
     assert StepRecord.model_validate_json(step.model_dump_json()) == step
 

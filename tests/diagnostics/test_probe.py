@@ -32,8 +32,10 @@ def test_the_true_box_is_the_targets_pixels_in_thousandths():
 
 def test_summary_correlates_with_mp_and_leaves_unseen_targets_out():
     """IoU rising with MP gives r = 1; the unseen mission counts but is not averaged."""
-    rows = [ProbeRow(f"e{i}", (0, 0, 100, 100), (0, 0, 100, h), 10.0, 10.0 + e)
-            for i, (h, e) in enumerate([(10, 1.0), (50, -2.0), (90, 2.0)])]
+    rows = [
+        ProbeRow(f"e{i}", (0, 0, 100, 100), (0, 0, 100, h), 10.0, 10.0 + e)
+        for i, (h, e) in enumerate([(10, 1.0), (50, -2.0), (90, 2.0)])
+    ]
     rows.append(ProbeRow("unseen", None, None, 30.0, None))
     summary = summarise(rows, {"e0": 0.2, "e1": 0.6, "e2": 1.0, "unseen": 0.0})
     assert summary.unseen == 1 and summary.mean_iou == pytest.approx(0.5)
@@ -55,8 +57,11 @@ def test_the_probe_asks_the_model_about_the_first_frame():
     spec = spec.model_copy(update={"targets": {"target": target}})
     answer = json.dumps({"box": list(truth), "distance": distance + 3.0})
     with ModelServer(lambda messages: answer) as server:
-        rows = probe_suite(Suite(SuiteHeader(suite="p"), [spec]),
-                           {"model": "m", "base_url": server.base_url, **FAST}, AERIAL_CAMERA)
+        rows = probe_suite(
+            Suite(SuiteHeader(suite="p"), [spec]),
+            {"model": "m", "base_url": server.base_url, **FAST},
+            AERIAL_CAMERA,
+        )
     summary = summarise(rows)
     assert summary.mean_iou == pytest.approx(1.0) and summary.distance_rmse == pytest.approx(3.0)
 

@@ -52,8 +52,9 @@ def test_smoke_covers_every_single_type_in_every_flight_world(smoke):
 
 def test_the_target_is_centred_and_visible_from_the_goal(smoke):
     """At each non-patrol goal the 256² semantic image shows the target over MIN_PIXELS."""
-    backend = EmbeddedBackend(body="multirotor", sensors=("semantic",), camera=AERIAL_CAMERA,
-                              visible_pixels=MIN_PIXELS)  # fmt: skip
+    backend = EmbeddedBackend(
+        body="multirotor", sensors=("semantic",), camera=AERIAL_CAMERA, visible_pixels=MIN_PIXELS
+    )
     for spec in (s for s in smoke[1] if s.level != "patrol"):
         goal = aerial_data(spec).goal
         backend.reset(spec.model_copy(update={"start": goal}), 0)
@@ -99,16 +100,24 @@ def test_patrol_reference_is_the_flown_route_at_20_to_30_m(smoke):
 def test_same_seed_gives_the_same_file(tmp_path):
     """Two generations from the same seed write identical bytes."""
     for name in ("a", "b"):
-        generate_command("aerial", types="manipulation", world="savanna", count=2, seed=5,
-                         out=tmp_path / name / "x.jsonl", echo=lambda text: None)  # fmt: skip
+        generate_command(
+            "aerial",
+            types="manipulation",
+            world="savanna",
+            count=2,
+            seed=5,
+            out=tmp_path / name / "x.jsonl",
+            echo=lambda text: None,
+        )
     assert (tmp_path / "a" / "x.jsonl").read_bytes() == (tmp_path / "b" / "x.jsonl").read_bytes()
     assert len(read_suite(tmp_path / "a" / "x.jsonl").episodes) == 2
 
 
 def test_different_seeds_give_different_missions(validator):
     """Another seed draws another mission."""
-    one, two = (generate_aerial("reporting", "savanna", 1, seed, "s", validator)[0]
-                for seed in (1, 2))  # fmt: skip
+    one, two = (
+        generate_aerial("reporting", "savanna", 1, seed, "s", validator)[0] for seed in (1, 2)
+    )
     assert one.mission != two.mission
 
 
@@ -128,8 +137,12 @@ def test_a_template_about_something_absent_is_refused(validator):
 def test_a_mission_about_an_absent_object_is_refused(validator, smoke):
     """A hand-edited mission whose target is not in the world fails naming the object."""
     spec = next(s for s in smoke[1] if s.level == "reporting")
-    bad = spec.model_copy(update={"targets": {"target": "car_9999"},
-                                  "mission": {**spec.mission, "target": "car_9999"}})
+    bad = spec.model_copy(
+        update={
+            "targets": {"target": "car_9999"},
+            "mission": {**spec.mission, "target": "car_9999"},
+        }
+    )
     with pytest.raises(ConfigError, match="objects absent from the world: car_9999"):
         validator.check(bad)
 
@@ -166,17 +179,22 @@ def test_committed_missions_pass_the_boundary_check(validator, smoke):
 
 def test_a_car_is_named_by_colour_only_when_the_colour_is_unique():
     """Two red cars on a street: neither can be named 'the red car on it'; the blue one can."""
-    cars = [SceneObject(f"car_{i}", "car", (), {"color": c, "place": "Oak Street"})
-            for i, c in enumerate(("red", "red", "blue"))]  # fmt: skip
+    cars = [
+        SceneObject(f"car_{i}", "car", (), {"color": c, "place": "Oak Street"})
+        for i, c in enumerate(("red", "red", "blue"))
+    ]
     assert car_subject(cars[2], cars, with_colour=True) == "the blue car parked on Oak Street"
     with pytest.raises(Rejected, match="no unique description"):
         car_subject(cars[0], cars, with_colour=True)
 
 
-@pytest.mark.parametrize(("types", "message"), [
-    ("reporting+patrol+inspection", "unknown mission type"),
-    ("survey", "allowed: reporting, inspection"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("types", "message"),
+    [
+        ("reporting+patrol+inspection", "unknown mission type"),
+        ("survey", "allowed: reporting, inspection"),
+    ],
+)
 def test_unknown_types_are_refused_with_the_allowed_ones(types, message):
     """An unknown type or combination fails naming the allowed ones."""
     with pytest.raises(ConfigError, match=message):

@@ -38,8 +38,7 @@ def smoke():
 @pytest.fixture(scope="module")
 def measured(smoke):
     """Each smoke episode measured in its finished world by the embedded backend."""
-    backend = EmbeddedBackend(sensors=("semantic",), camera=CameraSpec(256, 256),
-                              visible_pixels=1)  # fmt: skip
+    backend = EmbeddedBackend(sensors=("semantic",), camera=CameraSpec(256, 256), visible_pixels=1)
     return [_measure(backend, spec) for spec in smoke[1]]
 
 
@@ -53,9 +52,15 @@ def _measure(backend, spec):
         backend.reset(spec.model_copy(update={"start": Pose(*start, yaw)}), 0)
         seen = seen or backend.visible("casualty")
     far = backend.distance_to("ambulance") if "ambulance" in spec.targets else 0.0
-    return Measured(spec, graph.geodesic_distance(start, casualty),
-                    graph.doors_on_every_shortest_path(start, casualty),
-                    abs(casualty[2] - start[2]), backend.distance_to("stretcher"), far, seen)
+    return Measured(
+        spec,
+        graph.geodesic_distance(start, casualty),
+        graph.doors_on_every_shortest_path(start, casualty),
+        abs(casualty[2] - start[2]),
+        backend.distance_to("stretcher"),
+        far,
+        seen,
+    )
 
 
 def _at(measured, level):
@@ -135,8 +140,15 @@ def test_l1_clue_quotes_the_casualty_clothes(smoke):
 def test_same_seed_gives_the_same_file(tmp_path):
     """Two generations from the same seed write identical bytes."""
     for name in ("a", "b"):
-        generate_command("rescue", level="L1", world="flexible_room", count=2, seed=5,
-                         out=tmp_path / name / "x.jsonl", echo=lambda text: None)  # fmt: skip
+        generate_command(
+            "rescue",
+            level="L1",
+            world="flexible_room",
+            count=2,
+            seed=5,
+            out=tmp_path / name / "x.jsonl",
+            echo=lambda text: None,
+        )
     assert (tmp_path / "a" / "x.jsonl").read_bytes() == (tmp_path / "b" / "x.jsonl").read_bytes()
     assert len(read_suite(tmp_path / "a" / "x.jsonl").episodes) == 2
 
@@ -173,8 +185,14 @@ def test_unknown_generate_target_is_refused():
 
 def test_committed_suites_have_the_rescuebench_counts():
     """Each committed suite loads, holds its level's count and unique ids."""
-    counts = {"rescue-l1-v1": 25, "rescue-l2-v1": 59, "rescue-l3-v1": 59, "rescue-l4-v1": 39,
-              "rescue-l5-v1": 31, "rescue-smoke-v1": 10}  # fmt: skip
+    counts = {
+        "rescue-l1-v1": 25,
+        "rescue-l2-v1": 59,
+        "rescue-l3-v1": 59,
+        "rescue-l4-v1": 39,
+        "rescue-l5-v1": 31,
+        "rescue-smoke-v1": 10,
+    }
     for name, count in counts.items():
         suite = load_suite(name)
         assert suite.header.suite == name and len(suite.episodes) == count

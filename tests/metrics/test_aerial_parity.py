@@ -39,14 +39,27 @@ STADIUM = 40.0 * 40.0 + math.pi * 20.0**2
 
 def record(spec, steps, outcome="failure", budget=20):
     """Return a trajectory of ``steps``: (action, (x, y, z, yaw), touched) triples."""
-    records = [StepRecord(index=i, pose=Pose(*pose), action=action, clock_sim=float(i),
-                          clock_latency=float(i),
-                          events=[EventRecord(kind="contact")] if touched else [])
-               for i, (action, pose, touched) in enumerate(steps, start=1)]  # fmt: skip
-    header = TrajectoryHeader(episode=spec, agent=PluginRef(name="hand"),
-                              backend=PluginRef(name="none"), seed=0, code_version="t")  # fmt: skip
-    footer = TrajectoryFooter(outcome=outcome, steps=len(records),
-                              facts=AerialFacts(step_budget=budget).as_record())  # fmt: skip
+    records = [
+        StepRecord(
+            index=i,
+            pose=Pose(*pose),
+            action=action,
+            clock_sim=float(i),
+            clock_latency=float(i),
+            events=[EventRecord(kind="contact")] if touched else [],
+        )
+        for i, (action, pose, touched) in enumerate(steps, start=1)
+    ]
+    header = TrajectoryHeader(
+        episode=spec,
+        agent=PluginRef(name="hand"),
+        backend=PluginRef(name="none"),
+        seed=0,
+        code_version="t",
+    )
+    footer = TrajectoryFooter(
+        outcome=outcome, steps=len(records), facts=AerialFacts(step_budget=budget).as_record()
+    )
     return Trajectory(header, records, footer)
 
 
@@ -90,8 +103,14 @@ def hop(*moves):
     return out
 
 
-FLIGHT = ((FORWARD, False), (FORWARD, True), (FORWARD, False), (FORWARD, False), (DROP, False),
-          (DONE, False))  # fmt: skip
+FLIGHT = (
+    (FORWARD, False),
+    (FORWARD, True),
+    (FORWARD, False),
+    (FORWARD, False),
+    (DROP, False),
+    (DONE, False),
+)
 """Four moves to the goal (the second touching something), a drop, done."""
 
 
@@ -135,8 +154,11 @@ def test_patrol_iou_leaves_the_start_out_of_the_flown_path():
 def test_patrol_iou_of_a_hover_or_a_single_pose_is_zero():
     """Turns in place, or one move then done: nothing MissionBench could resample, IoU 0."""
     spec = aerial_hop(("patrol",), patrol=ROUTE)
-    hover = record(spec, [(TURN, (0.0, 0.0, 20.0, 30.0), False),
-                          (TURN, (0.0, 0.0, 20.0, 60.0), False)], budget=50)  # fmt: skip
+    hover = record(
+        spec,
+        [(TURN, (0.0, 0.0, 20.0, 30.0), False), (TURN, (0.0, 0.0, 20.0, 60.0), False)],
+        budget=50,
+    )
     single = record(spec, hop((FORWARD, False), (DONE, False)), budget=50)
     for trajectory in (hover, single):
         assert score_aerial(trajectory)["iou"] == 0.0 == missionbench_iou(trajectory, ROUTE)
@@ -146,8 +168,13 @@ def test_patrol_iou_of_a_hover_or_a_single_pose_is_zero():
 def test_patrol_iou_of_a_flight_off_the_route_equals_missionbench():
     """A zig-zag 10–30 m off the route, climbing: sortie and the independent code agree."""
     spec = aerial_hop(("patrol",), patrol=ROUTE)
-    poses = [(5.0, 10.0, 22.0), (12.0, 30.0, 25.0), (20.0, 12.0, 30.0), (31.0, 28.0, 35.0),
-             (44.0, 15.0, 38.0)]  # fmt: skip
+    poses = [
+        (5.0, 10.0, 22.0),
+        (12.0, 30.0, 25.0),
+        (20.0, 12.0, 30.0),
+        (31.0, 28.0, 35.0),
+        (44.0, 15.0, 38.0),
+    ]
     trajectory = record(spec, [(FORWARD, (*p, 0.0), False) for p in poses], budget=50)
     expected = missionbench_iou(trajectory, ROUTE)
     assert 0.2 < expected < 0.8

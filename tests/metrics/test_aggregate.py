@@ -5,8 +5,11 @@ from sortie.metrics.aggregate import errored_metrics, group_means, is_error
 
 def test_group_means_leave_errored_episodes_out_and_count_them():
     """TS 40 and 60 scored, an errored one at 12.9: the mean is 50, n 3, errors 1."""
-    rows = [("L1", {"ts": 40.0, "error": 0.0}), ("L1", {"ts": 60.0, "error": 0.0}),
-            ("L1", {"ts": 12.9, "error": 1.0})]  # fmt: skip
+    rows = [
+        ("L1", {"ts": 40.0, "error": 0.0}),
+        ("L1", {"ts": 60.0, "error": 0.0}),
+        ("L1", {"ts": 12.9, "error": 1.0}),
+    ]
     means = group_means(rows, ["ts"])
     assert means["L1"] == {"n": 3.0, "errors": 1.0, "ts": 50.0} == means["all"]
 

@@ -42,10 +42,12 @@ def test_too_few_or_equal_values_have_no_spread_interval():
 
 def test_repeats_are_averaged_per_episode_before_the_group_mean():
     """Hand-computed: episode e1 (repeats 0 and 1) counts once, with its spread."""
-    rows = [("L1", "s/e1/0", {"steps": 10.0, "tcr": 1.0}),
-            ("L1", "s/e1/1", {"steps": 20.0, "tcr": 0.0}),
-            ("L1", "s/e2/0", {"steps": 40.0, "tcr": 1.0}),
-            ("L2", "s/e3/0", {"steps": 7.0, "tcr": 0.0})]
+    rows = [
+        ("L1", "s/e1/0", {"steps": 10.0, "tcr": 1.0}),
+        ("L1", "s/e1/1", {"steps": 20.0, "tcr": 0.0}),
+        ("L1", "s/e2/0", {"steps": 40.0, "tcr": 1.0}),
+        ("L2", "s/e3/0", {"steps": 7.0, "tcr": 0.0}),
+    ]
     episodes = episode_means(rows, ["steps", "tcr"])
     assert [(e.episode, e.repeats) for e in episodes] == [("s/e1", 2), ("s/e2", 1), ("s/e3", 1)]
     assert episodes[0].means == {"steps": 15.0, "tcr": 0.5}
@@ -60,8 +62,11 @@ def test_repeats_are_averaged_per_episode_before_the_group_mean():
 
 def test_the_paired_difference_of_identical_runs_is_exactly_zero():
     """B − A of the same rows is 0 with the interval [0, 0] in every group."""
-    rows = [("L1", f"s/e{i}/{r}", {"ts": 10.0 * i + r, "hs": 0.1 * i}) for i in range(4)
-            for r in range(2)]
+    rows = [
+        ("L1", f"s/e{i}/{r}", {"ts": 10.0 * i + r, "hs": 0.1 * i})
+        for i in range(4)
+        for r in range(2)
+    ]
     episodes = episode_means(rows, ["ts", "hs"])
     for group in paired_differences(episodes, episodes, ["ts", "hs"]).values():
         for estimate in group.values():
@@ -71,8 +76,14 @@ def test_the_paired_difference_of_identical_runs_is_exactly_zero():
 def test_paired_differences_pair_common_episodes_only():
     """Hand-computed: only episodes in both runs are paired, B minus A."""
     a = episode_means([("L1", "s/e1/0", {"ts": 1.0}), ("L1", "s/e2/0", {"ts": 2.0})], ["ts"])
-    b = episode_means([("L1", "s/e1/0", {"ts": 4.0}), ("L1", "s/e1/1", {"ts": 6.0}),
-                       ("L1", "s/e9/0", {"ts": 9.0})], ["ts"])  # fmt: skip
+    b = episode_means(
+        [
+            ("L1", "s/e1/0", {"ts": 4.0}),
+            ("L1", "s/e1/1", {"ts": 6.0}),
+            ("L1", "s/e9/0", {"ts": 9.0}),
+        ],
+        ["ts"],
+    )
     estimate = paired_differences(a, b, ["ts"])["all"]["ts"]
     assert (estimate.mean, estimate.n) == (4.0, 1) and math.isnan(estimate.lo)
 

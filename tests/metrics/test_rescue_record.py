@@ -28,8 +28,9 @@ def test_the_code_scores_are_reproduced_from_the_record_alone(tmp_path):
     assert facts.casualty_point is not None and facts.stretcher_point is not None
     final = record.steps[-1].pose
     to_casualty = math.hypot(final.x - facts.casualty_point[0], final.y - facts.casualty_point[1])
-    to_stretcher = math.hypot(final.x - facts.stretcher_point[0],
-                              final.y - facts.stretcher_point[1])  # fmt: skip
+    to_stretcher = math.hypot(
+        final.x - facts.stretcher_point[0], final.y - facts.stretcher_point[1]
+    )
     scores = code_scores(to_casualty, facts.picked_up, to_stretcher, facts.dropped_in_zone)
     assert sum(scores) == pytest.approx(result.metrics["ts_code"], abs=1e-9)
     assert to_casualty == pytest.approx(facts.final_to_casualty, abs=1e-9)
@@ -37,15 +38,40 @@ def test_the_code_scores_are_reproduced_from_the_record_alone(tmp_path):
 
 def record(distances, initial=5.0, outcome="failure", reason=None):
     """Return a rescue record whose S1 steps end at ``distances`` from the casualty."""
-    steps = [StepRecord(index=i, pose=Pose(0.0, 0.0, 0.0, 0.0), action={"type": "move"},
-                        stage="S1", target_distance=d, clock_sim=0.2 * i, clock_latency=0.2 * i)
-             for i, d in enumerate(distances, start=1)]  # fmt: skip
-    stage = StageRecord(name="S1", status="active", target="casualty", d_init=initial,
-                        d_best=min([initial, *distances]), d_final=distances[-1])  # fmt: skip
-    header = TrajectoryHeader(episode=room_rescue(), agent=PluginRef(name="hand"),
-                              backend=PluginRef(name="none"), seed=0, code_version="t")  # fmt: skip
-    footer = TrajectoryFooter(outcome=outcome, failure_reason=reason, steps=len(steps),
-                              stages=[stage], facts=RescueFacts().as_record())  # fmt: skip
+    steps = [
+        StepRecord(
+            index=i,
+            pose=Pose(0.0, 0.0, 0.0, 0.0),
+            action={"type": "move"},
+            stage="S1",
+            target_distance=d,
+            clock_sim=0.2 * i,
+            clock_latency=0.2 * i,
+        )
+        for i, d in enumerate(distances, start=1)
+    ]
+    stage = StageRecord(
+        name="S1",
+        status="active",
+        target="casualty",
+        d_init=initial,
+        d_best=min([initial, *distances]),
+        d_final=distances[-1],
+    )
+    header = TrajectoryHeader(
+        episode=room_rescue(),
+        agent=PluginRef(name="hand"),
+        backend=PluginRef(name="none"),
+        seed=0,
+        code_version="t",
+    )
+    footer = TrajectoryFooter(
+        outcome=outcome,
+        failure_reason=reason,
+        steps=len(steps),
+        stages=[stage],
+        facts=RescueFacts().as_record(),
+    )
     return Trajectory(header, steps, footer)
 
 

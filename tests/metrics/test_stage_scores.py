@@ -16,8 +16,9 @@ def test_golden_case_code_variant_total_is_zero():
 
 def test_paper_s2_partial_credit_inside_the_sighting_radius():
     """Best 4.5 m without a pick-up: S2 = 25 * (7.5 - 4.5) / (7.5 - 1.5) = 12.5."""
-    s1, s2, _, _ = paper_scores((StageDistances(20.0, 6.0, 6.0), StageDistances(6.0, 4.5, 5.0),
-                                  None, None), False, False)
+    s1, s2, _, _ = paper_scores(
+        (StageDistances(20.0, 6.0, 6.0), StageDistances(6.0, 4.5, 5.0), None, None), False, False
+    )
     assert s1 == 25.0 and s2 == pytest.approx(12.5)
 
 

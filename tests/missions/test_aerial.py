@@ -32,8 +32,13 @@ def fly(backend, spec, actions):
         if runtime.done:
             break
         steps.append(runtime.step(action)[1])
-    header = TrajectoryHeader(episode=spec, agent=PluginRef(name="t"),
-                              backend=PluginRef(name="embedded"), seed=0, code_version="t")
+    header = TrajectoryHeader(
+        episode=spec,
+        agent=PluginRef(name="t"),
+        backend=PluginRef(name="embedded"),
+        seed=0,
+        code_version="t",
+    )
     return Trajectory(header, steps, runtime.footer()), runtime
 
 
@@ -60,8 +65,11 @@ def test_magnitudes_are_clamped_to_d_max_and_flagged(backend):
     assert poses[0].x == pytest.approx(6.0, abs=0.01) and poses[1].yaw == pytest.approx(30.0)
     assert poses[2].z == pytest.approx(20.0)
     details = [e.detail for step in trajectory.steps for e in step.events if e.kind == "clamped"]
-    assert details == ["forward 100 clamped to 6", "turn_left 90 clamped to 30",
-                       "up -3 clamped to 0"]  # fmt: skip
+    assert details == [
+        "forward 100 clamped to 6",
+        "turn_left 90 clamped to 30",
+        "up -3 clamped to 0",
+    ]
     assert score_aerial(trajectory)["clamped"] == 3
 
 
@@ -98,8 +106,7 @@ def test_reached_but_wrong_yaw_is_an_unmet_objective(backend):
     assert trajectory.footer.stages[0].status == "done"
 
 
-@pytest.mark.parametrize(("action", "success"), [(T.DROP_PAYLOAD, True),
-                                                 (T.COLLECT_SAMPLE, False)])  # fmt: skip
+@pytest.mark.parametrize(("action", "success"), [(T.DROP_PAYLOAD, True), (T.COLLECT_SAMPLE, False)])
 def test_manipulation_needs_the_right_task_action_at_the_goal(backend, action, success):
     """drop_payload at the goal succeeds; collect_sample there does not."""
     spec = aerial_hop(("manipulation",), task_action="drop_payload")
@@ -165,12 +172,15 @@ def test_a_mission_starting_at_its_goal_is_unscored_not_averaged_as_minus_one(ba
     assert math.isnan(metrics["mp"]) and metrics["unscored"] == 1.0 and metrics["sr"] == 0.0
 
 
-@pytest.mark.parametrize(("mission", "message"), [
-    ({"types": ["patrol"], "patrol": [[0, 0, 20]]}, "at least 2 points, got 1"),
-    ({"types": ["reporting"]}, "needs an expected answer"),
-    ({"types": ["manipulation"], "task_action": "done"}, "needs a task action"),
-    ({"types": ["reporting", "reporting"], "answer": "3"}, "repeat a type"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("mission", "message"),
+    [
+        ({"types": ["patrol"], "patrol": [[0, 0, 20]]}, "at least 2 points, got 1"),
+        ({"types": ["reporting"]}, "needs an expected answer"),
+        ({"types": ["manipulation"], "task_action": "done"}, "needs a task action"),
+        ({"types": ["reporting", "reporting"], "answer": "3"}, "repeat a type"),
+    ],
+)
 def test_incomplete_missions_are_refused_with_the_reason(mission, message):
     """Each type's success rule needs its data; the error names the episode."""
     with pytest.raises(ConfigError, match=message) as info:
@@ -178,14 +188,28 @@ def test_incomplete_missions_are_refused_with_the_reason(mission, message):
     assert "handmade/hop-0" in str(info.value)
 
 
-@pytest.mark.parametrize("mission", [
-    {"types": ["inspection"]},
-    {"types": ["reporting", "inspection"], "answer": "7", "answer_kind": "number",
-     "goal": [10.0, 15.0, 12.0, 135.0]},
-    {"types": ["manipulation"], "task_action": "collect_sample", "goal": [-12.0, 6.0, 14.0, -90.0]},
-    {"types": ["patrol"], "patrol": [[0.0, 0.0, 20.0], [20.0, 0.0, 20.0], [20.0, 20.0, 20.0]],
-     "goal": [20.0, 20.0, 20.0, 90.0]},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "mission",
+    [
+        {"types": ["inspection"]},
+        {
+            "types": ["reporting", "inspection"],
+            "answer": "7",
+            "answer_kind": "number",
+            "goal": [10.0, 15.0, 12.0, 135.0],
+        },
+        {
+            "types": ["manipulation"],
+            "task_action": "collect_sample",
+            "goal": [-12.0, 6.0, 14.0, -90.0],
+        },
+        {
+            "types": ["patrol"],
+            "patrol": [[0.0, 0.0, 20.0], [20.0, 0.0, 20.0], [20.0, 20.0, 20.0]],
+            "goal": [20.0, 20.0, 20.0, 90.0],
+        },
+    ],
+)
 def test_the_oracle_completes_every_mission_type(tmp_path, mission):
     """Flown by the runner with the oracle: success, and the record rescores to SR 1."""
     from sortie.core.records_io import Suite, SuiteHeader
@@ -203,8 +227,9 @@ def test_the_random_agent_flies_and_ends_its_flights_early(tmp_path):
     from sortie.run.suite import RunSettings, run_suite
 
     episodes = [aerial_hop(episode_id=f"hop-{i}") for i in range(10)]
-    results = run_suite(Suite(SuiteHeader(suite="t"), episodes), "random", {},
-                        RunSettings(tmp_path))  # fmt: skip
+    results = run_suite(
+        Suite(SuiteHeader(suite="t"), episodes), "random", {}, RunSettings(tmp_path)
+    )
     assert all(r.metrics["sr"] == 0.0 for r in results)
     assert sum(r.footer.steps < 20 for r in results) >= 7
 
@@ -259,8 +284,9 @@ def test_a_run_of_two_families_is_refused(tmp_path):
 
     write_suite(tmp_path / "a.jsonl", SuiteHeader(suite="a"), [aerial_hop()])
     write_suite(tmp_path / "r.jsonl", SuiteHeader(suite="r"), [room_rescue()])
-    request = RunRequest((str(tmp_path / "a.jsonl"), str(tmp_path / "r.jsonl")), "random",
-                         store=tmp_path / "s.db")  # fmt: skip
+    request = RunRequest(
+        (str(tmp_path / "a.jsonl"), str(tmp_path / "r.jsonl")), "random", store=tmp_path / "s.db"
+    )
     with Store(request.store) as store, pytest.raises(ConfigError, match="a: aerial; r: rescue"):
         plan_run(request, store)
 
@@ -273,8 +299,9 @@ def test_an_aerial_runs_stored_config_names_the_multirotor_and_its_camera(tmp_pa
     from sortie.run.store import Store
 
     write_suite(tmp_path / "a.jsonl", SuiteHeader(suite="a"), [aerial_hop()])
-    request = RunRequest((str(tmp_path / "a.jsonl"),), "random", store=tmp_path / "s.db",
-                         run_id="r")  # fmt: skip
+    request = RunRequest(
+        (str(tmp_path / "a.jsonl"),), "random", store=tmp_path / "s.db", run_id="r"
+    )
     with Store(request.store) as store:
         plan_run(request, store)
         backend = store.run_config("r")["backend"]["args"]
@@ -293,9 +320,12 @@ def missionbench_success(trajectory):
     declared = [a["kind"] for a in facts["task_actions"]]
     task = bool(declared) and declared[-1] == mission.get("task_action")
     flown = [s.pose.position() for s in trajectory.steps if s.action["type"] != "task"]
-    rules = {"reporting": lambda: report, "inspection": lambda: geometry or report,
-             "manipulation": lambda: geometry and task,
-             "patrol": lambda: _missionbench_iou(flown, mission["patrol"]) >= 0.5}  # fmt: skip
+    rules = {
+        "reporting": lambda: report,
+        "inspection": lambda: geometry or report,
+        "manipulation": lambda: geometry and task,
+        "patrol": lambda: _missionbench_iou(flown, mission["patrol"]) >= 0.5,
+    }
     return all(rules[t]() for t in mission["types"])
 
 
@@ -307,8 +337,9 @@ def _missionbench_iou(flown, route):
         array = np.asarray(points, dtype=float)
         along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(array, axis=0), axis=1))])
         at = np.linspace(0.0, along[-1], 100)
-        return LineString(zip(np.interp(at, along, array[:, 0]), np.interp(at, along, array[:, 1]),
-                              strict=True))  # fmt: skip
+        return LineString(
+            zip(np.interp(at, along, array[:, 0]), np.interp(at, along, array[:, 1]), strict=True)
+        )
 
     if len(flown) < 2 or np.allclose(flown, flown[0]):
         return 0.0
@@ -322,18 +353,27 @@ PARITY_FLIGHTS = {
     "inspection reached": ((), [FORWARD] * 4 + [DONE], 1.0),
     "inspection facing away": ((), [FORWARD] * 4 + [TURN] * 3 + [DONE], 0.0),
     "inspection short": ((), [FORWARD] * 3 + [DONE], 0.0),
-    "drop at goal": (("manipulation", "drop_payload"),
-                     [FORWARD] * 4 + [TaskAction(T.DROP_PAYLOAD), DONE], 1.0),
-    "drop then turn": (("manipulation", "drop_payload"),
-                       [FORWARD] * 4 + [TaskAction(T.DROP_PAYLOAD), TURN, DONE], 0.0),
-    "sample first": (("manipulation", "collect_sample"),
-                     [TaskAction(T.COLLECT_SAMPLE)] + [FORWARD] * 4 + [DONE], 1.0),
+    "drop at goal": (
+        ("manipulation", "drop_payload"),
+        [FORWARD] * 4 + [TaskAction(T.DROP_PAYLOAD), DONE],
+        1.0,
+    ),
+    "drop then turn": (
+        ("manipulation", "drop_payload"),
+        [FORWARD] * 4 + [TaskAction(T.DROP_PAYLOAD), TURN, DONE],
+        0.0,
+    ),
+    "sample first": (
+        ("manipulation", "collect_sample"),
+        [TaskAction(T.COLLECT_SAMPLE)] + [FORWARD] * 4 + [DONE],
+        1.0,
+    ),
     "land at goal": (("manipulation", "land"), [FORWARD] * 4 + [TaskAction(T.LAND)], 1.0),
     "land short": (("manipulation", "land"), [FORWARD] * 3 + [TaskAction(T.LAND)], 0.0),
     "patrol flown": (("patrol",), [FORWARD] * 4 + [DONE], 1.0),
     "patrol one pose": (("patrol",), [FORWARD] + [DONE], 0.0),
     "patrol hover": (("patrol",), [TURN, TURN, DONE], 0.0),
-}  # fmt: skip
+}
 """Flights over the 24 m hop, with the SR MissionBench's rules give them (worked by hand)."""
 
 

@@ -87,8 +87,9 @@ def test_spent_steps_truncate():
 
 def test_time_left_is_bounded_by_the_step_budget():
     """The time_left space ends at the largest T_max of the episodes (one second a step)."""
-    env = AerialEnv([aerial_hop(), aerial_hop(("patrol",), patrol=[[0, 0, 20], [24, 0, 20]])],
-                    sensors=())  # fmt: skip
+    env = AerialEnv(
+        [aerial_hop(), aerial_hop(("patrol",), patrol=[[0, 0, 20], [24, 0, 20]])], sensors=()
+    )
     assert float(env.observation_space["time_left"].high) == 50.0
 
 

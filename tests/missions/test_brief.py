@@ -17,7 +17,10 @@ def test_an_aerial_brief_carries_d_max_the_turn_limit_the_step_budget_and_the_ca
     data, brief = aerial_data(spec), mission.brief
     assert brief is not None
     assert (brief.limits.max_move, brief.limits.max_turn, brief.limits.max_steps) == (
-        data.max_move, data.max_turn, data.step_budget)
+        data.max_move,
+        data.max_turn,
+        data.step_budget,
+    )
     assert brief.camera is not None
     assert (brief.camera.width, brief.camera.height, brief.camera.pitch) == (64, 48, -45.0)
 
@@ -29,5 +32,8 @@ def test_a_rescue_brief_carries_the_walker_limits_and_the_camera():
     brief = mission.brief
     assert brief is not None and brief.camera is not None
     assert (brief.limits.max_turn, brief.limits.max_speed, brief.limits.max_move) == (
-        30.0, 1.5, None)
+        30.0,
+        1.5,
+        None,
+    )
     assert brief.camera.pitch == 0.0

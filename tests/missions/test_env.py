@@ -30,8 +30,15 @@ def test_passes_gymnasium_env_checker_without_warnings():
 def test_observations_hold_no_position():
     """The observation keys are images, clue, carrying and time left: nothing positional."""
     observation, _ = _env().reset(seed=0)
-    assert set(observation) == {"rgb", "depth", "semantic", "reference", "clue", "carrying",
-                                "time_left"}  # fmt: skip
+    assert set(observation) == {
+        "rgb",
+        "depth",
+        "semantic",
+        "reference",
+        "clue",
+        "carrying",
+        "time_left",
+    }
     assert "red jacket" in observation["clue"]
 
 
@@ -68,8 +75,9 @@ def test_depth_is_clipped_to_max_depth():
 
 def test_time_left_is_bounded_by_the_largest_budget():
     """The time_left space ends at the largest budget among the env's episodes."""
-    env = RescueEnv([room_rescue("a", budget_s=60.0), room_rescue("b", budget_s=90.0)],
-                    camera=SMALL, sensors=())  # fmt: skip
+    env = RescueEnv(
+        [room_rescue("a", budget_s=60.0), room_rescue("b", budget_s=90.0)], camera=SMALL, sensors=()
+    )
     assert float(env.observation_space["time_left"].high) == 90.0
 
 
@@ -84,8 +92,12 @@ def test_walking_into_sight_of_the_casualty_earns_one():
     """Walking toward the casualty earns reward 1 on the step S1 completes, 0 before."""
     env = RescueEnv([room_rescue()], camera=SMALL, sensors=())
     env.reset(seed=0)
-    rewards = [env.step({**STILL, "turn": np.float32(-3.8 if i == 0 else 0.0),
-                         "speed": np.float32(1.5)})[1] for i in range(15)]  # fmt: skip
+    rewards = [
+        env.step({**STILL, "turn": np.float32(-3.8 if i == 0 else 0.0), "speed": np.float32(1.5)})[
+            1
+        ]
+        for i in range(15)
+    ]
     assert sum(rewards) == 1.0 and rewards[0] == 0.0
 
 

@@ -14,8 +14,9 @@ def test_ids_are_registered_on_import_without_loading_the_envs():
         "print(sorted(k for k in gymnasium.registry if k.startswith('sortie/')), "
         "any(m.startswith('sortie.') and m.endswith('.env') for m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "['sortie/Aerial-v1', 'sortie/Rescue-v1'] False"
 
 

@@ -12,16 +12,26 @@ OBJECTS = {"casualty": (5.0, 0.0, 0.0), "stretcher": (-1.0, 0.0, 0.0), "door_0":
 
 
 def _episode(budget: float = 60.0) -> EpisodeSpec:
-    return EpisodeSpec(episode_id="t/rules", family="rescue", level="L1",
-                       world=WorldSpec(builder="scripted", seed=0), start=Pose(0, 0, 0, 0),
-                       targets={"casualty": "casualty", "stretcher": "stretcher"},
-                       mission={"clue_text": "red jacket", "reference_view": [0, 0, 1.6, 0, 0],
-                                "budget_s": budget, "path_distance": 5.0,
-                                "shortest_length": 11.0})  # fmt: skip
+    return EpisodeSpec(
+        episode_id="t/rules",
+        family="rescue",
+        level="L1",
+        world=WorldSpec(builder="scripted", seed=0),
+        start=Pose(0, 0, 0, 0),
+        targets={"casualty": "casualty", "stretcher": "stretcher"},
+        mission={
+            "clue_text": "red jacket",
+            "reference_view": [0, 0, 1.6, 0, 0],
+            "budget_s": budget,
+            "path_distance": 5.0,
+            "shortest_length": 11.0,
+        },
+    )
 
 
-def _mission(triggers: str = "assisted", clock: str = "sim", script=glide, budget=60.0,
-             objects=OBJECTS) -> RescueMission:
+def _mission(
+    triggers: str = "assisted", clock: str = "sim", script=glide, budget=60.0, objects=OBJECTS
+) -> RescueMission:
     mission = RescueMission(ScriptedBackend(objects, script), clock=clock, triggers=triggers)
     mission.reset(_episode(budget), seed=0)
     return mission
@@ -105,6 +115,7 @@ def test_latency_clock_charges_the_decision_time():
 
 def test_collisions_count_once_then_cool_down():
     """Contact on every step for 12 steps counts 2 collisions (cooldown of 5 steps)."""
+
     def bump(pose, action):
         return pose, (Event(EventKind.CONTACT, "wall_0"),)
 
@@ -138,7 +149,8 @@ def test_missing_mission_field_names_the_episode_and_field():
     del mission_data["budget_s"]
     with pytest.raises(ConfigError, match=r"episode t/rules: mission.budget_s: Field required"):
         RescueMission(ScriptedBackend(OBJECTS)).reset(
-            spec.model_copy(update={"mission": mission_data}), 0)
+            spec.model_copy(update={"mission": mission_data}), 0
+        )
 
 
 def test_no_hand_off_to_a_stretcher_on_another_floor():

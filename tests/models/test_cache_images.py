@@ -27,7 +27,8 @@ def test_request_key_depends_on_the_server():
 def test_server_address_drops_what_does_not_name_the_server():
     """Case, user:password, a default port and a trailing slash leave the address unchanged."""
     assert server_address("HTTPS://alice:pw@API.Example.com:443/v1/") == (
-        "https://api.example.com/v1")
+        "https://api.example.com/v1"
+    )
     assert server_address("http://[::1]:8000/v1") == "http://[::1]:8000/v1"
 
 
@@ -35,10 +36,12 @@ def test_a_cache_file_from_before_malformed_answers_gets_the_column(tmp_path):
     """A cache written without the malformed column is opened, extended and written to."""
     path = tmp_path / "old.sqlite"
     with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, text "
-                   "TEXT NOT NULL, rejected TEXT, tokens_in INTEGER NOT NULL, tokens_out "
-                   "INTEGER NOT NULL, latency REAL NOT NULL, attempts INTEGER NOT NULL, "
-                   "created REAL NOT NULL)")  # fmt: skip
+        db.execute(
+            "CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, text "
+            "TEXT NOT NULL, rejected TEXT, tokens_in INTEGER NOT NULL, tokens_out "
+            "INTEGER NOT NULL, latency REAL NOT NULL, attempts INTEGER NOT NULL, "
+            "created REAL NOT NULL)"
+        )
         db.execute("INSERT INTO responses VALUES ('old', 'm', 'hi', NULL, 1, 2, 0.5, 1, 0)")
     db.close()
     cache = ResponseCache(path)
@@ -53,8 +56,9 @@ def test_cache_keeps_the_first_answer(tmp_path):
     cache.put("k", CachedResponse("m", "first", 3, 4, 0.5, 2))
     cache.put("k", CachedResponse("m", "second", 3, 4, 0.1))
     cache.close()
-    assert ResponseCache(tmp_path / "c.sqlite").get("k") == CachedResponse("m", "first", 3, 4,
-                                                                           0.5, 2)
+    assert ResponseCache(tmp_path / "c.sqlite").get("k") == CachedResponse(
+        "m", "first", 3, 4, 0.5, 2
+    )
 
 
 def test_images_are_resized_and_deterministic():

@@ -22,8 +22,9 @@ MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "conten
 
 
 def client(server, **args) -> ModelClient:
-    return ModelClient(ModelConfig.from_args({"model": "m", "base_url": server.base_url,
-                                              **FAST, **args}))
+    return ModelClient(
+        ModelConfig.from_args({"model": "m", "base_url": server.base_url, **FAST, **args})
+    )
 
 
 def answer(messages) -> str:
@@ -40,8 +41,9 @@ def test_answer_is_validated_and_accounted(secret):
     assert call.latency > 0 and call.attempts == 1 and not call.cached
 
 
-@pytest.mark.parametrize("fault", [Fault.RATE_LIMIT, Fault.SERVER_ERROR, Fault.RESET,
-                                   Fault.MALFORMED, Fault.TRUNCATED])
+@pytest.mark.parametrize(
+    "fault", [Fault.RATE_LIMIT, Fault.SERVER_ERROR, Fault.RESET, Fault.MALFORMED, Fault.TRUNCATED]
+)
 def test_transient_faults_are_retried(secret, fault):
     """429, 500, a reset connection, a garbled and a truncated body each cost one retry."""
     with ModelServer(answer) as server:
@@ -91,8 +93,10 @@ def test_faults_beyond_the_retry_limit_raise(secret):
 
 def test_backoff_jitter_repeats_with_the_seed():
     """The same seed gives the same waits; waits grow and stay under the cap."""
-    waits = [[Backoff(0.1, 1.0, 5.0, seed=7).wait(n, Failure("server")) for n in range(1, 6)]
-             for _ in range(2)]
+    waits = [
+        [Backoff(0.1, 1.0, 5.0, seed=7).wait(n, Failure("server")) for n in range(1, 6)]
+        for _ in range(2)
+    ]
     assert waits[0] == waits[1]
     assert waits[0][0] < waits[0][3] <= 1.0
 
@@ -162,8 +166,9 @@ def test_replay_answers_offline_and_a_miss_is_loud(secret, tmp_path):
     with ModelServer(answer, reject_json_schema=True) as server:
         live = client(server, cache=cache).ask(MESSAGES, Answer)
         url = server.base_url
-    replay = ModelClient(ModelConfig.from_args({"model": "m", "base_url": url, "cache": cache,
-                                                "replay": "true"}))
+    replay = ModelClient(
+        ModelConfig.from_args({"model": "m", "base_url": url, "cache": cache, "replay": "true"})
+    )
     again = replay.ask(MESSAGES, Answer)
     assert again.value == live.value and again.latency == live.latency
     assert [c.error for c in again.calls] == ["rejected", None]
@@ -175,8 +180,14 @@ def test_replay_needs_an_existing_cache(secret, tmp_path):
     """Replay without a cache, or with a missing file, fails before any episode runs."""
     with pytest.raises(ParameterError):
         ModelConfig.from_args({"model": "m", "base_url": "http://x/v1", "replay": "1"})
-    config = ModelConfig.from_args({"model": "m", "base_url": "http://x/v1", "replay": "1",
-                                    "cache": str(tmp_path / "none.sqlite")})
+    config = ModelConfig.from_args(
+        {
+            "model": "m",
+            "base_url": "http://x/v1",
+            "replay": "1",
+            "cache": str(tmp_path / "none.sqlite"),
+        }
+    )
     with pytest.raises(ConfigError, match="does not exist"):
         ModelClient(config)
 
@@ -254,8 +265,13 @@ def test_a_server_error_without_format_words_is_retried(secret):
     assert kinds == ["json_schema", "json_schema"] and reply.calls[0].attempts == 2
 
 
-SHAPES = [Fault.CHOICES_NOT_LIST, Fault.CONTENT_NOT_TEXT, Fault.NO_CHOICES, Fault.NO_MESSAGE,
-          Fault.DEEP]
+SHAPES = [
+    Fault.CHOICES_NOT_LIST,
+    Fault.CONTENT_NOT_TEXT,
+    Fault.NO_CHOICES,
+    Fault.NO_MESSAGE,
+    Fault.DEEP,
+]
 
 
 @pytest.mark.parametrize("fault", SHAPES)
@@ -289,8 +305,9 @@ def test_a_malformed_answer_replays_the_same(secret, tmp_path):
         server.inject(Fault.CONTENT_NOT_TEXT)
         live = client(server, cache=cache).ask(MESSAGES, Answer)
         url = server.base_url
-    replay = ModelConfig.from_args({"model": "m", "base_url": url, "cache": cache,
-                                    "replay": "true"})  # fmt: skip
+    replay = ModelConfig.from_args(
+        {"model": "m", "base_url": url, "cache": cache, "replay": "true"}
+    )
     again = ModelClient(replay).ask(MESSAGES, Answer)
     assert (again.text, again.error) == (live.text, live.error)
     assert [c.error for c in again.calls] == ["format"] and again.calls[0].cached

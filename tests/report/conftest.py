@@ -50,15 +50,23 @@ def store_path(tmp_path_factory) -> Path:
     """
     folder = tmp_path_factory.mktemp("reporting")
     path = folder / "s.db"
-    good = suite_file(folder, "good", [episode("g/near", "L1", True, 120.0),
-                                       episode("g/far", "L1", False, 1.0),
-                                       episode("g/l2", "L2", True, 1.0)])  # fmt: skip
-    idle = suite_file(folder, "idle", [episode("i/near", "L1", True, 1.0),
-                                       episode("i/far", "L1", False, 1.0)])  # fmt: skip
+    good = suite_file(
+        folder,
+        "good",
+        [
+            episode("g/near", "L1", True, 120.0),
+            episode("g/far", "L1", False, 1.0),
+            episode("g/l2", "L2", True, 1.0),
+        ],
+    )
+    idle = suite_file(
+        folder, "idle", [episode("i/near", "L1", True, 1.0), episode("i/far", "L1", False, 1.0)]
+    )
     run(path, good, "oracle", "good")
     run(path, idle, "random", "idle")
-    saying = suite_file(folder, "say", [episode("s/frames", "L1", True, 2.0),
-                                        episode("s/quiet", "L1", True, 2.0)])  # fmt: skip
+    saying = suite_file(
+        folder, "say", [episode("s/frames", "L1", True, 2.0), episode("s/quiet", "L1", True, 2.0)]
+    )
     from sortie.agents.base import AGENTS
 
     with AGENTS.override("saying", SayingAgent):

@@ -15,11 +15,15 @@ def aerial_store(tmp_path_factory, smoke3):
     """Oracle and random runs of three hand-made aerial missions, and one rescue run."""
     folder = tmp_path_factory.mktemp("aerial")
     suite = folder / "hops.jsonl"
-    write_suite(suite, SuiteHeader(suite="hops"), [
-        aerial_hop(episode_id="hops/0"),
-        aerial_hop(("reporting", "inspection"), "hops/1", answer="7", answer_kind="number"),
-        aerial_hop(("patrol",), "hops/2", patrol=[[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]]),
-    ])  # fmt: skip
+    write_suite(
+        suite,
+        SuiteHeader(suite="hops"),
+        [
+            aerial_hop(episode_id="hops/0"),
+            aerial_hop(("reporting", "inspection"), "hops/1", answer="7", answer_kind="number"),
+            aerial_hop(("patrol",), "hops/2", patrol=[[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]]),
+        ],
+    )
     for agent in ("oracle", "random"):
         run_stored(RunRequest((str(suite),), agent, store=folder / "s.db", run_id=agent))
     run_stored(RunRequest((str(smoke3),), "random", store=folder / "s.db", run_id="rescue"))
@@ -30,8 +34,7 @@ def test_aerial_runs_get_the_missionbench_table_by_type(aerial_store):
     """--group type: a two-tag mission counts under both tags and once under all."""
     with Store(aerial_store) as store:
         rows = report_rows(store, ["oracle"], group="type")
-    assert {r.group: r.n for r in rows} == {"inspection": 2, "patrol": 1, "reporting": 1,
-                                            "all": 3}  # fmt: skip
+    assert {r.group: r.n for r in rows} == {"inspection": 2, "patrol": 1, "reporting": 1, "all": 3}
     overall = rows[-1].estimates
     assert overall["sr"].mean == 100.0 and overall["gap"].mean == 0.0
     text = str(render(rows, "markdown"))

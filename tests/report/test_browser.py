@@ -8,8 +8,15 @@ import pytest
 from .conftest import SAYING_RUN, SCRIPT, episode_page
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _unavailable(reason: str) -> None:
@@ -50,7 +57,8 @@ class Visit:
 
     def images_loaded(self) -> bool:
         return self.page.evaluate(
-            "Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
+            "Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)"
+        )
 
 
 def test_the_index_loads_from_disk_with_its_plots_and_nothing_else(browser, site):

@@ -29,10 +29,11 @@ def test_the_decay_plot_shows_tcr_per_level_in_percent_without_the_all_row(store
     """Run good succeeds in one of two L1 episodes and in no L2 one; idle in none."""
     with Store(store_path) as store:
         rows = report_rows(store, ["good", "idle"])
-    means = {run: [(level, e.mean) for level, e in points]
-             for run, points in level_decay(rows, "tcr").items()}  # fmt: skip
-    assert means == {"good": [("L1", 50.0), ("L2", 0.0)],
-                                        "idle": [("L1", 0.0)]}  # fmt: skip
+    means = {
+        run: [(level, e.mean) for level, e in points]
+        for run, points in level_decay(rows, "tcr").items()
+    }
+    assert means == {"good": [("L1", 50.0), ("L2", 0.0)], "idle": [("L1", 0.0)]}
 
 
 def test_the_run_plots_are_written_as_png(store_path, tmp_path):
@@ -84,8 +85,17 @@ def test_long_clips_are_sampled_evenly_keeping_the_first_and_last_frame(count, e
     from sortie.core.pose import Pose
     from sortie.core.trajectory import StepRecord
 
-    steps = [StepRecord(index=i, pose=Pose(0, 0, 0, 0), action={}, clock_sim=0.0,
-                        clock_latency=0.0, frames={"rgb": f"{i:064x}"}) for i in range(count)]
+    steps = [
+        StepRecord(
+            index=i,
+            pose=Pose(0, 0, 0, 0),
+            action={},
+            clock_sim=0.0,
+            clock_latency=0.0,
+            frames={"rgb": f"{i:064x}"},
+        )
+        for i in range(count)
+    ]
     digests = clip_digests(steps, "rgb")
     assert len(digests) == expected
     assert digests[0] == f"{0:064x}" and digests[-1] == f"{count - 1:064x}"

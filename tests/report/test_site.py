@@ -51,12 +51,14 @@ def test_an_episode_with_frames_links_its_clip_and_one_without_says_so(site):
 
 def test_tables_render_links_and_preformatted_cells_escaped():
     """Every kind of cell escapes its text; links escape their target too."""
-    table = HtmlTable("<t>", ("a", "n"), [(Link("<x>", 'p"q.html'), Pre("1 < 2\n"))],
-                      frozenset({"n"}))  # fmt: skip
+    table = HtmlTable(
+        "<t>", ("a", "n"), [(Link("<x>", 'p"q.html'), Pre("1 < 2\n"))], frozenset({"n"})
+    )
     assert render_table(table) == (
         "<h2>&lt;t&gt;</h2><div class='scroll'><table><thead><tr><th>a</th><th>n</th></tr>"
         '</thead><tbody><tr><td><a href="p&quot;q.html">&lt;x&gt;</a></td><td class="num">'
-        "<pre>1 &lt; 2\n</pre></td></tr></tbody></table></div>")  # fmt: skip
+        "<pre>1 &lt; 2\n</pre></td></tr></tbody></table></div>"
+    )
 
 
 def test_file_names_are_safe_and_distinct_for_ids_that_look_alike():
@@ -68,8 +70,9 @@ def test_file_names_are_safe_and_distinct_for_ids_that_look_alike():
 
 def test_the_report_command_writes_the_site_and_prints_its_index(store_path, tmp_path):
     """``sortie report --html DIR`` prints the table, then the index path."""
-    result = CliRunner().invoke(app, ["report", "--store", str(store_path), "--run", "good",
-                                      "--html", str(tmp_path / "r")])  # fmt: skip
+    result = CliRunner().invoke(
+        app, ["report", "--store", str(store_path), "--run", "good", "--html", str(tmp_path / "r")]
+    )
     assert result.exit_code == 0, result.output
     assert result.output.rstrip().endswith(f"HTML report: {tmp_path / 'r' / 'index.html'}")
     assert (tmp_path / "r" / "index.html").exists()
@@ -86,6 +89,7 @@ def test_the_report_counts_the_model_calls_of_runs_that_made_them(store_path):
         steps = sum(len(read_trajectory(e.record).steps) for e in store.episodes(SAYING_RUN))
     assert list(usage) == [SAYING_RUN]  # the oracle run made no calls: no row
     assert usage[SAYING_RUN].calls == steps and usage[SAYING_RUN].tokens_in == 3 * steps
-    result = CliRunner().invoke(app, ["report", "--run", SAYING_RUN, "--store", str(store_path),
-                                      "--format", "markdown"])  # fmt: skip
+    result = CliRunner().invoke(
+        app, ["report", "--run", SAYING_RUN, "--store", str(store_path), "--format", "markdown"]
+    )
     assert result.exit_code == 0 and f"| {SAYING_RUN} | 2 |" in result.output

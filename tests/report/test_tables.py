@@ -39,8 +39,13 @@ def test_report_has_one_row_per_run_and_level_plus_all(store_path):
     with Store(store_path) as store:
         rows = report_rows(store, ["a", "b"])
     assert [(r.run, r.group, r.n) for r in rows] == [
-        ("a", "L1", 2), ("a", "L2", 1), ("a", "all", 3),
-        ("b", "L1", 2), ("b", "L2", 1), ("b", "all", 3)]  # fmt: skip
+        ("a", "L1", 2),
+        ("a", "L2", 1),
+        ("a", "all", 3),
+        ("b", "L1", 2),
+        ("b", "L2", 1),
+        ("b", "all", 3),
+    ]
     assert list(rows[0].estimates) == list(RESCUE_COLUMNS)
 
 
@@ -144,8 +149,9 @@ def test_comparing_runs_without_common_episodes_is_refused(tmp_path, store_path)
 
 def test_the_cli_report_and_compare_print_and_refuse(store_path):
     """`sortie report` prints CSV; `sortie compare` a table; an unknown run exits with 2."""
-    result = runner.invoke(app, ["report", "--run", "a", "--store", str(store_path),
-                                 "--format", "csv"])  # fmt: skip
+    result = runner.invoke(
+        app, ["report", "--run", "a", "--store", str(store_path), "--format", "csv"]
+    )
     assert result.exit_code == 0, result.output
     assert result.output.startswith("run,group,n,errors,tcr,")
     result = runner.invoke(app, ["compare", "a", "b", "--store", str(store_path)])
@@ -175,15 +181,20 @@ def errored_store(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("errored")
     suite = folder / "mixed.jsonl"
-    write_suite(suite, SuiteHeader(suite="mixed"), [room_rescue("m/short", 0.4, (-1.0, -0.5)),
-                                                   room_rescue("m/long", 120.0, (-1.0, -0.5))])
+    write_suite(
+        suite,
+        SuiteHeader(suite="mixed"),
+        [room_rescue("m/short", 0.4, (-1.0, -0.5)), room_rescue("m/long", 120.0, (-1.0, -0.5))],
+    )
     path = folder / "s.db"
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(base.AGENTS._entries, "saying", SayingAgent)
-        run_stored(RunRequest((str(suite),), "saying", {"fail_at": "3"}, store=path,
-                              run_id="mixed"))  # fmt: skip
-        run_stored(RunRequest((str(suite),), "saying", {"fail_at": "1"}, store=path,
-                              run_id="early"))  # fmt: skip
+        run_stored(
+            RunRequest((str(suite),), "saying", {"fail_at": "3"}, store=path, run_id="mixed")
+        )
+        run_stored(
+            RunRequest((str(suite),), "saying", {"fail_at": "1"}, store=path, run_id="early")
+        )
     return path
 
 
@@ -227,7 +238,7 @@ def test_columns_all_holds_every_metric_sortie_computes(store_path):
     """--columns all: the family's table first, then nDTW, SDTW, SPL, movement effectiveness..."""
     with Store(store_path) as store:
         columns = choose_columns(store, ["a"], "all")
-    assert columns[:len(RESCUE_COLUMNS)] == RESCUE_COLUMNS
+    assert columns[: len(RESCUE_COLUMNS)] == RESCUE_COLUMNS
     assert {"ndtw", "sdtw", "spl", "movement_effectiveness", "ts_code"} <= set(columns)
     assert "error" not in columns
 
@@ -249,11 +260,26 @@ def test_many_columns_are_split_into_tables_of_eight(store_path):
 
 def test_the_cli_report_shows_chosen_columns_and_variant(store_path):
     """`--columns ndtw,spl` gives those columns; `--ts-variant` is named in the title."""
-    result = runner.invoke(app, ["report", "--run", "a", "--store", str(store_path),
-                                 "--format", "csv", "--columns", "ndtw,spl"])  # fmt: skip
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            "--run",
+            "a",
+            "--store",
+            str(store_path),
+            "--format",
+            "csv",
+            "--columns",
+            "ndtw,spl",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == "run,group,n,errors," + ",".join(
-        f"{c}{p}" for c in ("ndtw", "spl") for p in ("", "_lo", "_hi"))  # fmt: skip
-    result = runner.invoke(app, ["report", "--run", "a", "--store", str(store_path),
-                                 "--ts-variant", "rescuebench-code"])  # fmt: skip
+        f"{c}{p}" for c in ("ndtw", "spl") for p in ("", "_lo", "_hi")
+    )
+    result = runner.invoke(
+        app,
+        ["report", "--run", "a", "--store", str(store_path), "--ts-variant", "rescuebench-code"],
+    )
     assert result.exit_code == 0 and "TS: rescuebench-code" in result.output

@@ -14,23 +14,38 @@ from sortie.testing.episodes import room_rescue
 
 
 def trajectory(calls_per_step: list[list[ModelCallRecord]]) -> Trajectory:
-    header = TrajectoryHeader(episode=room_rescue(), agent=PluginRef(name="mllm-rescue"),
-                              backend=PluginRef(name="embedded"), seed=0, code_version="t")
-    steps = [StepRecord(index=i, pose=Pose(0, 0, 0, 0), action={}, clock_sim=0.0,
-                        clock_latency=0.0, model_calls=calls)
-             for i, calls in enumerate(calls_per_step)]
+    header = TrajectoryHeader(
+        episode=room_rescue(),
+        agent=PluginRef(name="mllm-rescue"),
+        backend=PluginRef(name="embedded"),
+        seed=0,
+        code_version="t",
+    )
+    steps = [
+        StepRecord(
+            index=i,
+            pose=Pose(0, 0, 0, 0),
+            action={},
+            clock_sim=0.0,
+            clock_latency=0.0,
+            model_calls=calls,
+        )
+        for i, calls in enumerate(calls_per_step)
+    ]
     return Trajectory(header, steps, TrajectoryFooter(outcome="failure", steps=len(steps)))
 
 
 def call(latency: float, error: str | None = None, attempts: int = 1) -> ModelCallRecord:
-    return ModelCallRecord(model="vlm", latency=latency, tokens_in=100, tokens_out=10,
-                           attempts=attempts, error=error)
+    return ModelCallRecord(
+        model="vlm", latency=latency, tokens_in=100, tokens_out=10, attempts=attempts, error=error
+    )
 
 
 def test_stats_count_calls_tokens_errors_and_latency():
     """Calls, tokens, retries, errors by kind, latency and the format-error rate add up."""
-    record = trajectory([[call(1.0)], [], [call(2.0, "format"), call(3.0, "format")],
-                         [call(4.0, attempts=3)]])
+    record = trajectory(
+        [[call(1.0)], [], [call(2.0, "format"), call(3.0, "format")], [call(4.0, attempts=3)]]
+    )
     stats = call_stats([record])
     assert (stats.decisions, stats.calls, stats.tokens_in, stats.tokens_out) == (3, 4, 400, 40)
     assert stats.retries == 2 and stats.errors == {"format": 2}

@@ -8,22 +8,27 @@ from sortie.testing.episodes import room_rescue
 
 
 def _suite(name: str, count: int) -> Suite:
-    return Suite(header=SuiteHeader(suite=name),
-                 episodes=[room_rescue(f"{name}/{i}") for i in range(count)])  # fmt: skip
+    return Suite(
+        header=SuiteHeader(suite=name), episodes=[room_rescue(f"{name}/{i}") for i in range(count)]
+    )
 
 
 def test_limit_takes_the_first_episodes_of_each_suite():
     """--limit 2 keeps the first two episodes of every suite."""
     chosen = select_episodes({"a": _suite("a", 3), "b": _suite("b", 1)}, limit=2)
     assert {name: [e.episode_id for e in es] for name, es in chosen.items()} == {
-        "a": ["a/0", "a/1"], "b": ["b/0"]}  # fmt: skip
+        "a": ["a/0", "a/1"],
+        "b": ["b/0"],
+    }
 
 
 def test_episode_ids_pick_across_suites_in_suite_order():
     """--episodes b/0,a/2 keeps those two, each in its suite, in the suite's order."""
     chosen = select_episodes({"a": _suite("a", 3), "b": _suite("b", 2)}, ids=("b/0", "a/2"))
     assert {name: [e.episode_id for e in es] for name, es in chosen.items()} == {
-        "a": ["a/2"], "b": ["b/0"]}  # fmt: skip
+        "a": ["a/2"],
+        "b": ["b/0"],
+    }
 
 
 def test_an_unknown_episode_id_is_refused_with_the_nearest():
@@ -38,25 +43,36 @@ def test_a_selection_is_stored_so_a_resume_must_repeat_it(tmp_path, smoke3):
     with Store(request.store) as store:
         assert len(plan_run(request, store).jobs) == 1
         with pytest.raises(ConfigError, match="limit: stored 1, given 2"):
-            plan_run(RunRequest(request.suites, "random", store=request.store, run_id="r",
-                                limit=2), store)  # fmt: skip
+            plan_run(
+                RunRequest(request.suites, "random", store=request.store, run_id="r", limit=2),
+                store,
+            )
 
 
 def test_an_aerial_agent_is_refused_rescue_suites(tmp_path, smoke3):
     """The heuristic agent (aerial) on a rescue suite is refused before the run is recorded."""
     request = RunRequest((str(smoke3),), "heuristic", store=tmp_path / "s.db", run_id="r")
     with Store(request.store) as store:
-        with pytest.raises(ConfigError, match="agent 'heuristic' plays aerial missions; suite "
-                                              "rescue-smoke-v1 is rescue"):  # fmt: skip
+        with pytest.raises(
+            ConfigError,
+            match="agent 'heuristic' plays aerial missions; suite rescue-smoke-v1 is rescue",
+        ):
             plan_run(request, store)
         assert store.runs() == []
 
 
 def test_a_pool_run_of_failing_episodes_stops_and_keeps_what_finished(tmp_path, smoke3):
     """On two workers, the abort after two dying-agent errors stops the pool; both are stored."""
-    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m"), "times": 9},
-                         workers=2, max_retries=0, store=tmp_path / "s.db", run_id="r",
-                         max_consecutive_errors=2)  # fmt: skip
+    request = RunRequest(
+        (str(smoke3),),
+        "dying",
+        agent_args={"marker": str(tmp_path / "m"), "times": 9},
+        workers=2,
+        max_retries=0,
+        store=tmp_path / "s.db",
+        run_id="r",
+        max_consecutive_errors=2,
+    )
     from tests.run.test_executor import _registered_dying
 
     with _registered_dying(), Store(request.store) as store:

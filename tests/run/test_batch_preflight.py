@@ -14,7 +14,9 @@ pytestmark = pytest.mark.usefixtures("secret")
 
 def request(smoke3, tmp_path, url: str) -> RunRequest:
     args = {"model": "test-vlm", "base_url": url, **FAST}
-    return RunRequest((str(smoke3),), "mllm-rescue", agent_args=args, store=tmp_path / "s.db", run_id="r")
+    return RunRequest(
+        (str(smoke3),), "mllm-rescue", agent_args=args, store=tmp_path / "s.db", run_id="r"
+    )
 
 
 def stored(tmp_path) -> list:

@@ -78,8 +78,11 @@ def test_suite_field_errors_are_collected(tmp_path):
     write_suite(path, SuiteHeader(suite="t"), [room_rescue()])
     header, line = path.read_text().splitlines()
     good = json.loads(line)
-    rows = [header, json.dumps(dict(good, start=[1, 2, 3])),
-            json.dumps({k: v for k, v in good.items() if k != "world"})]  # fmt: skip
+    rows = [
+        header,
+        json.dumps(dict(good, start=[1, 2, 3])),
+        json.dumps({k: v for k, v in good.items() if k != "world"}),
+    ]
     path.write_text("\n".join(rows) + "\n")
     with pytest.raises(ConfigError) as info:
         read_suite(path)

@@ -18,22 +18,43 @@ from tests.conftest import comparable, run_stored
 @pytest.mark.parametrize("agent", ["random", "oracle"])
 def test_one_and_two_workers_give_the_same_metrics(tmp_path, smoke3, agent):
     """The same run seed gives bit-identical metrics in-process and on a pool of two."""
-    runs = [run_stored(RunRequest((str(smoke3),), agent, workers=workers, seed=3,
-                                  store=tmp_path / "s.db", run_id=f"w{workers}"))
-            for workers in (1, 2)]  # fmt: skip
+    runs = [
+        run_stored(
+            RunRequest(
+                (str(smoke3),),
+                agent,
+                workers=workers,
+                seed=3,
+                store=tmp_path / "s.db",
+                run_id=f"w{workers}",
+            )
+        )
+        for workers in (1, 2)
+    ]
     assert len(runs[0]) == 3 and comparable(runs[0]) == comparable(runs[1])
 
 
 def test_ray_gives_the_same_metrics_and_records_as_the_local_pool(tmp_path, smoke3):
     """On a local Ray instance of two CPUs: identical metrics, records written by this process."""
     pytest.importorskip("ray", reason="the Ray executor needs: pip install 'sortie[ray]'")
-    requests = [RunRequest((str(smoke3),), "random", workers=2, seed=3, executor=executor,
-                           store=tmp_path / "s.db", run_id=executor)
-                for executor in ("local", "ray")]  # fmt: skip
+    requests = [
+        RunRequest(
+            (str(smoke3),),
+            "random",
+            workers=2,
+            seed=3,
+            executor=executor,
+            store=tmp_path / "s.db",
+            run_id=executor,
+        )
+        for executor in ("local", "ray")
+    ]
     local, ray = (run_stored(request) for request in requests)
     assert len(ray) == 3 and comparable(local) == comparable(ray)
-    lines = [[_without_timings(line) for line in e.record.read_text().splitlines()]
-             for e in (local[0], ray[0])]  # fmt: skip
+    lines = [
+        [_without_timings(line) for line in e.record.read_text().splitlines()]
+        for e in (local[0], ray[0])
+    ]
     assert lines[0] == lines[1]
 
 
@@ -73,20 +94,36 @@ def test_retry_errors_reruns_only_the_errored_episodes(tmp_path, smoke3):
 
 def test_a_dead_worker_is_replaced_and_its_job_retried(tmp_path, smoke3):
     """Two workers lost together are retried alone; the episodes then finish normally."""
-    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m")}, workers=2,
-                         store=tmp_path / "s.db", run_id="r")  # fmt: skip
+    request = RunRequest(
+        (str(smoke3),),
+        "dying",
+        agent_args={"marker": str(tmp_path / "m")},
+        workers=2,
+        store=tmp_path / "s.db",
+        run_id="r",
+    )
     with _registered_dying():
         episodes = run_stored(request)
-    assert [e.failure_reason for e in episodes] == [e.failure_reason for e in run_stored(
-        dataclasses.replace(request, agent="random", agent_args={}, run_id="plain"))]
+    assert [e.failure_reason for e in episodes] == [
+        e.failure_reason
+        for e in run_stored(
+            dataclasses.replace(request, agent="random", agent_args={}, run_id="plain")
+        )
+    ]
     assert (tmp_path / "m.0").exists() and not (tmp_path / "m.1").exists()
 
 
 def test_a_job_whose_worker_keeps_dying_becomes_a_backend_error(tmp_path, smoke3):
     """After max_retries deaths running alone, the job is stored as backend_error."""
-    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m"), "times": 9},
-                         workers=2, max_retries=1, store=tmp_path / "s.db",
-                         run_id="r")  # fmt: skip
+    request = RunRequest(
+        (str(smoke3),),
+        "dying",
+        agent_args={"marker": str(tmp_path / "m"), "times": 9},
+        workers=2,
+        max_retries=1,
+        store=tmp_path / "s.db",
+        run_id="r",
+    )
     with _registered_dying():
         episodes = run_stored(request)
     assert {e.failure_reason for e in episodes} == {"backend_error"}
@@ -95,8 +132,13 @@ def test_a_job_whose_worker_keeps_dying_becomes_a_backend_error(tmp_path, smoke3
 
 def test_killed_runs_resume_to_the_same_store_as_an_uninterrupted_run(tmp_path, smoke3):
     """SIGKILL the runner at random moments, resume each time: same keys, same metrics."""
-    reference = comparable(run_stored(RunRequest((str(smoke3),), "random", repeats=2,
-                                                 store=tmp_path / "ref" / "s.db", run_id="k")))
+    reference = comparable(
+        run_stored(
+            RunRequest(
+                (str(smoke3),), "random", repeats=2, store=tmp_path / "ref" / "s.db", run_id="k"
+            )
+        )
+    )
     rng, store = random.Random(0), tmp_path / "s.db"
     for _ in range(3):
         process = _start_run(smoke3, store)
@@ -136,8 +178,12 @@ re.match(r"(a*)*b", "a" * 64)  # backtracks for ages without letting go of the G
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent signal")
 def test_a_worker_busy_in_native_code_dies_with_its_parent():
     """A worker that holds the GIL (so cannot poll its parent) still dies when the parent does."""
-    parent = subprocess.Popen([sys.executable, "-c", _PARENT, _BUSY_WORKER],
-                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, _BUSY_WORKER],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     assert parent.stdout is not None
     worker = int(parent.stdout.readline())
     time.sleep(0.5)  # well into the regex
@@ -158,10 +204,26 @@ def test_ctrl_c_stops_the_pool_and_keeps_finished_episodes(tmp_path, smoke3):
 
 
 def _start_run(suite, store) -> subprocess.Popen:
-    command = [sys.executable, "-m", "sortie.cli", "run", str(suite), "--agent", "random",
-               "--repeats", "2", "--workers", "2", "--run-id", "k", "--store", str(store)]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "sortie.cli",
+        "run",
+        str(suite),
+        "--agent",
+        "random",
+        "--repeats",
+        "2",
+        "--workers",
+        "2",
+        "--run-id",
+        "k",
+        "--store",
+        str(store),
+    ]
+    return subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
 
 
 def _wait_for(condition, seconds: float, what: str) -> None:
@@ -231,9 +293,16 @@ def _registered_dying():
 def test_on_ray_a_job_whose_worker_keeps_dying_becomes_a_backend_error(tmp_path, smoke3):
     """Ray retries a task whose worker died; past max_retries the episode is a backend_error."""
     pytest.importorskip("ray", reason="the Ray executor needs: pip install 'sortie[ray]'")
-    request = RunRequest((str(smoke3),), "dying", agent_args={"marker": str(tmp_path / "m"), "times": 2},
-                         workers=1, max_retries=1, executor="ray", store=tmp_path / "s.db",
-                         run_id="r")  # fmt: skip
+    request = RunRequest(
+        (str(smoke3),),
+        "dying",
+        agent_args={"marker": str(tmp_path / "m"), "times": 2},
+        workers=1,
+        max_retries=1,
+        executor="ray",
+        store=tmp_path / "s.db",
+        run_id="r",
+    )
     with _registered_dying():
         episodes = run_stored(request)
     assert [e.failure_reason for e in episodes][0] == "backend_error"

@@ -30,10 +30,14 @@ def test_a_damaged_or_missing_frame_is_a_clear_error(tmp_path):
 
 def test_record_frames_stores_every_step_and_changes_no_metric(tmp_path, smoke3):
     """With --record-frames each step names an existing RGB frame; metrics stay the same."""
-    plain = run_stored(RunRequest((str(smoke3),), "oracle", store=tmp_path / "s.db",
-                                  run_id="plain"))  # fmt: skip
-    framed = run_stored(RunRequest((str(smoke3),), "oracle", store=tmp_path / "s.db",
-                                   run_id="framed", record_frames=True))  # fmt: skip
+    plain = run_stored(
+        RunRequest((str(smoke3),), "oracle", store=tmp_path / "s.db", run_id="plain")
+    )
+    framed = run_stored(
+        RunRequest(
+            (str(smoke3),), "oracle", store=tmp_path / "s.db", run_id="framed", record_frames=True
+        )
+    )
     assert comparable(plain) == comparable(framed)
     steps = read_trajectory(framed[0].record).steps
     digests = [step.frames["rgb"] for step in steps]

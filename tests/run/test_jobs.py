@@ -7,17 +7,26 @@ from sortie.core.errors import ParameterError
 from sortie.run.jobs import RunSpec, check_agent_args, record_path
 
 
-@pytest.mark.parametrize("name", ["rescue-smoke-v1", "abl-history=0-temperature=0.7", "a_b.c",
-                                  "x" * NAME_LIMIT])  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["rescue-smoke-v1", "abl-history=0-temperature=0.7", "a_b.c", "x" * NAME_LIMIT]
+)
 def test_safe_names_are_accepted(name):
     """Letters, digits and . _ - = up to the limit pass unchanged."""
     assert check_name(name, "run id") == name
 
 
-@pytest.mark.parametrize(("name", "says"), [
-    ("../x", "use only letters"), ("/etc", "use only letters"), (".hidden", "use only letters"),
-    ("a\x00b", "use only letters"), ("a b", "use only letters"), ("", "use only letters"),
-    ("x" * (NAME_LIMIT + 1), f"longer than {NAME_LIMIT} characters")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("../x", "use only letters"),
+        ("/etc", "use only letters"),
+        (".hidden", "use only letters"),
+        ("a\x00b", "use only letters"),
+        ("a b", "use only letters"),
+        ("", "use only letters"),
+        ("x" * (NAME_LIMIT + 1), f"longer than {NAME_LIMIT} characters"),
+    ],
+)
 def test_unsafe_names_are_refused_saying_why(name, says):
     """Path parts, NUL bytes, spaces, a leading dot, emptiness and length are each refused."""
     with pytest.raises(ParameterError, match=says):

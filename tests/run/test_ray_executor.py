@@ -16,8 +16,9 @@ def test_a_local_ray_instance_listens_on_loopback_only(tmp_path, smoke3):
         if not listeners:  # Ray is up and has run a task: every server it starts is listening
             listeners.extend(_listeners(psutil))
 
-    request = RunRequest((str(smoke3),), "random", workers=2, executor="ray",
-                         store=tmp_path / "s.db", run_id="net")  # fmt: skip
+    request = RunRequest(
+        (str(smoke3),), "random", workers=2, executor="ray", store=tmp_path / "s.db", run_id="net"
+    )
     with Store(request.store) as store:
         execute(plan_run(request, store), request, store, on_result=look)
     assert {"gcs_server", "raylet"} <= {name for name, _, _ in listeners}

@@ -10,8 +10,9 @@ from sortie.run.store import StoredEpisode
 def stored(key, level, outcome, reason=None, ts=50.0, error=0.0):
     """Return a stored rescue episode with the given outcome and a TS of ``ts``."""
     metrics = {"tcr": float(outcome == "success"), "ts": ts, "error": error}
-    return StoredEpisode(key, key, "s", level, 0, 0, outcome, reason, 10, Path("r.jsonl"), 1.0,
-                         1, None, metrics)  # fmt: skip
+    return StoredEpisode(
+        key, key, "s", level, 0, 0, outcome, reason, 10, Path("r.jsonl"), 1.0, 1, None, metrics
+    )
 
 
 def text(table):
@@ -29,8 +30,11 @@ def lines_by_level(table):
 
 def test_the_summary_counts_outcomes_and_leaves_errors_out_of_the_means():
     """Two scored L1 episodes (TS 40, 60) and an errored one: TS 50 over 2, error counted."""
-    episodes = [stored("a", "L1", "success", ts=60.0), stored("b", "L1", "failure", ts=40.0),
-                stored("c", "L1", "failure", "backend_error", ts=math.nan, error=1.0)]
+    episodes = [
+        stored("a", "L1", "success", ts=60.0),
+        stored("b", "L1", "failure", ts=40.0),
+        stored("c", "L1", "failure", "backend_error", ts=math.nan, error=1.0),
+    ]
     lines = lines_by_level(results_table(episodes, "t"))
     level, n, success, failure, error, tcr, ts = lines["L1"][:7]
     assert (n, success, failure, error) == ("3", "1", "1", "1")
@@ -47,7 +51,10 @@ def test_an_old_store_row_is_recognised_as_errored_by_its_failure_reason():
 
 def test_each_mean_carries_its_bootstrap_interval():
     """Different values give a ``mean lo–hi`` cell; a single episode gives the mean alone."""
-    episodes = [stored("a", "L1", "failure", ts=10.0), stored("b", "L1", "failure", ts=30.0),
-                stored("c", "L2", "failure", ts=70.0)]
+    episodes = [
+        stored("a", "L1", "failure", ts=10.0),
+        stored("b", "L1", "failure", ts=30.0),
+        stored("c", "L2", "failure", ts=70.0),
+    ]
     lines = lines_by_level(results_table(episodes, "t"))
     assert lines["L1"][6] == "20.0 10.0–30.0" and lines["L2"][6] == "70"

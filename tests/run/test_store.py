@@ -19,14 +19,17 @@ def test_a_stored_episode_reads_back_as_its_record_says(tmp_path, smoke3):
     """Rows, metrics (NaN included) and stages read back as the record says."""
     request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r")
     episodes = run_stored(request)
-    assert [e.key for e in episodes] == [f"rescue-smoke-v1/rescue-smoke-v1/000{i}/0"
-                                         for i in range(3)]  # fmt: skip
+    assert [e.key for e in episodes] == [
+        f"rescue-smoke-v1/rescue-smoke-v1/000{i}/0" for i in range(3)
+    ]
     with Store(tmp_path / "s.db") as store:
         for episode in episodes:
             trajectory = read_trajectory(episode.record)
             assert episode.record.is_relative_to(tmp_path / "r")
-            assert (episode.outcome, episode.steps) == (trajectory.footer.outcome,
-                                                        trajectory.footer.steps)  # fmt: skip
+            assert (episode.outcome, episode.steps) == (
+                trajectory.footer.outcome,
+                trajectory.footer.steps,
+            )
             assert episode.seed == trajectory.header.seed
             assert episode.level == trajectory.header.episode.level
             assert store.stages("r", episode.key) == trajectory.footer.stages
@@ -34,8 +37,9 @@ def test_a_stored_episode_reads_back_as_its_record_says(tmp_path, smoke3):
 
 
 def _same(a: dict[str, float], b: dict[str, float]) -> bool:
-    return a.keys() == b.keys() and all(a[k] == b[k] or math.isnan(a[k]) and math.isnan(b[k])
-                                        for k in a)  # fmt: skip
+    return a.keys() == b.keys() and all(
+        a[k] == b[k] or math.isnan(a[k]) and math.isnan(b[k]) for k in a
+    )
 
 
 def test_a_failed_write_leaves_nothing_of_the_episode(tmp_path, smoke3, monkeypatch):
@@ -51,16 +55,20 @@ def test_a_failed_write_leaves_nothing_of_the_episode(tmp_path, smoke3, monkeypa
 
 def test_a_reader_during_a_run_sees_whole_episodes_only(tmp_path, smoke3):
     """Another connection, reading after each commit, never sees a row without its metrics."""
-    request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r",
-                         workers=2)  # fmt: skip
+    request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r", workers=2)
     seen = []
 
     def read(result: JobResult) -> None:
         with sqlite3.connect(tmp_path / "s.db") as db:
-            counts = dict(db.execute("SELECT e.key, COUNT(m.name) FROM episodes e LEFT JOIN "
-                                     "metrics m USING (run_id, key) GROUP BY e.key"))  # fmt: skip
-            orphans = db.execute("SELECT COUNT(*) FROM metrics WHERE key NOT IN "
-                                 "(SELECT key FROM episodes)").fetchone()[0]  # fmt: skip
+            counts = dict(
+                db.execute(
+                    "SELECT e.key, COUNT(m.name) FROM episodes e LEFT JOIN "
+                    "metrics m USING (run_id, key) GROUP BY e.key"
+                )
+            )
+            orphans = db.execute(
+                "SELECT COUNT(*) FROM metrics WHERE key NOT IN (SELECT key FROM episodes)"
+            ).fetchone()[0]
         seen.append(len(counts))
         assert orphans == 0 and len(set(counts.values())) == 1 and 0 not in counts.values()
 
@@ -79,7 +87,8 @@ def test_a_store_from_a_newer_sortie_is_refused(tmp_path):
         Store(path)
     assert str(path) in str(info.value)
     assert f"schema version 99 is newer than this sortie reads ({STORE_SCHEMA_VERSION})" in str(
-        info.value)
+        info.value
+    )
 
 
 def test_a_file_that_is_not_a_store_is_named(tmp_path):
@@ -160,8 +169,9 @@ time.sleep(120)
 
 def _hold_run(path) -> subprocess.Popen:
     """Start a process that claims run 'r' in the store at ``path`` and then waits."""
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path)], stdout=subprocess.PIPE,
-                              text=True)  # fmt: skip
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(path)], stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout is not None and holder.stdout.readline() == "claimed\n"
     return holder
 

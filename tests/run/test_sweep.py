@@ -14,8 +14,11 @@ def test_a_sweep_makes_one_named_run_per_combination():
     base = RunRequest(("s",), "mllm-aerial", agent_args={"model": "m"}, run_id="abl")
     requests = sweep_requests(base, parse_vary(["temperature=0,0.7", "history=0,2"]))
     assert [r.run_id for r in requests] == [
-        "abl-history=0-temperature=0", "abl-history=0-temperature=0.7",
-        "abl-history=2-temperature=0", "abl-history=2-temperature=0.7"]  # fmt: skip
+        "abl-history=0-temperature=0",
+        "abl-history=0-temperature=0.7",
+        "abl-history=2-temperature=0",
+        "abl-history=2-temperature=0.7",
+    ]
     assert requests[1].agent_args == {"model": "m", "history": "0", "temperature": "0.7"}
 
 
@@ -37,11 +40,26 @@ def test_a_malformed_vary_is_refused(item):
 def test_sweep_runs_every_setting_and_prints_their_table(tmp_path):
     """The random agent with two move limits: two stored runs, one table of both."""
     suite = tmp_path / "hops.jsonl"
-    write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}")
-                                                   for i in range(3)])  # fmt: skip
-    result = CliRunner().invoke(app, [
-        "sweep", str(suite), "--agent", "random", "--vary", "max_move=2,8", "--run-id", "r",
-        "--store", str(tmp_path / "s.db"), "--format", "markdown"])  # fmt: skip
+    write_suite(
+        suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}") for i in range(3)]
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "sweep",
+            str(suite),
+            "--agent",
+            "random",
+            "--vary",
+            "max_move=2,8",
+            "--run-id",
+            "r",
+            "--store",
+            str(tmp_path / "s.db"),
+            "--format",
+            "markdown",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "| r-max_move=2 | all | 3 |" in result.output
     assert "| r-max_move=8 | all | 3 |" in result.output
@@ -70,10 +88,25 @@ def test_a_sweep_with_a_setting_whose_episodes_all_errored_exits_1(tmp_path, ove
 
     override(AGENTS, "failing", _FailingAgent)
     suite = tmp_path / "hops.jsonl"
-    write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}")
-                                                   for i in range(2)])  # fmt: skip
-    result = CliRunner().invoke(app, [
-        "sweep", str(suite), "--agent", "failing", "--vary", "level=1,2", "--run-id", "r",
-        "--store", str(tmp_path / "s.db"), "--max-consecutive-errors", "0"])  # fmt: skip
+    write_suite(
+        suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id=f"hops/{i}") for i in range(2)]
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "sweep",
+            str(suite),
+            "--agent",
+            "failing",
+            "--vary",
+            "level=1,2",
+            "--run-id",
+            "r",
+            "--store",
+            str(tmp_path / "s.db"),
+            "--max-consecutive-errors",
+            "0",
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert result.output.count("2 of 2 episodes ended in an error (agent_error 2)") == 2

@@ -19,23 +19,82 @@ from sortie.sim.worlds.aerial import viewing_pose
 
 NAMES = tuple(FLIGHT_WORLDS)
 PROMISED = {
-    "neighborhood": {"car", "house", "person", "statue", "solar_panel", "pylon", "water_tank",
-                     "landing_pad", "crate", "building", "sign", "fence"},
-    "city": {"car", "building", "sign", "person", "statue", "solar_panel", "water_tank",
-             "landing_pad", "crate", "fence"},
-    "forest": {"car", "house", "animal", "person", "pylon", "water_tank", "landing_pad",
-               "crate", "solar_panel", "water", "fence"},
-    "savanna": {"car", "house", "animal", "person", "pylon", "water_tank", "landing_pad",
-                "crate", "solar_panel", "water", "fence"},
-    "airsim_nh": {"car", "house", "person", "statue", "pylon", "water_tank", "landing_pad",
-                  "fence"},
-}  # fmt: skip
-KEYS = {"car": {"color", "plate", "place"}, "house": {"number", "street", "color"},
-        "building": {"number", "kind", "color", "text"}, "sign": {"text", "color"},
-        "statue": {"kind", "color", "text"}, "animal": {"species", "color", "herd"},
-        "solar_panel": {"kind", "condition", "panels"}, "pylon": {"kind", "line"},
-        "water_tank": {"kind", "text", "color"}, "landing_pad": {"kind", "text"},
-        "person": {"top_color", "place"}}  # fmt: skip
+    "neighborhood": {
+        "car",
+        "house",
+        "person",
+        "statue",
+        "solar_panel",
+        "pylon",
+        "water_tank",
+        "landing_pad",
+        "crate",
+        "building",
+        "sign",
+        "fence",
+    },
+    "city": {
+        "car",
+        "building",
+        "sign",
+        "person",
+        "statue",
+        "solar_panel",
+        "water_tank",
+        "landing_pad",
+        "crate",
+        "fence",
+    },
+    "forest": {
+        "car",
+        "house",
+        "animal",
+        "person",
+        "pylon",
+        "water_tank",
+        "landing_pad",
+        "crate",
+        "solar_panel",
+        "water",
+        "fence",
+    },
+    "savanna": {
+        "car",
+        "house",
+        "animal",
+        "person",
+        "pylon",
+        "water_tank",
+        "landing_pad",
+        "crate",
+        "solar_panel",
+        "water",
+        "fence",
+    },
+    "airsim_nh": {
+        "car",
+        "house",
+        "person",
+        "statue",
+        "pylon",
+        "water_tank",
+        "landing_pad",
+        "fence",
+    },
+}
+KEYS = {
+    "car": {"color", "plate", "place"},
+    "house": {"number", "street", "color"},
+    "building": {"number", "kind", "color", "text"},
+    "sign": {"text", "color"},
+    "statue": {"kind", "color", "text"},
+    "animal": {"species", "color", "herd"},
+    "solar_panel": {"kind", "condition", "panels"},
+    "pylon": {"kind", "line"},
+    "water_tank": {"kind", "text", "color"},
+    "landing_pad": {"kind", "text"},
+    "person": {"top_color", "place"},
+}
 
 
 @cache
@@ -118,9 +177,9 @@ def test_a_drone_30_m_up_sees_the_car_it_looks_at(name):
     pose = viewing_pose(car, 30.0, along)
     drone = Multirotor(RayCaster(scene))
     drone.place(pose)
-    frames = Renderer(scene, drone.caster).render(CameraSpec(256, 256, 90.0, -45.0),
-                                                  pose.position(), pose.yaw, None,
-                                                  {Sensor.SEMANTIC})  # fmt: skip
+    frames = Renderer(scene, drone.caster).render(
+        CameraSpec(256, 256, 90.0, -45.0), pose.position(), pose.yaw, None, {Sensor.SEMANTIC}
+    )
     assert frames.semantic is not None
     centre = frames.semantic[116:140, 116:140]
     assert (centre == scene.id_of(car.name)).sum() >= 10  # the car, ~13 x 6 pixels from 42 m

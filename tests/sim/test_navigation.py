@@ -15,8 +15,11 @@ GREY = (150, 150, 150)
 RISE, TREAD, FLIGHT = 0.17, 0.3, 18  # a flight climbing 3.06 m over 5.4 m
 
 
-def _scene(pieces: list[tuple[str, Mesh | list[Mesh]]], bounds: tuple[float, ...],
-           kit: WorldKit | None = None) -> Scene:
+def _scene(
+    pieces: list[tuple[str, Mesh | list[Mesh]]],
+    bounds: tuple[float, ...],
+    kit: WorldKit | None = None,
+) -> Scene:
     kit = kit or WorldKit("test")
     for semantic, parts in pieces:
         kit.add(semantic, parts)
@@ -31,22 +34,31 @@ def _two_rooms(starts_open: bool = False) -> Scene:
     """Rooms x<0 and x>0 in a 12 x 6 box, joined only by a 1.2 m doorway with a sliding door."""
     kit = WorldKit("two rooms")
     corners = [(-6, -3), (6, -3), (6, 3), (-6, 3)]
-    outer = [m for a, b in zip(corners, corners[1:] + corners[:1], strict=True)
-             for m in wall(a, b, 0.0, 2.5, GREY)]  # fmt: skip
+    outer = [
+        m
+        for a, b in zip(corners, corners[1:] + corners[:1], strict=True)
+        for m in wall(a, b, 0.0, 2.5, GREY)
+    ]
     middle = wall((0, -3), (0, 3), 0.0, 2.5, GREY, openings=[(3.0, 1.2, 2.1)])
     sliding_door(kit, (0.0, 0.0, 0.0), 90.0, width=1.2, starts_open=starts_open)
-    return _scene([("floor", floor_slab(-6, -3, 6, 3, 0.0, GREY)), ("wall", outer),
-                   ("wall", middle)], (-6, -3, 6, 3), kit)  # fmt: skip
+    return _scene(
+        [("floor", floor_slab(-6, -3, 6, 3, 0.0, GREY)), ("wall", outer), ("wall", middle)],
+        (-6, -3, 6, 3),
+        kit,
+    )
 
 
 def _stair_scene() -> Scene:
     top = RISE * FLIGHT
     run = TREAD * FLIGHT
-    return _scene([
-        ("floor", floor_slab(-4, -2, 0, 2, 0.0, GREY)),
-        ("stairs", stairs(2.0, TREAD, RISE, FLIGHT)),
-        ("floor", floor_slab(run, -2, run + 4, 2, top, GREY, thickness=0.2)),
-    ], (-4, -2, run + 4, 2))  # fmt: skip
+    return _scene(
+        [
+            ("floor", floor_slab(-4, -2, 0, 2, 0.0, GREY)),
+            ("stairs", stairs(2.0, TREAD, RISE, FLIGHT)),
+            ("floor", floor_slab(run, -2, run + 4, 2, top, GREY, thickness=0.2)),
+        ],
+        (-4, -2, run + 4, 2),
+    )
 
 
 def _level_change(ramp: Mesh | None, height: float) -> Scene:
@@ -60,8 +72,7 @@ def _level_change(ramp: Mesh | None, height: float) -> Scene:
     return _scene(pieces, (-6, -2, 6, 2))
 
 
-def _distance_to_box(points: np.ndarray, x0: float, y0: float, x1: float, y1: float
-                     ) -> np.ndarray:
+def _distance_to_box(points: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
     dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
     dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0)
     return np.hypot(dx, dy)
@@ -71,7 +82,8 @@ def test_path_crosses_an_open_room():
     """Across an empty floor the geodesic equals the straight-line distance."""
     graph = NavGraph.build(_open_floor())
     assert graph.geodesic_distance((-4, 0.3, 0), (4, -0.2, 0)) == pytest.approx(
-        math.hypot(8, 0.5), abs=0.01)
+        math.hypot(8, 0.5), abs=0.01
+    )
 
 
 def test_wall_forces_a_detour_around_its_end():
@@ -87,8 +99,12 @@ def test_smoothed_path_keeps_clear_of_the_wall():
     """Every point of the smoothed path stays (nearly) a walker's radius from the wall."""
     graph = NavGraph.build(_open_floor(("wall", wall((0, -5), (0, 3), 0.0, 2.5, GREY))))
     path = np.array(graph.shortest_path((-3, 0, 0), (3, 0, 0)))
-    along = np.concatenate([a + np.linspace(0, 1, 50)[:, None] * (b - a)
-                            for a, b in zip(path[:-1], path[1:], strict=True)])  # fmt: skip
+    along = np.concatenate(
+        [
+            a + np.linspace(0, 1, 50)[:, None] * (b - a)
+            for a, b in zip(path[:-1], path[1:], strict=True)
+        ]
+    )
     assert _distance_to_box(along, -0.1, -5, 0.1, 3).min() > WALKER.radius - 0.05
 
 
@@ -98,7 +114,8 @@ def test_stairs_join_two_floors_over_their_walking_length():
     run, top = TREAD * FLIGHT, RISE * FLIGHT
     expected = 3.0 + math.hypot(run, top) + 3.0  # floor, flight, floor
     assert graph.geodesic_distance((-3, 0, 0), (run + 3, 0, top)) == pytest.approx(
-        expected, abs=0.3)
+        expected, abs=0.3
+    )
 
 
 def test_closed_door_cuts_the_only_way_and_opening_restores_it():
@@ -194,8 +211,10 @@ def test_random_node_respects_the_distance_range():
 
 def test_random_node_without_source_avoids_the_roof():
     """Without a source, nodes come from the walkable floor, not a larger ceiling on top."""
-    scene = _open_floor(("pillar", slab(-1, -1, 1, 1, 0, 2.5, GREY)),
-                        ("ceiling", slab(-5, -5, 5, 5, 2.5, 2.6, GREY)))
+    scene = _open_floor(
+        ("pillar", slab(-1, -1, 1, 1, 0, 2.5, GREY)),
+        ("ceiling", slab(-5, -5, 5, 5, 2.5, 2.6, GREY)),
+    )
     graph = NavGraph.build(scene)
     node = graph.random_node(np.random.default_rng(0))
     assert node is not None and graph.node_position(node)[2] == pytest.approx(0.0, abs=1e-4)
@@ -215,5 +234,6 @@ def test_same_scene_gives_an_identical_graph():
     assert np.array_equal(first.adjacency.indptr, second.adjacency.indptr)
     assert np.array_equal(first.adjacency.indices, second.adjacency.indices)
     assert np.array_equal(first.adjacency.data, second.adjacency.data)
-    assert all(np.array_equal(a, b) for a, b in zip(first.door_nodes, second.door_nodes,
-                                                    strict=True))  # fmt: skip
+    assert all(
+        np.array_equal(a, b) for a, b in zip(first.door_nodes, second.door_nodes, strict=True)
+    )

@@ -9,10 +9,13 @@ from sortie.sim.scene import Dynamics, Scene, SceneObject
 
 def _wall_scene() -> Scene:
     wall = SceneObject("wall_0", "wall", (box((0.2, 20, 6), (10.1, 0, 3), (200, 50, 50)),))
-    door = SceneObject("door_0", "door", (box((0.1, 1, 2), (5, 0, 1), (50, 50, 200)),),
-                       dynamics=Dynamics.OPENABLE,
-                       open_transform=np.array([[1, 0, 0, 0], [0, 1, 0, 3], [0, 0, 1, 0],
-                                                [0, 0, 0, 1]], float))  # fmt: skip
+    door = SceneObject(
+        "door_0",
+        "door",
+        (box((0.1, 1, 2), (5, 0, 1), (50, 50, 200)),),
+        dynamics=Dynamics.OPENABLE,
+        open_transform=np.array([[1, 0, 0, 0], [0, 1, 0, 3], [0, 0, 1, 0], [0, 0, 0, 1]], float),
+    )
     return Scene([wall, door], (-10, -10, 10, 10))
 
 

@@ -82,8 +82,12 @@ def test_stairwell_steps_are_climbable_all_the_way_up():
     kit.add("floor", slab_with_holes((-8, -8, 8, 8), [], 0.0, (90, 90, 90)))
     caster = _caster(kit)
     # The first flight passes under the railing that guards the well's mouth upstairs.
-    heights = np.concatenate([_down(caster, _along(well.path[:2], 0.03), 3.7),
-                              _down(caster, _along(well.path[1:], 0.03), 5.0)])
+    heights = np.concatenate(
+        [
+            _down(caster, _along(well.path[:2], 0.03), 3.7),
+            _down(caster, _along(well.path[1:], 0.03), 5.0),
+        ]
+    )
     assert not np.isnan(heights).any()
     assert np.abs(np.diff(heights)).max() <= 0.18
     assert math.isclose(heights[0], 0.0, abs_tol=1e-4)
@@ -136,8 +140,9 @@ def test_terrain_height_matches_the_drawn_surface():
     """``height_at`` agrees with ray casts onto the terrain mesh."""
     rng = np.random.default_rng(5)
     ground = rolling_terrain(rng, (-10, -10, 10, 10), relief=3.0)
-    scene = Scene([SceneObject("ground_0", "ground", (ground.mesh(rng, (90, 120, 60)),))],
-                  (-10, -10, 10, 10))  # fmt: skip
+    scene = Scene(
+        [SceneObject("ground_0", "ground", (ground.mesh(rng, (90, 120, 60)),))], (-10, -10, 10, 10)
+    )
     points = rng.uniform(-9, 9, (50, 2))
     cast = _down(RayCaster(scene), points, 20.0)
     assert np.allclose(cast, ground.height_at(points[:, 0], points[:, 1]), atol=1e-4)

@@ -29,8 +29,9 @@ def _walker(scene: Scene, start: Pose) -> Walker:
     return walker
 
 
-def _walk(walker: Walker, steps: int, speed: float = FULL_SPEED, turn: float = 0.0,
-          dt: float = DT) -> list[WalkResult]:  # fmt: skip
+def _walk(
+    walker: Walker, steps: int, speed: float = FULL_SPEED, turn: float = 0.0, dt: float = DT
+) -> list[WalkResult]:
     return [walker.step(turn, speed, dt) for _ in range(steps)]
 
 
@@ -60,11 +61,21 @@ def test_walking_at_45_degrees_into_a_wall_slides_along_it():
 
 
 def _doorway_scene() -> Scene:
-    walls = _solid("wall_0", "wall", slab(5, -15, 5.2, -0.5, 0, 3), slab(5, 0.5, 5.2, 15, 0, 3),
-                   slab(5, -0.5, 5.2, 0.5, 2.1, 3))  # fmt: skip
+    walls = _solid(
+        "wall_0",
+        "wall",
+        slab(5, -15, 5.2, -0.5, 0, 3),
+        slab(5, 0.5, 5.2, 15, 0, 3),
+        slab(5, -0.5, 5.2, 0.5, 2.1, 3),
+    )
     panel = box((0.08, 1.0, 2.1), (5.1, 0, 1.05))
-    door = SceneObject("door_0", "door", (panel,), dynamics=Dynamics.OPENABLE,
-                       open_transform=pose_matrix((0, 1.02, 0)))  # fmt: skip
+    door = SceneObject(
+        "door_0",
+        "door",
+        (panel,),
+        dynamics=Dynamics.OPENABLE,
+        open_transform=pose_matrix((0, 1.02, 0)),
+    )
     return _scene(walls, door)
 
 
@@ -111,8 +122,9 @@ def test_walks_up_a_ramp_onto_a_platform_and_back_down():
 
 def test_refuses_a_ledge_higher_than_the_step_and_reports_it():
     """A 0.5 m ledge stops the walker at its foot, feet still on the floor."""
-    walker = _walker(_scene(_solid("platform_0", "platform", slab(3, -2, 5, 2, 0, 0.5))),
-                     Pose(0, 0, 0, 0))  # fmt: skip
+    walker = _walker(
+        _scene(_solid("platform_0", "platform", slab(3, -2, 5, 2, 0, 0.5))), Pose(0, 0, 0, 0)
+    )
     results = _walk(walker, 15)
     assert walker.pose.z == 0.0 and walker.pose.x < 3.0 - 0.29
     assert results[-1].contacts == ("platform_0",)
@@ -120,9 +132,13 @@ def test_refuses_a_ledge_higher_than_the_step_and_reports_it():
 
 def test_refuses_a_drop_higher_than_the_limit():
     """At the edge of a 2 m drop the walker stops instead of stepping off."""
-    scene = Scene([_solid("floor_0", "floor", slab(-5, -5, 3, 5, 1.9, 2.0)),
-                   _solid("floor_1", "floor", slab(-5, -5, 20, 5, -0.1, 0.0))],
-                  (-20, -20, 20, 20))  # fmt: skip
+    scene = Scene(
+        [
+            _solid("floor_0", "floor", slab(-5, -5, 3, 5, 1.9, 2.0)),
+            _solid("floor_1", "floor", slab(-5, -5, 20, 5, -0.1, 0.0)),
+        ],
+        (-20, -20, 20, 20),
+    )
     walker = _walker(scene, Pose(0, 0, 2, 0))
     results = _walk(walker, 20)
     assert walker.pose.z == 2.0 and 2.5 < walker.pose.x < 3.0 and results[-1].blocked

@@ -24,10 +24,12 @@ def test_same_seed_same_world_bit_for_bit(name):
 def test_same_seed_same_pixels(name):
     """Two builds of one world render identical images from the same pose."""
     spec = CameraSpec(48, 48, 90.0)
-    images = [Renderer(build_world(name, 5)).render(spec, (0.5, 0.5, 1.6), 30.0)
-              for _ in range(2)]  # fmt: skip
-    for a, b in zip([images[0].rgb, images[0].depth, images[0].semantic],
-                    [images[1].rgb, images[1].depth, images[1].semantic], strict=True):
+    images = [Renderer(build_world(name, 5)).render(spec, (0.5, 0.5, 1.6), 30.0) for _ in range(2)]
+    for a, b in zip(
+        [images[0].rgb, images[0].depth, images[0].semantic],
+        [images[1].rgb, images[1].depth, images[1].semantic],
+        strict=True,
+    ):
         assert np.array_equal(a, b)  # type: ignore[arg-type]
 
 

@@ -31,12 +31,15 @@ def test_different_seeds_build_different_worlds(name):
     assert build_world(name, 1).digest() != build_world(name, 2).digest()
 
 
-@pytest.mark.parametrize(("name", "params", "allowed"), [
-    ("forest", {"size": 500}, "30..120"),
-    ("campus", {"size": 10}, "30..80"),
-    ("tower", {"floors": 7}, "2..4"),
-    ("station", {"size": 5}, "40..100"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "params", "allowed"),
+    [
+        ("forest", {"size": 500}, "30..120"),
+        ("campus", {"size": 10}, "30..80"),
+        ("tower", {"floors": 7}, "2..4"),
+        ("station", {"size": 5}, "40..100"),
+    ],
+)
 def test_bad_params_name_the_allowed_range(name, params, allowed):
     """A parameter out of range is refused with its allowed range in the message."""
     with pytest.raises(ParameterError, match=allowed):
@@ -146,11 +149,18 @@ def _reachable_areas(scene: Scene) -> set[int]:
             t = caster.cast(origins, np.tile([dx, dy, 0.0], (gx.size, 1)), 1.0).t
             hit |= np.isfinite(t).reshape(gx.shape)
         blocked[axis] = hit
-    areas = {int(o.attributes["area"]): o.bounds() for o in scene.objects
-             if o.attributes.get("kind") in ("building", "courtyard")}  # fmt: skip
+    areas = {
+        int(o.attributes["area"]): o.bounds()
+        for o in scene.objects
+        if o.attributes.get("kind") in ("building", "courtyard")
+    }
     lo, hi = areas[0]
-    seen = {(i, j) for i, x in enumerate(xs) for j, y in enumerate(ys)
-            if lo[0] < x < hi[0] and lo[1] < y < hi[1]}  # fmt: skip
+    seen = {
+        (i, j)
+        for i, x in enumerate(xs)
+        for j, y in enumerate(ys)
+        if lo[0] < x < hi[0] and lo[1] < y < hi[1]
+    }
     queue = deque(seen)
     while queue:
         i, j = queue.popleft()
@@ -162,8 +172,11 @@ def _reachable_areas(scene: Scene) -> set[int]:
             if not blocked[axis][origin]:
                 seen.add((ni, nj))
                 queue.append((ni, nj))
-    return {a for a, (lo, hi) in areas.items()
-            if any(lo[0] < xs[i] < hi[0] and lo[1] < ys[j] < hi[1] for i, j in seen)}
+    return {
+        a
+        for a, (lo, hi) in areas.items()
+        if any(lo[0] < xs[i] < hi[0] and lo[1] < ys[j] < hi[1] for i, j in seen)
+    }
 
 
 def test_campus_areas_connect_only_through_doors_and_gates():
@@ -173,5 +186,6 @@ def test_campus_areas_connect_only_through_doors_and_gates():
     for obj in scene.objects:
         if obj.dynamics is Dynamics.OPENABLE:
             scene.set_open(obj.name, True)
-    assert _reachable_areas(scene) == set(range(len(scene.of_class("floor"))
-                                              + len(scene.of_class("sidewalk"))))
+    assert _reachable_areas(scene) == set(
+        range(len(scene.of_class("floor")) + len(scene.of_class("sidewalk")))
+    )

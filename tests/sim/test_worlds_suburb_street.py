@@ -50,8 +50,11 @@ def test_everything_lies_inside_the_bounds(name: str):
 def test_ground_tops_lie_at_zero(name: str):
     """The ground, road and sidewalk pieces have their top surface at exactly z = 0."""
     scene = build_world(name, 0, SMALL)
-    ground = [o for o in scene.objects if o.semantic in ("ground", "grass", "road", "sidewalk")
-              and "marking" not in o.attributes]  # fmt: skip
+    ground = [
+        o
+        for o in scene.objects
+        if o.semantic in ("ground", "grass", "road", "sidewalk") and "marking" not in o.attributes
+    ]
     assert ground and all(float(o.bounds()[1][2]) == 0.0 for o in ground)
 
 
@@ -85,8 +88,10 @@ def test_street_signs_name_distinct_shops():
 
 def test_suburb_scatters_cars_trees_and_fences():
     """A cluttered suburb holds parked cars, trees and fences."""
-    counts = {c: len(build_world("suburb", 0, {"size": 80, "clutter": 1.0}).of_class(c))
-              for c in ("car", "tree", "fence", "house")}  # fmt: skip
+    counts = {
+        c: len(build_world("suburb", 0, {"size": 80, "clutter": 1.0}).of_class(c))
+        for c in ("car", "tree", "fence", "house")
+    }
     assert min(counts.values()) > 3, counts
 
 
@@ -97,8 +102,9 @@ def test_walker_eye_view_of_a_street_shows_sky_and_ground():
     from sortie.sim.render import Renderer
 
     scene = build_world("street", 0, SMALL)
-    frames = Renderer(scene).render(CameraSpec(32, 32, 90), (-15.0, -5.0, 1.6), 0.0,
-                                    sensors={Sensor.SEMANTIC})  # fmt: skip
+    frames = Renderer(scene).render(
+        CameraSpec(32, 32, 90), (-15.0, -5.0, 1.6), 0.0, sensors={Sensor.SEMANTIC}
+    )
     assert frames.semantic is not None
     assert (frames.semantic[0] == 0).any() and (frames.semantic[-1] > 0).all()
     assert np.unique(frames.semantic).size > 3

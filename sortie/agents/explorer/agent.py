@@ -37,9 +37,17 @@ class ExplorerAgent:
     families = frozenset({"rescue"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB, Sensor.DEPTH, Sensor.SEMANTIC})
 
-    def __init__(self, memory: bool = True, cell: float = 0.25, max_speed: float = 1.5,
-                 max_turn: float = 30.0, hfov: float = 90.0, eye: float = 1.6,
-                 reach: float = 1.3, replan_every: int = 8) -> None:
+    def __init__(
+        self,
+        memory: bool = True,
+        cell: float = 0.25,
+        max_speed: float = 1.5,
+        max_turn: float = 30.0,
+        hfov: float = 90.0,
+        eye: float = 1.6,
+        reach: float = 1.3,
+        replan_every: int = 8,
+    ) -> None:
         """Configure the explorer.
 
         Args:
@@ -69,10 +77,10 @@ class ExplorerAgent:
         self._last: Action | None = None
         self._carrying, self._scan = False, 12
         self._path: list[Point] = []
-        self._plan_step, self._step = -10**9, 0
+        self._plan_step, self._step = -(10**9), 0
         self._trail: deque[Point] = deque(maxlen=25)
         self._banned: list[Point] = []
-        self._escape, self._interacted, self._turn_sign = 0, -10**9, 1.0
+        self._escape, self._interacted, self._turn_sign = 0, -(10**9), 1.0
 
     def reset(self, brief: Brief, seed: int) -> None:
         """Start an episode: an empty map, the start as origin, a look around first."""
@@ -120,11 +128,20 @@ class ExplorerAgent:
         frames = observation.frames
         if frames.depth is None or frames.semantic is None:
             return []
-        points = back_project(frames.depth, frames.semantic, self._kinds, self.pose, self.eye,
-                              self.hfov, stride=2)  # fmt: skip
+        points = back_project(
+            frames.depth, frames.semantic, self._kinds, self.pose, self.eye, self.hfov, stride=2
+        )
         self.map.add(points, self.pose.z)
-        sightings = find_objects(frames.depth, frames.semantic, frames.rgb, self._kinds,
-                                 self.pose, self.eye, self.hfov, self._wanted)  # fmt: skip
+        sightings = find_objects(
+            frames.depth,
+            frames.semantic,
+            frames.rgb,
+            self._kinds,
+            self.pose,
+            self.eye,
+            self.hfov,
+            self._wanted,
+        )
         self.recall.note(sightings, self._step)
         return sightings
 
@@ -137,19 +154,24 @@ class ExplorerAgent:
         self._trail.clear()
 
     # --- interactions -----------------------------------------------------------------
-    def _interaction(self, observation: MissionObservation,
-                     sightings: list[Sighting]) -> Interact | None:
+    def _interaction(
+        self, observation: MissionObservation, sightings: list[Sighting]
+    ) -> Interact | None:
         """Grab, drop or open a door when close enough (needed under native triggers)."""
         if self._step - self._interacted < 6:
             return None
         target = self.recall.goal(observation.carrying)
         kind = Interaction.DROP if observation.carrying else Interaction.GRAB
-        if isinstance(target, Landmark) and self.pose.distance_to(target.x, target.y) <= (
-                self.reach) and (observation.carrying or target is self.recall.casualty):
+        if (
+            isinstance(target, Landmark)
+            and self.pose.distance_to(target.x, target.y) <= (self.reach)
+            and (observation.carrying or target is self.recall.casualty)
+        ):
             self._interacted = self._step
             return Interact(kind)
-        if any(s.kind is Kind.DOOR and s.nearest <= 1.4 and abs(s.bearing) <= 30
-               for s in sightings):
+        if any(
+            s.kind is Kind.DOOR and s.nearest <= 1.4 and abs(s.bearing) <= 30 for s in sightings
+        ):
             self._interacted = self._step
             return Interact(Interaction.OPEN_DOOR)
         return None
@@ -242,12 +264,16 @@ class ExplorerAgent:
         cost, walkable, known = self._costs(win, here, optimistic=target is not None)
         start = (here[0] - win[0].start, here[1] - win[1].start)
         dist, pred = distances_from(cost, start)
-        goals = (self._near(win, point, 1.0) & walkable if target is not None
-                 else frontiers(walkable, known))
+        goals = (
+            self._near(win, point, 1.0) & walkable
+            if target is not None
+            else frontiers(walkable, known)
+        )
         self._path = self._best_path(win, dist, pred, goals, target is None)
 
-    def _costs(self, win: Window, here: tuple[int, int], optimistic: bool
-               ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
+    def _costs(
+        self, win: Window, here: tuple[int, int], optimistic: bool
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_]]:
         """Return per-cell costs (inf: impassable), walkable and known cells of a window."""
         walkable, known = self.map.walkable(win), self.map.known(win)
         roomy = self.map.walkable(win, clearance=2)
@@ -255,8 +281,9 @@ class ExplorerAgent:
         if optimistic:
             cost = np.where(~known, 2.0, cost)
         r, c = here[0] - win[0].start, here[1] - win[1].start
-        cost[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = np.minimum(
-            cost[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2], 2.5)
+        cost[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2] = np.minimum(
+            cost[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2], 2.5
+        )
         return cost, walkable | (optimistic & ~known), known
 
     def _near(self, win: Window, point: Point, radius: float) -> NDArray[np.bool_]:
@@ -268,8 +295,14 @@ class ExplorerAgent:
         xs = (cols - half + 0.5) * self.cell - point[0]
         return (ys[:, None] ** 2 + xs[None, :] ** 2) <= radius**2
 
-    def _best_path(self, win: Window, dist: NDArray[np.float64], pred: NDArray[np.int32],
-                   goals: NDArray[np.bool_], exploring: bool) -> list[Point]:
+    def _best_path(
+        self,
+        win: Window,
+        dist: NDArray[np.float64],
+        pred: NDArray[np.int32],
+        goals: NDArray[np.bool_],
+        exploring: bool,
+    ) -> list[Point]:
         """Return the waypoints to the cheapest reachable goal cell (frontiers: scored)."""
         score = np.where(goals & np.isfinite(dist), dist * self.cell, np.inf)
         if exploring:
@@ -291,8 +324,9 @@ class ExplorerAgent:
         bearing = np.abs((bearing + 180) % 360 - 180)
         penalty = 1.5 * bearing / 90.0 + np.where(np.hypot(xs, ys) < 1.0, np.inf, 0.0)
         for bx, by in self._banned:
-            penalty = penalty + np.where(np.hypot(xs + self.pose.x - bx, ys + self.pose.y - by)
-                                         < 1.5, np.inf, 0.0)  # fmt: skip
+            penalty = penalty + np.where(
+                np.hypot(xs + self.pose.x - bx, ys + self.pose.y - by) < 1.5, np.inf, 0.0
+            )
         return penalty
 
 
@@ -305,7 +339,7 @@ def _stride_kept(depth: NDArray[np.float32] | None) -> float:
     if depth is None:
         return 0.0
     rows, cols = depth.shape
-    middle = depth[rows // 4:rows // 2, cols // 2 - cols // 16:cols // 2 + cols // 16]
+    middle = depth[rows // 4 : rows // 2, cols // 2 - cols // 16 : cols // 2 + cols // 16]
     return 0.0 if float(np.min(middle)) < 0.6 else 0.6
 
 

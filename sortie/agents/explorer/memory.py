@@ -54,8 +54,9 @@ class Memory:
         """Take a person for the casualty if they lie down and wear the clue's colours."""
         current = self.casualty
         if current is not None and current.instance == seen.instance:
-            self.casualty = Landmark(mark.x, mark.y, mark.instance, mark.step,
-                                     max(current.score, mark.score))  # fmt: skip
+            self.casualty = Landmark(
+                mark.x, mark.y, mark.instance, mark.step, max(current.score, mark.score)
+            )
             return
         if not seen.lying or seen.colour < self.min_colour or seen.instance in self.rejected:
             return

@@ -30,8 +30,15 @@ _NEIGHBOURS = ((0, 1), (1, 0), (1, 1), (1, -1))
 class ElevationMap:
     """Lowest and highest surface per cell, contacts, and where the body has been."""
 
-    def __init__(self, cell: float = 0.25, size: int = 1024, step: float = 0.35,
-                 below: float = 1.5, above: float = 1.9, new_floor: float = 1.5) -> None:
+    def __init__(
+        self,
+        cell: float = 0.25,
+        size: int = 1024,
+        step: float = 0.35,
+        below: float = 1.5,
+        above: float = 1.9,
+        new_floor: float = 1.5,
+    ) -> None:
         """Create an empty map of ``size`` x ``size`` cells centred on the start."""
         self.cell, self.size, self.step = cell, size, step
         self.below, self.above, self.new_floor = below, above, new_floor
@@ -95,8 +102,8 @@ class ElevationMap:
         """Mark the cells under the body as walkable: it stands there."""
         r0, c0 = self.index(x - radius, y - radius)
         r1, c1 = self.index(x + radius, y + radius)
-        self.visited[r0:r1 + 1, c0:c1 + 1] = True
-        self.blocked[r0:r1 + 1, c0:c1 + 1] = False
+        self.visited[r0 : r1 + 1, c0 : c1 + 1] = True
+        self.blocked[r0 : r1 + 1, c0 : c1 + 1] = False
         self._grow(np.array([r0, r1]), np.array([c0, c1]))
 
     def block(self, x: float, y: float) -> None:
@@ -121,8 +128,10 @@ class ElevationMap:
         if around is not None:
             r0, r1 = min(r0, around[0]), max(r1, around[0])
             c0, c1 = min(c0, around[1]), max(c1, around[1])
-        return (slice(max(r0 - margin, 0), min(r1 + margin + 1, self.size)),
-                slice(max(c0 - margin, 0), min(c1 + margin + 1, self.size)))  # fmt: skip
+        return (
+            slice(max(r0 - margin, 0), min(r1 + margin + 1, self.size)),
+            slice(max(c0 - margin, 0), min(c1 + margin + 1, self.size)),
+        )
 
     def known(self, win: Window) -> NDArray[np.bool_]:
         """Return which cells of the window hold an observation or were walked on."""
@@ -138,7 +147,7 @@ class ElevationMap:
             a, b = _shifted(surface, dr, dc)
             jump = np.abs(a - b) > self.step + 0.05
             _or_shifted(edge, jump, dr, dc)
-        return ((tall | edge | self.blocked[win]) & ~self.visited[win])
+        return (tall | edge | self.blocked[win]) & ~self.visited[win]
 
     def walkable(self, win: Window, clearance: int = 1) -> NDArray[np.bool_]:
         """Return the known cells at least ``clearance`` cells away from any obstacle."""
@@ -148,17 +157,18 @@ class ElevationMap:
         return self.known(win) & ~(blocked & ~self.visited[win])
 
 
-def _shifted(grid: NDArray[np.float32], dr: int, dc: int
-             ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+def _shifted(
+    grid: NDArray[np.float32], dr: int, dc: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """Return the overlapping parts of ``grid`` and ``grid`` moved by (dr, dc)."""
     rows, cols = grid.shape
-    a = grid[0:rows - dr, max(0, -dc):cols - max(0, dc)]
-    b = grid[dr:rows, max(0, dc):cols - max(0, -dc)]
+    a = grid[0 : rows - dr, max(0, -dc) : cols - max(0, dc)]
+    b = grid[dr:rows, max(0, dc) : cols - max(0, -dc)]
     return a, b
 
 
 def _or_shifted(target: NDArray[np.bool_], flags: NDArray[np.bool_], dr: int, dc: int) -> None:
     """Mark both cells of every flagged neighbour pair in ``target``."""
     rows, cols = target.shape
-    target[0:rows - dr, max(0, -dc):cols - max(0, dc)] |= flags
-    target[dr:rows, max(0, dc):cols - max(0, -dc)] |= flags
+    target[0 : rows - dr, max(0, -dc) : cols - max(0, dc)] |= flags
+    target[dr:rows, max(0, dc) : cols - max(0, -dc)] |= flags

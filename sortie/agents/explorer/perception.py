@@ -33,8 +33,13 @@ class Kind(IntEnum):
     DOOR = 4
 
 
-_KINDS = {"person": Kind.PERSON, "stretcher": Kind.STRETCHER, "ambulance": Kind.AMBULANCE,
-          "door": Kind.DOOR, "gate": Kind.DOOR}  # fmt: skip
+_KINDS = {
+    "person": Kind.PERSON,
+    "stretcher": Kind.STRETCHER,
+    "ambulance": Kind.AMBULANCE,
+    "door": Kind.DOOR,
+    "gate": Kind.DOOR,
+}
 
 
 def kind_table(labels: dict[int, str]) -> NDArray[np.int8]:
@@ -66,9 +71,16 @@ class Points:
     instance: NDArray[np.int32]
 
 
-def back_project(depth: FloatArray, semantic: NDArray[np.int32], kinds: NDArray[np.int8],
-                 pose: Odometry, eye: float, hfov: float, stride: int = 1,
-                 max_depth: float = 15.0) -> Points:
+def back_project(
+    depth: FloatArray,
+    semantic: NDArray[np.int32],
+    kinds: NDArray[np.int8],
+    pose: Odometry,
+    eye: float,
+    hfov: float,
+    stride: int = 1,
+    max_depth: float = 15.0,
+) -> Points:
     """Return the finite depth pixels within ``max_depth`` as map-frame points (pitch 0).
 
     Args:
@@ -96,10 +108,32 @@ def back_project(depth: FloatArray, semantic: NDArray[np.int32], kinds: NDArray[
 
 
 # --- colours -----------------------------------------------------------------------------
-COLOUR_WORDS = ("red", "orange", "yellow", "green", "teal", "blue", "navy", "purple", "pink",
-                "brown", "beige", "black", "white", "grey")  # fmt: skip
-_NEAR = {("blue", "navy"), ("navy", "blue"), ("navy", "black"), ("grey", "white"),
-         ("grey", "black"), ("orange", "brown"), ("beige", "white"), ("pink", "red")}
+COLOUR_WORDS = (
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "teal",
+    "blue",
+    "navy",
+    "purple",
+    "pink",
+    "brown",
+    "beige",
+    "black",
+    "white",
+    "grey",
+)
+_NEAR = {
+    ("blue", "navy"),
+    ("navy", "blue"),
+    ("navy", "black"),
+    ("grey", "white"),
+    ("grey", "black"),
+    ("orange", "brown"),
+    ("beige", "white"),
+    ("pink", "red"),
+}
 
 
 def clue_colours(text: str) -> tuple[str, ...]:
@@ -119,11 +153,21 @@ def colour_names(rgb: NDArray[np.uint8]) -> NDArray[np.str_]:
     s = np.where(v > 0, span / np.maximum(rgb.max(axis=1), 1), 0.0)
     hue = _hue(rgb.astype(np.float32), span)
     names = np.select(
-        [v < 0.18, (s < 0.2) & (v > 0.78), s < 0.2,
-         (hue < 15) | (hue >= 345), hue < 50, hue < 70, hue < 165, hue < 200, hue < 260,
-         hue < 320],
-        ["black", "white", "grey", "red", "orange", "yellow", "green", "teal", "blue",
-         "purple"], "pink")  # fmt: skip
+        [
+            v < 0.18,
+            (s < 0.2) & (v > 0.78),
+            s < 0.2,
+            (hue < 15) | (hue >= 345),
+            hue < 50,
+            hue < 70,
+            hue < 165,
+            hue < 200,
+            hue < 260,
+            hue < 320,
+        ],
+        ["black", "white", "grey", "red", "orange", "yellow", "green", "teal", "blue", "purple"],
+        "pink",
+    )
     pale = (s < 0.5) & (v > 0.7)
     names = np.where((names == "red") & pale, "pink", names)
     names = np.where((names == "orange") & (s < 0.42) & (v > 0.6), "beige", names)
@@ -135,8 +179,9 @@ def _hue(rgb: FloatArray, span: FloatArray) -> FloatArray:
     r, g, b = rgb[:, 0], rgb[:, 1], rgb[:, 2]
     top = rgb.max(axis=1)
     safe = np.maximum(span, 1e-6)
-    hue = np.where(top == r, ((g - b) / safe) % 6,
-                   np.where(top == g, (b - r) / safe + 2, (r - g) / safe + 4))  # fmt: skip
+    hue = np.where(
+        top == r, ((g - b) / safe) % 6, np.where(top == g, (b - r) / safe + 2, (r - g) / safe + 4)
+    )
     return (hue * 60) % 360
 
 
@@ -152,6 +197,8 @@ def colour_match(rgb: NDArray[np.uint8], wanted: tuple[str, ...], share: float =
         return 0.0
     names, counts = np.unique(colour_names(rgb), return_counts=True)
     present = {str(n) for n, c in zip(names, counts, strict=True) if c >= share * len(rgb)}
-    score = sum(1.0 if w in present else 0.5 if any((w, p) in _NEAR for p in present) else 0.0
-                for w in wanted)  # fmt: skip
+    score = sum(
+        1.0 if w in present else 0.5 if any((w, p) in _NEAR for p in present) else 0.0
+        for w in wanted
+    )
     return score / len(wanted)

@@ -26,12 +26,15 @@ def grid_graph(cost: NDArray[np.float64]) -> coo_matrix:
         heads.append(index[a][both])
         tails.append(index[b][both])
         weights.append(length * (cost[a][both] + cost[b][both]) / 2)
-    return coo_matrix((np.concatenate(weights), (np.concatenate(heads), np.concatenate(tails))),
-                      shape=(rows * cols, rows * cols))  # fmt: skip
+    return coo_matrix(
+        (np.concatenate(weights), (np.concatenate(heads), np.concatenate(tails))),
+        shape=(rows * cols, rows * cols),
+    )
 
 
-def distances_from(cost: NDArray[np.float64], start: Cell
-                   ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+def distances_from(
+    cost: NDArray[np.float64], start: Cell
+) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
     """Return the path cost from ``start`` to every cell, and each cell's predecessor."""
     graph = grid_graph(cost).tocsr()
     source = start[0] * cost.shape[1] + start[1]
@@ -48,8 +51,9 @@ def trace(pred: NDArray[np.int32], goal: Cell, width: int) -> list[Cell]:
     return path[::-1]
 
 
-def frontiers(walkable: NDArray[np.bool_], known: NDArray[np.bool_],
-              min_cells: int = 3) -> NDArray[np.bool_]:
+def frontiers(
+    walkable: NDArray[np.bool_], known: NDArray[np.bool_], min_cells: int = 3
+) -> NDArray[np.bool_]:
     """Return walkable cells next to unknown ones, in groups of at least ``min_cells``.
 
     Single unknown cells inside known ground (gaps between the far rows of a depth image) are

@@ -44,10 +44,17 @@ class Sighting:
         return self.top < 0.9
 
 
-def find_objects(depth: NDArray[np.float32], semantic: NDArray[np.int32],
-                 rgb: NDArray[np.uint8] | None, kinds: NDArray[np.int8], pose: Odometry,
-                 eye: float, hfov: float, wanted: tuple[str, ...], min_pixels: int = 6,
-                 ) -> list[Sighting]:
+def find_objects(
+    depth: NDArray[np.float32],
+    semantic: NDArray[np.int32],
+    rgb: NDArray[np.uint8] | None,
+    kinds: NDArray[np.int8],
+    pose: Odometry,
+    eye: float,
+    hfov: float,
+    wanted: tuple[str, ...],
+    min_pixels: int = 6,
+) -> list[Sighting]:
     """Return a sighting for every object of interest that covers ``min_pixels`` pixels."""
     ids = np.clip(semantic, 0, len(kinds) - 1)
     mask = (kinds[ids] > 0) & np.isfinite(depth)
@@ -63,14 +70,33 @@ def find_objects(depth: NDArray[np.float32], semantic: NDArray[np.int32],
             continue
         r, c = rows[pick], cols[pick]
         colours = rgb[r, c] if rgb is not None else np.zeros((0, 3), np.uint8)
-        sightings.append(_sighting(Kind(int(kinds[instance])), int(instance), depth[r, c],
-                                   left[r, c], up[r, c], colours, pose, eye, wanted))
+        sightings.append(
+            _sighting(
+                Kind(int(kinds[instance])),
+                int(instance),
+                depth[r, c],
+                left[r, c],
+                up[r, c],
+                colours,
+                pose,
+                eye,
+                wanted,
+            )
+        )
     return sightings
 
 
-def _sighting(kind: Kind, instance: int, d: NDArray[np.float32], lx: NDArray[np.float32],
-              uz: NDArray[np.float32], rgb: NDArray[np.uint8], pose: Odometry, eye: float,
-              wanted: tuple[str, ...]) -> Sighting:
+def _sighting(
+    kind: Kind,
+    instance: int,
+    d: NDArray[np.float32],
+    lx: NDArray[np.float32],
+    uz: NDArray[np.float32],
+    rgb: NDArray[np.uint8],
+    pose: Odometry,
+    eye: float,
+    wanted: tuple[str, ...],
+) -> Sighting:
     """Locate one instance's pixels (planar depth ``d``, ray slopes ``lx``, ``uz``)."""
     lateral = d * lx
     ranges = np.hypot(d, lateral)

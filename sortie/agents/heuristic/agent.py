@@ -44,8 +44,16 @@ from sortie.core.actions import Action, FlightPrimitive, Fly, TaskAction, TaskAc
 from sortie.core.observation import Brief, EventKind, Frames, MissionObservation, Sensor
 
 P = FlightPrimitive
-VIEW_HEIGHTS = {"solar_panel": 10.0, "pylon": 8.0, "water_tank": 8.0, "statue": 10.0,
-                "house": 15.0, "building": 15.0, "sign": 12.0, "animal": 12.0}  # fmt: skip
+VIEW_HEIGHTS = {
+    "solar_panel": 10.0,
+    "pylon": 8.0,
+    "water_tank": 8.0,
+    "statue": 10.0,
+    "house": 15.0,
+    "building": 15.0,
+    "sign": 12.0,
+    "animal": 12.0,
+}
 """Standoffs (metres above the target's top) for looking at a class: its goal heights."""
 TEXT_CLASSES = frozenset({"pylon", "water_tank", "crate", "sign", "landing_pad", "statue"})
 """Classes that carry text, worth one OCR call when inspected."""
@@ -61,11 +69,21 @@ class HeuristicAgent:
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB, Sensor.DEPTH, Sensor.SEMANTIC})
     reader = TextReader()
 
-    def __init__(self, search_altitude: float = 25.0, read_height: float = 2.5,
-                 text_height: float = 6.0, view_height: float = 12.0,
-                 task_height: float = 4.0, count_height: float = 18.0, max_ocr_calls: int = 4,
-                 search_steps: int = 14, max_move: float = 1000.0, max_turn: float = 30.0,
-                 hfov: float = 90.0, pitch: float = -45.0) -> None:
+    def __init__(
+        self,
+        search_altitude: float = 25.0,
+        read_height: float = 2.5,
+        text_height: float = 6.0,
+        view_height: float = 12.0,
+        task_height: float = 4.0,
+        count_height: float = 18.0,
+        max_ocr_calls: int = 4,
+        search_steps: int = 14,
+        max_move: float = 1000.0,
+        max_turn: float = 30.0,
+        hfov: float = 90.0,
+        pitch: float = -45.0,
+    ) -> None:
         """Configure the agent (nothing heavy is loaded here: the OCR engine loads on use).
 
         Args:
@@ -150,18 +168,27 @@ class HeuristicAgent:
     def _choose(self, frames: Frames) -> Blob | None:
         """Return the locked target if still in view, else the best match (and lock it)."""
         assert frames.semantic is not None and frames.depth is not None
-        blobs = find_blobs(frames.semantic, frames.depth, frames.rgb, self._wanted,
-                           self.goal.colours, self.hfov, self.pitch)  # fmt: skip
+        blobs = find_blobs(
+            frames.semantic,
+            frames.depth,
+            frames.rgb,
+            self._wanted,
+            self.goal.colours,
+            self.hfov,
+            self.pitch,
+        )
         self.seen.update(b.instance for b in blobs)
         locked = next((b for b in blobs if b.instance == self.locked), None)
         if locked is None and blobs and (self.goal.colours == () or blobs[0].match > 0):
             locked = blobs[0]
         if locked is not None:
             self.locked = locked.instance
-            self._note(f"{self.goal.target} #{locked.instance}: {locked.forward:.1f} m ahead, "
-                       f"{locked.left:.1f} m left, top {locked.up:.1f} m up, "
-                       f"{locked.pixels} px, colour match {locked.match:.2f} "
-                       f"({len(blobs)} in view)")  # fmt: skip
+            self._note(
+                f"{self.goal.target} #{locked.instance}: {locked.forward:.1f} m ahead, "
+                f"{locked.left:.1f} m left, top {locked.up:.1f} m up, "
+                f"{locked.pixels} px, colour match {locked.match:.2f} "
+                f"({len(blobs)} in view)"
+            )
             self.guess = self._answer(frames, locked, final=False)
         return locked
 
@@ -200,8 +227,9 @@ class HeuristicAgent:
         if max(abs(ahead), abs(rise)) <= tolerance:
             return None
         if abs(ahead) >= abs(rise):
-            return self._send(Fly(P.FORWARD if ahead > 0 else P.BACKWARD,
-                                  min(abs(ahead), self.max_move)))  # fmt: skip
+            return self._send(
+                Fly(P.FORWARD if ahead > 0 else P.BACKWARD, min(abs(ahead), self.max_move))
+            )
         return self._send(Fly(P.UP if rise > 0 else P.DOWN, min(abs(rise), self.max_move)))
 
     def _standoff(self) -> float:
@@ -253,20 +281,26 @@ class HeuristicAgent:
         if question in (Question.PLATE, Question.NUMBER, Question.TEXT):
             if final and blob is not None and question is not Question.PLATE:
                 self._read_blob(frames, blob, question.value)
-            return self.best.answer if self.best else (
-                None if not final else f"I could not read the {noun}'s {question.value}.")
+            return (
+                self.best.answer
+                if self.best
+                else (None if not final else f"I could not read the {noun}'s {question.value}.")
+            )
         if blob is None:
             return None if not final else f"I found no {noun}."
         return self._describe(frames, blob, question, noun, final)
 
-    def _describe(self, frames: Frames, blob: Blob, question: Question, noun: str,
-                  final: bool) -> str:
+    def _describe(
+        self, frames: Frames, blob: Blob, question: Question, noun: str, final: bool
+    ) -> str:
         assert frames.semantic is not None and frames.depth is not None
-        width, height = extent(frames.depth, frames.semantic, blob.instance, self.hfov,
-                               self.pitch)  # fmt: skip
+        width, height = extent(frames.depth, frames.semantic, blob.instance, self.hfov, self.pitch)
         if question is Question.COUNT:
-            count = len(find_blobs(frames.semantic, frames.depth, None, self._wanted, (),
-                                   self.hfov, self.pitch))  # fmt: skip
+            count = len(
+                find_blobs(
+                    frames.semantic, frames.depth, None, self._wanted, (), self.hfov, self.pitch
+                )
+            )
             return f"I count {count} {noun}s."
         if question is Question.SPECIES:
             return f"It is a {guess_species(self._pixels(frames, blob, False), width)}."
@@ -287,8 +321,9 @@ class HeuristicAgent:
             return np.zeros((0, 3), np.uint8)
         if roof:
             band = 0.3 if self.goal.target == "car" else 1.5
-            rows, cols = top_pixels(frames.depth, frames.semantic, blob.instance, self.hfov,
-                                    self.pitch, band)  # fmt: skip
+            rows, cols = top_pixels(
+                frames.depth, frames.semantic, blob.instance, self.hfov, self.pitch, band
+            )
         else:
             rows, cols = np.nonzero(frames.semantic == blob.instance)
         return frames.rgb[rows, cols]
@@ -303,9 +338,14 @@ class HeuristicAgent:
             return
         self.ocr_calls += 1
         reading = self.reader.read(crop, want)
-        self._note(f"OCR {self.ocr_calls}: {crop.shape[1]}x{crop.shape[0]} px -> "
-                   + (f"{reading.raw!r} read as {reading.answer!r} ({reading.score:.2f})"
-                      if reading else "nothing"))  # fmt: skip
+        self._note(
+            f"OCR {self.ocr_calls}: {crop.shape[1]}x{crop.shape[0]} px -> "
+            + (
+                f"{reading.raw!r} read as {reading.answer!r} ({reading.score:.2f})"
+                if reading
+                else "nothing"
+            )
+        )
         if reading is not None and (self.best is None or reading.score > self.best.score):
             self.best = reading
 
@@ -321,8 +361,9 @@ class HeuristicAgent:
         wanted = self.goal.altitude
         if wanted and height is not None and abs(height - wanted) > 3.0 and self.climbs < 3:
             self.climbs += 1
-            return self._send(Fly(P.UP if height < wanted else P.DOWN,
-                                  min(abs(height - wanted), self.max_move)))  # fmt: skip
+            return self._send(
+                Fly(P.UP if height < wanted else P.DOWN, min(abs(height - wanted), self.max_move))
+            )
         column, share = self._line_ahead(frames.semantic)
         if share < 0.02 and self.forwards == 0:
             if self.turns >= 11:
@@ -335,8 +376,7 @@ class HeuristicAgent:
             primitive = P.TURN_LEFT if bearing > 0 else P.TURN_RIGHT
             return self._send(Fly(primitive, min(abs(bearing), self.max_turn)))
         self.forwards += 1
-        self._note(f"patrol: ahead ({self.forwards} of {self.budget // 2}), line share "
-                   f"{share:.2f}")  # fmt: skip
+        self._note(f"patrol: ahead ({self.forwards} of {self.budget // 2}), line share {share:.2f}")
         return self._send(Fly(P.FORWARD, self.max_move))
 
     def _line_ahead(self, semantic: np.ndarray) -> tuple[float, float]:
@@ -352,8 +392,9 @@ class HeuristicAgent:
         counted = self.goal.counted
         if counted is None or frames.semantic is None or frames.depth is None:
             return
-        blobs = find_blobs(frames.semantic, frames.depth, None, self._instances(counted), (),
-                           self.hfov, self.pitch)  # fmt: skip
+        blobs = find_blobs(
+            frames.semantic, frames.depth, None, self._instances(counted), (), self.hfov, self.pitch
+        )
         self.seen.update(b.instance for b in blobs if b.pixels >= MIN_PIXELS)
         self.guess = f"I counted {len(self.seen)} {counted}s."
 

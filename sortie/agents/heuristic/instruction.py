@@ -30,19 +30,45 @@ class Question(StrEnum):
 
 
 CLASS_WORDS = {
-    "water tower": "water_tank", "water tank": "water_tank", "tank": "water_tank",
-    "landing pad": "landing_pad", "helipad": "landing_pad", "pad": "landing_pad",
-    "solar panel": "solar_panel", "solar": "solar_panel", "panel": "solar_panel",
-    "power line": "pylon", "pylon": "pylon", "car": "car", "vehicle": "car",
-    "house": "house", "building": "building", "sign": "sign", "statue": "statue",
-    "animal": "animal", "zebra": "animal", "elephant": "animal", "rhino": "animal",
-    "giraffe": "animal", "deer": "animal", "crate": "crate", "payload": "crate",
-    "water": "water", "pond": "water", "river": "water", "waterhole": "water", "pool": "water",
-    "fence": "fence", "road": "road", "street": "road", "avenue": "road",
-}  # fmt: skip
+    "water tower": "water_tank",
+    "water tank": "water_tank",
+    "tank": "water_tank",
+    "landing pad": "landing_pad",
+    "helipad": "landing_pad",
+    "pad": "landing_pad",
+    "solar panel": "solar_panel",
+    "solar": "solar_panel",
+    "panel": "solar_panel",
+    "power line": "pylon",
+    "pylon": "pylon",
+    "car": "car",
+    "vehicle": "car",
+    "house": "house",
+    "building": "building",
+    "sign": "sign",
+    "statue": "statue",
+    "animal": "animal",
+    "zebra": "animal",
+    "elephant": "animal",
+    "rhino": "animal",
+    "giraffe": "animal",
+    "deer": "animal",
+    "crate": "crate",
+    "payload": "crate",
+    "water": "water",
+    "pond": "water",
+    "river": "water",
+    "waterhole": "water",
+    "pool": "water",
+    "fence": "fence",
+    "road": "road",
+    "street": "road",
+    "avenue": "road",
+}
 """Words (singular) naming a semantic class; the longest match wins where words overlap."""
-_CLASS_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, CLASS_WORDS), key=len,
-                                                reverse=True)) + r")(?:e?s)?\b")  # fmt: skip
+_CLASS_RE = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, CLASS_WORDS), key=len, reverse=True)) + r")(?:e?s)?\b"
+)
 _LANDMARKS = frozenset({"road", "fence"})
 """Classes that place a target rather than being one ("the car parked on Oak Street")."""
 _QUESTIONS = (
@@ -52,12 +78,17 @@ _QUESTIONS = (
     (Question.SPECIES, r"\bspecies\b|\bwhat (?:kind of )?animal\b"),
     (Question.KIND, r"\bdepict|\bfigure, a horse\b|\bkind of\b"),
     (Question.NUMBER, r"\bnumber\b(?! \d)"),  # "building number 12" names, not asks
-    (Question.TEXT, r"\bread\b|\bwritten\b|\bsays?\b|\bstencil|\blabel\b|\btext\b|\bword\b"
-                    r"|\bname\b"),
-)  # fmt: skip
-_TASKS = ((TaskActionKind.LAND, r"\bland\b|\blanding\b(?! pad)|\bbring the drone down\b"),
-          (TaskActionKind.DROP_PAYLOAD, r"\bpayload\b|\bdrop\b|\bdeliver\b"),
-          (TaskActionKind.COLLECT_SAMPLE, r"\bsample\b"))  # fmt: skip
+    (
+        Question.TEXT,
+        r"\bread\b|\bwritten\b|\bsays?\b|\bstencil|\blabel\b|\btext\b|\bword\b"
+        r"|\bname\b",
+    ),
+)
+_TASKS = (
+    (TaskActionKind.LAND, r"\bland\b|\blanding\b(?! pad)|\bbring the drone down\b"),
+    (TaskActionKind.DROP_PAYLOAD, r"\bpayload\b|\bdrop\b|\bdeliver\b"),
+    (TaskActionKind.COLLECT_SAMPLE, r"\bsample\b"),
+)
 _ALTITUDE = re.compile(r"(\d+(?:\.\d+)?)\s*m(?:etres|eters)?\s+altitude")
 
 
@@ -124,5 +155,12 @@ def _patrol(lower: str, classes: list[str], question: Question) -> Goal:
     if question is Question.COUNT:
         match = re.search(r"how many (\w+)", lower)
         counted = CLASS_WORDS.get(match.group(1).rstrip("s")) if match else None
-    return Goal(follow, (), question if counted else Question.NONE, None, True,
-                float(altitude.group(1)) if altitude else None, counted)  # fmt: skip
+    return Goal(
+        follow,
+        (),
+        question if counted else Question.NONE,
+        None,
+        True,
+        float(altitude.group(1)) if altitude else None,
+        counted,
+    )

@@ -74,8 +74,10 @@ class TextReader:
             return None
         across = np.rot90(crop) if crop.shape[0] > crop.shape[1] else crop
         big = enlarge(np.ascontiguousarray(across))
-        found = [_score(self._lines(np.ascontiguousarray(np.rot90(big, k)), want == "plate"),
-                        want) for k in (0, 2)]  # fmt: skip
+        found = [
+            _score(self._lines(np.ascontiguousarray(np.rot90(big, k)), want == "plate"), want)
+            for k in (0, 2)
+        ]
         readings = [r for r in found if r is not None]
         return max(readings, key=lambda r: r.score) if readings else None
 
@@ -117,7 +119,7 @@ def normalise_plate(raw: str) -> str | None:
     """Return ``AB 123`` from an OCR reading of a plate (digits and letters fixed by place)."""
     chars = re.sub(r"[^A-Z0-9]", "", raw.upper())
     for start in range(max(len(chars) - 4, 0)):
-        piece = chars[start:start + 5]
+        piece = chars[start : start + 5]
         fixed = piece[:2].translate(_AS_LETTER) + piece[2:].translate(_AS_DIGIT)
         if PLATE.match(fixed):
             return f"{fixed[:2]} {fixed[2:]}"
@@ -154,8 +156,9 @@ def _words(lines: list[tuple[str, float]]) -> Reading | None:
     return best
 
 
-def plate_crop(rgb: NDArray[np.uint8], semantic: NDArray[np.int32],
-               instance: int) -> NDArray[np.uint8] | None:
+def plate_crop(
+    rgb: NDArray[np.uint8], semantic: NDArray[np.int32], instance: int
+) -> NDArray[np.uint8] | None:
     """Return a crop around the white plate on an object's pixels (None when none shows)."""
     white = (semantic == instance) & (rgb.min(axis=2) > 190)
     rows, cols = np.nonzero(white)
@@ -165,10 +168,11 @@ def plate_crop(rgb: NDArray[np.uint8], semantic: NDArray[np.int32],
     return crop_box(rgb, box, margin=0.4)
 
 
-def crop_box(rgb: NDArray[np.uint8], box: tuple[int, int, int, int],
-             margin: float = 0.15) -> NDArray[np.uint8]:
+def crop_box(
+    rgb: NDArray[np.uint8], box: tuple[int, int, int, int], margin: float = 0.15
+) -> NDArray[np.uint8]:
     """Return the image inside ``box`` (row0, col0, row1, col1) grown by ``margin`` per side."""
     r0, c0, r1, c1 = box
     pad_r = max(2, round((r1 - r0) * margin))
     pad_c = max(2, round((c1 - c0) * margin))
-    return rgb[max(0, r0 - pad_r):r1 + pad_r, max(0, c0 - pad_c):c1 + pad_c]
+    return rgb[max(0, r0 - pad_r) : r1 + pad_r, max(0, c0 - pad_c) : c1 + pad_c]

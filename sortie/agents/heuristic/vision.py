@@ -62,8 +62,13 @@ class Blob:
         return math.sqrt(self.pixels) * (1.0 - 0.8 * off_centre)
 
 
-def body_points(depth: NDArray[np.float32], rows: NDArray[np.intp], cols: NDArray[np.intp],
-                hfov: float, pitch: float) -> tuple[NDArray[np.float64], ...]:
+def body_points(
+    depth: NDArray[np.float32],
+    rows: NDArray[np.intp],
+    cols: NDArray[np.intp],
+    hfov: float,
+    pitch: float,
+) -> tuple[NDArray[np.float64], ...]:
     """Return (forward, left, up) body-frame points of the given pixels of a pitched camera."""
     left_slope, up_slope = ray_slopes(depth.shape[0], depth.shape[1], hfov)
     d = depth[rows, cols].astype(np.float64)
@@ -72,9 +77,15 @@ def body_points(depth: NDArray[np.float32], rows: NDArray[np.intp], cols: NDArra
     return x * c - z * s, y, x * s + z * c
 
 
-def find_blobs(semantic: NDArray[np.int32], depth: NDArray[np.float32],
-               rgb: NDArray[np.uint8] | None, instances: NDArray[np.bool_],
-               colours: tuple[str, ...], hfov: float, pitch: float) -> list[Blob]:
+def find_blobs(
+    semantic: NDArray[np.int32],
+    depth: NDArray[np.float32],
+    rgb: NDArray[np.uint8] | None,
+    instances: NDArray[np.bool_],
+    colours: tuple[str, ...],
+    hfov: float,
+    pitch: float,
+) -> list[Blob]:
     """Return the blobs of the wanted instances (``instances[id]`` True), best match first."""
     ids = np.clip(semantic, 0, len(instances) - 1)
     wanted = instances[ids] & (semantic > 0) & np.isfinite(depth)
@@ -83,20 +94,36 @@ def find_blobs(semantic: NDArray[np.int32], depth: NDArray[np.float32],
     for instance in np.unique(semantic[rows, cols]):
         mine = semantic[rows, cols] == instance
         if int(mine.sum()) >= MIN_PIXELS:
-            blobs.append(_blob(int(instance), rows[mine], cols[mine], depth, rgb, colours,
-                               hfov, pitch))  # fmt: skip
+            blobs.append(
+                _blob(int(instance), rows[mine], cols[mine], depth, rgb, colours, hfov, pitch)
+            )
     return sorted(blobs, key=lambda b: (-b.match, -b.salience, b.instance))
 
 
-def _blob(instance: int, rows: NDArray[np.intp], cols: NDArray[np.intp],
-          depth: NDArray[np.float32], rgb: NDArray[np.uint8] | None, colours: tuple[str, ...],
-          hfov: float, pitch: float) -> Blob:
+def _blob(
+    instance: int,
+    rows: NDArray[np.intp],
+    cols: NDArray[np.intp],
+    depth: NDArray[np.float32],
+    rgb: NDArray[np.uint8] | None,
+    colours: tuple[str, ...],
+    hfov: float,
+    pitch: float,
+) -> Blob:
     forward, left, up = body_points(depth, rows, cols, hfov, pitch)
     match = colour_match(rgb[rows, cols], colours) if rgb is not None else 1.0
     box = (int(rows.min()), int(cols.min()), int(rows.max()) + 1, int(cols.max()) + 1)
-    return Blob(instance, len(rows), float(cols.mean() + 0.5) / depth.shape[1],
-                float(rows.mean() + 0.5) / depth.shape[0], float(np.median(forward)),
-                float(np.median(left)), float(np.max(up)), match, box)  # fmt: skip
+    return Blob(
+        instance,
+        len(rows),
+        float(cols.mean() + 0.5) / depth.shape[1],
+        float(rows.mean() + 0.5) / depth.shape[0],
+        float(np.median(forward)),
+        float(np.median(left)),
+        float(np.max(up)),
+        match,
+        box,
+    )
 
 
 def height_above_ground(depth: NDArray[np.float32], hfov: float, pitch: float) -> float | None:
@@ -104,7 +131,7 @@ def height_above_ground(depth: NDArray[np.float32], hfov: float, pitch: float) -
 
     The median over the lower half of the image: mostly ground from a drone's height.
     """
-    rows, cols = np.nonzero(np.isfinite(depth[depth.shape[0] // 2:]))
+    rows, cols = np.nonzero(np.isfinite(depth[depth.shape[0] // 2 :]))
     if len(rows) == 0:
         return None
     _, _, up = body_points(depth, rows + depth.shape[0] // 2, cols, hfov, pitch)
@@ -120,9 +147,14 @@ def colour_of(rgb: NDArray[np.uint8]) -> str | None:
     return min(names.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
-def top_pixels(depth: NDArray[np.float32], semantic: NDArray[np.int32], instance: int,
-               hfov: float, pitch: float, band: float = 1.5
-               ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+def top_pixels(
+    depth: NDArray[np.float32],
+    semantic: NDArray[np.int32],
+    instance: int,
+    hfov: float,
+    pitch: float,
+    band: float = 1.5,
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Return (rows, cols) of an instance's pixels within ``band`` metres of its top (a roof)."""
     rows, cols = np.nonzero((semantic == instance) & np.isfinite(depth))
     if len(rows) == 0:
@@ -157,8 +189,13 @@ def guess_statue(width: float, height: float) -> str:
     return "horse" if width > 1.2 * height else "figure"
 
 
-def extent(depth: NDArray[np.float32], semantic: NDArray[np.int32], instance: int,
-           hfov: float, pitch: float) -> tuple[float, float]:
+def extent(
+    depth: NDArray[np.float32],
+    semantic: NDArray[np.int32],
+    instance: int,
+    hfov: float,
+    pitch: float,
+) -> tuple[float, float]:
     """Return an instance's horizontal and vertical extent from its visible points, metres."""
     rows, cols = np.nonzero((semantic == instance) & np.isfinite(depth))
     if len(rows) < 2:

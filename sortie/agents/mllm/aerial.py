@@ -31,8 +31,19 @@ from sortie.core.observation import Brief, MissionObservation, Sensor
 from sortie.models.client import Reply
 from sortie.models.structured import extract_json
 
-ActionName = Literal["forward", "backward", "left", "right", "up", "down", "turn_left",
-                     "turn_right", "land", "drop_payload", "collect_sample"]  # fmt: skip
+ActionName = Literal[
+    "forward",
+    "backward",
+    "left",
+    "right",
+    "up",
+    "down",
+    "turn_left",
+    "turn_right",
+    "land",
+    "drop_payload",
+    "collect_sample",
+]
 _TAG = re.compile(r"<(\w+)>(.*?)</\1>", re.S)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -53,9 +64,15 @@ def answer_schema(box: bool, reasoning: bool) -> type[BaseModel]:
     """Return the answer's schema with the fields asked for (box and reasoning can be left out)."""
     fields: dict[str, Any] = {}
     if box:
-        fields["box"] = (Box, Field(description="target box [x1, y1, x2, y2] in 0-1000 "
-                                                "image coordinates, or null if not visible",
-                                    min_length=4, max_length=4))  # fmt: skip
+        fields["box"] = (
+            Box,
+            Field(
+                description="target box [x1, y1, x2, y2] in 0-1000 "
+                "image coordinates, or null if not visible",
+                min_length=4,
+                max_length=4,
+            ),
+        )
     if reasoning:
         fields["reasoning"] = (str, Field(description="why this action, briefly"))
     fields["action"] = (ActionName, Field(description="one action"))
@@ -109,10 +126,17 @@ class MllmAerialAgent(ModelAgent):
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
     templates = ("aerial_system.txt", "aerial_step.txt")
 
-    def __init__(self, temperature: float | str = 0.0, resolution: int | str = 512,
-                 history: int | str = 2, box: bool | str = True, reasoning: bool | str = True,
-                 prompt_dir: str | None = None, image_format: str = "png",
-                 **model_args: Any) -> None:
+    def __init__(
+        self,
+        temperature: float | str = 0.0,
+        resolution: int | str = 512,
+        history: int | str = 2,
+        box: bool | str = True,
+        reasoning: bool | str = True,
+        prompt_dir: str | None = None,
+        image_format: str = "png",
+        **model_args: Any,
+    ) -> None:
         """Configure the agent; nothing is contacted until the first step.
 
         Args:
@@ -125,8 +149,9 @@ class MllmAerialAgent(ModelAgent):
             image_format: ``png`` (lossless, default) or ``jpeg``.
             **model_args: model client settings, as for ``mllm-rescue``.
         """
-        super().__init__(prompt_dir, resolution, image_format,
-                         {**model_args, "temperature": temperature})  # fmt: skip
+        super().__init__(
+            prompt_dir, resolution, image_format, {**model_args, "temperature": temperature}
+        )
         self.history = as_int("history", history)
         self.box, self.reasoning = as_flag("box", box), as_flag("reasoning", reasoning)
         self.schema = answer_schema(self.box, self.reasoning)
@@ -156,22 +181,29 @@ class MllmAerialAgent(ModelAgent):
     def _messages(self, observation: MissionObservation) -> list[dict[str, Any]]:
         system = self.prompts.render("aerial_system.txt", fields=self._fields_text())
         history = "\n".join(f"{i + 1}. {a}" for i, a in enumerate(self.actions))
-        text = self.prompts.render("aerial_step.txt", instruction=self.brief.text,
-                                   steps_left=_steps_left(self.brief, observation),
-                                   history=history or "(none yet)")  # fmt: skip
+        text = self.prompts.render(
+            "aerial_step.txt",
+            instruction=self.brief.text,
+            steps_left=_steps_left(self.brief, observation),
+            history=history or "(none yet)",
+        )
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
-        earlier = list(self.images)[-self.history:] if self.history > 0 else []
+        earlier = list(self.images)[-self.history :] if self.history > 0 else []
         for age, rgb in zip(range(len(earlier), 0, -1), earlier, strict=True):
             content += [{"type": "text", "text": f"View {age} step(s) ago:"}, self.image(rgb)]
         if observation.frames.rgb is not None:
-            content += [{"type": "text", "text": "Current view:"},
-                        self.image(observation.frames.rgb)]  # fmt: skip
+            content += [
+                {"type": "text", "text": "Current view:"},
+                self.image(observation.frames.rgb),
+            ]
         return [{"role": "system", "content": system}, {"role": "user", "content": content}]
 
     def _fields_text(self) -> str:
-        names = (["box (target box [x1, y1, x2, y2] in 0-1000, or null)"] if self.box else []) + (
-            ["reasoning"] if self.reasoning else []) + [
-            "action", "magnitude", "report (or null)", "done (true or false)"]
+        names = (
+            (["box (target box [x1, y1, x2, y2] in 0-1000, or null)"] if self.box else [])
+            + (["reasoning"] if self.reasoning else [])
+            + ["action", "magnitude", "report (or null)", "done (true or false)"]
+        )
         return f"Answer with a JSON object with the fields {', '.join(names)}."
 
     def _execute(self, reply: Reply) -> Action:

@@ -27,8 +27,13 @@ class ModelAgent:
 
     templates: tuple[str, ...] = ()
 
-    def __init__(self, prompt_dir: str | None, resolution: int | str, image_format: str,
-                 model_args: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        prompt_dir: str | None,
+        resolution: int | str,
+        image_format: str,
+        model_args: dict[str, Any],
+    ) -> None:
         """Resolve the model settings (arguments, else ``SORTIE_MODEL_*``) and the prompts."""
         self.config = ModelConfig.from_args(model_args)
         self.prompts = Prompts.load(self.templates, prompt_dir)
@@ -111,5 +116,6 @@ def as_flag(name: str, raw: bool | str) -> bool:
     try:
         return as_bool(raw)
     except ValueError:
-        raise ParameterError(f"agent argument {name}: expected true or false, "
-                             f"got {raw!r}") from None
+        raise ParameterError(
+            f"agent argument {name}: expected true or false, got {raw!r}"
+        ) from None

@@ -42,8 +42,10 @@ class Prompts:
             return cls({name: (root / name).read_text("utf-8") for name in names}, "package")
         missing = [name for name in names if not (Path(folder) / name).is_file()]
         if missing:
-            raise ConfigError(f"prompt_dir {folder}: missing {', '.join(missing)} (copy them "
-                              f"from sortie/agents/mllm/prompts/ and edit)")  # fmt: skip
+            raise ConfigError(
+                f"prompt_dir {folder}: missing {', '.join(missing)} (copy them "
+                f"from sortie/agents/mllm/prompts/ and edit)"
+            )
         return cls({name: (Path(folder) / name).read_text("utf-8") for name in names}, folder)
 
     @property
@@ -69,5 +71,7 @@ def recover(text: str) -> dict[str, str]:
     """Return the templates written into a step's agent text by ``Prompts.record``."""
     body = text.split(_END, 1)[0]
     pieces = _SECTION.split(body)
-    return {pieces[i]: pieces[i + 1][:-1] if pieces[i + 1].endswith("\n") else pieces[i + 1]
-            for i in range(1, len(pieces) - 1, 2)}  # fmt: skip
+    return {
+        pieces[i]: pieces[i + 1][:-1] if pieces[i + 1].endswith("\n") else pieces[i + 1]
+        for i in range(1, len(pieces) - 1, 2)
+    }

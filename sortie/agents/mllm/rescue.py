@@ -22,8 +22,9 @@ from sortie.core.actions import Action, Interact, Interaction, InvalidAction, Mo
 from sortie.core.observation import Brief, Event, EventKind, MissionObservation, Sensor
 from sortie.models.client import Reply
 
-Command = Literal["forward", "back", "turn_left", "turn_right", "look_up", "look_down", "stay",
-                  "grab", "drop"]  # fmt: skip
+Command = Literal[
+    "forward", "back", "turn_left", "turn_right", "look_up", "look_down", "stay", "grab", "drop"
+]
 FORWARD_M, BACK_M, TURN_DEG, PITCH_STEP, PITCH_MAX = 1.0, 0.5, 30.0, 30.0, 30.0
 
 
@@ -55,11 +56,18 @@ class MllmRescueAgent(ModelAgent):
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
     templates = ("rescue_system.txt", "rescue_step.txt")
 
-    def __init__(self, temperature: float | str = 0.0, resolution: int | str = 256,
-                 history: int | str = 8, reasoning: bool | str = True,
-                 prompt_dir: str | None = None, image_format: str = "png",
-                 max_speed: float | str = 1.5, max_turn: float | str = 30.0,
-                 **model_args: Any) -> None:
+    def __init__(
+        self,
+        temperature: float | str = 0.0,
+        resolution: int | str = 256,
+        history: int | str = 8,
+        reasoning: bool | str = True,
+        prompt_dir: str | None = None,
+        image_format: str = "png",
+        max_speed: float | str = 1.5,
+        max_turn: float | str = 30.0,
+        **model_args: Any,
+    ) -> None:
         """Configure the agent; nothing is contacted until the first step.
 
         Args:
@@ -76,12 +84,15 @@ class MllmRescueAgent(ModelAgent):
                 ``sortie.models.ModelConfig``. Never the API key: that comes from the
                 environment.
         """
-        super().__init__(prompt_dir, resolution, image_format,
-                         {**model_args, "temperature": temperature})  # fmt: skip
+        super().__init__(
+            prompt_dir, resolution, image_format, {**model_args, "temperature": temperature}
+        )
         self.history = as_int("history", history)
         self.reasoning = as_flag("reasoning", reasoning)
-        self.max_speed, self.max_turn = as_float("max_speed", max_speed), as_float(
-            "max_turn", max_turn)
+        self.max_speed, self.max_turn = (
+            as_float("max_speed", max_speed),
+            as_float("max_turn", max_turn),
+        )
         self.schema = answer_schema(self.reasoning)
         self._setup(Brief("rescue", "", ""))
 
@@ -114,23 +125,33 @@ class MllmRescueAgent(ModelAgent):
     def _messages(self, observation: MissionObservation) -> list[dict[str, Any]]:
         system = self.prompts.render("rescue_system.txt", fields=self._fields_text())
         text = self.prompts.render(
-            "rescue_step.txt", clue=self.brief.clue or self.brief.text,
-            phase="back to the stretcher, carrying the casualty" if observation.carrying
-            else "toward the casualty", time_left=f"{observation.time_left:.0f}",
-            events=_describe(self._events), memory=self._memory_text())  # fmt: skip
+            "rescue_step.txt",
+            clue=self.brief.clue or self.brief.text,
+            phase="back to the stretcher, carrying the casualty"
+            if observation.carrying
+            else "toward the casualty",
+            time_left=f"{observation.time_left:.0f}",
+            events=_describe(self._events),
+            memory=self._memory_text(),
+        )
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
         reference = self.brief.images.get("reference")
         if reference is not None:
-            content += [{"type": "text", "text": "Reference picture from the clue:"},
-                        self.image(reference)]  # fmt: skip
+            content += [
+                {"type": "text", "text": "Reference picture from the clue:"},
+                self.image(reference),
+            ]
         if observation.frames.rgb is not None:
-            content += [{"type": "text", "text": "Your current view:"},
-                        self.image(observation.frames.rgb)]  # fmt: skip
+            content += [
+                {"type": "text", "text": "Your current view:"},
+                self.image(observation.frames.rgb),
+            ]
         return [{"role": "system", "content": system}, {"role": "user", "content": content}]
 
     def _fields_text(self) -> str:
         fields = ("reasoning (why, briefly), " if self.reasoning else "") + (
-            "seen (what you see now, in a few words) and command (one of the commands above)")
+            "seen (what you see now, in a few words) and command (one of the commands above)"
+        )
         return f"Answer with a JSON object with the fields {fields}."
 
     def _memory_text(self) -> str:
@@ -171,12 +192,18 @@ class MllmRescueAgent(ModelAgent):
 
 def _describe(events: list[Event]) -> str:
     """Return what happened since the last command, in words the model can use."""
-    words = {EventKind.CONTACT: "you bumped into something",
-             EventKind.PICKED_UP: "you picked up the casualty",
-             EventKind.DROPPED: "you put the casualty down",
-             EventKind.DOOR_OPENED: "a door opened",
-             EventKind.INTERACTION_FAILED: "an interaction failed",
-             EventKind.INVALID_ACTION: "your last answer could not be used"}  # fmt: skip
-    said = [words[e.kind] + (f" ({e.detail})" if e.kind is EventKind.INTERACTION_FAILED and
-                             e.detail else "") for e in events if e.kind in words]  # fmt: skip
+    words = {
+        EventKind.CONTACT: "you bumped into something",
+        EventKind.PICKED_UP: "you picked up the casualty",
+        EventKind.DROPPED: "you put the casualty down",
+        EventKind.DOOR_OPENED: "a door opened",
+        EventKind.INTERACTION_FAILED: "an interaction failed",
+        EventKind.INVALID_ACTION: "your last answer could not be used",
+    }
+    said = [
+        words[e.kind]
+        + (f" ({e.detail})" if e.kind is EventKind.INTERACTION_FAILED and e.detail else "")
+        for e in events
+        if e.kind in words
+    ]
     return "; ".join(dict.fromkeys(said)) or "nothing special"

@@ -49,20 +49,33 @@ class AerialEnv(MissionEnv[AerialMission]):
     family = "aerial"
     max_depth = 1000.0  # wider than any flight world's diagonal, so only misses are clipped
 
-    def __init__(self, episodes: Sequence[EpisodeSpec] | None = None,
-                 camera: CameraSpec | Mapping[str, Any] | None = None,
-                 sensors: Sequence[str] = ("rgb", "depth", "semantic"), clock: str = "sim",
-                 judge: str = "exact", render_mode: str | None = None, *,
-                 suite: str | Suite | None = None, max_depth: float | None = None) -> None:
+    def __init__(
+        self,
+        episodes: Sequence[EpisodeSpec] | None = None,
+        camera: CameraSpec | Mapping[str, Any] | None = None,
+        sensors: Sequence[str] = ("rgb", "depth", "semantic"),
+        clock: str = "sim",
+        judge: str = "exact",
+        render_mode: str | None = None,
+        *,
+        suite: str | Suite | None = None,
+        max_depth: float | None = None,
+    ) -> None:
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
 
         ``judge`` names the report judge (``exact``, ``embedding``, ``llm``); ``max_depth``
         clips depth images (metres, default 1000). ``reset`` may pass an episode in its options.
         """
-        super().__init__(episodes, suite,
-                         lambda backend: AerialMission(backend, clock=clock, judge=judge),
-                         "multirotor", camera or CAMERA, sensors, max_depth,
-                         render_mode)  # fmt: skip
+        super().__init__(
+            episodes,
+            suite,
+            lambda backend: AerialMission(backend, clock=clock, judge=judge),
+            "multirotor",
+            camera or CAMERA,
+            sensors,
+            max_depth,
+            render_mode,
+        )
 
     def _budget(self, episode: EpisodeSpec) -> float:
         return aerial_data(episode).step_budget * self.mission.control_period
@@ -76,11 +89,13 @@ class AerialEnv(MissionEnv[AerialMission]):
         return {"instruction": printable(brief.text, INSTRUCTION_LENGTH)}
 
     def _action_space(self) -> spaces.Dict:
-        return spaces.Dict({
-            "action": spaces.Discrete(len(ACTIONS)),
-            "magnitude": spaces.Box(0.0, MAX_MAGNITUDE, (), np.float32),
-            "report": text_space(REPORT_LENGTH),
-        })  # fmt: skip
+        return spaces.Dict(
+            {
+                "action": spaces.Discrete(len(ACTIONS)),
+                "magnitude": spaces.Box(0.0, MAX_MAGNITUDE, (), np.float32),
+                "report": text_space(REPORT_LENGTH),
+            }
+        )
 
     def _to_action(self, action: dict[str, Any]) -> Action:
         """Return a Fly for a primitive, else a TaskAction; an empty report is none."""

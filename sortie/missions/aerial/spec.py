@@ -82,11 +82,13 @@ class AerialData(Record):
         if MissionType.REPORTING in types and not self.answer:
             raise ValueError("a reporting mission needs an expected answer")
         if MissionType.MANIPULATION in types and self.task_action in (None, TaskActionKind.DONE):
-            raise ValueError("a manipulation mission needs a task action: land, drop_payload "
-                             "or collect_sample")  # fmt: skip
+            raise ValueError(
+                "a manipulation mission needs a task action: land, drop_payload or collect_sample"
+            )
         if MissionType.PATROL in types and len(self.patrol) < 2:
-            raise ValueError(f"a patrol needs a reference path of at least 2 points, got "
-                             f"{len(self.patrol)}")  # fmt: skip
+            raise ValueError(
+                f"a patrol needs a reference path of at least 2 points, got {len(self.patrol)}"
+            )
         return self
 
     @property
@@ -102,7 +104,10 @@ def aerial_data(spec: EpisodeSpec) -> AerialData:
     try:
         return AerialData.model_validate(spec.mission)
     except ValidationError as error:
-        problems = "; ".join(f"mission.{'.'.join(map(str, e['loc']))}: {e['msg']}".rstrip(".")
-                             if e["loc"] else f"mission: {e['msg']}"
-                             for e in error.errors())  # fmt: skip
+        problems = "; ".join(
+            f"mission.{'.'.join(map(str, e['loc']))}: {e['msg']}".rstrip(".")
+            if e["loc"]
+            else f"mission: {e['msg']}"
+            for e in error.errors()
+        )
         raise ConfigError(f"episode {spec.episode_id}: {problems}") from None

@@ -37,57 +37,80 @@ class RescueEnv(MissionEnv[RescueMission]):
     max_depth = 200.0
     eye_height = 1.6  # the walker's eyes, where its camera sits
 
-    def __init__(self, episodes: Sequence[EpisodeSpec] | None = None,
-                 camera: CameraSpec | Mapping[str, Any] | None = None,
-                 sensors: Sequence[str] = ("rgb", "depth", "semantic"), clock: str = "sim",
-                 triggers: str = "assisted", render_mode: str | None = None, *,
-                 suite: str | Suite | None = None, max_depth: float | None = None) -> None:
+    def __init__(
+        self,
+        episodes: Sequence[EpisodeSpec] | None = None,
+        camera: CameraSpec | Mapping[str, Any] | None = None,
+        sensors: Sequence[str] = ("rgb", "depth", "semantic"),
+        clock: str = "sim",
+        triggers: str = "assisted",
+        render_mode: str | None = None,
+        *,
+        suite: str | Suite | None = None,
+        max_depth: float | None = None,
+    ) -> None:
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
 
         ``reset`` may also pass an episode in its options. ``max_depth`` clips depth images
         (metres, default 200).
         """
-        super().__init__(episodes, suite,
-                         lambda backend: RescueMission(backend, clock=clock, triggers=triggers),
-                         "walker", camera or CameraSpec(), sensors, max_depth,
-                         render_mode)  # fmt: skip
+        super().__init__(
+            episodes,
+            suite,
+            lambda backend: RescueMission(backend, clock=clock, triggers=triggers),
+            "walker",
+            camera or CameraSpec(),
+            sensors,
+            max_depth,
+            render_mode,
+        )
 
     def _budget(self, episode: EpisodeSpec) -> float:
         return rescue_data(episode).budget_s
 
     def _own_spaces(self) -> dict[str, spaces.Space[Any]]:
         h, w = self.camera.height, self.camera.width
-        return {"reference": spaces.Box(0, 255, (h, w, 3), np.uint8),
-                "clue": text_space(CLUE_LENGTH), "carrying": spaces.Discrete(2)}  # fmt: skip
+        return {
+            "reference": spaces.Box(0, 255, (h, w, 3), np.uint8),
+            "clue": text_space(CLUE_LENGTH),
+            "carrying": spaces.Discrete(2),
+        }
 
     def _own_observation(self, observation: MissionObservation) -> dict[str, Any]:
         brief = self.mission.brief
         assert brief is not None
         blank = np.zeros((self.camera.height, self.camera.width, 3), np.uint8)
-        return {"reference": brief.images.get("reference", blank).copy(),  # a new array per call
-                "clue": printable(brief.clue, CLUE_LENGTH),
-                "carrying": int(observation.carrying)}  # fmt: skip
+        return {
+            "reference": brief.images.get("reference", blank).copy(),  # a new array per call
+            "clue": printable(brief.clue, CLUE_LENGTH),
+            "carrying": int(observation.carrying),
+        }
 
     def _action_space(self) -> spaces.Dict:
-        return spaces.Dict({
-            "turn": spaces.Box(-30.0, 30.0, (), np.float32),
-            "speed": spaces.Box(-1.5, 1.5, (), np.float32),
-            "pitch": spaces.Discrete(len(PITCHES)),
-            "interact": spaces.Discrete(len(INTERACTIONS)),
-        })  # fmt: skip
+        return spaces.Dict(
+            {
+                "turn": spaces.Box(-30.0, 30.0, (), np.float32),
+                "speed": spaces.Box(-1.5, 1.5, (), np.float32),
+                "pitch": spaces.Discrete(len(PITCHES)),
+                "interact": spaces.Discrete(len(INTERACTIONS)),
+            }
+        )
 
     def _to_action(self, action: dict[str, Any]) -> Action:
         """Return an interaction if one is chosen, else a Move."""
         interaction = pick(INTERACTIONS, action, "interact")
         if interaction is not None:
             return Interact(interaction)
-        return Move(float(action["turn"]), float(action["speed"]),
-                    pick(PITCHES, action, "pitch"))  # fmt: skip
+        return Move(float(action["turn"]), float(action["speed"]), pick(PITCHES, action, "pitch"))
 
     def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
         """Return 1 per stage that was completed in this step."""
-        return float(sum(status == "done" and before.get(name) != "done"
-                         for name, status in record.stages.items()))  # fmt: skip
+        return float(
+            sum(
+                status == "done" and before.get(name) != "done"
+                for name, status in record.stages.items()
+            )
+        )
 
     def _ran_out(self) -> bool:
         # A rescue fails only when its budget is spent (drop_out_of_range is judged then too).

@@ -63,9 +63,14 @@ class RescueMission(MissionRuntime):
     family = "rescue"
     settings = ("triggers",)
 
-    def __init__(self, backend: Backend, clock: Clock | str = Clock.SIM,
-                 triggers: Triggers | str = Triggers.ASSISTED, rules: RescueRules = RescueRules(),
-                 control_period: float = 0.2) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        clock: Clock | str = Clock.SIM,
+        triggers: Triggers | str = Triggers.ASSISTED,
+        rules: RescueRules = RescueRules(),
+        control_period: float = 0.2,
+    ) -> None:
         """Create the rescue rules over ``backend`` (which must support interactions)."""
         super().__init__(backend, clock, control_period)
         if not isinstance(backend, SupportsInteraction):
@@ -93,16 +98,39 @@ class RescueMission(MissionRuntime):
     def _stages(self) -> list[Stage]:
         r, b = self.rules, self.backend
         return [
-            Stage("S1", "explore", "Search the area until you come near the casualty.",
-                  self.casualty, lambda: b.distance_to(self.casualty) <= r.sighting_radius),
-            Stage("S2", "rescue", "Reach the casualty and pick them up.",
-                  self.casualty, lambda: self.picked_up),
-            Stage("S3", "return", "Carry the casualty back towards the ambulance's stretcher.",
-                  self.stretcher, lambda: self.picked_up and b.holding() == self.casualty
-                  and b.distance_to(self.stretcher) <= r.sighting_radius),
-            Stage("S4", "hand off", "Put the casualty down by the stretcher.",
-                  self.stretcher, lambda: self.dropped_in_zone),
-        ]  # fmt: skip
+            Stage(
+                "S1",
+                "explore",
+                "Search the area until you come near the casualty.",
+                self.casualty,
+                lambda: b.distance_to(self.casualty) <= r.sighting_radius,
+            ),
+            Stage(
+                "S2",
+                "rescue",
+                "Reach the casualty and pick them up.",
+                self.casualty,
+                lambda: self.picked_up,
+            ),
+            Stage(
+                "S3",
+                "return",
+                "Carry the casualty back towards the ambulance's stretcher.",
+                self.stretcher,
+                lambda: (
+                    self.picked_up
+                    and b.holding() == self.casualty
+                    and b.distance_to(self.stretcher) <= r.sighting_radius
+                ),
+            ),
+            Stage(
+                "S4",
+                "hand off",
+                "Put the casualty down by the stretcher.",
+                self.stretcher,
+                lambda: self.dropped_in_zone,
+            ),
+        ]
 
     def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
         images = {}
@@ -112,13 +140,24 @@ class RescueMission(MissionRuntime):
         if isinstance(self.backend, SupportsSemanticClasses):
             labels = self.backend.semantic_classes()
         steps = " ".join(f"({s.name}) {s.brief}" for s in stages)
-        text = (f"A casualty needs rescue. Clue: {self.data.clue_text} {steps} "
-                f"You start near the ambulance.")  # fmt: skip
+        text = (
+            f"A casualty needs rescue. Clue: {self.data.clue_text} {steps} "
+            f"You start near the ambulance."
+        )
         limits = ActionLimits(max_turn=self.rules.max_turn, max_speed=self.rules.max_speed)
-        return Brief(self.family, spec.level, text, clue=self.data.clue_text, images=images,
-                     stages=tuple((s.name, s.brief) for s in stages),
-                     control_period=self.control_period, budget_s=self.data.budget_s,
-                     semantic_classes=labels, limits=limits, camera=camera_of(self.backend))
+        return Brief(
+            self.family,
+            spec.level,
+            text,
+            clue=self.data.clue_text,
+            images=images,
+            stages=tuple((s.name, s.brief) for s in stages),
+            control_period=self.control_period,
+            budget_s=self.data.budget_s,
+            semantic_classes=labels,
+            limits=limits,
+            camera=camera_of(self.backend),
+        )
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
@@ -164,7 +203,8 @@ class RescueMission(MissionRuntime):
             event = self._drop()
             if event is None:
                 self.failed_drops_near += self.tracker.active is not None and (
-                    self.tracker.active.name == "S4")
+                    self.tracker.active.name == "S4"
+                )
             return event or _failed(kind, "stretcher not within reach")
         door = self._door_in_reach()
         return self._hands.set_door(door, True) if door else _failed(kind, "no closed door ahead")
@@ -195,14 +235,18 @@ class RescueMission(MissionRuntime):
             return None  # the stretcher is on another floor, right below or above
         event = self._hands.put_down()
         self.dropped_in_zone = b.distance_between(self.casualty, self.stretcher) <= (
-            r.handoff_radius)
+            r.handoff_radius
+        )
         return event
 
     def _door_in_reach(self) -> str | None:
         r, b = self.rules, self.backend
         for door in self._doors:
-            if (not b.door_state(door) and b.distance_to(door) <= r.door_radius
-                    and abs(b.bearing_to(door)) <= r.door_angle):
+            if (
+                not b.door_state(door)
+                and b.distance_to(door) <= r.door_radius
+                and abs(b.bearing_to(door)) <= r.door_angle
+            ):
                 return door
         return None
 
@@ -216,12 +260,15 @@ class RescueMission(MissionRuntime):
     def _facts(self) -> dict[str, Any]:
         b = self.backend
         return RescueFacts(
-            picked_up=self.picked_up, dropped_in_zone=self.dropped_in_zone,
+            picked_up=self.picked_up,
+            dropped_in_zone=self.dropped_in_zone,
             final_to_casualty=b.distance_to(self.casualty),
             final_to_stretcher=b.distance_to(self.stretcher),
-            casualty_point=self._point(self.casualty), stretcher_point=self._point(self.stretcher),
-            triggers=self.triggers.value, clock=self.clock.value,
-        ).as_record()  # fmt: skip
+            casualty_point=self._point(self.casualty),
+            stretcher_point=self._point(self.stretcher),
+            triggers=self.triggers.value,
+            clock=self.clock.value,
+        ).as_record()
 
     def _point(self, name: str) -> tuple[float, float, float] | None:
         """Return the base point distances to ``name`` are measured to (None if unknown)."""

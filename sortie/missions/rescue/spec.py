@@ -64,11 +64,17 @@ class LevelRules:
 LEVELS: dict[Level, LevelRules] = {
     Level.L1: LevelRules((5, 15), 180, ("flexible_room",), clue_style="direct"),
     Level.L2: LevelRules((5, 30), 180, ("suburb", "street", "forest"), clue_style="surroundings"),
-    Level.L3: LevelRules((10, 40), 240, ("suburb", "street", "forest", "campus"),
-                         hidden_from_start=True, clue_style="landmark"),  # fmt: skip
+    Level.L3: LevelRules(
+        (10, 40),
+        240,
+        ("suburb", "street", "forest", "campus"),
+        hidden_from_start=True,
+        clue_style="landmark",
+    ),
     Level.L4: LevelRules((10, 60), 300, ("campus",), door_on_path=True, clue_style="topology"),
-    Level.L5: LevelRules((10, 80), 300, ("tower", "station"), min_height_change=3.0,
-                         clue_style="minimal"),  # fmt: skip
+    Level.L5: LevelRules(
+        (10, 80), 300, ("tower", "station"), min_height_change=3.0, clue_style="minimal"
+    ),
 }
 
 
@@ -79,8 +85,9 @@ def rescue_data(spec: EpisodeSpec) -> RescueData:
     try:
         return RescueData.model_validate(spec.mission)
     except ValidationError as error:
-        problems = "; ".join(f"mission.{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                             for e in error.errors())  # fmt: skip
+        problems = "; ".join(
+            f"mission.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
+        )
         raise ConfigError(f"episode {spec.episode_id}: {problems}") from None
 
 
@@ -89,6 +96,8 @@ def check_rescue_episode(spec: EpisodeSpec) -> RescueData:
     data = rescue_data(spec)
     missing = [role for role in ("casualty", "stretcher") if role not in spec.targets]
     if missing:
-        raise ConfigError(f"episode {spec.episode_id}: targets: no {' or '.join(missing)} "
-                          f"(found: {', '.join(spec.targets) or 'none'})")
+        raise ConfigError(
+            f"episode {spec.episode_id}: targets: no {' or '.join(missing)} "
+            f"(found: {', '.join(spec.targets) or 'none'})"
+        )
     return data

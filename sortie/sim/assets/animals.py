@@ -18,8 +18,13 @@ from sortie.sim.mesh import Color, Mesh, box, cone, cylinder, merge, pose_matrix
 from sortie.sim.scene import SceneObject
 
 SPECIES = ("elephant", "rhino", "zebra", "giraffe", "deer")
-COLORS = {"elephant": "grey", "rhino": "grey", "zebra": "black and white",
-          "giraffe": "yellow with brown patches", "deer": "brown"}  # fmt: skip
+COLORS = {
+    "elephant": "grey",
+    "rhino": "grey",
+    "zebra": "black and white",
+    "giraffe": "yellow with brown patches",
+    "deer": "brown",
+}
 ELEPHANT: Color = (132, 128, 124)
 RHINO: Color = (112, 106, 98)
 TAN: Color = (214, 176, 110)
@@ -27,11 +32,13 @@ DEER: Color = (150, 98, 56)
 DARK: Color = (40, 34, 30)
 
 
-def _legs(half_x: float, half_y: float, height: float, radius: float, color: Color
-          ) -> list[Mesh]:
+def _legs(half_x: float, half_y: float, height: float, radius: float, color: Color) -> list[Mesh]:
     """Return four legs standing on z = 0 at the corners of a ``2 half_x`` by ``2 half_y`` body."""
-    return [cylinder(radius, height, (sx * half_x, sy * half_y, 0.0), color, 6)
-            for sx in (-1, 1) for sy in (-1, 1)]  # fmt: skip
+    return [
+        cylinder(radius, height, (sx * half_x, sy * half_y, 0.0), color, 6)
+        for sx in (-1, 1)
+        for sy in (-1, 1)
+    ]
 
 
 def _tilted(mesh: Mesh, at: tuple[float, float, float], pitch: float) -> Mesh:
@@ -45,8 +52,12 @@ def elephant() -> list[Mesh]:
     head = box((1.0, 1.2, 1.2), (1.9, 0.0, 2.8), ELEPHANT)
     ears = [box((0.12, 1.1, 1.4), (1.55, side * 1.05, 2.8), (150, 140, 136)) for side in (-1, 1)]
     trunk = cylinder(0.2, 2.2, (2.5, 0.0, 0.4), ELEPHANT, 6, top_radius=0.28)
-    tusks = [_tilted(box((0.9, 0.1, 0.1), (0.45, 0.0, 0.0), (240, 236, 220)),
-                     (2.3, side * 0.35, 2.1), 30.0) for side in (-1, 1)]  # fmt: skip
+    tusks = [
+        _tilted(
+            box((0.9, 0.1, 0.1), (0.45, 0.0, 0.0), (240, 236, 220)), (2.3, side * 0.35, 2.1), 30.0
+        )
+        for side in (-1, 1)
+    ]
     tail = box((0.08, 0.08, 1.0), (-1.65, 0.0, 2.2), ELEPHANT)
     return [merge([body, head, *ears, trunk, *tusks, tail, *_legs(1.1, 0.6, 1.6, 0.32, ELEPHANT)])]
 
@@ -55,8 +66,10 @@ def rhino() -> list[Mesh]:
     """Return a 3 m rhino: a low heavy grey body, a drooping head with two horns."""
     body = box((2.8, 1.3, 1.1), (0.0, 0.0, 1.15), RHINO)
     head = _tilted(box((1.0, 0.65, 0.6), (0.5, 0.0, 0.0), RHINO), (1.35, 0.0, 1.05), -20.0)
-    horns = [cone(0.16, 0.6, (2.15, 0.0, 0.95), (210, 200, 180), 6),
-             cone(0.11, 0.35, (1.85, 0.0, 1.1), (210, 200, 180), 6)]  # fmt: skip
+    horns = [
+        cone(0.16, 0.6, (2.15, 0.0, 0.95), (210, 200, 180), 6),
+        cone(0.11, 0.35, (1.85, 0.0, 1.1), (210, 200, 180), 6),
+    ]
     ears = [box((0.1, 0.12, 0.25), (1.4, side * 0.25, 1.55), RHINO) for side in (-1, 1)]
     return [merge([body, head, *horns, *ears, *_legs(0.95, 0.45, 0.65, 0.22, RHINO)])]
 
@@ -97,12 +110,21 @@ def deer() -> list[Mesh]:
 
 
 _BUILDERS: dict[str, Callable[[], list[Mesh]]] = {
-    "elephant": elephant, "rhino": rhino, "zebra": zebra, "giraffe": giraffe, "deer": deer,
-}  # fmt: skip
+    "elephant": elephant,
+    "rhino": rhino,
+    "zebra": zebra,
+    "giraffe": giraffe,
+    "deer": deer,
+}
 
 
-def add_animal(kit: WorldKit, species: str, position: tuple[float, float, float],
-               yaw: float = 0.0, herd: str = "") -> SceneObject:
+def add_animal(
+    kit: WorldKit,
+    species: str,
+    position: tuple[float, float, float],
+    yaw: float = 0.0,
+    herd: str = "",
+) -> SceneObject:
     """Add an animal of ``species`` standing on ``position`` (a ground point), facing ``yaw``.
 
     Attributes: ``species``, ``color`` (how it looks, in words) and ``herd`` (the group it
@@ -114,18 +136,35 @@ def add_animal(kit: WorldKit, species: str, position: tuple[float, float, float]
     return kit.add("animal", parts, species=species, color=COLORS[species], herd=herd)
 
 
-def add_herd(kit: WorldKit, rng: np.random.Generator, species: str, center: tuple[float, float],
-             count: int, spread: float, height: Callable[[float, float], float] | None = None,
-             herd: str = "") -> list[SceneObject]:
+def add_herd(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    species: str,
+    center: tuple[float, float],
+    count: int,
+    spread: float,
+    height: Callable[[float, float], float] | None = None,
+    herd: str = "",
+) -> list[SceneObject]:
     """Add ``count`` animals of one species around ``center``, at least 3.5 m apart."""
     placed: list[tuple[float, float]] = []
     for _ in range(count * 6):
         if len(placed) == count:
             break
         x, y = (float(v) for v in np.asarray(center) + rng.uniform(-spread, spread, 2))
-        if all(np.hypot(x - px, y - py) >= 3.5 + (2.0 if species == "elephant" else 0.0)
-               for px, py in placed):  # fmt: skip
+        if all(
+            np.hypot(x - px, y - py) >= 3.5 + (2.0 if species == "elephant" else 0.0)
+            for px, py in placed
+        ):
             placed.append((x, y))
     yaw = float(rng.uniform(0.0, 360.0))  # a herd faces roughly one way
-    return [add_animal(kit, species, (x, y, height(x, y) if height else 0.0),
-                       yaw + float(rng.uniform(-40.0, 40.0)), herd) for x, y in placed]
+    return [
+        add_animal(
+            kit,
+            species,
+            (x, y, height(x, y) if height else 0.0),
+            yaw + float(rng.uniform(-40.0, 40.0)),
+            herd,
+        )
+        for x, y in placed
+    ]

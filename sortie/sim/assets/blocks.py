@@ -22,8 +22,24 @@ from sortie.sim.textures import text_texture
 STOREY = 3.2
 BLOCK_COLORS = ("grey", "beige", "cream", "white", "dark red", "light blue", "brown", "teal")
 BLOCK_KINDS = ("office", "apartments", "hotel", "bank", "school", "library", "warehouse")
-COMPANIES = ("ACME", "NOVA", "APEX", "ORION", "ZENITH", "VEGA", "ATLAS", "POLARIS", "TITAN",
-             "LUMEN", "KESTREL", "SUMMIT", "HELIX", "CASCADE", "MERIDIAN", "QUASAR")  # fmt: skip
+COMPANIES = (
+    "ACME",
+    "NOVA",
+    "APEX",
+    "ORION",
+    "ZENITH",
+    "VEGA",
+    "ATLAS",
+    "POLARIS",
+    "TITAN",
+    "LUMEN",
+    "KESTREL",
+    "SUMMIT",
+    "HELIX",
+    "CASCADE",
+    "MERIDIAN",
+    "QUASAR",
+)
 ROOF: Color = (96, 96, 100)
 
 
@@ -34,7 +50,7 @@ def window_texture(storeys: int, columns: int, wall: Color) -> NDArray[np.uint8]
     image[:] = wall
     for r in range(storeys):
         for c in range(columns):
-            image[r * 8 + 2:r * 8 + 7, c * 8 + 2:c * 8 + 6] = (64, 84, 108)
+            image[r * 8 + 2 : r * 8 + 7, c * 8 + 2 : c * 8 + 6] = (64, 84, 108)
     image.flags.writeable = False
     return image
 
@@ -42,8 +58,12 @@ def window_texture(storeys: int, columns: int, wall: Color) -> NDArray[np.uint8]
 def _walls(width: float, depth: float, height: float, storeys: int, wall: Color) -> list[Mesh]:
     """Return the window grids painted on the four walls of a block centred on the origin."""
     quads = []
-    for facing, across, out in ((0.0, width, depth / 2), (90.0, depth, width / 2),
-                                (180.0, width, depth / 2), (270.0, depth, width / 2)):
+    for facing, across, out in (
+        (0.0, width, depth / 2),
+        (90.0, depth, width / 2),
+        (180.0, width, depth / 2),
+        (270.0, depth, width / 2),
+    ):
         columns = max(1, int(across / 3.0))
         texture = window_texture(storeys, columns, wall)
         c, s = np.cos(np.radians(facing)), np.sin(np.radians(facing))
@@ -52,9 +72,19 @@ def _walls(width: float, depth: float, height: float, storeys: int, wall: Color)
     return quads
 
 
-def add_block(kit: WorldKit, center: tuple[float, float], yaw: float, width: float,
-              depth: float, storeys: int, number: int, color: str, kind: str,
-              street: str = "", text: str = "") -> SceneObject:
+def add_block(
+    kit: WorldKit,
+    center: tuple[float, float],
+    yaw: float,
+    width: float,
+    depth: float,
+    storeys: int,
+    number: int,
+    color: str,
+    kind: str,
+    street: str = "",
+    text: str = "",
+) -> SceneObject:
     """Add a flat-roofed block whose front (depth along x) faces ``yaw``.
 
     Attributes: ``kind`` (office, hotel, ...), ``number`` (painted on the roof), ``color``,
@@ -63,27 +93,49 @@ def add_block(kit: WorldKit, center: tuple[float, float], yaw: float, width: flo
     wall = PALETTE[color]
     height = storeys * STOREY
     body = slab(-depth / 2, -width / 2, depth / 2, width / 2, 0.0, height, wall)
-    roof = slab(-depth / 2 + 0.3, -width / 2 + 0.3, depth / 2 - 0.3, width / 2 - 0.3, height,
-                height + 0.05, ROOF)  # fmt: skip
-    parapet = [box((depth, 0.3, 0.9), (0.0, s * (width / 2 - 0.15), height + 0.45),
-                   shade(wall, 0.8)) for s in (-1, 1)]  # fmt: skip
-    parapet += [box((0.3, width, 0.9), (s * (depth / 2 - 0.15), 0.0, height + 0.45),
-                    shade(wall, 0.8)) for s in (-1, 1)]  # fmt: skip
+    roof = slab(
+        -depth / 2 + 0.3,
+        -width / 2 + 0.3,
+        depth / 2 - 0.3,
+        width / 2 - 0.3,
+        height,
+        height + 0.05,
+        ROOF,
+    )
+    parapet = [
+        box((depth, 0.3, 0.9), (0.0, s * (width / 2 - 0.15), height + 0.45), shade(wall, 0.8))
+        for s in (-1, 1)
+    ]
+    parapet += [
+        box((0.3, width, 0.9), (s * (depth / 2 - 0.15), 0.0, height + 0.45), shade(wall, 0.8))
+        for s in (-1, 1)
+    ]
     digits = text_texture(str(number), 96, 64, ink=(245, 245, 240), paper=ROOF)
     size = min(width, depth) * 0.4
     # The digits read left to right for a drone heading along the block's +y (north in a
     # block turned by 0), as on a map.
-    number_quad = ground_label((0.0, 0.0, height + 0.05 + PROUD), 0.0, size * 1.4, size,
-                               digits)  # fmt: skip
-    parts = [merge([body, roof, *parapet]), *_walls(width, depth, height, storeys, wall),
-             number_quad]  # fmt: skip
+    number_quad = ground_label((0.0, 0.0, height + 0.05 + PROUD), 0.0, size * 1.4, size, digits)
+    parts = [
+        merge([body, roof, *parapet]),
+        *_walls(width, depth, height, storeys, wall),
+        number_quad,
+    ]
     moved = [p.transformed(pose_matrix((*center, 0.0), yaw)) for p in parts]
-    return kit.add("building", moved, kind=kind, number=number, color=color, storeys=storeys,
-                   street=street, text=text)  # fmt: skip
+    return kit.add(
+        "building",
+        moved,
+        kind=kind,
+        number=number,
+        color=color,
+        storeys=storeys,
+        street=street,
+        text=text,
+    )
 
 
-def add_roof_sign(kit: WorldKit, block: SceneObject, yaw: float, text: str, color: str
-                  ) -> SceneObject:
+def add_roof_sign(
+    kit: WorldKit, block: SceneObject, yaw: float, text: str, color: str
+) -> SceneObject:
     """Add a billboard with ``text`` standing on ``block``'s roof, facing ``yaw``.
 
     Attributes: ``text``, ``color`` (of the board) and ``building`` (the block's name).
@@ -99,11 +151,14 @@ def add_roof_sign(kit: WorldKit, block: SceneObject, yaw: float, text: str, colo
     c, s = np.cos(np.radians(yaw)), np.sin(np.radians(yaw))
     at = (cx + c * span * 0.25, cy + s * span * 0.25, top + 2.0)
     # Two faces a few centimetres apart, so neither shows through the other mirrored.
-    front = facing_quad((at[0] + c * 0.03, at[1] + s * 0.03, at[2]), yaw, board_w, board_w / 4,
-                        texture)  # fmt: skip
-    back = facing_quad((at[0] - c * 0.03, at[1] - s * 0.03, at[2]), yaw + 180.0, board_w,
-                       board_w / 4, texture)  # fmt: skip
-    legs = [box((0.2, 0.2, 2.0), (at[0] - s * k, at[1] + c * k, top + 0.5), (60, 60, 64))
-            for k in (-board_w / 3, board_w / 3)]  # fmt: skip
-    return kit.add("sign", [front, back, merge(legs)], text=text, color=color,
-                   building=block.name)  # fmt: skip
+    front = facing_quad(
+        (at[0] + c * 0.03, at[1] + s * 0.03, at[2]), yaw, board_w, board_w / 4, texture
+    )
+    back = facing_quad(
+        (at[0] - c * 0.03, at[1] - s * 0.03, at[2]), yaw + 180.0, board_w, board_w / 4, texture
+    )
+    legs = [
+        box((0.2, 0.2, 2.0), (at[0] - s * k, at[1] + c * k, top + 0.5), (60, 60, 64))
+        for k in (-board_w / 3, board_w / 3)
+    ]
+    return kit.add("sign", [front, back, merge(legs)], text=text, color=color, building=block.name)

@@ -17,21 +17,56 @@ from sortie.sim.mesh import Color, Mesh, merge, quad, slab
 from sortie.sim.scene import SceneObject
 from sortie.sim.textures import stripes_texture, text_texture
 
-HOUSE_COLORS = ("white", "cream", "yellow", "light blue", "sage green", "pink", "beige", "grey",
-                "dark red")  # fmt: skip
+HOUSE_COLORS = (
+    "white",
+    "cream",
+    "yellow",
+    "light blue",
+    "sage green",
+    "pink",
+    "beige",
+    "grey",
+    "dark red",
+)
 ROOF_COLORS = {"dark grey": (74, 72, 76), "brown": (110, 66, 44), "red": (150, 56, 40)}
 DOOR_COLORS = ("red", "blue", "green", "brown", "black", "white", "yellow")
-SHOP_COLORS = ("white", "cream", "grey", "beige", "dark red", "navy", "teal", "dark green",
-               "brown")  # fmt: skip
-SHOP_WORDS = ("Golden", "Corner", "Sunny", "Oak", "Harbor", "Royal", "City", "Green",
-              "Blue Door", "Rosa's", "Maple", "Star")  # fmt: skip
-SHOP_KINDS = ("Bakery", "Pharmacy", "Cafe", "Books", "Market", "Florist", "Diner",
-              "Hardware", "Barber", "Pizza", "Laundry", "Pet Shop")  # fmt: skip
+SHOP_COLORS = ("white", "cream", "grey", "beige", "dark red", "navy", "teal", "dark green", "brown")
+SHOP_WORDS = (
+    "Golden",
+    "Corner",
+    "Sunny",
+    "Oak",
+    "Harbor",
+    "Royal",
+    "City",
+    "Green",
+    "Blue Door",
+    "Rosa's",
+    "Maple",
+    "Star",
+)
+SHOP_KINDS = (
+    "Bakery",
+    "Pharmacy",
+    "Cafe",
+    "Books",
+    "Market",
+    "Florist",
+    "Diner",
+    "Hardware",
+    "Barber",
+    "Pizza",
+    "Laundry",
+    "Pet Shop",
+)
 STOREY = 2.8
 GROUND_COLORS: dict[str, Color] = {
-    "grass": (84, 134, 62), "road": (62, 62, 66), "sidewalk": (172, 170, 162),
-    "ground": (150, 140, 122), "water": (58, 104, 150),
-}  # fmt: skip
+    "grass": (84, 134, 62),
+    "road": (62, 62, 66),
+    "sidewalk": (172, 170, 162),
+    "ground": (150, 140, 122),
+    "water": (58, 104, 150),
+}
 Area = tuple[str, float, float, float, float]
 """A ground piece: semantic class and its rectangle ``(x0, y0, x1, y1)``."""
 
@@ -48,25 +83,48 @@ def shop_names(rng: np.random.Generator, count: int) -> list[tuple[str, str]]:
     return names
 
 
-def _gabled_roof(depth: float, width: float, eave: float, rise: float, roof: Color,
-                 wall: Color) -> Mesh:
+def _gabled_roof(
+    depth: float, width: float, eave: float, rise: float, roof: Color, wall: Color
+) -> Mesh:
     """Return a pitched roof with its ridge along y: two sloped quads and two gable ends."""
     dx, wy, over = depth / 2 + 0.3, width / 2 + 0.3, width / 2
-    slopes = Mesh(np.array([[-dx, -wy, eave], [dx, -wy, eave], [0, -wy, eave + rise],
-                            [-dx, wy, eave], [dx, wy, eave], [0, wy, eave + rise]], np.float32),
-                  np.array([[1, 4, 5], [1, 5, 2], [0, 2, 5], [0, 5, 3]], np.int32),
-                  np.tile(np.asarray(roof, np.uint8), (4, 1)))  # fmt: skip
+    slopes = Mesh(
+        np.array(
+            [
+                [-dx, -wy, eave],
+                [dx, -wy, eave],
+                [0, -wy, eave + rise],
+                [-dx, wy, eave],
+                [dx, wy, eave],
+                [0, wy, eave + rise],
+            ],
+            np.float32,
+        ),
+        np.array([[1, 4, 5], [1, 5, 2], [0, 2, 5], [0, 5, 3]], np.int32),
+        np.tile(np.asarray(roof, np.uint8), (4, 1)),
+    )
     gable_rise = rise * (depth / 2) / dx  # the gable stops at the walls, under the slopes
-    gables = Mesh(np.array([[-depth / 2, -over, eave], [depth / 2, -over, eave],
-                            [0, -over, eave + gable_rise], [-depth / 2, over, eave],
-                            [depth / 2, over, eave], [0, over, eave + gable_rise]], np.float32),
-                  np.array([[0, 1, 2], [3, 5, 4]], np.int32),
-                  np.tile(np.asarray(wall, np.uint8), (2, 1)))  # fmt: skip
+    gables = Mesh(
+        np.array(
+            [
+                [-depth / 2, -over, eave],
+                [depth / 2, -over, eave],
+                [0, -over, eave + gable_rise],
+                [-depth / 2, over, eave],
+                [depth / 2, over, eave],
+                [0, over, eave + gable_rise],
+            ],
+            np.float32,
+        ),
+        np.array([[0, 1, 2], [3, 5, 4]], np.int32),
+        np.tile(np.asarray(wall, np.uint8), (2, 1)),
+    )
     return merge([slopes, gables])
 
 
-def _window(x: float, y: float, z: float, facing: float, width: float = 1.1,
-            height: float = 1.1) -> list[Mesh]:
+def _window(
+    x: float, y: float, z: float, facing: float, width: float = 1.1, height: float = 1.1
+) -> list[Mesh]:
     """Return a white frame with a glass pane in front of it, centred on ``(x, y, z)``."""
     frame = facing_quad((x, y, z), facing, width + 0.16, height + 0.16, color=(240, 240, 236))
     nudge = 0.006 * np.array([np.cos(np.radians(facing)), np.sin(np.radians(facing))])
@@ -74,8 +132,9 @@ def _window(x: float, y: float, z: float, facing: float, width: float = 1.1,
     return [frame, pane]
 
 
-def _house_facade(depth: float, width: float, storeys: int, door_offset: float,
-                  door: Color) -> list[Mesh]:
+def _house_facade(
+    depth: float, width: float, storeys: int, door_offset: float, door: Color
+) -> list[Mesh]:
     """Return the door and the windows of every wall, as quads just proud of the walls."""
     front = depth / 2 + PROUD
     quads = [facing_quad((front, door_offset, 1.05), 0.0, 1.0, 2.1, color=door)]
@@ -90,10 +149,20 @@ def _house_facade(depth: float, width: float, storeys: int, door_offset: float,
     return quads
 
 
-def add_house(kit: WorldKit, rng: np.random.Generator, center: tuple[float, float],
-              yaw: float, width: float, depth: float, number: int, color: str | None = None,
-              storeys: int | None = None, door_offset: float = 0.0, street: str = "",
-              roof_number: bool = False) -> SceneObject:
+def add_house(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    center: tuple[float, float],
+    yaw: float,
+    width: float,
+    depth: float,
+    number: int,
+    color: str | None = None,
+    storeys: int | None = None,
+    door_offset: float = 0.0,
+    street: str = "",
+    roof_number: bool = False,
+) -> SceneObject:
     """Add a closed house with a pitched roof, painted door and windows and a house number.
 
     ``width`` runs along the front, ``depth`` from front to back; ``door_offset`` moves the
@@ -116,26 +185,42 @@ def add_house(kit: WorldKit, rng: np.random.Generator, center: tuple[float, floa
     if roof_number:
         local.append(_roof_label(depth, width, eave, rise, plate))
     parts = [m.moved((*center, 0.0), yaw) for m in local]
-    return kit.add("house", parts, number=number, street=street, color=color,
-                   roof_color=roof_name, door_color=door_name, storeys=storeys)  # fmt: skip
+    return kit.add(
+        "house",
+        parts,
+        number=number,
+        street=street,
+        color=color,
+        roof_color=roof_name,
+        door_color=door_name,
+        storeys=storeys,
+    )
 
 
-def _roof_label(depth: float, width: float, eave: float, rise: float,
-                texture: np.ndarray) -> Mesh:
+def _roof_label(depth: float, width: float, eave: float, rise: float, texture: np.ndarray) -> Mesh:
     """Return ``texture`` lying on the middle of the front roof slope, upright for the street."""
     run = depth / 2 + 0.3  # the slope runs from the eave (x = run) up to the ridge (x = 0)
     normal = np.array([rise, 0.0, run]) / np.hypot(rise, run)
     half = min(width * 0.3, 1.8)
-    low, high = (np.array([run * (1 - t), 0.0, eave + rise * t]) + 0.03 * normal
-                 for t in (0.15, 0.8))  # fmt: skip
+    low, high = (
+        np.array([run * (1 - t), 0.0, eave + rise * t]) + 0.03 * normal for t in (0.15, 0.8)
+    )
     side = np.array([0.0, half, 0.0])
     corners = [high - side, high + side, low + side, low - side]  # seen from the street (+x)
     return quad([(float(c[0]), float(c[1]), float(c[2])) for c in corners], texture)
 
 
-def add_shop(kit: WorldKit, rng: np.random.Generator, center: tuple[float, float], yaw: float,
-             width: float, depth: float, name: str, kind: str, color: str | None = None
-             ) -> SceneObject:
+def add_shop(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    center: tuple[float, float],
+    yaw: float,
+    width: float,
+    depth: float,
+    name: str,
+    kind: str,
+    color: str | None = None,
+) -> SceneObject:
     """Add a shop (closed, 1-3 storeys) with a shop window, awning and a sign naming it.
 
     The sign is its own object (semantic ``sign``, attribute ``text``) naming the shop.
@@ -147,14 +232,22 @@ def add_shop(kit: WorldKit, rng: np.random.Generator, center: tuple[float, float
     front = depth / 2 + PROUD
     door = facing_quad((front, width / 2 - 1.0, 1.1), 0.0, 1.1, 2.2, color=shade(GLASS, 0.7))
     display = _window(front, -0.6, 1.5, 0.0, width - 3.6, 1.9)
-    upper = [q for z in np.arange(STOREY + 2.6, height - 1.0, STOREY)
-             for y in np.arange(-width / 2 + 1.2, width / 2 - 0.6, 2.0)
-             for q in _window(front, float(y), float(z), 0.0, 1.0, 1.3)]  # fmt: skip
+    upper = [
+        q
+        for z in np.arange(STOREY + 2.6, height - 1.0, STOREY)
+        for y in np.arange(-width / 2 + 1.2, width / 2 - 0.6, 2.0)
+        for q in _window(front, float(y), float(z), 0.0, 1.0, 1.3)
+    ]
     awning_colors = (PALETTE[pick(rng, ("red", "green", "blue", "orange"))], PALETTE["white"])
     awning = _awning(front, width, stripes_texture(awning_colors, 64, 16, 8).transpose(1, 0, 2))
     solid = merge([walls, door, *display, *upper])
-    shop = kit.add("shop", [m.moved((*center, 0.0), yaw) for m in (solid, awning)],
-                   shop_name=name, kind=kind, color=color)  # fmt: skip
+    shop = kit.add(
+        "shop",
+        [m.moved((*center, 0.0), yaw) for m in (solid, awning)],
+        shop_name=name,
+        kind=kind,
+        color=color,
+    )
     _add_sign(kit, rng, center, yaw, front, width, name, shop.name)
     return shop
 
@@ -162,12 +255,27 @@ def add_shop(kit: WorldKit, rng: np.random.Generator, center: tuple[float, float
 def _awning(front: float, width: float, texture: np.ndarray) -> Mesh:
     """Return a striped awning sloping out 0.8 m from the wall, its low edge at 2.6 m."""
     half = width / 2 - 0.2
-    return quad([(front, -half, 3.0), (front, half, 3.0), (front + 0.8, half, 2.6),
-                 (front + 0.8, -half, 2.6)], texture)  # fmt: skip
+    return quad(
+        [
+            (front, -half, 3.0),
+            (front, half, 3.0),
+            (front + 0.8, half, 2.6),
+            (front + 0.8, -half, 2.6),
+        ],
+        texture,
+    )
 
 
-def _add_sign(kit: WorldKit, rng: np.random.Generator, center: tuple[float, float], yaw: float,
-              front: float, width: float, name: str, shop: str) -> SceneObject:
+def _add_sign(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    center: tuple[float, float],
+    yaw: float,
+    front: float,
+    width: float,
+    name: str,
+    shop: str,
+) -> SceneObject:
     """Add the shop's name board above its awning."""
     paper_name = pick(rng, ("white", "cream", "yellow", "navy", "dark green", "black"))
     dark = paper_name in ("navy", "dark green", "black")
@@ -179,8 +287,13 @@ def _add_sign(kit: WorldKit, rng: np.random.Generator, center: tuple[float, floa
     return kit.add("sign", board, text=text, shop=shop, color=paper_name)
 
 
-def add_ground(kit: WorldKit, bounds: tuple[float, float, float, float], areas: Sequence[Area],
-               fill: str = "grass", thickness: float = 0.3) -> list[SceneObject]:
+def add_ground(
+    kit: WorldKit,
+    bounds: tuple[float, float, float, float],
+    areas: Sequence[Area],
+    fill: str = "grass",
+    thickness: float = 0.3,
+) -> list[SceneObject]:
     """Tile ``bounds`` with slabs whose tops are at z = 0, one object per semantic class.
 
     Where areas overlap the earlier one wins; what no area covers is ``fill``. The pieces
@@ -204,8 +317,9 @@ def _snap_top(mesh: Mesh) -> Mesh:
     return Mesh(verts, mesh.faces, mesh.colors)
 
 
-def _row_runs(row: Sequence[Area], y: float, xmin: float, xmax: float, fill: str
-              ) -> list[tuple[str, float, float]]:
+def _row_runs(
+    row: Sequence[Area], y: float, xmin: float, xmax: float, fill: str
+) -> list[tuple[str, float, float]]:
     """Return the ``(kind, x0, x1)`` runs of one row of the ground, neighbours merged."""
     xs = sorted({xmin, xmax, *(min(max(v, xmin), xmax) for a in row for v in (a[1], a[3]))})
     runs: list[tuple[str, float, float]] = []
@@ -219,9 +333,13 @@ def _row_runs(row: Sequence[Area], y: float, xmin: float, xmax: float, fill: str
     return runs
 
 
-def dashed_line(start: tuple[float, float], end: tuple[float, float],
-                keep_clear: Sequence[tuple[float, float, float, float]] = (),
-                dash: float = 3.0, gap: float = 3.0) -> list[Mesh]:
+def dashed_line(
+    start: tuple[float, float],
+    end: tuple[float, float],
+    keep_clear: Sequence[tuple[float, float, float, float]] = (),
+    dash: float = 3.0,
+    gap: float = 3.0,
+) -> list[Mesh]:
     """Return white 15 cm road dashes 1 cm above z = 0 from ``start`` to ``end``.
 
     Dashes whose middle falls in a ``keep_clear`` rectangle (a crossing) are left out.
@@ -236,7 +354,15 @@ def dashed_line(start: tuple[float, float], end: tuple[float, float],
         if any(a <= mx <= c and b <= my <= d for a, b, c, d in keep_clear):
             continue
         ax, ay, bx, by = x0 + dx * t, y0 + dy * t, x0 + dx * (t + dash), y0 + dy * (t + dash)
-        dashes.append(quad([(ax + nx, ay + ny, 0.01), (bx + nx, by + ny, 0.01),
-                            (bx - nx, by - ny, 0.01), (ax - nx, ay - ny, 0.01)],
-                           color=(236, 236, 230)))  # fmt: skip
+        dashes.append(
+            quad(
+                [
+                    (ax + nx, ay + ny, 0.01),
+                    (bx + nx, by + ny, 0.01),
+                    (bx - nx, by - ny, 0.01),
+                    (ax - nx, ay - ny, 0.01),
+                ],
+                color=(236, 236, 230),
+            )
+        )
     return dashes

@@ -50,8 +50,10 @@ class Run:
             return [(self.x0, self.x1, self.z1)] if self.z0 == self.z1 else []
         tread = (self.x1 - self.x0) / self.steps
         riser = (self.z1 - self.z0) / self.steps
-        return [(self.x0 + i * tread, self.x0 + (i + 1) * tread, self.z0 + (i + 1) * riser)
-                for i in range(self.steps)]  # fmt: skip
+        return [
+            (self.x0 + i * tread, self.x0 + (i + 1) * tread, self.z0 + (i + 1) * riser)
+            for i in range(self.steps)
+        ]
 
 
 def riser_count(rise: float, max_riser: float = MAX_RISER) -> int:
@@ -71,8 +73,7 @@ def stair_runs(z0: float, z1: float, max_flight: int = 12, landing: float = 1.5)
     runs, x, z = [], 0.0, z0
     for i, risers in enumerate(flights):
         if risers > 1:
-            runs.append(Run(x, x + (risers - 1) * TREAD, z, z + (risers - 1) * riser,
-                            risers - 1))  # fmt: skip
+            runs.append(Run(x, x + (risers - 1) * TREAD, z, z + (risers - 1) * riser, risers - 1))
             x += (risers - 1) * TREAD
         z += risers * riser
         if i < len(flights) - 1:
@@ -81,8 +82,9 @@ def stair_runs(z0: float, z1: float, max_flight: int = 12, landing: float = 1.5)
     return runs
 
 
-def ramp_runs(z0: float, z1: float, slope: float = 8.0, max_run: float = 12.0,
-              landing: float = 2.0) -> list[Run]:
+def ramp_runs(
+    z0: float, z1: float, slope: float = 8.0, max_run: float = 12.0, landing: float = 2.0
+) -> list[Run]:
     """Return a straight ramp of ``slope`` degrees with flat landings every ``max_run`` metres."""
     length = (z1 - z0) / math.tan(math.radians(slope))
     count = max(1, math.ceil(length / max_run - 1e-9))
@@ -99,10 +101,16 @@ def ramp_runs(z0: float, z1: float, slope: float = 8.0, max_run: float = 12.0,
 
 def climb_blocks(runs: Sequence[Run], width: float, base: float, color: Color) -> Mesh:
     """Return the solid body of stairs or a ramp in its local frame, standing on ``base``."""
-    meshes = [slab(xa, -width / 2, xb, width / 2, base, top, color)
-              for run in runs for xa, xb, top in run.tops()]  # fmt: skip
-    meshes += [_sloped_block(run, width, base, color) for run in runs
-               if run.steps == 0 and run.z0 != run.z1]  # fmt: skip
+    meshes = [
+        slab(xa, -width / 2, xb, width / 2, base, top, color)
+        for run in runs
+        for xa, xb, top in run.tops()
+    ]
+    meshes += [
+        _sloped_block(run, width, base, color)
+        for run in runs
+        if run.steps == 0 and run.z0 != run.z1
+    ]
     return merge(meshes)
 
 
@@ -115,9 +123,14 @@ def _sloped_block(run: Run, width: float, base: float, color: Color) -> Mesh:
     return Mesh(verts, block.faces, block.colors)
 
 
-def railing(start: tuple[float, float], end: tuple[float, float], z0: float,
-            z1: float | None = None, height: float = RAILING_HEIGHT,
-            color: Color = RAILING_COLOR) -> Mesh:
+def railing(
+    start: tuple[float, float],
+    end: tuple[float, float],
+    z0: float,
+    z1: float | None = None,
+    height: float = RAILING_HEIGHT,
+    color: Color = RAILING_COLOR,
+) -> Mesh:
     """Return a solid balustrade whose foot runs from ``z0`` at ``start`` to ``z1`` at ``end``."""
     z1 = z0 if z1 is None else z1
     (xa, ya), (xb, yb) = start, end
@@ -130,8 +143,9 @@ def railing(start: tuple[float, float], end: tuple[float, float], z0: float,
     return merge([panel, rail]).transformed(shear).moved((xa, ya, z0), yaw)
 
 
-def climb_railings(runs: Sequence[Run], width: float, sides: tuple[bool, bool] = (True, True)
-                   ) -> Mesh:
+def climb_railings(
+    runs: Sequence[Run], width: float, sides: tuple[bool, bool] = (True, True)
+) -> Mesh:
     """Return railings along the right (y-) and left (y+) edges of a climb, in its frame."""
     meshes = []
     for side, wanted in zip((-1.0, 1.0), sides, strict=True):
@@ -144,13 +158,24 @@ def climb_railings(runs: Sequence[Run], width: float, sides: tuple[bool, bool] =
     return merge(meshes)
 
 
-def add_climb(kit: WorldKit, semantic: str, runs: Sequence[Run], start: tuple[float, float],
-              yaw: float, width: float, base: float, color: Color,
-              sides: tuple[bool, bool] = (True, True)) -> SceneObject:
+def add_climb(
+    kit: WorldKit,
+    semantic: str,
+    runs: Sequence[Run],
+    start: tuple[float, float],
+    yaw: float,
+    width: float,
+    base: float,
+    color: Color,
+    sides: tuple[bool, bool] = (True, True),
+) -> SceneObject:
     """Add stairs or a ramp climbing along ``yaw`` from ``start``, with railings on ``sides``."""
     place = (start[0], start[1], 0.0)
-    obj = kit.add(semantic, climb_blocks(runs, width, base, color).moved(place, yaw),
-                  rise=round(runs[-1].arrival() - runs[0].z0, 3))  # fmt: skip
+    obj = kit.add(
+        semantic,
+        climb_blocks(runs, width, base, color).moved(place, yaw),
+        rise=round(runs[-1].arrival() - runs[0].z0, 3),
+    )
     if any(sides):
         kit.add("railing", climb_railings(runs, width, sides).moved(place, yaw))
     return obj
@@ -185,9 +210,16 @@ class Stairwell:
     z1: float
 
 
-def stairwell(kit: WorldKit, mouth: tuple[float, float], yaw: float, z0: float, z1: float,
-              width: float = 1.3, color: Color = (175, 172, 165),
-              wall_color: Color = (200, 196, 188)) -> Stairwell:
+def stairwell(
+    kit: WorldKit,
+    mouth: tuple[float, float],
+    yaw: float,
+    z0: float,
+    z1: float,
+    width: float = 1.3,
+    color: Color = (175, 172, 165),
+    wall_color: Color = (200, 196, 188),
+) -> Stairwell:
     """Add stairs from ``z0`` to ``z1`` that climb away from ``mouth`` along ``yaw`` and turn back.
 
     The first flight starts at the mouth on the right-hand half, climbs to a landing, and
@@ -203,20 +235,24 @@ def stairwell(kit: WorldKit, mouth: tuple[float, float], yaw: float, z0: float, 
     up = [Run(0.0, going, z0, z0 + (first - 1) * riser, first - 1)]
     z_landing = z0 + first * riser
     back = _return_flight(count - first, riser, going, z_landing, z1)
-    blocks = [climb_blocks(up, width, z0, color).moved((0.0, -lane, 0.0)),
-              slab(going, -lane - width / 2, going + landing, lane + width / 2, z0, z_landing,
-                   color),
-              climb_blocks(back, width, z0, color).moved((going, lane, 0.0), 180.0)]  # fmt: skip
+    blocks = [
+        climb_blocks(up, width, z0, color).moved((0.0, -lane, 0.0)),
+        slab(going, -lane - width / 2, going + landing, lane + width / 2, z0, z_landing, color),
+        climb_blocks(back, width, z0, color).moved((going, lane, 0.0), 180.0),
+    ]
     place = (mouth[0], mouth[1], 0.0)
     kit.add("stairs", merge(blocks).moved(place, yaw), rise=round(z1 - z0, 3))
-    kit.add("wall", merge(_well_walls(going, landing, lane, width, z0, z1, wall_color))
-            .moved(place, yaw))  # fmt: skip
+    kit.add(
+        "wall",
+        merge(_well_walls(going, landing, lane, width, z0, z1, wall_color)).moved(place, yaw),
+    )
     kit.add("railing", railing((0.0, -lane - width / 2), (0.0, -NEWEL / 2), z1).moved(place, yaw))
     return _well_record(mouth, yaw, going + landing, lane + width / 2, lane, z0, z1)
 
 
-def _return_flight(risers: int, riser: float, going: float, z_landing: float, z1: float
-                   ) -> list[Run]:
+def _return_flight(
+    risers: int, riser: float, going: float, z_landing: float, z1: float
+) -> list[Run]:
     """Return the second flight in its own frame, padded to the first flight's length."""
     steps = risers - 1
     runs = [Run(0.0, steps * TREAD, z_landing, z1 - riser, steps)] if steps else []
@@ -225,21 +261,38 @@ def _return_flight(risers: int, riser: float, going: float, z_landing: float, z1
     return runs
 
 
-def _well_walls(going: float, landing: float, lane: float, width: float, z0: float,
-                z1: float, color: Color) -> list[Mesh]:
+def _well_walls(
+    going: float, landing: float, lane: float, width: float, z0: float, z1: float, color: Color
+) -> list[Mesh]:
     """Return the newel between the flights and the walls around the well, in its frame."""
     top = z1 + RAILING_HEIGHT
     outer = lane + width / 2
     length = going + landing
-    return [slab(0.0, -NEWEL / 2, going, NEWEL / 2, z0, top, color),
-            slab(0.0, -outer - WALL_THICKNESS, length, -outer, z0, top, color),
-            slab(0.0, outer, length, outer + WALL_THICKNESS, z0, top, color),
-            slab(length, -outer - WALL_THICKNESS, length + WALL_THICKNESS,
-                 outer + WALL_THICKNESS, z0, top, color)]  # fmt: skip
+    return [
+        slab(0.0, -NEWEL / 2, going, NEWEL / 2, z0, top, color),
+        slab(0.0, -outer - WALL_THICKNESS, length, -outer, z0, top, color),
+        slab(0.0, outer, length, outer + WALL_THICKNESS, z0, top, color),
+        slab(
+            length,
+            -outer - WALL_THICKNESS,
+            length + WALL_THICKNESS,
+            outer + WALL_THICKNESS,
+            z0,
+            top,
+            color,
+        ),
+    ]
 
 
-def _well_record(mouth: tuple[float, float], yaw: float, length: float, half: float,
-                 lane: float, z0: float, z1: float) -> Stairwell:
+def _well_record(
+    mouth: tuple[float, float],
+    yaw: float,
+    length: float,
+    half: float,
+    lane: float,
+    z0: float,
+    z1: float,
+) -> Stairwell:
     """Return the world opening and walking path of a stairwell from its frame's numbers."""
     rad = math.radians(yaw)
     cos, sin = math.cos(rad), math.sin(rad)

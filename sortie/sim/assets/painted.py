@@ -19,13 +19,23 @@ from sortie.sim.textures import text_texture
 
 # Corner order of box() (see mesh.py), and for each face its corners top-left, top-right,
 # bottom-right, bottom-left as seen from outside.
-_CORNERS = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
-                     [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], np.float64)  # fmt: skip
+_CORNERS = np.array(
+    [
+        [-1, -1, -1],
+        [1, -1, -1],
+        [1, 1, -1],
+        [-1, 1, -1],
+        [-1, -1, 1],
+        [1, -1, 1],
+        [1, 1, 1],
+        [-1, 1, 1],
+    ],
+    np.float64,
+)
 _FACES = ((4, 5, 1, 0), (5, 6, 2, 1), (6, 7, 3, 2), (7, 4, 0, 3), (7, 6, 5, 4), (0, 1, 2, 3))
 
 
-def textured_box(size: Vec3, center: Vec3, texture: NDArray[np.uint8], yaw: float = 0.0
-                 ) -> Mesh:
+def textured_box(size: Vec3, center: Vec3, texture: NDArray[np.uint8], yaw: float = 0.0) -> Mesh:
     """Return a box whose six faces each show the whole ``texture`` (one textured part)."""
     corners = _CORNERS * np.asarray(size) / 2
     faces, uvs = [], []
@@ -34,28 +44,36 @@ def textured_box(size: Vec3, center: Vec3, texture: NDArray[np.uint8], yaw: floa
         faces += [[4 * k, 4 * k + 3, 4 * k + 2], [4 * k, 4 * k + 2, 4 * k + 1]]
         uvs += [square[[0, 3, 2]], square[[0, 2, 1]]]
     verts = np.concatenate([corners[list(f)] for f in _FACES]).astype(np.float32)
-    mesh = Mesh(verts, np.asarray(faces, np.int32), np.full((12, 3), 255, np.uint8),
-                np.asarray(uvs, np.float32), texture)  # fmt: skip
+    mesh = Mesh(
+        verts,
+        np.asarray(faces, np.int32),
+        np.full((12, 3), 255, np.uint8),
+        np.asarray(uvs, np.float32),
+        texture,
+    )
     return mesh.transformed(pose_matrix(center, yaw))
 
 
-def ground_label(center: Vec3, yaw: float, length: float, width: float,
-                 texture: NDArray[np.uint8]) -> Mesh:
+def ground_label(
+    center: Vec3, yaw: float, length: float, width: float, texture: NDArray[np.uint8]
+) -> Mesh:
     """Return an upward-facing quad at ``center``; its text reads along ``yaw``."""
     hx, hy = length / 2, width / 2
     local = [(-hx, hy, 0.0), (hx, hy, 0.0), (hx, -hy, 0.0), (-hx, -hy, 0.0)]
     return quad(local, texture).transformed(pose_matrix(center, yaw))
 
 
-def label_texture(text: str, ink: Color = (20, 20, 20), paper: Color = (245, 245, 245),
-                  aspect: float = 3.0) -> NDArray[np.uint8]:
+def label_texture(
+    text: str, ink: Color = (20, 20, 20), paper: Color = (245, 245, 245), aspect: float = 3.0
+) -> NDArray[np.uint8]:
     """Return a bordered text image ``aspect`` times wider than tall."""
     return text_texture(text, int(48 * aspect), 48, ink=ink, paper=paper, border=ink)
 
 
 @lru_cache(maxsize=4)
-def stripe_texture(ink: Color = (24, 24, 24), paper: Color = (236, 236, 230),
-                   bands: int = 10) -> NDArray[np.uint8]:
+def stripe_texture(
+    ink: Color = (24, 24, 24), paper: Color = (236, 236, 230), bands: int = 10
+) -> NDArray[np.uint8]:
     """Return vertical stripes (a zebra's coat along its body)."""
     cols = (np.arange(64) * 2 * bands // 64) % 2
     row = np.asarray([paper, ink], np.uint8)[cols]
@@ -65,8 +83,7 @@ def stripe_texture(ink: Color = (24, 24, 24), paper: Color = (236, 236, 230),
 
 
 @lru_cache(maxsize=4)
-def patch_texture(patch: Color = (150, 86, 36), line: Color = (236, 214, 160)
-                  ) -> NDArray[np.uint8]:
+def patch_texture(patch: Color = (150, 86, 36), line: Color = (236, 214, 160)) -> NDArray[np.uint8]:
     """Return brown patches in a pale net (a giraffe's coat)."""
     image = np.empty((32, 32, 3), np.uint8)
     image[:] = patch
@@ -79,8 +96,9 @@ def patch_texture(patch: Color = (150, 86, 36), line: Color = (236, 214, 160)
 
 
 @lru_cache(maxsize=4)
-def cell_texture(cell: Color = (30, 48, 110), frame: Color = (190, 196, 204),
-                 damaged: bool = False) -> NDArray[np.uint8]:
+def cell_texture(
+    cell: Color = (30, 48, 110), frame: Color = (190, 196, 204), damaged: bool = False
+) -> NDArray[np.uint8]:
     """Return a solar panel's grid of cells; a damaged one has a dark cracked corner."""
     image = np.empty((24, 48, 3), np.uint8)
     image[:] = cell
@@ -96,8 +114,9 @@ def cell_texture(cell: Color = (30, 48, 110), frame: Color = (190, 196, 204),
 
 
 @lru_cache(maxsize=8)
-def pad_texture(letter: str = "H", ring: Color = (236, 236, 232), ground: Color = (60, 62, 66)
-                ) -> NDArray[np.uint8]:
+def pad_texture(
+    letter: str = "H", ring: Color = (236, 236, 232), ground: Color = (60, 62, 66)
+) -> NDArray[np.uint8]:
     """Return a landing pad: a white ring around a big letter on dark asphalt."""
     image = Image.new("RGB", (96, 96), ground)
     draw = ImageDraw.Draw(image)

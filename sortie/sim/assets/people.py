@@ -18,16 +18,32 @@ from sortie.sim.scene import AttributeValue, Dynamics, SceneObject
 
 TOPS = ("jacket", "hoodie", "t-shirt", "coat", "sweater")
 BOTTOMS = ("trousers", "jeans", "shorts", "skirt")
-TOP_COLORS = ("red", "blue", "green", "yellow", "orange", "purple", "black", "white", "grey",
-              "pink", "teal")  # fmt: skip
+TOP_COLORS = (
+    "red",
+    "blue",
+    "green",
+    "yellow",
+    "orange",
+    "purple",
+    "black",
+    "white",
+    "grey",
+    "pink",
+    "teal",
+)
 BOTTOM_COLORS = {
     "trousers": ("black", "grey", "brown", "beige", "navy"),
     "jeans": ("blue", "navy", "black"),
     "shorts": ("beige", "navy", "grey", "green"),
     "skirt": ("black", "red", "navy", "grey"),
 }
-HAIR = {"black": (30, 24, 20), "brown": (96, 60, 32), "blond": (214, 180, 104),
-        "grey": (168, 166, 160), "red": (150, 62, 30)}  # fmt: skip
+HAIR = {
+    "black": (30, 24, 20),
+    "brown": (96, 60, 32),
+    "blond": (214, 180, 104),
+    "grey": (168, 166, 160),
+    "red": (150, 62, 30),
+}
 SKIN = ((242, 204, 172), (222, 176, 136), (184, 130, 90), (140, 94, 62), (96, 64, 44))
 LYING_LIFT = 0.14  # half the body's front-to-back depth: a lying body rests on its back
 
@@ -51,13 +67,26 @@ class Outfit:
 def random_outfit(rng: np.random.Generator) -> Outfit:
     """Return a random outfit drawn from the named clothes and colours."""
     top, bottom = pick(rng, TOPS), pick(rng, BOTTOMS)
-    return Outfit(top, pick(rng, TOP_COLORS), bottom, pick(rng, BOTTOM_COLORS[bottom]),
-                  pick(rng, tuple(HAIR)), SKIN[int(rng.integers(len(SKIN)))])  # fmt: skip
+    return Outfit(
+        top,
+        pick(rng, TOP_COLORS),
+        bottom,
+        pick(rng, BOTTOM_COLORS[bottom]),
+        pick(rng, tuple(HAIR)),
+        SKIN[int(rng.integers(len(SKIN)))],
+    )
 
 
-def add_person(kit: WorldKit, rng: np.random.Generator, position: tuple[float, float, float],
-               yaw: float = 0.0, posture: str = "standing", outfit: Outfit | None = None,
-               name: str | None = None, **extra: AttributeValue) -> SceneObject:
+def add_person(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    position: tuple[float, float, float],
+    yaw: float = 0.0,
+    posture: str = "standing",
+    outfit: Outfit | None = None,
+    name: str | None = None,
+    **extra: AttributeValue,
+) -> SceneObject:
     """Add a portable person at ``position`` (ground point), facing or lying along ``yaw``.
 
     Lying, the head points along ``yaw`` and ``position`` is the middle of the body. ``extra``
@@ -74,10 +103,20 @@ def add_person(kit: WorldKit, rng: np.random.Generator, position: tuple[float, f
         body = body.transformed(pose_matrix(position, yaw) @ flat)
     else:
         body = body.moved(position, yaw)
-    return kit.add("person", body, name=name, dynamics=Dynamics.PORTABLE, posture=posture,
-                   top=look.top, top_color=look.top_color, bottom=look.bottom,
-                   bottom_color=look.bottom_color, hair=look.hair,
-                   outfit=look.describe(), **extra)  # type: ignore[arg-type]  # extras are attributes
+    return kit.add(
+        "person",
+        body,
+        name=name,
+        dynamics=Dynamics.PORTABLE,
+        posture=posture,
+        top=look.top,
+        top_color=look.top_color,
+        bottom=look.bottom,
+        bottom_color=look.bottom_color,
+        hair=look.hair,
+        outfit=look.describe(),
+        **extra,  # type: ignore[arg-type]  # extras are attributes
+    )
 
 
 def person_mesh(look: Outfit) -> Mesh:
@@ -85,8 +124,9 @@ def person_mesh(look: Outfit) -> Mesh:
     top, bottom = PALETTE[look.top_color], PALETTE[look.bottom_color]
     parts = [*_legs(look, bottom), *_torso(look, top)]
     parts.append(sphere(0.11, (0.0, 0.0, 1.6), look.skin, rings=5, segments=8, squash=1.15))
-    parts.append(sphere(0.12, (-0.025, 0.0, 1.635), HAIR[look.hair], rings=5, segments=8,
-                        squash=0.9))  # fmt: skip
+    parts.append(
+        sphere(0.12, (-0.025, 0.0, 1.635), HAIR[look.hair], rings=5, segments=8, squash=0.9)
+    )
     return merge(parts)
 
 
@@ -94,11 +134,15 @@ def _legs(look: Outfit, color: Color) -> list[Mesh]:
     """Return shoes and legs; shorts and skirts show skin below the knee."""
     shoes = [box((0.26, 0.11, 0.08), (0.03, side * 0.1, 0.04), (34, 30, 28)) for side in (-1, 1)]
     knee = 0.5 if look.bottom in ("shorts", "skirt") else 0.08
-    legs = [box((0.14, 0.14, 0.88 - knee), (0, side * 0.1, (0.88 + knee) / 2), color)
-            for side in (-1, 1)]  # fmt: skip
+    legs = [
+        box((0.14, 0.14, 0.88 - knee), (0, side * 0.1, (0.88 + knee) / 2), color)
+        for side in (-1, 1)
+    ]
     if knee > 0.08:
-        legs += [box((0.12, 0.12, knee - 0.08), (0, side * 0.1, (knee + 0.08) / 2), look.skin)
-                 for side in (-1, 1)]  # fmt: skip
+        legs += [
+            box((0.12, 0.12, knee - 0.08), (0, side * 0.1, (knee + 0.08) / 2), look.skin)
+            for side in (-1, 1)
+        ]
     if look.bottom == "skirt":
         legs.append(box((0.3, 0.42, 0.4), (0, 0, 0.7), color))
     return shoes + legs
@@ -109,10 +153,14 @@ def _torso(look: Outfit, color: Color) -> list[Mesh]:
     hem = 0.6 if look.top == "coat" else 0.88
     torso = box((0.26, 0.42, 1.48 - hem), (0, 0, (1.48 + hem) / 2), color)
     cuff = 1.15 if look.top == "t-shirt" else 0.85
-    arms = [box((0.11, 0.11, 1.45 - cuff), (0, side * 0.27, (1.45 + cuff) / 2), color)
-            for side in (-1, 1)]  # fmt: skip
+    arms = [
+        box((0.11, 0.11, 1.45 - cuff), (0, side * 0.27, (1.45 + cuff) / 2), color)
+        for side in (-1, 1)
+    ]
     skin_from = 0.72
-    hands = [box((0.1, 0.1, cuff - skin_from), (0, side * 0.27, (cuff + skin_from) / 2),
-                 look.skin) for side in (-1, 1)]  # fmt: skip
+    hands = [
+        box((0.1, 0.1, cuff - skin_from), (0, side * 0.27, (cuff + skin_from) / 2), look.skin)
+        for side in (-1, 1)
+    ]
     collar = box((0.1, 0.12, 0.06), (0.0, 0.0, 1.5), shade(look.skin, 0.95))
     return [torso, *arms, *hands, collar]

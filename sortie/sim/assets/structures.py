@@ -17,8 +17,12 @@ WALL_THICKNESS = 0.2
 
 
 def wall(
-    start: tuple[float, float], end: tuple[float, float], z0: float, height: float,
-    color: Color, openings: list[tuple[float, float, float]] | None = None,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    z0: float,
+    height: float,
+    color: Color,
+    openings: list[tuple[float, float, float]] | None = None,
     thickness: float = WALL_THICKNESS,
 ) -> list[Mesh]:
     """Return the boxes of a straight wall from ``start`` to ``end`` standing on ``z0``.
@@ -39,16 +43,24 @@ def wall(
     meshes = []
     for a0, a1, zl, zh in pieces:
         if a1 - a0 > 1e-3 and zh - zl > 1e-3:
-            local = box((a1 - a0, thickness, zh - zl), ((a0 + a1) / 2, 0.0, z0 + (zl + zh) / 2),
-                        color)  # fmt: skip
+            local = box(
+                (a1 - a0, thickness, zh - zl), ((a0 + a1) / 2, 0.0, z0 + (zl + zh) / 2), color
+            )
             meshes.append(local.moved((x0, y0, 0.0), yaw))
     return meshes
 
 
 def sliding_door(
-    kit: WorldKit, center: tuple[float, float, float], yaw: float, width: float = 1.0,
-    height: float = 2.1, color: Color = (140, 90, 50), semantic: str = "door",
-    starts_open: bool = False, thickness: float = 0.08, **attributes: str,
+    kit: WorldKit,
+    center: tuple[float, float, float],
+    yaw: float,
+    width: float = 1.0,
+    height: float = 2.1,
+    color: Color = (140, 90, 50),
+    semantic: str = "door",
+    starts_open: bool = False,
+    thickness: float = 0.08,
+    **attributes: str,
 ) -> SceneObject:
     """Add a sliding door (or gate) filling an opening; opening slides it along ``yaw``.
 
@@ -60,17 +72,24 @@ def sliding_door(
     shift = width + 0.02
     rad = math.radians(yaw)
     slide = pose_matrix((shift * math.cos(rad), shift * math.sin(rad), 0.0))
-    obj = kit.add(semantic, panel, dynamics=Dynamics.OPENABLE, open_transform=slide,
-                  **attributes)  # fmt: skip
+    obj = kit.add(semantic, panel, dynamics=Dynamics.OPENABLE, open_transform=slide, **attributes)
     if starts_open:
-        obj = SceneObject(obj.name, obj.semantic, obj.parts, obj.attributes, obj.dynamics,
-                          obj.open_transform, True)  # fmt: skip
+        obj = SceneObject(
+            obj.name,
+            obj.semantic,
+            obj.parts,
+            obj.attributes,
+            obj.dynamics,
+            obj.open_transform,
+            True,
+        )
         kit.objects[-1] = obj
     return obj
 
 
-def floor_slab(x0: float, y0: float, x1: float, y1: float, z: float, color: Color,
-               thickness: float = 0.1) -> Mesh:
+def floor_slab(
+    x0: float, y0: float, x1: float, y1: float, z: float, color: Color, thickness: float = 0.1
+) -> Mesh:
     """Return a floor whose walkable top is at height ``z``."""
     return slab(x0, y0, x1, y1, z - thickness, z, color)
 
@@ -87,8 +106,9 @@ Rect = tuple[float, float, float, float]
 """An axis-aligned rectangle ``(x0, y0, x1, y1)`` in metres."""
 
 
-def slab_with_holes(outer: Rect, holes: Sequence[Rect], z: float, color: Color,
-                    thickness: float = 0.2) -> list[Mesh]:
+def slab_with_holes(
+    outer: Rect, holes: Sequence[Rect], z: float, color: Color, thickness: float = 0.2
+) -> list[Mesh]:
     """Return a floor over ``outer`` with its top at ``z``, leaving ``holes`` open (stairwells).
 
     The rectangle is cut along every hole edge into a grid; the cells outside all holes are
@@ -99,8 +119,11 @@ def slab_with_holes(outer: Rect, holes: Sequence[Rect], z: float, color: Color,
     ys = sorted({y0, y1, *(min(max(v, y0), y1) for h in holes for v in (h[1], h[3]))})
     meshes = []
     for ya, yb in itertools.pairwise(ys):
-        row = [(xa, xb) for xa, xb in itertools.pairwise(xs)
-               if not _inside_any(((xa + xb) / 2, (ya + yb) / 2), holes)]  # fmt: skip
+        row = [
+            (xa, xb)
+            for xa, xb in itertools.pairwise(xs)
+            if not _inside_any(((xa + xb) / 2, (ya + yb) / 2), holes)
+        ]
         for start, end in _joined(row):
             meshes.append(slab(start, ya, end, yb, z - thickness, z, color))
     return meshes
@@ -122,9 +145,15 @@ def _joined(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return merged
 
 
-def fence(start: tuple[float, float], end: tuple[float, float], z0: float, height: float,
-          color: Color, openings: list[tuple[float, float, float]] | None = None,
-          post_spacing: float = 2.5) -> list[Mesh]:
+def fence(
+    start: tuple[float, float],
+    end: tuple[float, float],
+    z0: float,
+    height: float,
+    color: Color,
+    openings: list[tuple[float, float, float]] | None = None,
+    post_spacing: float = 2.5,
+) -> list[Mesh]:
     """Return a plank fence with posts from ``start`` to ``end``; ``openings`` as in ``wall``."""
     meshes = wall(start, end, z0, height, color, openings, thickness=0.06)
     (xa, ya), (xb, yb) = start, end
@@ -139,18 +168,23 @@ def fence(start: tuple[float, float], end: tuple[float, float], z0: float, heigh
     return meshes
 
 
-def gate(kit: WorldKit, center: tuple[float, float, float], yaw: float, width: float = 2.0,
-         height: float = 1.8, color: Color = (90, 95, 100), **attributes: str) -> SceneObject:
+def gate(
+    kit: WorldKit,
+    center: tuple[float, float, float],
+    yaw: float,
+    width: float = 2.0,
+    height: float = 1.8,
+    color: Color = (90, 95, 100),
+    **attributes: str,
+) -> SceneObject:
     """Add a closed sliding gate filling a fence opening of ``width`` at ``center``."""
-    return sliding_door(kit, center, yaw, width, height, color, "gate", False, 0.05,
-                        **attributes)
+    return sliding_door(kit, center, yaw, width, height, color, "gate", False, 0.05, **attributes)
 
 
 # --- street furniture --------------------------------------------------------------------
 
 
-def bench(center: tuple[float, float, float], yaw: float, color: Color = (130, 90, 55)
-          ) -> Mesh:
+def bench(center: tuple[float, float, float], yaw: float, color: Color = (130, 90, 55)) -> Mesh:
     """Return a 1.6 m park bench standing on ``center``, its seat facing along ``yaw``."""
     seat = box((0.45, 1.6, 0.06), (0.0, 0.0, 0.45), color)
     back = box((0.06, 1.6, 0.4), (-0.22, 0.0, 0.75), color)
@@ -166,9 +200,15 @@ def lamp_post(base: tuple[float, float, float], height: float = 4.0) -> Mesh:
     return merge([pole, head])
 
 
-def sign_board(text: str, center: tuple[float, float, float], yaw: float, width: float = 2.0,
-               height: float = 0.5, ink: Color = (245, 245, 245),
-               paper: Color = (20, 60, 140)) -> list[Mesh]:
+def sign_board(
+    text: str,
+    center: tuple[float, float, float],
+    yaw: float,
+    width: float = 2.0,
+    height: float = 0.5,
+    ink: Color = (245, 245, 245),
+    paper: Color = (20, 60, 140),
+) -> list[Mesh]:
     """Return a two-sided sign reading ``text`` on both faces, facing ``yaw`` and its opposite.
 
     ``center`` is the middle of the board; each face is a separate textured part.
@@ -176,7 +216,11 @@ def sign_board(text: str, center: tuple[float, float, float], yaw: float, width:
     texture = text_texture(text, 256, max(16, int(256 * height / width)), ink, paper)
     board = box((0.06, width, height), (0.0, 0.0, 0.0), (60, 60, 65))
     hw, hh = width / 2, height / 2
-    faces = [quad([(d, -side * hw, hh), (d, side * hw, hh), (d, side * hw, -hh),
-                   (d, -side * hw, -hh)], texture)
-             for d, side in ((0.031, 1.0), (-0.031, -1.0))]  # fmt: skip
+    faces = [
+        quad(
+            [(d, -side * hw, hh), (d, side * hw, hh), (d, side * hw, -hh), (d, -side * hw, -hh)],
+            texture,
+        )
+        for d, side in ((0.031, 1.0), (-0.031, -1.0))
+    ]
     return [m.moved(center, yaw) for m in (board, *faces)]

@@ -66,9 +66,14 @@ class Terrain:
         return Mesh(verts.astype(np.float32), faces.astype(np.int32), colors)
 
 
-def rolling_terrain(rng: np.random.Generator, bounds: tuple[float, float, float, float],
-                    relief: float = 3.0, max_slope: float = 15.0, step: float = 1.0,
-                    flat: Sequence[Circle] = ()) -> Terrain:
+def rolling_terrain(
+    rng: np.random.Generator,
+    bounds: tuple[float, float, float, float],
+    relief: float = 3.0,
+    max_slope: float = 15.0,
+    step: float = 1.0,
+    flat: Sequence[Circle] = (),
+) -> Terrain:
     """Return smooth random hills over ``bounds``, no steeper than ``max_slope`` degrees.
 
     Heights are smoothed noise scaled to ``relief`` metres from lowest to highest, then
@@ -92,9 +97,14 @@ def rolling_terrain(rng: np.random.Generator, bounds: tuple[float, float, float,
     return terrain
 
 
-def scatter(rng: np.random.Generator, area: tuple[float, float, float, float],
-            radii: Sequence[float], gap: float, taken: Sequence[Circle] = (), tries: int = 24
-            ) -> list[Circle]:
+def scatter(
+    rng: np.random.Generator,
+    area: tuple[float, float, float, float],
+    radii: Sequence[float],
+    gap: float,
+    taken: Sequence[Circle] = (),
+    tries: int = 24,
+) -> list[Circle]:
     """Place circles of ``radii`` inside ``area``, each at least ``gap`` clear of all others.
 
     Circles that find no free spot in ``tries`` random draws are left out; ``taken`` circles
@@ -123,13 +133,22 @@ def pine(base: tuple[float, float, float], height: float, color: Color) -> Mesh:
     """Return a conifer of ``height``: a trunk under three stacked cones (footprint 0.3 * h)."""
     x, y, z = base
     trunk = cylinder(0.04 * height, 0.4 * height, (x, y, z - 0.3), BARK, segments=6)
-    tiers = [cone(0.3 * height * s, 0.45 * height, (x, y, z + height * (0.15 + 0.22 * k)),
-                  color, segments=8) for k, s in enumerate((1.0, 0.78, 0.55))]  # fmt: skip
+    tiers = [
+        cone(
+            0.3 * height * s,
+            0.45 * height,
+            (x, y, z + height * (0.15 + 0.22 * k)),
+            color,
+            segments=8,
+        )
+        for k, s in enumerate((1.0, 0.78, 0.55))
+    ]
     return merge([trunk, *tiers])
 
 
-def broadleaf(base: tuple[float, float, float], height: float, color: Color,
-              bark: Color = BARK) -> Mesh:
+def broadleaf(
+    base: tuple[float, float, float], height: float, color: Color, bark: Color = BARK
+) -> Mesh:
     """Return a leafy tree: a bare trunk to 2.4 m or more, under a round crown."""
     x, y, z = base
     crown = 0.3 * height
@@ -143,7 +162,8 @@ def rock(base: tuple[float, float, float], radius: float, color: Color, yaw: flo
     """Return a boulder: a squashed, turned sphere half sunk into the ground."""
     x, y, z = base
     return sphere(radius, (0.0, 0.0, 0.0), color, rings=4, segments=7, squash=0.6).moved(
-        (x, y, z + 0.1 * radius), yaw)
+        (x, y, z + 0.1 * radius), yaw
+    )
 
 
 def bush(base: tuple[float, float, float], radius: float, color: Color) -> Mesh:

@@ -15,8 +15,19 @@ from sortie.sim.mesh import Mesh, box, cylinder, merge, pose_matrix, slab
 from sortie.sim.scene import AttributeValue, SceneObject
 from sortie.sim.textures import text_texture
 
-CAR_COLORS = ("red", "blue", "white", "black", "silver", "grey", "yellow", "green", "dark red",
-              "navy", "orange")  # fmt: skip
+CAR_COLORS = (
+    "red",
+    "blue",
+    "white",
+    "black",
+    "silver",
+    "grey",
+    "yellow",
+    "green",
+    "dark red",
+    "navy",
+    "orange",
+)
 PLATE_LETTERS = "ABCDEFGHJKLMNPRSTUVWXYZ"  # no I, O, Q: they read as digits
 PLATE_SIZE = (0.52, 0.12)
 CAR_SIZE = (4.2, 1.8)
@@ -31,17 +42,20 @@ def random_plate(rng: np.random.Generator) -> str:
 
 def plate_texture(plate: str) -> np.ndarray:
     """Return the plate's image: black characters on white inside a black border."""
-    return text_texture(plate, 128, 30, ink=(16, 16, 16), paper=(250, 250, 246),
-                        border=(16, 16, 16))  # fmt: skip
+    return text_texture(
+        plate, 128, 30, ink=(16, 16, 16), paper=(250, 250, 246), border=(16, 16, 16)
+    )
 
 
 def _wheels(half_base: float, half_track: float) -> list[Mesh]:
     """Return four hexagonal wheels whose axles run along y."""
     # Pitch then yaw of 90 turn the cylinder's axis (z) onto -y.
     tyre = cylinder(WHEEL_RADIUS, 0.22, (0, 0, -0.11), PALETTE["black"], 6)
-    return [tyre.transformed(pose_matrix((sx * half_base, sy * half_track, WHEEL_RADIUS),
-                                         90.0, 90.0))
-            for sx in (-1, 1) for sy in (-1, 1)]  # fmt: skip
+    return [
+        tyre.transformed(pose_matrix((sx * half_base, sy * half_track, WHEEL_RADIUS), 90.0, 90.0))
+        for sx in (-1, 1)
+        for sy in (-1, 1)
+    ]
 
 
 def _plates(texture: np.ndarray, half_length: float, z: float) -> list[Mesh]:
@@ -62,10 +76,14 @@ def car_meshes(color: str, plate: str, roof_plate: bool = False) -> list[Mesh]:
     body = slab(-2.1, -0.88, 2.1, 0.88, 0.3, 0.95, rgb)
     cabin = slab(-1.2, -0.78, 0.9, 0.78, 0.95, 1.42, (60, 72, 86))
     roof = slab(-1.15, -0.8, 0.85, 0.8, 1.42, 1.5, rgb)
-    lights = [facing_quad((2.1 + PROUD, side * 0.62, 0.8), 0.0, 0.3, 0.12, color=(250, 246, 210))
-              for side in (-1, 1)]  # fmt: skip
-    lights += [facing_quad((-2.1 - PROUD, side * 0.62, 0.8), 180.0, 0.3, 0.12,
-                           color=(200, 20, 20)) for side in (-1, 1)]  # fmt: skip
+    lights = [
+        facing_quad((2.1 + PROUD, side * 0.62, 0.8), 0.0, 0.3, 0.12, color=(250, 246, 210))
+        for side in (-1, 1)
+    ]
+    lights += [
+        facing_quad((-2.1 - PROUD, side * 0.62, 0.8), 180.0, 0.3, 0.12, color=(200, 20, 20))
+        for side in (-1, 1)
+    ]
     solid = merge([body, cabin, roof, *lights, *_wheels(1.35, 0.8)])
     texture = plate_texture(plate)
     parts = [solid, *_plates(texture, 2.1, 0.55)]
@@ -75,9 +93,16 @@ def car_meshes(color: str, plate: str, roof_plate: bool = False) -> list[Mesh]:
     return parts
 
 
-def add_car(kit: WorldKit, rng: np.random.Generator, position: tuple[float, float],
-            yaw: float = 0.0, color: str | None = None, plate: str | None = None,
-            roof_plate: bool = False, **extra: AttributeValue) -> SceneObject:
+def add_car(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    position: tuple[float, float],
+    yaw: float = 0.0,
+    color: str | None = None,
+    plate: str | None = None,
+    roof_plate: bool = False,
+    **extra: AttributeValue,
+) -> SceneObject:
     """Add a parked car facing ``yaw`` with a colour name and a readable licence plate.
 
     ``roof_plate`` paints the plate on the roof too; ``extra`` attributes (e.g. where it is
@@ -96,30 +121,41 @@ def ambulance_meshes(plate: str) -> list[Mesh]:
     cab = slab(1.3, -1.0, 2.8, 1.0, 0.45, 2.15, white)
     stripe = slab(-2.81, -1.06, 2.81, 1.06, 1.0, 1.25, red)  # 1 cm proud of the body
     screen = facing_quad((2.8 + PROUD, 0.0, 1.75), 0.0, 1.8, 0.6, color=(60, 72, 86))
-    side_windows = [facing_quad((2.1, side * (1.0 + PROUD), 1.75), side * 90.0, 0.9, 0.55,
-                                color=(60, 72, 86)) for side in (-1, 1)]  # fmt: skip
-    beacons = [box((0.3, 0.5, 0.15), (1.1, side * 0.6, 2.825), PALETTE["blue"])
-               for side in (-1, 1)]  # fmt: skip
-    solid = merge([box_body, cab, stripe, screen, *side_windows, *beacons,
-                   *_wheels(1.8, 0.88)])  # fmt: skip
+    side_windows = [
+        facing_quad((2.1, side * (1.0 + PROUD), 1.75), side * 90.0, 0.9, 0.55, color=(60, 72, 86))
+        for side in (-1, 1)
+    ]
+    beacons = [box((0.3, 0.5, 0.15), (1.1, side * 0.6, 2.825), PALETTE["blue"]) for side in (-1, 1)]
+    solid = merge([box_body, cab, stripe, screen, *side_windows, *beacons, *_wheels(1.8, 0.88)])
     word = text_texture("AMBULANCE", 256, 48, ink=red, paper=white)
-    letters = [facing_quad((-0.75, side * (1.05 + PROUD), 1.85), side * 90.0, 3.4, 0.64, word)
-               for side in (-1, 1)]  # fmt: skip
+    letters = [
+        facing_quad((-0.75, side * (1.05 + PROUD), 1.85), side * 90.0, 3.4, 0.64, word)
+        for side in (-1, 1)
+    ]
     letters.append(facing_quad((-2.8 - PROUD, 0.0, 1.85), 180.0, 1.8, 0.34, word))
     return [solid, *letters, *_plates(plate_texture(plate), 2.8, 0.6)]
 
 
-def add_ambulance(kit: WorldKit, rng: np.random.Generator, position: tuple[float, float],
-                  yaw: float = 0.0, plate: str | None = None) -> SceneObject:
+def add_ambulance(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    position: tuple[float, float],
+    yaw: float = 0.0,
+    plate: str | None = None,
+) -> SceneObject:
     """Add an ambulance facing ``yaw``: white, red stripe, AMBULANCE on sides and back."""
     plate = plate or random_plate(rng)
     parts = [m.moved((*position, 0.0), yaw) for m in ambulance_meshes(plate)]
-    return kit.add("ambulance", parts, color="white", stripe="red", text="AMBULANCE",
-                   plate=plate)  # fmt: skip
+    return kit.add("ambulance", parts, color="white", stripe="red", text="AMBULANCE", plate=plate)
 
 
-def park_cars(kit: WorldKit, rng: np.random.Generator, taken: Footprints, chance: float,
-              lanes: list[tuple[tuple[float, float], tuple[float, float]]]) -> None:
+def park_cars(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    taken: Footprints,
+    chance: float,
+    lanes: list[tuple[tuple[float, float], tuple[float, float]]],
+) -> None:
     """Park cars nose to tail along lanes ``(start, end)`` that run along x or y.
 
     Each 6.5 m slot holds a car with probability ``chance`` unless ``taken`` says it is busy;

@@ -90,8 +90,10 @@ class Multirotor:
         """
         xmin, ymin, xmax, ymax = self.caster.scene.bounds
         if not (xmin <= pose.x <= xmax and ymin <= pose.y <= ymax):
-            raise InvalidPoseError(f"multirotor at {pose}: outside the scene bounds "
-                                   f"x {xmin:g}..{xmax:g}, y {ymin:g}..{ymax:g}")  # fmt: skip
+            raise InvalidPoseError(
+                f"multirotor at {pose}: outside the scene bounds "
+                f"x {xmin:g}..{xmax:g}, y {ymin:g}..{ymax:g}"
+            )
         self._check_clear(pose)
         self._pose = Pose(pose.x, pose.y, pose.z, wrap_degrees(pose.yaw))
         return self._pose
@@ -114,8 +116,9 @@ class Multirotor:
         self._pose = Pose(float(x), float(y), float(z), pose.yaw)
         return FlyResult(self._pose, distance, contact)
 
-    def _sweep_to(self, pose: Pose, direction: NDArray[np.float64], length: float
-                  ) -> tuple[float, str | None]:  # fmt: skip
+    def _sweep_to(
+        self, pose: Pose, direction: NDArray[np.float64], length: float
+    ) -> tuple[float, str | None]:
         """Return how far the sphere moves along ``direction``, at most ``length``, and what hit."""
         if length <= 0.0:
             return 0.0, None
@@ -145,8 +148,9 @@ class Multirotor:
         near = np.isfinite(hits.t[:-1])
         if near.any():
             name = self._names[int(ids[int(np.argmax(near))])]
-            raise InvalidPoseError(f"multirotor at {pose}: within {self.shape.radius:g} m "
-                                   f"of {name!r}")  # fmt: skip
+            raise InvalidPoseError(
+                f"multirotor at {pose}: within {self.shape.radius:g} m of {name!r}"
+            )
         ground_nz = float(self.caster.table.normal[hits.triangle[-1], 2])
         if not np.isfinite(hits.t[-1]) or ground_nz <= 0:
             where = f"inside {self._names[int(ids[-1])]!r}" if ground_nz < 0 else "not above ground"
@@ -172,13 +176,22 @@ def _hemisphere(radius: float) -> tuple[NDArray[np.float64], NDArray[np.float64]
     """Return the sweep origins in the move's frame (along, side, up), and their leads."""
     polar = np.concatenate(([0.0], np.repeat(_POLAR, len(_AZIMUTH))))
     azimuth = np.concatenate(([0.0], np.tile(_AZIMUTH, len(_POLAR))))
-    origins = np.column_stack((np.zeros(len(polar)), np.sin(polar) * np.cos(azimuth),
-                               np.sin(polar) * np.sin(azimuth)))  # fmt: skip
+    origins = np.column_stack(
+        (np.zeros(len(polar)), np.sin(polar) * np.cos(azimuth), np.sin(polar) * np.sin(azimuth))
+    )
     return radius * origins, radius * np.cos(polar)
 
 
 def _sphere_directions() -> NDArray[np.float64]:
     """Return 26 unit directions: to the faces, edges and corners of a cube."""
-    grid = np.array([(i, j, k) for i in (-1, 0, 1) for j in (-1, 0, 1) for k in (-1, 0, 1)
-                     if (i, j, k) != (0, 0, 0)], np.float64)  # fmt: skip
+    grid = np.array(
+        [
+            (i, j, k)
+            for i in (-1, 0, 1)
+            for j in (-1, 0, 1)
+            for k in (-1, 0, 1)
+            if (i, j, k) != (0, 0, 0)
+        ],
+        np.float64,
+    )
     return grid / np.linalg.norm(grid, axis=1, keepdims=True)

@@ -38,7 +38,6 @@ REPROBE = 0.05
 """A floor height change above this (metres) makes the rest of a probe stale: probe again."""
 
 
-
 class _Stop(Enum):
     """Why the walker stopped using a probe's samples."""
 
@@ -63,7 +62,6 @@ class WalkResult:
     distance: float
     contacts: tuple[str, ...] = ()
     blocked: bool = False
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +102,9 @@ class _Stride:
 class Walker:
     """A walking body on a ray-cast scene; its pose's z is the height of its feet."""
 
-    def __init__(self, caster: RayCaster, shape: WalkerShape = WALKER,
-                 max_drop: float = MAX_DROP) -> None:  # fmt: skip
+    def __init__(
+        self, caster: RayCaster, shape: WalkerShape = WALKER, max_drop: float = MAX_DROP
+    ) -> None:
         """Create a walker; call ``place`` before ``step``.
 
         Args:
@@ -152,8 +151,10 @@ class Walker:
         missing ground or too little headroom.
         """
         if not (math.isfinite(turn_deg) and math.isfinite(speed) and math.isfinite(dt)) or dt < 0:
-            raise ParameterError(f"Walker.step: expected finite turn and speed and dt >= 0, got "
-                                 f"turn={turn_deg}, speed={speed}, dt={dt}")  # fmt: skip
+            raise ParameterError(
+                f"Walker.step: expected finite turn and speed and dt >= 0, got "
+                f"turn={turn_deg}, speed={speed}, dt={dt}"
+            )
         pose = self.pose
         yaw = wrap_degrees(pose.yaw + turn_deg)
         stride = _Stride(pose.x, pose.y, pose.z)
@@ -205,12 +206,19 @@ class Walker:
 
     def _probe(self, stride: _Stride, ux: float, uy: float, length: float, n: int) -> _Probe:
         """Cast one probe along the move ``length * (ux, uy)`` with ``n`` ground samples."""
-        tpl = template(n, self.shape.radius, self.shape.height, self._base,
-                        self._base + self.max_drop)  # fmt: skip
+        tpl = template(
+            n, self.shape.radius, self.shape.height, self._base, self._base + self.max_drop
+        )
         piece = length / n
-        frame = np.array([[ux, uy, 0.0], [-uy, ux, 0.0], [0.0, 0.0, 1.0],
-                          [ux * piece, uy * piece, 0.0],
-                          [stride.x, stride.y, stride.feet]])  # fmt: skip
+        frame = np.array(
+            [
+                [ux, uy, 0.0],
+                [-uy, ux, 0.0],
+                [0.0, 0.0, 1.0],
+                [ux * piece, uy * piece, 0.0],
+                [stride.x, stride.y, stride.feet],
+            ]
+        )
         sweep = len(tpl.lead)
         tmax = tpl.tmax.copy()
         tmax[:sweep] += length + SKIN
@@ -220,8 +228,14 @@ class Walker:
         ground, ceiling = self._read_ground(hits, normals, sweep, stride.feet, n)
         return _Probe(free, normal, obstacle, ground, ceiling)
 
-    def _read_sweep(self, hits: Hits, normals: NDArray[np.float32], lead: NDArray[np.float64],
-                    ux: float, uy: float) -> tuple[float, tuple[float, float], int]:  # fmt: skip
+    def _read_sweep(
+        self,
+        hits: Hits,
+        normals: NDArray[np.float32],
+        lead: NDArray[np.float64],
+        ux: float,
+        uy: float,
+    ) -> tuple[float, tuple[float, float], int]:
         """Return the free distance, the facing normal and the id of the nearest obstacle."""
         sweep = len(lead)
         t = hits.t[:sweep]
@@ -240,8 +254,9 @@ class Walker:
         obstacle = int(self.caster.table.object_id[hits.triangle[j]])
         return float(t[j]) - SKIN, (nx / norm, ny / norm), obstacle
 
-    def _read_ground(self, hits: Hits, normals: NDArray[np.float32], sweep: int, feet: float,
-                     n: int) -> tuple[list[float], list[int]]:  # fmt: skip
+    def _read_ground(
+        self, hits: Hits, normals: NDArray[np.float32], sweep: int, feet: float, n: int
+    ) -> tuple[list[float], list[int]]:
         """Return the feet height at each sample (nan if refused) and who blocks the head."""
         # Plain Python: for a handful of samples it beats a dozen small numpy calls.
         t = hits.t[sweep:].tolist()
@@ -258,8 +273,9 @@ class Walker:
             ceiling.append(blocker)
         return ground, ceiling
 
-    def _ceiling(self, hits: Hits, t: list[float], nz: list[float], sweep: int, row: int,
-                 room: float) -> int:  # fmt: skip
+    def _ceiling(
+        self, hits: Hits, t: list[float], nz: list[float], sweep: int, row: int, room: float
+    ) -> int:
         """Return the id of what the up rays of the sample at ``row`` meet below ``room``.
 
         ``t`` and ``nz`` list the sample rays only: ray ``k`` of them is ``sweep + k`` of a probe.
@@ -276,8 +292,10 @@ class Walker:
         """Raise if ``pose`` lies outside the scene's bounds."""
         xmin, ymin, xmax, ymax = self.caster.scene.bounds
         if not (xmin <= pose.x <= xmax and ymin <= pose.y <= ymax):
-            raise InvalidPoseError(f"walker at {pose}: outside the scene bounds "
-                                   f"x {xmin:g}..{xmax:g}, y {ymin:g}..{ymax:g}")  # fmt: skip
+            raise InvalidPoseError(
+                f"walker at {pose}: outside the scene bounds "
+                f"x {xmin:g}..{xmax:g}, y {ymin:g}..{ymax:g}"
+            )
 
     def _ground_at(self, pose: Pose) -> float:
         """Return the walkable height within a step of ``pose.z`` under the pose."""
@@ -291,8 +309,9 @@ class Walker:
             name = self._names[int(self.caster.object_ids(hits)[0])]
             raise InvalidPoseError(f"walker at {pose}: the feet are inside {name!r}")
         if nz < self._cos_slope:
-            raise InvalidPoseError(f"walker at {pose}: ground steeper than "
-                                   f"{self.shape.max_slope:g} degrees")  # fmt: skip
+            raise InvalidPoseError(
+                f"walker at {pose}: ground steeper than {self.shape.max_slope:g} degrees"
+            )
         ground = pose.z + step + CLEARANCE - float(hits.t[0])
         return pose.z if abs(ground - pose.z) < FLAT else round(ground, 6) + 0.0
 

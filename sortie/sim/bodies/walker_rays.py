@@ -86,11 +86,20 @@ def clearance_rays(
     """Return rays testing a standing body: 16 radial rays at 3 heights, then one up ray."""
     angles = np.radians(np.arange(0.0, 360.0, 22.5))
     heights = np.linspace(shape.step + CLEARANCE, shape.height - CLEARANCE, HEIGHTS)
-    radial = np.column_stack((np.tile(np.cos(angles), HEIGHTS), np.tile(np.sin(angles), HEIGHTS),
-                              np.zeros(len(angles) * HEIGHTS)))  # fmt: skip
-    origins = np.column_stack((np.full(len(radial) + 1, x), np.full(len(radial) + 1, y),
-                               feet + np.append(np.repeat(heights, len(angles)),
-                                                shape.step + CLEARANCE)))  # fmt: skip
+    radial = np.column_stack(
+        (
+            np.tile(np.cos(angles), HEIGHTS),
+            np.tile(np.sin(angles), HEIGHTS),
+            np.zeros(len(angles) * HEIGHTS),
+        )
+    )
+    origins = np.column_stack(
+        (
+            np.full(len(radial) + 1, x),
+            np.full(len(radial) + 1, y),
+            feet + np.append(np.repeat(heights, len(angles)), shape.step + CLEARANCE),
+        )
+    )
     directions = np.vstack((radial, [[0.0, 0.0, 1.0]]))
     # Touching is allowed: only geometry closer than the radius (less 1 mm) intersects.
     tmax = np.append(np.full(len(radial), shape.radius - 1e-3), np.inf)

@@ -49,23 +49,29 @@ class Probes:
 
 def probe_heights(shape: WalkerShape) -> NDArray[np.float64]:
     """Return the heights above a surface at which probes run."""
-    return np.array([shape.step + PROBE_MARGIN, (shape.step + shape.height) / 2,
-                     shape.height - PROBE_MARGIN])  # fmt: skip
+    return np.array(
+        [shape.step + PROBE_MARGIN, (shape.step + shape.height) / 2, shape.height - PROBE_MARGIN]
+    )
 
 
-def probe(caster: RayCaster, positions: NDArray[np.float64], cell: float,
-          shape: WalkerShape) -> Probes:
+def probe(
+    caster: RayCaster, positions: NDArray[np.float64], cell: float, shape: WalkerShape
+) -> Probes:
     """Cast the horizontal probes of every surface at ``positions`` (N, 3)."""
-    parts = [_probe_chunk(caster, positions[i:i + CHUNK], cell, shape)
-             for i in range(0, len(positions), CHUNK)]  # fmt: skip
+    parts = [
+        _probe_chunk(caster, positions[i : i + CHUNK], cell, shape)
+        for i in range(0, len(positions), CHUNK)
+    ]
     if not parts:
         return Probes(np.zeros((0, 3)), np.zeros((0, 8), bool))
-    return Probes(np.concatenate([p.points for p in parts]),
-                  np.concatenate([p.blocked_moves for p in parts]))  # fmt: skip
+    return Probes(
+        np.concatenate([p.points for p in parts]), np.concatenate([p.blocked_moves for p in parts])
+    )
 
 
-def _probe_chunk(caster: RayCaster, positions: NDArray[np.float64], cell: float,
-                 shape: WalkerShape) -> Probes:
+def _probe_chunk(
+    caster: RayCaster, positions: NDArray[np.float64], cell: float, shape: WalkerShape
+) -> Probes:
     offsets = np.array(STEPS, np.float64)
     reach = np.hypot(offsets[:, 0], offsets[:, 1]) * cell
     unit = offsets / np.hypot(offsets[:, :1], offsets[:, 1:])
@@ -87,8 +93,9 @@ def _probe_chunk(caster: RayCaster, positions: NDArray[np.float64], cell: float,
     return Probes(points, np.asarray(blocked_moves, bool))
 
 
-def near_hits(positions: NDArray[np.float64], points: NDArray[np.float64],
-              shape: WalkerShape) -> NDArray[np.bool_]:
+def near_hits(
+    positions: NDArray[np.float64], points: NDArray[np.float64], shape: WalkerShape
+) -> NDArray[np.bool_]:
     """Return which surfaces have a probe hit inside their body (radius, step to height)."""
     blocked = np.zeros(len(positions), bool)
     if not len(points) or not len(positions):
@@ -100,8 +107,9 @@ def near_hits(positions: NDArray[np.float64], points: NDArray[np.float64],
     body = positions + np.array([0.0, 0.0, shape.step + half_band])
     body_tree = cKDTree(body * np.array([1.0, 1.0, scale]))
     point_tree = cKDTree(points * np.array([1.0, 1.0, scale]))
-    pairs = body_tree.sparse_distance_matrix(point_tree, shape.radius, p=np.inf,
-                                             output_type="ndarray")  # fmt: skip
+    pairs = body_tree.sparse_distance_matrix(
+        point_tree, shape.radius, p=np.inf, output_type="ndarray"
+    )
     rows, cols = pairs["i"], pairs["j"]
     gap = positions[rows, :2] - points[cols, :2]
     inside = np.einsum("ij,ij->i", gap, gap) < shape.radius**2

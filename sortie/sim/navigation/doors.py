@@ -37,8 +37,9 @@ def walkable_scene(scene: Scene) -> Scene:
     return Scene(kept, scene.bounds, origin=f"walkable part of {scene.origin or 'scene'}")
 
 
-def door_blocks(scene: Scene, positions: NDArray[np.float64], cell: float,
-                shape: WalkerShape) -> tuple[tuple[str, ...], tuple[NDArray[np.int64], ...]]:
+def door_blocks(
+    scene: Scene, positions: NDArray[np.float64], cell: float, shape: WalkerShape
+) -> tuple[tuple[str, ...], tuple[NDArray[np.int64], ...]]:
     """Return each openable's name and the nodes its closed geometry blocks."""
     names, blocks = [], []
     for obj in openables(scene):
@@ -47,8 +48,9 @@ def door_blocks(scene: Scene, positions: NDArray[np.float64], cell: float,
     return tuple(names), tuple(blocks)
 
 
-def _blocked_by(scene: Scene, obj: SceneObject, positions: NDArray[np.float64], cell: float,
-                shape: WalkerShape) -> NDArray[np.int64]:
+def _blocked_by(
+    scene: Scene, obj: SceneObject, positions: NDArray[np.float64], cell: float, shape: WalkerShape
+) -> NDArray[np.int64]:
     low, high = obj.bounds()
     margin = shape.radius + 2 * cell
     near = np.flatnonzero(

@@ -32,8 +32,17 @@ from sortie.sim.shapes import WALKER, WalkerShape
 
 Point = tuple[float, float, float]
 NO_DOORS: frozenset[str] = frozenset()
-WALKING_CLASSES = ("ground", "floor", "road", "sidewalk", "grass", "stairs", "ramp", "platform",
-                   "landing_pad")
+WALKING_CLASSES = (
+    "ground",
+    "floor",
+    "road",
+    "sidewalk",
+    "grass",
+    "stairs",
+    "ramp",
+    "platform",
+    "landing_pad",
+)
 """Semantic classes meant to be walked on; the main component is the largest on these (a
 room's roof may hold more nodes than its cluttered floor)."""
 TABLES_KEPT = 64
@@ -123,8 +132,9 @@ class NavGraph:
         closed = self._check_doors(closed)
         return self._remember(("usable", closed), lambda: self._unblocked(closed))
 
-    def nearest_node(self, point: Iterable[float], tolerance: float = 1.0,
-                     closed: Iterable[str] = NO_DOORS) -> int | None:
+    def nearest_node(
+        self, point: Iterable[float], tolerance: float = 1.0, closed: Iterable[str] = NO_DOORS
+    ) -> int | None:
         """Return the usable node nearest to ``point`` (feet height) within ``tolerance`` m."""
         xyz = np.asarray(tuple(point), np.float64)
         tree = self._remember("tree", lambda: cKDTree(self.positions))
@@ -136,13 +146,17 @@ class NavGraph:
         gaps = np.linalg.norm(self.positions[candidates] - xyz, axis=1)
         return int(candidates[np.argmin(gaps)])
 
-    def distances_from(self, node: int, closed: Iterable[str] = NO_DOORS
-                       ) -> NDArray[np.float64]:
+    def distances_from(self, node: int, closed: Iterable[str] = NO_DOORS) -> NDArray[np.float64]:
         """Return the graph distance from ``node`` to every node (inf where unreachable)."""
         return self._search(node, self._check_doors(closed))[0]
 
-    def route(self, start: Iterable[float], goal: Iterable[float],
-              closed: Iterable[str] = NO_DOORS, smooth: bool = True) -> Route | None:
+    def route(
+        self,
+        start: Iterable[float],
+        goal: Iterable[float],
+        closed: Iterable[str] = NO_DOORS,
+        smooth: bool = True,
+    ) -> Route | None:
         """Return the shortest route between two points, or None if they are not linked.
 
         The route starts at ``start`` and ends at ``goal``; both snap to their nearest
@@ -162,14 +176,20 @@ class NavGraph:
             points = straighten(points, self._corridor(closed).clear)
         return _make_route(points, nodes, self._doors_at(nodes))
 
-    def shortest_path(self, start: Iterable[float], goal: Iterable[float],
-                      closed: Iterable[str] = NO_DOORS, smooth: bool = True) -> list[Point]:
+    def shortest_path(
+        self,
+        start: Iterable[float],
+        goal: Iterable[float],
+        closed: Iterable[str] = NO_DOORS,
+        smooth: bool = True,
+    ) -> list[Point]:
         """Return the waypoints of the shortest route, or an empty list if there is none."""
         found = self.route(start, goal, closed, smooth)
         return list(found.waypoints) if found else []
 
-    def geodesic_distance(self, start: Iterable[float], goal: Iterable[float],
-                          closed: Iterable[str] = NO_DOORS) -> float:
+    def geodesic_distance(
+        self, start: Iterable[float], goal: Iterable[float], closed: Iterable[str] = NO_DOORS
+    ) -> float:
         """Return the length of the shortest route, smoothed, in metres; inf if none.
 
         The route is the shortest on the 8-connected grid, then straightened: where two ways
@@ -179,21 +199,26 @@ class NavGraph:
         found = self.route(start, goal, closed)
         return found.length if found else float("inf")
 
-    def reachable(self, start: Iterable[float], goal: Iterable[float],
-                  closed: Iterable[str] = NO_DOORS) -> bool:
+    def reachable(
+        self, start: Iterable[float], goal: Iterable[float], closed: Iterable[str] = NO_DOORS
+    ) -> bool:
         """Return whether a walker can get from ``start`` to ``goal``."""
         return self.route(start, goal, closed, smooth=False) is not None
 
-    def doors_on_every_shortest_path(self, start: Iterable[float], goal: Iterable[float]
-                                     ) -> tuple[str, ...]:
+    def doors_on_every_shortest_path(
+        self, start: Iterable[float], goal: Iterable[float]
+    ) -> tuple[str, ...]:
         """Return the doors that every shortest route passes (closing one makes it longer)."""
         found = self.route(start, goal, smooth=False)
         if found is None:
             return ()
         source, target = found.nodes[0], found.nodes[-1]
         base = self.distances_from(source)[target]
-        return tuple(door for door in found.doors
-                     if self.distances_from(source, {door})[target] > base + 1e-6)  # fmt: skip
+        return tuple(
+            door
+            for door in found.doors
+            if self.distances_from(source, {door})[target] > base + 1e-6
+        )
 
     def components(self) -> NDArray[np.int32]:
         """Return a component label per node (doors open); labels number components by size."""
@@ -208,10 +233,14 @@ class NavGraph:
         counts = np.bincount(labels[walking], minlength=int(labels.max()) + 1)
         return int(np.argmax(counts)) if counts.any() else 0
 
-    def random_node(self, rng: np.random.Generator, source: int | None = None,
-                    distance: tuple[float, float] = (0.0, float("inf")),
-                    closed: Iterable[str] = NO_DOORS, mask: NDArray[np.bool_] | None = None
-                    ) -> int | None:
+    def random_node(
+        self,
+        rng: np.random.Generator,
+        source: int | None = None,
+        distance: tuple[float, float] = (0.0, float("inf")),
+        closed: Iterable[str] = NO_DOORS,
+        mask: NDArray[np.bool_] | None = None,
+    ) -> int | None:
         """Return a uniformly drawn node, or None if none qualifies.
 
         Without ``source`` it is drawn from the main component (see ``main_component``);
@@ -259,8 +288,10 @@ class NavGraph:
         if unknown:
             close = difflib.get_close_matches(unknown[0], self.doors, n=1)
             hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise ConfigError(f"navigation: unknown door {unknown[0]!r}.{hint} "
-                              f"Doors: {', '.join(self.doors) or 'none'}")  # fmt: skip
+            raise ConfigError(
+                f"navigation: unknown door {unknown[0]!r}.{hint} "
+                f"Doors: {', '.join(self.doors) or 'none'}"
+            )
         return closed
 
     def _remember(self, key: Any, make: Callable[[], Any], rows: bool = False) -> Any:
@@ -284,11 +315,13 @@ class NavGraph:
         usable = self.usable(closed)
         edges = self.adjacency.tocoo()
         keep = usable[edges.row] & usable[edges.col]
-        return csr_matrix((edges.data[keep], (edges.row[keep], edges.col[keep])),
-                          shape=self.adjacency.shape)  # fmt: skip
+        return csr_matrix(
+            (edges.data[keep], (edges.row[keep], edges.col[keep])), shape=self.adjacency.shape
+        )
 
-    def _search(self, node: int, closed: frozenset[str]
-                ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+    def _search(
+        self, node: int, closed: frozenset[str]
+    ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
         def run() -> tuple[NDArray[np.float64], NDArray[np.int32]]:
             graph = self._remember(("adjacency", closed), lambda: self._closed_adjacency(closed))
             return dijkstra(graph, directed=True, indices=node, return_predecessors=True)
@@ -297,14 +330,18 @@ class NavGraph:
 
     def _corridor(self, closed: frozenset[str]) -> Corridor:
         slots = self._remember("slots", lambda: column_slots(self.grid, self.columns))
-        return Corridor(self.grid, slots, self.positions[:, 2], self.usable(closed),
-                        self.shape.step)  # fmt: skip
+        return Corridor(
+            self.grid, slots, self.positions[:, 2], self.usable(closed), self.shape.step
+        )
 
     def _doors_at(self, nodes: list[int]) -> tuple[str, ...]:
         on_path = np.zeros(self.node_count, bool)
         on_path[nodes] = True
-        return tuple(name for name, blocked in zip(self.doors, self.door_nodes, strict=True)
-                     if on_path[blocked].any())  # fmt: skip
+        return tuple(
+            name
+            for name, blocked in zip(self.doors, self.door_nodes, strict=True)
+            if on_path[blocked].any()
+        )
 
     def _label_components(self) -> NDArray[np.int32]:
         _, labels = connected_components(self.adjacency, directed=False)

@@ -11,8 +11,13 @@ from sortie.sim.navigation.surfaces import Grid
 from sortie.sim.shapes import WalkerShape
 
 
-def link_neighbours(grid: Grid, columns: NDArray[np.int64], positions: NDArray[np.float64],
-                    blocked_moves: NDArray[np.bool_], shape: WalkerShape) -> csr_matrix:
+def link_neighbours(
+    grid: Grid,
+    columns: NDArray[np.int64],
+    positions: NDArray[np.float64],
+    blocked_moves: NDArray[np.bool_],
+    shape: WalkerShape,
+) -> csr_matrix:
     """Return the edges between neighbours a step apart whose probes at each other hit nothing."""
     slots = column_slots(grid, columns)
     nodes = np.arange(len(columns))
@@ -29,8 +34,10 @@ def link_neighbours(grid: Grid, columns: NDArray[np.int64], positions: NDArray[n
     a, b = np.concatenate(rows), np.concatenate(cols)
     length = np.linalg.norm(positions[a] - positions[b], axis=1)
     n = len(columns)
-    return csr_matrix((np.concatenate([length, length]),
-                       (np.concatenate([a, b]), np.concatenate([b, a]))), shape=(n, n))  # fmt: skip
+    return csr_matrix(
+        (np.concatenate([length, length]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+        shape=(n, n),
+    )
 
 
 def column_slots(grid: Grid, columns: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -54,10 +54,10 @@ class Corridor:
                     return False
         return True
 
-    def _supported(self, i: NDArray[np.int64], j: NDArray[np.int64], z: NDArray[np.float64]
-                   ) -> bool:
-        if (i < 0).any() or (i >= self.grid.nx).any() or (j < 0).any() or (j >= self.grid.ny
-                                                                              ).any():
+    def _supported(
+        self, i: NDArray[np.int64], j: NDArray[np.int64], z: NDArray[np.float64]
+    ) -> bool:
+        if (i < 0).any() or (i >= self.grid.nx).any() or (j < 0).any() or (j >= self.grid.ny).any():
             return False
         ids = self.slots[j * self.grid.nx + i]
         near = np.abs(self.z[ids] - z[:, None]) <= self.step
@@ -73,9 +73,9 @@ def _corner_indices(f: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[
     return below, above
 
 
-def pull_string(points: NDArray[np.float64],
-                clear: Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
-                ) -> NDArray[np.float64]:
+def pull_string(
+    points: NDArray[np.float64], clear: Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
+) -> NDArray[np.float64]:
     """Return the points kept when each straight stretch runs as far as ``clear`` allows."""
     kept, i = [0], 0
     while i < len(points) - 1:
@@ -87,9 +87,9 @@ def pull_string(points: NDArray[np.float64],
     return points[kept]
 
 
-def straighten(points: NDArray[np.float64],
-               clear: Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
-               ) -> NDArray[np.float64]:
+def straighten(
+    points: NDArray[np.float64], clear: Callable[[NDArray[np.float64], NDArray[np.float64]], bool]
+) -> NDArray[np.float64]:
     """Return the shorter of the strings pulled from either end.
 
     One greedy pass leaves slack where the grid path bends away and back; pulling from the

@@ -84,14 +84,16 @@ class ColumnHits:
     flat: NDArray[np.bool_]
     semantic: NDArray[np.int32]
 
-    def count_above(self, columns: NDArray[np.int64], height: NDArray[np.float64]
-                    ) -> NDArray[np.int64]:
+    def count_above(
+        self, columns: NDArray[np.int64], height: NDArray[np.float64]
+    ) -> NDArray[np.int64]:
         """Return how many hits of each column lie above ``height`` (0 for column -1)."""
         above = self.z[columns] > height[:, None]  # NaN compares False
         return np.where(columns >= 0, above.sum(axis=1), 0)
 
-    def inside_solid(self, columns: NDArray[np.int64], height: NDArray[np.float64]
-                     ) -> NDArray[np.bool_]:
+    def inside_solid(
+        self, columns: NDArray[np.int64], height: NDArray[np.float64]
+    ) -> NDArray[np.bool_]:
         """Return whether each column's point at ``height`` lies inside a solid."""
         count = self.count_above(columns, height)
         last = self.up[np.maximum(columns, 0), np.maximum(count - 1, 0)]
@@ -117,16 +119,27 @@ def peel_columns(caster: RayCaster, grid: Grid, shape: WalkerShape) -> ColumnHit
         active = active[np.isfinite(z[active])]
         start[active] = z[active] - PEEL_GAP
     if not layers:
-        return ColumnHits(np.zeros((grid.size, 0)), np.zeros((grid.size, 0), bool),
-                          np.zeros((grid.size, 0), bool), np.zeros((grid.size, 0), np.int32))
-    return ColumnHits(np.column_stack([layer[0] for layer in layers]),
-                      np.column_stack([layer[1] for layer in layers]),
-                      np.column_stack([layer[2] for layer in layers]),
-                      np.column_stack([layer[3] for layer in layers]))  # fmt: skip
+        return ColumnHits(
+            np.zeros((grid.size, 0)),
+            np.zeros((grid.size, 0), bool),
+            np.zeros((grid.size, 0), bool),
+            np.zeros((grid.size, 0), np.int32),
+        )
+    return ColumnHits(
+        np.column_stack([layer[0] for layer in layers]),
+        np.column_stack([layer[1] for layer in layers]),
+        np.column_stack([layer[2] for layer in layers]),
+        np.column_stack([layer[3] for layer in layers]),
+    )
 
 
-def _cast_layer(caster: RayCaster, xy: NDArray[np.float64], active: NDArray[np.int64],
-                start: NDArray[np.float64], min_up: float) -> Layer:
+def _cast_layer(
+    caster: RayCaster,
+    xy: NDArray[np.float64],
+    active: NDArray[np.int64],
+    start: NDArray[np.float64],
+    min_up: float,
+) -> Layer:
     """Cast the ``active`` columns down from ``start``; return the next hit of each column."""
     size = len(xy)
     origins = np.column_stack([xy[active], start[active]])
@@ -143,8 +156,9 @@ def _cast_layer(caster: RayCaster, xy: NDArray[np.float64], active: NDArray[np.i
     return z, up, flat, semantic
 
 
-def standing_surfaces(hits: ColumnHits, shape: WalkerShape
-                      ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int32]]:
+def standing_surfaces(
+    hits: ColumnHits, shape: WalkerShape
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int32]]:
     """Return column, height and semantic class of each level-enough surface with headroom.
 
     Surfaces come sorted by column, then from the top down, so the order is deterministic.
@@ -158,8 +172,13 @@ def standing_surfaces(hits: ColumnHits, shape: WalkerShape
     return col.astype(np.int64), hits.z[col, layer], hits.semantic[col, layer]
 
 
-def crowded(hits: ColumnHits, grid: Grid, columns: NDArray[np.int64], z: NDArray[np.float64],
-            shape: WalkerShape) -> NDArray[np.bool_]:
+def crowded(
+    hits: ColumnHits,
+    grid: Grid,
+    columns: NDArray[np.int64],
+    z: NDArray[np.float64],
+    shape: WalkerShape,
+) -> NDArray[np.bool_]:
     """Return which surfaces have a solid in the walker's body, seen from nearby columns.
 
     Checks the columns whose centres lie within the walker's radius for any hit, or any

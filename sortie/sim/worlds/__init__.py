@@ -24,9 +24,12 @@ from sortie.sim.worlds import savanna  # noqa: E402, F401  isort: skip
 from sortie.sim.worlds import airsim_nh  # noqa: E402, F401  isort: skip
 
 FLIGHT_WORLDS: dict[str, dict[str, ParamValue]] = {
-    "neighborhood": {}, "city": {}, "forest": {"preset": "flight"}, "savanna": {},
+    "neighborhood": {},
+    "city": {},
+    "forest": {"preset": "flight"},
+    "savanna": {},
     "airsim_nh": {},
-}  # fmt: skip
+}
 """The outdoor worlds for drone flights (aerial missions), each with the parameters that make
 it one: ``forest`` is a ground world unless its ``preset`` is ``flight``."""
 

@@ -35,8 +35,18 @@ Height = Callable[[float, float], float]
 ROAD_HALF = 4.0
 CURB = 7.0  # road plus a sidewalk on each side
 FLIGHT_SIZE = Param("size", 360.0, "side of the square world in metres", 300.0, 600.0)
-STREETS = ("Maple", "Oak", "Elm", "Birch", "Cedar", "Willow", "Aspen", "Linden", "Poplar",
-           "Chestnut")  # fmt: skip
+STREETS = (
+    "Maple",
+    "Oak",
+    "Elm",
+    "Birch",
+    "Cedar",
+    "Willow",
+    "Aspen",
+    "Linden",
+    "Poplar",
+    "Chestnut",
+)
 
 
 @dataclass
@@ -66,9 +76,10 @@ class Routes:
         """Add route ``name`` through ``points`` (clipped into the bounds)."""
         x0, y0, x1, y1 = self.bounds
         m = self.margin
-        self.routes[name] = tuple((float(np.clip(x, x0 + m, x1 - m)),
-                                   float(np.clip(y, y0 + m, y1 - m)))
-                                  for x, y in points)  # fmt: skip
+        self.routes[name] = tuple(
+            (float(np.clip(x, x0 + m, x1 - m)), float(np.clip(y, y0 + m, y1 - m)))
+            for x, y in points
+        )
 
     def loop(self, name: str, rect: Rect) -> None:
         """Add a closed route around rectangle ``rect`` (a perimeter), counter-clockwise."""
@@ -76,16 +87,29 @@ class Routes:
         self.add(name, [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)])
 
 
-def add_car_at(kit: WorldKit, rng: np.random.Generator, plates: Plates,
-               position: tuple[float, float], yaw: float, place: str, color: str | None = None
-               ) -> SceneObject:
+def add_car_at(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    plates: Plates,
+    position: tuple[float, float],
+    yaw: float,
+    place: str,
+    color: str | None = None,
+) -> SceneObject:
     """Add a car with a unique plate, also painted on its roof, parked at ``place``."""
     return add_car(kit, rng, position, yaw, color, plates.new(rng), roof_plate=True, place=place)
 
 
-def park_along(kit: WorldKit, rng: np.random.Generator, plates: Plates,
-               start: tuple[float, float], end: tuple[float, float], chance: float, place: str,
-               keep_clear: Sequence[Rect] = ()) -> list[SceneObject]:
+def park_along(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    plates: Plates,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    chance: float,
+    place: str,
+    keep_clear: Sequence[Rect] = (),
+) -> list[SceneObject]:
     """Park cars nose to tail from ``start`` to ``end`` in 7 m slots, each with ``chance``."""
     (x0, y0), (x1, y1) = start, end
     span = float(np.hypot(x1 - x0, y1 - y0))
@@ -100,9 +124,17 @@ def park_along(kit: WorldKit, rng: np.random.Generator, plates: Plates,
     return cars
 
 
-def house_row(kit: WorldKit, rng: np.random.Generator, plates: Plates, span: tuple[float, float],
-              road_y: float, side: int, street: str, first_number: int, depth: float = 22.0
-              ) -> list[SceneObject]:
+def house_row(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    plates: Plates,
+    span: tuple[float, float],
+    road_y: float,
+    side: int,
+    street: str,
+    first_number: int,
+    depth: float = 22.0,
+) -> list[SceneObject]:
     """Add houses along one side of an east-west road, numbered by twos, facing it.
 
     ``side`` is +1 for the lots north of the road, -1 south. Some lots get a driveway car
@@ -115,43 +147,79 @@ def house_row(kit: WorldKit, rng: np.random.Generator, plates: Plates, span: tup
         width, house_d = float(rng.uniform(8.0, 10.5)), float(rng.uniform(7.0, 9.0))
         setback = float(rng.uniform(4.0, 6.0))
         cx = x + 1.0 + width / 2
-        houses.append(add_house(kit, rng, (cx, front + side * (setback + house_d / 2)),
-                                -90.0 * side, width, house_d, number, street=street,
-                                roof_number=True))  # fmt: skip
+        houses.append(
+            add_house(
+                kit,
+                rng,
+                (cx, front + side * (setback + house_d / 2)),
+                -90.0 * side,
+                width,
+                house_d,
+                number,
+                street=street,
+                roof_number=True,
+            )
+        )
         if lot - width > 5.0 and rng.random() < 0.55:
-            add_car_at(kit, rng, plates, (cx + width / 2 + 2.2, front + side * 3.0),
-                       90.0 * side, f"driveway of {number} {street}")  # fmt: skip
+            add_car_at(
+                kit,
+                rng,
+                plates,
+                (cx + width / 2 + 2.2, front + side * 3.0),
+                90.0 * side,
+                f"driveway of {number} {street}",
+            )
         if rng.random() < 0.6:
-            add_tree(kit, rng, (x + lot / 2 + float(rng.uniform(-3, 3)),
-                                front + side * min(depth - 3.0, setback + house_d + 4.0)))
+            add_tree(
+                kit,
+                rng,
+                (
+                    x + lot / 2 + float(rng.uniform(-3, 3)),
+                    front + side * min(depth - 3.0, setback + house_d + 4.0),
+                ),
+            )
         number += 2
         x += lot
     return houses
 
 
-def road_markings(kit: WorldKit, lines: Sequence[tuple[tuple[float, float], tuple[float, float]]],
-                  crossings: Sequence[Rect]) -> None:
+def road_markings(
+    kit: WorldKit,
+    lines: Sequence[tuple[tuple[float, float], tuple[float, float]]],
+    crossings: Sequence[Rect],
+) -> None:
     """Paint dashed centre lines along ``lines``, leaving the ``crossings`` bare."""
     dashes = [m for a, b in lines for m in dashed_line(a, b, crossings)]
     if dashes:
         kit.add("road", merge(dashes), marking="centre line")
 
 
-def add_people(kit: WorldKit, rng: np.random.Generator, area: Rect, count: int,
-               place: str, height: Height | None = None) -> list[SceneObject]:
+def add_people(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    area: Rect,
+    count: int,
+    place: str,
+    height: Height | None = None,
+) -> list[SceneObject]:
     """Add ``count`` standing people scattered over ``area`` (attribute ``place``)."""
     people = []
     for _ in range(count):
         x = float(rng.uniform(area[0], area[2]))
         y = float(rng.uniform(area[1], area[3]))
         z = height(x, y) if height else 0.0
-        people.append(add_person(kit, rng, (x, y, z), float(rng.uniform(0.0, 360.0)),
-                                 place=place))  # fmt: skip
+        people.append(add_person(kit, rng, (x, y, z), float(rng.uniform(0.0, 360.0)), place=place))
     return people
 
 
-def power_line(kit: WorldKit, points: Sequence[tuple[float, float]], line: str, prefix: str,
-               spacing: float = 60.0, height: Height | None = None) -> Route:
+def power_line(
+    kit: WorldKit,
+    points: Sequence[tuple[float, float]],
+    line: str,
+    prefix: str,
+    spacing: float = 60.0,
+    height: Height | None = None,
+) -> Route:
     """Add pylons about ``spacing`` apart along a polyline and the wires between them.
 
     Pylons are numbered ``<prefix>-01``, ``<prefix>-02``, ... along the line; returns the
@@ -161,7 +229,7 @@ def power_line(kit: WorldKit, points: Sequence[tuple[float, float]], line: str, 
     for (xa, ya), (xb, yb) in zip(points, points[1:], strict=False):
         length = float(np.hypot(xb - xa, yb - ya))
         count = max(1, round(length / spacing))
-        for t in np.linspace(0.0, 1.0, count + 1)[(1 if towers else 0):]:
+        for t in np.linspace(0.0, 1.0, count + 1)[(1 if towers else 0) :]:
             x, y = float(xa + t * (xb - xa)), float(ya + t * (yb - ya))
             towers.append((x, y, height(x, y) if height else 0.0))
     for i, (x, y, z) in enumerate(towers):
@@ -173,8 +241,9 @@ def power_line(kit: WorldKit, points: Sequence[tuple[float, float]], line: str, 
     return tuple((float(x), float(y)) for x, y in points)
 
 
-def add_park(kit: WorldKit, rng: np.random.Generator, area: Rect, statue: tuple[str, str, str],
-             people: int) -> list[tuple[str, float, float, float, float]]:
+def add_park(
+    kit: WorldKit, rng: np.random.Generator, area: Rect, statue: tuple[str, str, str], people: int
+) -> list[tuple[str, float, float, float, float]]:
     """Add a park: a statue in the middle, trees round the edge, benches, strolling people.
 
     ``statue`` is ``(kind, color, name)``. Returns the ground areas it paints (a pond).
@@ -185,20 +254,28 @@ def add_park(kit: WorldKit, rng: np.random.Generator, area: Rect, statue: tuple[
     add_statue(kit, (cx, cy, 0.0), float(rng.uniform(0, 360)), kind, color, name)
     pond = (cx + (x1 - x0) * 0.18, cy - 8.0, cx + (x1 - x0) * 0.38, cy + 8.0)
     for t in np.arange(0.0, 1.0, 0.06):
-        for x, y in ((x0 + 4 + t * (x1 - x0 - 8), y0 + 4), (x0 + 4 + t * (x1 - x0 - 8), y1 - 4),
-                     (x0 + 4, y0 + 4 + t * (y1 - y0 - 8)), (x1 - 4, y0 + 4 + t * (y1 - y0 - 8))):
+        for x, y in (
+            (x0 + 4 + t * (x1 - x0 - 8), y0 + 4),
+            (x0 + 4 + t * (x1 - x0 - 8), y1 - 4),
+            (x0 + 4, y0 + 4 + t * (y1 - y0 - 8)),
+            (x1 - 4, y0 + 4 + t * (y1 - y0 - 8)),
+        ):
             if rng.random() < 0.7:
                 add_tree(kit, rng, (float(x), float(y)), "broadleaf")
     for a in np.linspace(0.0, 360.0, 6, endpoint=False):
         bx, by = cx + 9.0 * np.cos(np.radians(a)), cy + 9.0 * np.sin(np.radians(a))
         add_bench(kit, (float(bx), float(by)), float(a) + 180.0)
     add_people(kit, rng, (x0 + 8, y0 + 8, pond[0] - 2, y1 - 8), people, "park")
-    return [("water", *pond), ("sidewalk", cx - 1.5, y0, cx + 1.5, y1),
-            ("sidewalk", x0, cy - 1.5, x1, cy + 1.5)]
+    return [
+        ("water", *pond),
+        ("sidewalk", cx - 1.5, y0, cx + 1.5, y1),
+        ("sidewalk", x0, cy - 1.5, x1, cy + 1.5),
+    ]
 
 
-def solar_farm(kit: WorldKit, rng: np.random.Generator, area: Rect, site: str,
-               damaged: int = 1) -> int:
+def solar_farm(
+    kit: WorldKit, rng: np.random.Generator, area: Rect, site: str, damaged: int = 1
+) -> int:
     """Fence ``area`` and fill it with rows of solar panels; ``damaged`` rows have a crack.
 
     Returns how many rows it holds.
@@ -207,16 +284,20 @@ def solar_farm(kit: WorldKit, rng: np.random.Generator, area: Rect, site: str,
     corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
     for a, b in zip(corners, corners[1:] + corners[:1], strict=True):
         add_fence(kit, a, b, 2.0, "grey", kind=site)
-    spots = [(float(x), float(y)) for y in np.arange(y0 + 6.0, y1 - 3.0, 7.0)
-             for x in np.arange(x0 + 10.0, x1 - 8.0, 16.0)]  # fmt: skip
+    spots = [
+        (float(x), float(y))
+        for y in np.arange(y0 + 6.0, y1 - 3.0, 7.0)
+        for x in np.arange(x0 + 10.0, x1 - 8.0, 16.0)
+    ]
     broken = set(rng.choice(len(spots), size=min(damaged, len(spots)), replace=False).tolist())
     for i, (x, y) in enumerate(spots):
         add_solar_panel(kit, (x, y, 0.0), -90.0, 8, i in broken, site)
     return len(spots)
 
 
-def viewing_pose(obj: SceneObject, height: float = 30.0, yaw: float = 0.0,
-                 pitch: float = -45.0) -> Pose:
+def viewing_pose(
+    obj: SceneObject, height: float = 30.0, yaw: float = 0.0, pitch: float = -45.0
+) -> Pose:
     """Return the multirotor pose ``height`` metres above ``obj``'s top that centres it in view.
 
     The camera, pitched ``pitch`` degrees and heading ``yaw``, looks at the object's top

@@ -34,10 +34,11 @@ LOOP_X = 95.0  # the loop's east and west streets
 LOOP_Y = 50.0  # its north and south streets
 
 
-@world("airsim_nh", "one small suburban block in a loop of streets, like AirSim's "
-       "neighborhood map (aerial)",
-       (Param("size", 300.0, "side of the square world in metres", 300.0, 600.0),
-        LIGHTING))  # fmt: skip
+@world(
+    "airsim_nh",
+    "one small suburban block in a loop of streets, like AirSim's neighborhood map (aerial)",
+    (Param("size", 300.0, "side of the square world in metres", 300.0, 600.0), LIGHTING),
+)
 def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamValue]) -> Scene:
     """Build the block in a square world of side ``size``."""
     half = float(params["size"]) / 2
@@ -51,8 +52,15 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
         park_along(kit, rng, plates, (span[0], y - 2.6), (span[1], y - 2.6), 0.3, street)
         routes.add(f"road_{name.lower()}", [(-LOOP_X, y), (LOOP_X, y)])
     for x, name in ((-LOOP_X, "West"), (LOOP_X, "East")):
-        park_along(kit, rng, plates, (x + 2.6, -LOOP_Y + CURB), (x + 2.6, LOOP_Y - CURB), 0.3,
-                   f"{name} Lane")  # fmt: skip
+        park_along(
+            kit,
+            rng,
+            plates,
+            (x + 2.6, -LOOP_Y + CURB),
+            (x + 2.6, LOOP_Y - CURB),
+            0.3,
+            f"{name} Lane",
+        )
         routes.add(f"road_{name.lower()}", [(x, -LOOP_Y), (x, LOOP_Y)])
     routes.loop("road_loop", (-LOOP_X, -LOOP_Y, LOOP_X, LOOP_Y))
     areas = _loop_areas()
@@ -62,8 +70,10 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     routes.loop("perimeter_park", park)
     add_water_tank(kit, (LOOP_X + 25.0, 0.0, 0.0), "NH", "white", 10.0)
     add_landing_pad(kit, (LOOP_X + 25.0, -25.0, 0.0), 0.0, "H", 8.0, 1)
-    routes.add("power_line", power_line(kit, [(half - 8, -half + 8), (half - 8, half - 8)],
-                                        "east line", "E"))  # fmt: skip
+    routes.add(
+        "power_line",
+        power_line(kit, [(half - 8, -half + 8), (half - 8, half - 8)], "east line", "E"),
+    )
     add_boundary(kit, bounds, 2.0, "white")
     routes.add("fence_north", [(-half, half), (half, half)])
     add_ground(kit, bounds, areas, fill="grass")
@@ -75,8 +85,9 @@ def _loop_areas() -> list[Area]:
     roads: list[Area] = []
     walks: list[Area] = []
     for y in (-LOOP_Y, LOOP_Y):
-        roads.append(("road", -LOOP_X - ROAD_HALF, y - ROAD_HALF, LOOP_X + ROAD_HALF,
-                      y + ROAD_HALF))
+        roads.append(
+            ("road", -LOOP_X - ROAD_HALF, y - ROAD_HALF, LOOP_X + ROAD_HALF, y + ROAD_HALF)
+        )
         walks.append(("sidewalk", -LOOP_X - CURB, y - CURB, LOOP_X + CURB, y + CURB))
     for x in (-LOOP_X, LOOP_X):
         roads.append(("road", x - ROAD_HALF, -LOOP_Y, x + ROAD_HALF, LOOP_Y))
@@ -86,8 +97,11 @@ def _loop_areas() -> list[Area]:
 
 def _markings(kit: WorldKit) -> None:
     """Paint the loop's dashed centre lines, bare at its corners."""
-    corners = [(x - CURB, y - CURB, x + CURB, y + CURB) for x in (-LOOP_X, LOOP_X)
-               for y in (-LOOP_Y, LOOP_Y)]  # fmt: skip
+    corners = [
+        (x - CURB, y - CURB, x + CURB, y + CURB)
+        for x in (-LOOP_X, LOOP_X)
+        for y in (-LOOP_Y, LOOP_Y)
+    ]
     lines = [((-LOOP_X, y), (LOOP_X, y)) for y in (-LOOP_Y, LOOP_Y)]
     lines += [((x, -LOOP_Y), (x, LOOP_Y)) for x in (-LOOP_X, LOOP_X)]
     road_markings(kit, lines, corners)

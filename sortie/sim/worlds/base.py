@@ -31,8 +31,9 @@ class Param:
         """Return ``value`` converted to this parameter's type, or raise saying what is allowed."""
         if self.choices:
             if value not in self.choices:
-                raise ParameterError(f"{where}: {self.name}={value!r} is not one of "
-                                     f"{', '.join(self.choices)}")  # fmt: skip
+                raise ParameterError(
+                    f"{where}: {self.name}={value!r} is not one of {', '.join(self.choices)}"
+                )
             return str(value)
         try:
             number = float(value)  # type: ignore[arg-type]
@@ -40,8 +41,10 @@ class Param:
             raise ParameterError(f"{where}: {self.name}={value!r} is not a number") from None
         assert self.low is not None and self.high is not None
         if not self.low <= number <= self.high:
-            raise ParameterError(f"{where}: {self.name}={value!r} is outside the allowed range "
-                                 f"{self.low:g}..{self.high:g}")  # fmt: skip
+            raise ParameterError(
+                f"{where}: {self.name}={value!r} is outside the allowed range "
+                f"{self.low:g}..{self.high:g}"
+            )
         return int(number) if isinstance(self.default, int) else number
 
     def describe(self) -> str:
@@ -73,8 +76,9 @@ class WorldBuilder:
             if key not in known:
                 close = difflib.get_close_matches(key, known, n=1)
                 hint = f" Did you mean {close[0]!r}?" if close else ""
-                raise UnknownNameError(f"{where}: unknown parameter {key!r}.{hint} "
-                                       f"Available: {', '.join(known)}")  # fmt: skip
+                raise UnknownNameError(
+                    f"{where}: unknown parameter {key!r}.{hint} Available: {', '.join(known)}"
+                )
         given = dict(params or {})
         return {n: p.check(given.get(n, p.default), where) for n, p in known.items()}
 
@@ -82,8 +86,9 @@ class WorldBuilder:
 WORLDS: Registry[WorldBuilder] = Registry("world builder")
 
 
-def world(name: str, summary: str, params: tuple[Param, ...]) -> Callable[[BuildFunction],
-                                                                           BuildFunction]:
+def world(
+    name: str, summary: str, params: tuple[Param, ...]
+) -> Callable[[BuildFunction], BuildFunction]:
     """Register the decorated function as world builder ``name``."""
 
     def decorate(function: BuildFunction) -> BuildFunction:

@@ -62,8 +62,11 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     size = float(params["size"])
     cells = max(2, round(size / 16))
     step, half = size / cells, size / 2
-    rects = [(-half + c * step, -half + r * step, -half + (c + 1) * step, -half + (r + 1) * step)
-             for r in range(cells) for c in range(cells)]  # fmt: skip
+    rects = [
+        (-half + c * step, -half + r * step, -half + (c + 1) * step, -half + (r + 1) * step)
+        for r in range(cells)
+        for c in range(cells)
+    ]
     indoor = _choose_buildings(rng, len(rects))
     edges = _boundaries(cells, rects)
     linked = _linked(rng, len(rects), edges)
@@ -125,8 +128,13 @@ def _linked(rng: np.random.Generator, count: int, edges: list[Boundary]) -> set[
     return linked
 
 
-def _build_boundaries(kit: WorldKit, rng: np.random.Generator, edges: list[Boundary],
-                      linked: set[int], indoor: list[bool]) -> list[Circle]:
+def _build_boundaries(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    edges: list[Boundary],
+    linked: set[int],
+    indoor: list[bool],
+) -> list[Circle]:
     """Add walls and fences, with a door or gate in each linked boundary; return door zones."""
     wall_color = jitter_color(rng, (205, 195, 180))
     fence_color = jitter_color(rng, (150, 115, 75))
@@ -160,25 +168,53 @@ def _near(rect: Rect, circle: Circle) -> bool:
     return rect[0] - r <= x <= rect[2] + r and rect[1] - r <= y <= rect[3] + r
 
 
-def _building(kit: WorldKit, rng: np.random.Generator, index: int, rect: Rect, clutter: float,
-              clear: list[Circle]) -> None:
+def _building(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    index: int,
+    rect: Rect,
+    clutter: float,
+    clear: list[Circle],
+) -> None:
     """Add a building's floor, ceiling and furniture."""
     x0, y0, x1, y1 = rect
-    kit.add("floor", floor_slab(x0, y0, x1, y1, 0.0, jitter_color(rng, (165, 150, 125), 10)),
-            area=index, kind="building")  # fmt: skip
+    kit.add(
+        "floor",
+        floor_slab(x0, y0, x1, y1, 0.0, jitter_color(rng, (165, 150, 125), 10)),
+        area=index,
+        kind="building",
+    )
     kit.add("ceiling", slab(x0, y0, x1, y1, CEILING, CEILING + 0.2, (225, 225, 220)))
     count = int(round((x1 - x0) * (y1 - y0) * 0.03 * (0.3 + clutter)))
-    furnish(kit, rng, (x0 + 0.8, y0 + 0.8, x1 - 0.8, y1 - 0.8), 0.0, count,
-            ("table", "shelf", "crate", "pillar"), clear, ceiling=CEILING)
+    furnish(
+        kit,
+        rng,
+        (x0 + 0.8, y0 + 0.8, x1 - 0.8, y1 - 0.8),
+        0.0,
+        count,
+        ("table", "shelf", "crate", "pillar"),
+        clear,
+        ceiling=CEILING,
+    )
 
 
-def _courtyard(kit: WorldKit, rng: np.random.Generator, index: int, rect: Rect, clutter: float,
-               clear: list[Circle]) -> None:
+def _courtyard(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    index: int,
+    rect: Rect,
+    clutter: float,
+    clear: list[Circle],
+) -> None:
     """Add a courtyard: paving around a lawn, with trees, bushes, benches and lamps."""
     x0, y0, x1, y1 = rect
     lawn = (x0 + 2.5, y0 + 2.5, x1 - 2.5, y1 - 2.5)
-    kit.add("sidewalk", slab_with_holes(rect, [lawn], 0.0, jitter_color(rng, (175, 170, 160))),
-            area=index, kind="courtyard")  # fmt: skip
+    kit.add(
+        "sidewalk",
+        slab_with_holes(rect, [lawn], 0.0, jitter_color(rng, (175, 170, 160))),
+        area=index,
+        kind="courtyard",
+    )
     kit.add("grass", floor_slab(*lawn, 0.0, jitter_color(rng, (90, 140, 65))), area=index)
     inner = (x0 + 0.8, y0 + 0.8, x1 - 0.8, y1 - 0.8)
     count = int(round((x1 - x0) * (y1 - y0) * 0.025 * (0.3 + clutter)))
@@ -188,8 +224,11 @@ def _courtyard(kit: WorldKit, rng: np.random.Generator, index: int, rect: Rect, 
     for (x, y, r), kind in zip(spots, kinds, strict=False):
         if kind == "tree":
             height = float(rng.uniform(6.0, 9.0))
-            kit.add("tree", broadleaf((x, y, 0.0), height, jitter_color(rng, (70, 125, 50), 18)),
-                    kind="oak")  # fmt: skip
+            kit.add(
+                "tree",
+                broadleaf((x, y, 0.0), height, jitter_color(rng, (70, 125, 50), 18)),
+                kind="oak",
+            )
         elif kind == "bush":
             kit.add("bush", bush((x, y, 0.0), r, jitter_color(rng, (55, 110, 45), 15)))
         elif kind == "bench":

@@ -36,6 +36,13 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     sliding_door(kit, (-half + door_at, -half, 0.0), 0.0)
     count = int(round(float(params["clutter"]) * half * 1.2))
     margin = half - 1.2
-    furnish(kit, rng, (-margin, -margin, margin, margin), 0.0, count,
-            ("table", "shelf", "crate", "pillar"), ceiling=WALL_HEIGHT)  # fmt: skip
+    furnish(
+        kit,
+        rng,
+        (-margin, -margin, margin, margin),
+        0.0,
+        count,
+        ("table", "shelf", "crate", "pillar"),
+        ceiling=WALL_HEIGHT,
+    )
     return kit.scene((-half, -half, half, half), str(params["lighting"]), topdown_cut=2.5)

@@ -36,13 +36,20 @@ MARGIN = 6.0
     "forest",
     "uneven wooded ground with trees, rocks, bushes and logs inside a fence (rescue L2/L3); "
     "preset=flight: a wide forest for drone flights (aerial)",
-    (Param("size", 60.0, "side of the fenced square in metres (ground preset)", 30.0, 120.0),
-     Param("relief", 3.0, "height from the lowest to the highest ground in metres", 0.0, 6.0),
-     CLUTTER, LIGHTING,
-     Param("preset", "ground", "ground: the walker's wood; flight: a wide forest for drones",
-           choices=("ground", "flight")),
-     Param("extent", 360.0, "side of the square in metres (flight preset)", 300.0, 600.0)),
-)  # fmt: skip
+    (
+        Param("size", 60.0, "side of the fenced square in metres (ground preset)", 30.0, 120.0),
+        Param("relief", 3.0, "height from the lowest to the highest ground in metres", 0.0, 6.0),
+        CLUTTER,
+        LIGHTING,
+        Param(
+            "preset",
+            "ground",
+            "ground: the walker's wood; flight: a wide forest for drones",
+            choices=("ground", "flight"),
+        ),
+        Param("extent", 360.0, "side of the square in metres (flight preset)", 300.0, 600.0),
+    ),
+)
 def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamValue]) -> Scene:
     """Build a square forest of side ``size``; ``clutter`` sets how dense the undergrowth is.
 
@@ -55,8 +62,13 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
         return build_flight(kit, rng, params)
     half = float(params["size"]) / 2
     clearing = (0.0, 0.0, CLEARING)
-    ground = rolling_terrain(rng, (-half - MARGIN, -half - MARGIN, half + MARGIN, half + MARGIN),
-                             float(params["relief"]), max_slope=15.0, flat=[clearing])  # fmt: skip
+    ground = rolling_terrain(
+        rng,
+        (-half - MARGIN, -half - MARGIN, half + MARGIN, half + MARGIN),
+        float(params["relief"]),
+        max_slope=15.0,
+        flat=[clearing],
+    )
     kit.add("ground", ground.mesh(rng, jitter_color(rng, (88, 118, 58), 10)))
     terrain_fence(kit, ground, half)
     area = (-half + 0.5, -half + 0.5, half - 0.5, half - 0.5)
@@ -76,16 +88,31 @@ def terrain_fence(kit: WorldKit, ground: Terrain, half: float) -> None:
         pz = ground.height_at(px, py)
         panels: list[Mesh] = []
         for k in range(count):
-            panels.append(railing((px[k], py[k]), (px[k + 1], py[k + 1]), float(pz[k]) - 0.3,
-                                  float(pz[k + 1]) - 0.3, 2.3, (120, 92, 62)))  # fmt: skip
-        posts = [box((0.15, 0.15, 2.5), (float(x), float(y), float(z) + 1.0), (80, 60, 40))
-                 for x, y, z in zip(px, py, pz, strict=True)]  # fmt: skip
+            panels.append(
+                railing(
+                    (px[k], py[k]),
+                    (px[k + 1], py[k + 1]),
+                    float(pz[k]) - 0.3,
+                    float(pz[k + 1]) - 0.3,
+                    2.3,
+                    (120, 92, 62),
+                )
+            )
+        posts = [
+            box((0.15, 0.15, 2.5), (float(x), float(y), float(z) + 1.0), (80, 60, 40))
+            for x, y, z in zip(px, py, pz, strict=True)
+        ]
         kit.add("fence", merge(panels + posts))
 
 
-def _plant_trees(kit: WorldKit, rng: np.random.Generator, ground: Terrain,
-                 area: tuple[float, float, float, float], clutter: float,
-                 taken: list[Circle]) -> list[Circle]:
+def _plant_trees(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    ground: Terrain,
+    area: tuple[float, float, float, float],
+    clutter: float,
+    taken: list[Circle],
+) -> list[Circle]:
     """Add pines, oaks and birches; return their footprints (what a walker can bump into)."""
     span = (area[2] - area[0]) * (area[3] - area[1])
     count = int(span * (0.03 + 0.05 * clutter))
@@ -103,15 +130,20 @@ def _plant_trees(kit: WorldKit, rng: np.random.Generator, ground: Terrain,
         elif kind == "oak":
             mesh = broadleaf(base, float(height), jitter_color(rng, (70, 120, 45), 18))
         else:
-            mesh = broadleaf(base, float(height) * 0.8, jitter_color(rng, (120, 160, 70), 15),
-                             bark=(225, 225, 215))  # fmt: skip
+            mesh = broadleaf(
+                base,
+                float(height) * 0.8,
+                jitter_color(rng, (120, 160, 70), 15),
+                bark=(225, 225, 215),
+            )
         kit.add("tree", mesh, kind=str(kind), height=round(float(height), 2))
         placed.append((x, y, r))
     return placed
 
 
-def _scaled_pine(base: tuple[float, float, float], height: float, color: tuple[int, int, int]
-                 ) -> Mesh:
+def _scaled_pine(
+    base: tuple[float, float, float], height: float, color: tuple[int, int, int]
+) -> Mesh:
     """Return a pine whose lowest cone is 0.2 * height wide (the footprint ``scatter`` kept)."""
     mesh = pine((0.0, 0.0, 0.0), height, color)
     verts = mesh.vertices.copy()
@@ -119,9 +151,14 @@ def _scaled_pine(base: tuple[float, float, float], height: float, color: tuple[i
     return Mesh(verts, mesh.faces, mesh.colors).moved(base)
 
 
-def _scatter_floor(kit: WorldKit, rng: np.random.Generator, ground: Terrain,
-                   area: tuple[float, float, float, float], clutter: float,
-                   taken: list[Circle]) -> None:
+def _scatter_floor(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    ground: Terrain,
+    area: tuple[float, float, float, float],
+    clutter: float,
+    taken: list[Circle],
+) -> None:
     """Add rocks, bushes and fallen logs in the gaps the trees left."""
     span = (area[2] - area[0]) * (area[3] - area[1])
     count = int(span * 0.02 * (0.3 + clutter))
@@ -139,6 +176,7 @@ def _scatter_floor(kit: WorldKit, rng: np.random.Generator, ground: Terrain,
             kit.add("bush", bush((x, y, z), r, jitter_color(rng, (55, 100, 40), 15)))
         else:
             dx, dy = r * np.cos(np.radians(yaw)), r * np.sin(np.radians(yaw))
-            z = float(ground.height_at(np.array([x - dx, x, x + dx]),
-                                       np.array([y - dy, y, y + dy])).min())  # fmt: skip
+            z = float(
+                ground.height_at(np.array([x - dx, x, x + dx]), np.array([y - dy, y, y + dy])).min()
+            )
             kit.add("log", log((x, y, z), 2 * r, float(rng.uniform(0.15, 0.3)), yaw))

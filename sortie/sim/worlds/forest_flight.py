@@ -40,8 +40,9 @@ WATER = (58, 104, 150)
 DIRT = (150, 120, 84)
 
 
-def build_flight(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamValue]
-                 ) -> Scene:
+def build_flight(
+    kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamValue]
+) -> Scene:
     """Build the flight forest of side ``extent``."""
     half = float(params["extent"]) / 2
     bounds = (-half, -half, half, half)
@@ -52,12 +53,17 @@ def build_flight(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, P
     corridor = half * 0.55
     flats = [(*station, 32.0), (*meadow, 22.0), (-half * 0.5, half * 0.55, 18.0)]
     flats += [(x, y, RIVER_HALF + 6.0) for x, y in river]
-    ground = rolling_terrain(rng, (-half - 8, -half - 8, half + 8, half + 8),
-                             float(params["relief"]) * 3.0, 12.0, 4.0, flats)  # fmt: skip
+    ground = rolling_terrain(
+        rng,
+        (-half - 8, -half - 8, half + 8, half + 8),
+        float(params["relief"]) * 3.0,
+        12.0,
+        4.0,
+        flats,
+    )
     kit.add("ground", ground.mesh(rng, jitter_color(rng, (88, 118, 58), 10)))
     kit.add("water", _ribbon(ground, river, RIVER_HALF, 0.05, WATER, flat=True), kind="river")
-    kit.add("road", _ribbon(ground, _densify(trail), 1.5, 0.25, DIRT), surface="dirt",
-            kind="trail")  # fmt: skip
+    kit.add("road", _ribbon(ground, _densify(trail), 1.5, 0.25, DIRT), surface="dirt", kind="trail")
     height = _height(ground)
     _station(kit, rng, routes, station)
     add_herd(kit, rng, "deer", meadow, 6, 12.0, height, "meadow deer")
@@ -94,8 +100,14 @@ def _densify(points: list[Point], step: float = 4.0) -> list[Point]:
     return out
 
 
-def _ribbon(ground: Terrain, points: list[Point], half_width: float, lift: float,
-            color: tuple[int, int, int], flat: bool = False) -> Mesh:
+def _ribbon(
+    ground: Terrain,
+    points: list[Point],
+    half_width: float,
+    lift: float,
+    color: tuple[int, int, int],
+    flat: bool = False,
+) -> Mesh:
     """Return a strip ``2 half_width`` wide along ``points``, ``lift`` above the ground.
 
     A ``flat`` strip (water) lies at one level: the lowest ground along it.
@@ -109,8 +121,9 @@ def _ribbon(ground: Terrain, points: list[Point], half_width: float, lift: float
     verts = np.vstack([np.column_stack([left, z]), np.column_stack([right, z])])
     k = len(p)
     i = np.arange(k - 1)
-    faces = np.vstack([np.column_stack([i, i + k, i + k + 1]),
-                       np.column_stack([i, i + k + 1, i + 1])])  # fmt: skip
+    faces = np.vstack(
+        [np.column_stack([i, i + k, i + k + 1]), np.column_stack([i, i + k + 1, i + 1])]
+    )
     colors = np.tile(np.asarray(color, np.uint8), (len(faces), 1))
     return Mesh(verts.astype(np.float32), faces.astype(np.int32), colors)
 
@@ -124,24 +137,43 @@ def _station(kit: WorldKit, rng: np.random.Generator, routes: Routes, center: Po
         add_fence(kit, a, b, 1.8, "brown", kind="ranger station")
     routes.loop("perimeter_station", (x0, y0, x1, y1))
     for i in range(2):
-        add_house(kit, rng, (cx - 12.0 + 18.0 * i, cy + 14.0), -90.0, 10.0, 7.0, i + 1,
-                  "brown", 1, street="Ranger Station", roof_number=True)  # fmt: skip
+        add_house(
+            kit,
+            rng,
+            (cx - 12.0 + 18.0 * i, cy + 14.0),
+            -90.0,
+            10.0,
+            7.0,
+            i + 1,
+            "brown",
+            1,
+            street="Ranger Station",
+            roof_number=True,
+        )
     add_landing_pad(kit, (cx - 12.0, cy - 12.0, 0.0), 0.0, "H", 10.0, 1)
     add_water_tank(kit, (cx + 16.0, cy - 14.0, 0.0), "FIRE", "red", 6.0)
-    add_solar_panel(kit, (cx + 2.0, cy - 20.0, 0.0), -90.0, 6, bool(rng.random() < 0.5),
-                    "ranger station")  # fmt: skip
+    add_solar_panel(
+        kit, (cx + 2.0, cy - 20.0, 0.0), -90.0, 6, bool(rng.random() < 0.5), "ranger station"
+    )
     plates = Plates()
     for k, color in enumerate(("green", "white")):
-        add_car_at(kit, rng, plates, (cx + 4.0 + 5.0 * k, cy + 2.0), 90.0, "ranger station",
-                   color)  # fmt: skip
+        add_car_at(kit, rng, plates, (cx + 4.0 + 5.0 * k, cy + 2.0), 90.0, "ranger station", color)
     for i in range(3):
-        add_supply_crate(kit, (cx - 4.0 + 2.5 * i, cy - 6.0, 0.0), 0.0, CRATE_COLORS[i + 2],
-                         CRATE_LABELS[i])  # fmt: skip
+        add_supply_crate(
+            kit, (cx - 4.0 + 2.5 * i, cy - 6.0, 0.0), 0.0, CRATE_COLORS[i + 2], CRATE_LABELS[i]
+        )
     add_people(kit, rng, (cx - 15.0, cy - 2.0, cx + 15.0, cy + 6.0), 3, "ranger station")
 
 
-def _plant(kit: WorldKit, rng: np.random.Generator, ground: Terrain, half: float,
-           flats: list[tuple[float, float, float]], trail: list[Point], corridor: float) -> None:
+def _plant(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    ground: Terrain,
+    half: float,
+    flats: list[tuple[float, float, float]],
+    trail: list[Point],
+    corridor: float,
+) -> None:
     """Plant one tree in most cells of a jittered grid, clear of clearings, river and paths."""
     grid = np.arange(-half + CELL / 2, half, CELL)
     gx, gy = np.meshgrid(grid, grid)
@@ -156,8 +188,9 @@ def _plant(kit: WorldKit, rng: np.random.Generator, ground: Terrain, half: float
     zs = ground.height_at(xs, ys)
     kinds = rng.choice(["pine", "oak"], size=xs.shape, p=[0.6, 0.4])
     heights = rng.uniform(9.0, 16.0, xs.shape)
-    for x, y, z, kind, h in zip(xs[keep], ys[keep], zs[keep], kinds[keep], heights[keep],
-                                strict=True):  # fmt: skip
+    for x, y, z, kind, h in zip(
+        xs[keep], ys[keep], zs[keep], kinds[keep], heights[keep], strict=True
+    ):
         base = (float(x), float(y), float(z))
         green = (40, 85, 45) if kind == "pine" else (70, 120, 45)
         mesh = (pine if kind == "pine" else broadleaf)(base, float(h), jitter_color(rng, green, 15))

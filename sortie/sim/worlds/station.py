@@ -53,13 +53,20 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     add_climb(kit, "ramp", ramp, (east, 0.0), 180.0, RAMP_WIDTH, 0.0, (150, 150, 148))
     for end, width in ((-half, STAIRS_WIDTH), (half, RAMP_WIDTH)):
         for side in (-1, 1):
-            kit.add("railing", railing((end, side * (width / 2 + 0.05)), (end, side * ISLAND),
-                                       height))  # fmt: skip
+            kit.add(
+                "railing", railing((end, side * (width / 2 + 0.05)), (end, side * ISLAND), height)
+            )
     return kit.scene(span, str(params["lighting"]), topdown_cut=height + 2.8)
 
 
-def _street(kit: WorldKit, rng: np.random.Generator, span: Rect, climbs: tuple[float, float],
-            name: str, clutter: float) -> None:
+def _street(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    span: Rect,
+    climbs: tuple[float, float],
+    name: str,
+    clutter: float,
+) -> None:
     """Add the road, the plaza, the station's name sign and street furniture."""
     x0, y0, x1, y1 = span
     road = (x0, y0, x1, y0 + 7.0)
@@ -67,19 +74,28 @@ def _street(kit: WorldKit, rng: np.random.Generator, span: Rect, climbs: tuple[f
     kit.add("sidewalk", slab(x0, road[3], x1, y1, -0.2, 0.0, jitter_color(rng, (180, 175, 165))))
     foot = climbs[0] - 3.0
     kit.add("sign", sign_board(name, (foot, 3.0, 3.0), 180.0, 4.0, 0.8), text=name)
-    kit.add("pillar", merge([box((0.15, 0.15, 2.6), (foot, 3.0 + s, 1.3), (60, 60, 65))
-                             for s in (-1.8, 1.8)]))  # fmt: skip
+    kit.add(
+        "pillar",
+        merge([box((0.15, 0.15, 2.6), (foot, 3.0 + s, 1.3), (60, 60, 65)) for s in (-1.8, 1.8)]),
+    )
     # Keep the stairs' foot, the ramp's foot and the pillar rows free of props.
-    taken: list[Circle] = [(climbs[0] - 2.0, 0.0, 3.0), (climbs[1] + 2.0, 0.0, 3.0),
-                           (foot, 3.0, 2.2)]  # fmt: skip
-    taken += [(float(x), y, 0.6) for x in np.arange(x0, x1, 8.0)
-              for y in (-ISLAND - TRACK + 0.5, ISLAND + TRACK - 0.5, 0.0)]  # fmt: skip
+    taken: list[Circle] = [
+        (climbs[0] - 2.0, 0.0, 3.0),
+        (climbs[1] + 2.0, 0.0, 3.0),
+        (foot, 3.0, 2.2),
+    ]
+    taken += [
+        (float(x), y, 0.6)
+        for x in np.arange(x0, x1, 8.0)
+        for y in (-ISLAND - TRACK + 0.5, ISLAND + TRACK - 0.5, 0.0)
+    ]
     area = (x0 + 1.0, road[3] + 1.0, x1 - 1.0, y1 - 1.0)
     count = int((x1 - x0) * 0.25 * (0.3 + clutter))
     kinds = rng.choice(["bench", "lamp_post", "bollard", "trash_bin"], size=count)
     radii = {"bench": 0.85, "lamp_post": 0.2, "bollard": 0.15, "trash_bin": 0.3}
-    for (x, y, _), kind in zip(scatter(rng, area, [radii[str(k)] for k in kinds], 1.2, taken),
-                               kinds, strict=False):  # fmt: skip
+    for (x, y, _), kind in zip(
+        scatter(rng, area, [radii[str(k)] for k in kinds], 1.2, taken), kinds, strict=False
+    ):
         kit.add(str(kind), _prop(str(kind), (x, y, 0.0), float(rng.uniform(0, 360))))
 
 
@@ -94,35 +110,61 @@ def _prop(kind: str, base: tuple[float, float, float], yaw: float) -> Mesh:
     return cylinder(0.25, 0.9, base, (40, 90, 60), segments=8)
 
 
-def _platform(kit: WorldKit, rng: np.random.Generator, half: float, height: float,
-              clutter: float) -> None:
+def _platform(
+    kit: WorldKit, rng: np.random.Generator, half: float, height: float, clutter: float
+) -> None:
     """Add the island platform, its supports, canopy, signs and benches."""
     inner = ISLAND - 0.6
     middle = slab(-half, -inner, half, inner, height - 0.4, height, (185, 180, 170))
     # Yellow safety strips along both edges, beside (not on) the paving: one flat top.
-    edges = [slab(-half, lo, half, hi, height - 0.4, height, (225, 200, 60))
-             for lo, hi in ((-ISLAND, -inner), (inner, ISLAND))]  # fmt: skip
+    edges = [
+        slab(-half, lo, half, hi, height - 0.4, height, (225, 200, 60))
+        for lo, hi in ((-ISLAND, -inner), (inner, ISLAND))
+    ]
     kit.add("platform", merge([middle, *edges]))
     stations = np.arange(-half + 4.0, half - 3.0, 8.0)
-    kit.add("pillar", merge([cylinder(0.35, height - 0.4, (float(x), 0.0, 0.0), (170, 170, 170))
-                             for x in stations]))  # fmt: skip
-    kit.add("pillar", merge([cylinder(0.15, 3.2, (float(x), 0.0, height), (90, 95, 100))
-                             for x in stations]))  # fmt: skip
-    kit.add("roof", slab(-half + 2.0, -ISLAND - 0.3, half - 2.0, ISLAND + 0.3, height + 3.2,
-                         height + 3.4, (120, 130, 140)))  # fmt: skip
+    kit.add(
+        "pillar",
+        merge(
+            [cylinder(0.35, height - 0.4, (float(x), 0.0, 0.0), (170, 170, 170)) for x in stations]
+        ),
+    )
+    kit.add(
+        "pillar",
+        merge([cylinder(0.15, 3.2, (float(x), 0.0, height), (90, 95, 100)) for x in stations]),
+    )
+    kit.add(
+        "roof",
+        slab(
+            -half + 2.0,
+            -ISLAND - 0.3,
+            half - 2.0,
+            ISLAND + 0.3,
+            height + 3.2,
+            height + 3.4,
+            (120, 130, 140),
+        ),
+    )
     for x in stations[::2]:
         for number, side in ((1, -1.0), (2, 1.0)):
             text = f"Platform {number}"
-            kit.add("sign", sign_board(text, (float(x), side * (ISLAND - 0.8), height + 2.6),
-                                       side * 90.0, 2.0, 0.45), text=text, platform=number)
+            kit.add(
+                "sign",
+                sign_board(
+                    text, (float(x), side * (ISLAND - 0.8), height + 2.6), side * 90.0, 2.0, 0.45
+                ),
+                text=text,
+                platform=number,
+            )
     for x in stations[:-1] + 4.0:
         if rng.random() < 0.3 + 0.6 * clutter:
             facing = float(rng.choice([-1.0, 1.0]))
             kit.add("bench", bench((float(x), facing * 1.6, height), 90.0 * facing))
 
 
-def _tracks(kit: WorldKit, rng: np.random.Generator, extent: tuple[float, float],
-            height: float) -> None:
+def _tracks(
+    kit: WorldKit, rng: np.random.Generator, extent: tuple[float, float], height: float
+) -> None:
     """Add both raised track decks with rails, parapets and pillars, and maybe a train."""
     x0, x1 = extent
     bed = height - BED
@@ -130,13 +172,22 @@ def _tracks(kit: WorldKit, rng: np.random.Generator, extent: tuple[float, float]
         near, far = side * ISLAND, side * (ISLAND + TRACK)
         lo, hi = min(near, far), max(near, far)
         centre = side * (ISLAND + TRACK / 2)
-        rails = [box((x1 - x0, 0.08, 0.15), ((x0 + x1) / 2, centre + g, bed + 0.075),
-                     (140, 135, 130)) for g in (-0.72, 0.72)]  # fmt: skip
+        rails = [
+            box((x1 - x0, 0.08, 0.15), ((x0 + x1) / 2, centre + g, bed + 0.075), (140, 135, 130))
+            for g in (-0.72, 0.72)
+        ]
         deck = slab(x0, lo, x1, hi, bed - 0.4, bed, (120, 110, 100))
         kit.add("track", merge([deck, *rails]), platform=number)
         kit.add("wall", slab(x0, far - 0.1, x1, far + 0.1, bed, bed + 1.0, (160, 160, 155)))
-        kit.add("pillar", merge([box((0.6, 0.6, bed - 0.4), (float(x), centre, (bed - 0.4) / 2),
-                                     (165, 165, 165)) for x in np.arange(x0 + 4.0, x1, 8.0)]))
+        kit.add(
+            "pillar",
+            merge(
+                [
+                    box((0.6, 0.6, bed - 0.4), (float(x), centre, (bed - 0.4) / 2), (165, 165, 165))
+                    for x in np.arange(x0 + 4.0, x1, 8.0)
+                ]
+            ),
+        )
     if rng.random() < 0.7:
         track = float(rng.choice([-1.0, 1.0]))
         length = float(rng.uniform(30.0, 45.0))

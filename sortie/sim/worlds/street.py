@@ -60,8 +60,10 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
             for x0, x1 in spans:
                 _shop_row(kit, rng, names, taken, road_y, side, (x0, x1), depth, clutter)
                 _furnish_sidewalk(kit, rng, road_y, side, (x0, x1), clutter)
-        lanes = [((-inner, road_y - 2.9), (inner, road_y - 2.9)),
-                 ((inner, road_y + 2.9), (-inner, road_y + 2.9))]  # fmt: skip
+        lanes = [
+            ((-inner, road_y - 2.9), (inner, road_y - 2.9)),
+            ((inner, road_y + 2.9), (-inner, road_y + 2.9)),
+        ]
         park_cars(kit, rng, taken, 0.2 + 0.6 * clutter, lanes)
     add_ground(kit, bounds, _street_areas(half, road_ys, cross), fill="ground")
     _add_markings(kit, half, road_ys, crossings)
@@ -95,9 +97,17 @@ def _blocks(rng: np.random.Generator, x0: float, x1: float) -> list[tuple[float,
     return plots
 
 
-def _shop_row(kit: WorldKit, rng: np.random.Generator, names: Iterator[tuple[str, str]],
-              taken: Footprints, road_y: float, side: int, span: tuple[float, float],
-              depth: float, clutter: float) -> None:
+def _shop_row(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    names: Iterator[tuple[str, str]],
+    taken: Footprints,
+    road_y: float,
+    side: int,
+    span: tuple[float, float],
+    depth: float,
+    clutter: float,
+) -> None:
     """Add one row of shops facing the road, with produce crates outside some of them."""
     front = road_y + side * CURB_OUT
     for a, b in _blocks(rng, *span):
@@ -112,8 +122,14 @@ def _shop_row(kit: WorldKit, rng: np.random.Generator, names: Iterator[tuple[str
                 add_crate(kit, rng, (x, front - side * 0.45), 0.0, float(rng.uniform(0.5, 0.7)))
 
 
-def _furnish_sidewalk(kit: WorldKit, rng: np.random.Generator, road_y: float, side: int,
-                      span: tuple[float, float], clutter: float) -> None:
+def _furnish_sidewalk(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    road_y: float,
+    side: int,
+    span: tuple[float, float],
+    clutter: float,
+) -> None:
     """Line the curb side of one sidewalk with lamps, benches with bins, and street trees.
 
     Everything stays within 1.6 m of the curb, so 2 m of sidewalk stays free by the shops.
@@ -126,18 +142,34 @@ def _furnish_sidewalk(kit: WorldKit, rng: np.random.Generator, road_y: float, si
             continue
         roll = rng.random()
         if roll < 0.25 + 0.35 * clutter:
-            add_bench(kit, (x, road_y + side * (ROAD_HALF + 1.3)), facing,
-                      pick(rng, ("brown", "dark green", "black")))  # fmt: skip
+            add_bench(
+                kit,
+                (x, road_y + side * (ROAD_HALF + 1.3)),
+                facing,
+                pick(rng, ("brown", "dark green", "black")),
+            )
             if rng.random() < 0.5 + 0.4 * clutter:
-                add_trash_bin(kit, (x + 1.5, road_y + side * (ROAD_HALF + 0.6)),
-                              pick(rng, ("green", "grey", "black")))  # fmt: skip
+                add_trash_bin(
+                    kit,
+                    (x + 1.5, road_y + side * (ROAD_HALF + 0.6)),
+                    pick(rng, ("green", "grey", "black")),
+                )
         elif roll < 0.45 + 0.4 * clutter:
-            add_tree(kit, rng, (x, road_y + side * (ROAD_HALF + 0.8)), "broadleaf",
-                     float(rng.uniform(5.0, 7.0)))  # fmt: skip
+            add_tree(
+                kit,
+                rng,
+                (x, road_y + side * (ROAD_HALF + 0.8)),
+                "broadleaf",
+                float(rng.uniform(5.0, 7.0)),
+            )
 
 
-def _add_markings(kit: WorldKit, half: float, road_ys: list[float],
-                  crossings: list[tuple[float, float, float, float]]) -> None:
+def _add_markings(
+    kit: WorldKit,
+    half: float,
+    road_ys: list[float],
+    crossings: list[tuple[float, float, float, float]],
+) -> None:
     """Paint dashed centre lines on the roads, leaving the crossings bare."""
     dashes = [m for y in road_ys for m in dashed_line((-half, y), (half, y), crossings)]
     if crossings:
@@ -150,5 +182,6 @@ def _add_boundary(kit: WorldKit, half: float) -> None:
     edge = half - 0.1
     corners = [(-edge, -edge), (edge, -edge), (edge, edge), (-edge, edge)]
     for start, end in zip(corners, corners[1:] + corners[:1], strict=True):
-        kit.add("wall", wall(start, end, 0.0, 3.0, (150, 82, 62)), kind="boundary",
-                color="red brick")  # fmt: skip
+        kit.add(
+            "wall", wall(start, end, 0.0, 3.0, (150, 82, 62)), kind="boundary", color="red brick"
+        )

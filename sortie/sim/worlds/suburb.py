@@ -51,8 +51,7 @@ class Lot:
         """Return the world point ``u`` along x and ``v`` metres back from the sidewalk."""
         return (u, self.front + self.side * v)
 
-    def rect(self, u0: float, v0: float, u1: float, v1: float
-             ) -> tuple[float, float, float, float]:
+    def rect(self, u0: float, v0: float, u1: float, v1: float) -> tuple[float, float, float, float]:
         """Return the world rectangle ``(x0, y0, x1, y1)`` of a lot-frame rectangle."""
         ya, yb = self.front + self.side * v0, self.front + self.side * v1
         return (min(u0, u1), min(ya, yb), max(u0, u1), max(ya, yb))
@@ -84,8 +83,13 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
         _build_street(kit, rng, taken, areas, road_y, half, lot_depth, cross, clutter, street)
     if cross:
         inner = half - MARGIN
-        park_cars(kit, rng, taken, 0.15 + 0.5 * clutter, [((2.4, -inner), (2.4, inner)),
-                                              ((-2.4, inner), (-2.4, -inner))])  # fmt: skip
+        park_cars(
+            kit,
+            rng,
+            taken,
+            0.15 + 0.5 * clutter,
+            [((2.4, -inner), (2.4, inner)), ((-2.4, inner), (-2.4, -inner))],
+        )
     add_ground(kit, bounds, areas, fill="grass")
     _add_markings(kit, half, bands, band, cross)
     add_boundary(kit, bounds)
@@ -123,9 +127,18 @@ def _split(x0: float, x1: float, rng: np.random.Generator) -> list[tuple[float, 
     return list(zip(edges, edges[1:], strict=False))
 
 
-def _build_street(kit: WorldKit, rng: np.random.Generator, taken: Footprints, areas: list[Area],
-                  road_y: float, half: float, lot_depth: float, cross: bool, clutter: float,
-                  street: str) -> None:
+def _build_street(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    taken: Footprints,
+    areas: list[Area],
+    road_y: float,
+    half: float,
+    lot_depth: float,
+    cross: bool,
+    clutter: float,
+    street: str,
+) -> None:
     """Add the lots on both sides of one road, the lamps along it and its parked cars."""
     inner = half - MARGIN
     spans = [(-inner, -CURB_OUT), (CURB_OUT, inner)] if cross else [(-inner, inner)]
@@ -135,18 +148,35 @@ def _build_street(kit: WorldKit, rng: np.random.Generator, taken: Footprints, ar
             lots = _split(x0, x1, rng)
             for i, (a, b) in enumerate(lots):
                 lot = Lot(a, b, road_y + side * CURB_OUT, side, lot_depth)
-                _build_lot(kit, rng, taken, areas, lot, number, street, clutter,
-                           fence_right=i == len(lots) - 1)  # fmt: skip
+                _build_lot(
+                    kit,
+                    rng,
+                    taken,
+                    areas,
+                    lot,
+                    number,
+                    street,
+                    clutter,
+                    fence_right=i == len(lots) - 1,
+                )
                 number += 2
     _line_verges(kit, rng, road_y, inner, cross, clutter)
     # Right-hand traffic: the south lane heads east (+x), the north lane west.
-    lanes = [((-inner, road_y - 2.4), (inner, road_y - 2.4)),
-             ((inner, road_y + 2.4), (-inner, road_y + 2.4))]  # fmt: skip
+    lanes = [
+        ((-inner, road_y - 2.4), (inner, road_y - 2.4)),
+        ((inner, road_y + 2.4), (-inner, road_y + 2.4)),
+    ]
     park_cars(kit, rng, taken, 0.15 + 0.5 * clutter, lanes)
 
 
-def _line_verges(kit: WorldKit, rng: np.random.Generator, road_y: float, inner: float,
-                 cross: bool, clutter: float) -> None:
+def _line_verges(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    road_y: float,
+    inner: float,
+    cross: bool,
+    clutter: float,
+) -> None:
     """Stand lamp posts and, between them, street trees of one kind along both verges.
 
     Only trees whose crowns start above head height go on a verge: they block no sidewalk.
@@ -163,8 +193,17 @@ def _line_verges(kit: WorldKit, rng: np.random.Generator, road_y: float, inner: 
                 add_tree(kit, rng, (float(x), y), kind)
 
 
-def _build_lot(kit: WorldKit, rng: np.random.Generator, taken: Footprints, areas: list[Area],
-               lot: Lot, number: int, street: str, clutter: float, fence_right: bool) -> None:
+def _build_lot(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    taken: Footprints,
+    areas: list[Area],
+    lot: Lot,
+    number: int,
+    street: str,
+    clutter: float,
+    fence_right: bool,
+) -> None:
     """Add a house facing the road, its path, maybe a driveway with a car, fences, plants."""
     width = lot.x1 - lot.x0
     drive = width >= 14.4 and rng.random() < 0.3 + 0.5 * clutter
@@ -177,8 +216,17 @@ def _build_lot(kit: WorldKit, rng: np.random.Generator, taken: Footprints, areas
     high = lot.x1 - (3.6 if drive and not drive_left else 2.0)
     cx = low + house_w / 2 + float(rng.uniform(0.0, max(0.0, high - low - house_w)))
     door_u = float(rng.uniform(cx - house_w / 2 + 1.0, cx + house_w / 2 - 1.0))
-    add_house(kit, rng, lot.point(cx, setback + house_d / 2), -90.0 * lot.side, house_w, house_d,
-              number, door_offset=(door_u - cx) * lot.side, street=street)  # fmt: skip
+    add_house(
+        kit,
+        rng,
+        lot.point(cx, setback + house_d / 2),
+        -90.0 * lot.side,
+        house_w,
+        house_d,
+        number,
+        door_offset=(door_u - cx) * lot.side,
+        street=street,
+    )
     taken.reserve(*lot.rect(cx - house_w / 2, setback, cx + house_w / 2, setback + house_d))
     areas.append(("sidewalk", *lot.rect(door_u - 0.6, 0.0, door_u + 0.6, setback)))
     if drive:
@@ -192,8 +240,14 @@ def _build_lot(kit: WorldKit, rng: np.random.Generator, taken: Footprints, areas
     _plant_yard(kit, rng, taken, lot, clutter)
 
 
-def _fence_lot(kit: WorldKit, rng: np.random.Generator, taken: Footprints, lot: Lot,
-               setback: float, fence_right: bool) -> None:
+def _fence_lot(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    taken: Footprints,
+    lot: Lot,
+    setback: float,
+    fence_right: bool,
+) -> None:
     """Fence a lot's sides from the house front back, and its back if it lies north.
 
     Each lot owns its left side (and the last one its right), and only northern lots own
@@ -211,8 +265,15 @@ def _fence_lot(kit: WorldKit, rng: np.random.Generator, taken: Footprints, lot: 
         taken.reserve(x0 - 0.05, y0 - 0.05, x1 + 0.05, y1 + 0.05)
 
 
-def _plant_front(kit: WorldKit, rng: np.random.Generator, taken: Footprints, lot: Lot,
-                 house: tuple[float, float], door_u: float, setback: float) -> None:
+def _plant_front(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    taken: Footprints,
+    lot: Lot,
+    house: tuple[float, float],
+    door_u: float,
+    setback: float,
+) -> None:
     """Plant small bushes against the house front, clear of the door and the corners."""
     for u in np.arange(house[0] + 1.0, house[1] - 0.9, 1.4):
         if abs(u - door_u) > 1.4 and rng.random() < 0.5:
@@ -221,12 +282,14 @@ def _plant_front(kit: WorldKit, rng: np.random.Generator, taken: Footprints, lot
             taken.reserve(x - 0.5, y - 0.5, x + 0.5, y + 0.5)
 
 
-def _plant_yard(kit: WorldKit, rng: np.random.Generator, taken: Footprints, lot: Lot,
-                clutter: float) -> None:
+def _plant_yard(
+    kit: WorldKit, rng: np.random.Generator, taken: Footprints, lot: Lot, clutter: float
+) -> None:
     """Try to place a few trees, bushes, rocks and benches where they leave corridors free."""
     for _ in range(int(clutter * 10 + rng.random() * 3)):
-        x, y = lot.point(float(rng.uniform(lot.x0 + 1.0, lot.x1 - 1.0)),
-                         float(rng.uniform(1.0, lot.depth - 1.0)))  # fmt: skip
+        x, y = lot.point(
+            float(rng.uniform(lot.x0 + 1.0, lot.x1 - 1.0)), float(rng.uniform(1.0, lot.depth - 1.0))
+        )
         roll = rng.random()
         if roll < 0.5:
             kind = pick(rng, ("conifer", "broadleaf", "broadleaf", "birch"))

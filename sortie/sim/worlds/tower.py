@@ -36,8 +36,12 @@ APRON = 8.0
 @world(
     "tower",
     "multi-floor office building joined by stairs through stairwells (rescue L5)",
-    (Param("size", 26.0, "length of the building in metres", 22.0, 40.0),
-     Param("floors", 3, "number of floors", 2, 4), CLUTTER, LIGHTING),  # fmt: skip
+    (
+        Param("size", 26.0, "length of the building in metres", 22.0, 40.0),
+        Param("floors", 3, "number of floors", 2, 4),
+        CLUTTER,
+        LIGHTING,
+    ),
 )
 def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamValue]) -> Scene:
     """Build ``floors`` storeys of 3.5-4 m each, with a ceiling over the top one."""
@@ -51,8 +55,12 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     for k in range(count):
         z, top = float(levels[k]), float(levels[k + 1])
         holes = [wells[-1].opening] if wells else []
-        kit.add("floor", slab_with_holes(footprint, holes, z, floor_color, SLAB),
-                level=k, height=round(z, 3))  # fmt: skip
+        kit.add(
+            "floor",
+            slab_with_holes(footprint, holes, z, floor_color, SLAB),
+            level=k,
+            height=round(z, 3),
+        )
         _storey(kit, rng, footprint, z, top, wall_color, float(params["clutter"]), k)
         if k < count - 1:
             wells.append(_stairs_up(kit, half_x, z, top, west=k % 2 == 0))
@@ -73,8 +81,16 @@ def _stairs_up(kit: WorldKit, half_x: float, z0: float, z1: float, west: bool) -
     return stairwell(kit, (inner - length, 0.0), 0.0, z0, z1)
 
 
-def _storey(kit: WorldKit, rng: np.random.Generator, footprint: Rect, z: float, top: float,
-            color: Color, clutter: float, level: int) -> None:
+def _storey(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    footprint: Rect,
+    z: float,
+    top: float,
+    color: Color,
+    clutter: float,
+    level: int,
+) -> None:
     """Add one storey's outer walls, rooms and furniture between ``z`` and ``top``."""
     x0, y0, x1, y1 = footprint
     height = top - z - SLAB
@@ -88,8 +104,9 @@ def _storey(kit: WorldKit, rng: np.random.Generator, footprint: Rect, z: float, 
         _rooms(kit, rng, rooms, z, height - WALL_GAP, color, clutter)
 
 
-def _room_rows(rng: np.random.Generator, xa: float, xb: float, y0: float, y1: float
-               ) -> list[list[Rect]]:
+def _room_rows(
+    rng: np.random.Generator, xa: float, xb: float, y0: float, y1: float
+) -> list[list[Rect]]:
     """Return the rooms south and north of the corridor, about 5 m wide each."""
     count = max(1, round((xb - xa) / 5.0))
     edges = np.linspace(xa, xb, count + 1)
@@ -98,8 +115,15 @@ def _room_rows(rng: np.random.Generator, xa: float, xb: float, y0: float, y1: fl
     return [south, north]
 
 
-def _rooms(kit: WorldKit, rng: np.random.Generator, rooms: list[Rect], z: float,
-           height: float, color: Color, clutter: float) -> None:
+def _rooms(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    rooms: list[Rect],
+    z: float,
+    height: float,
+    color: Color,
+    clutter: float,
+) -> None:
     """Add a row of rooms: side walls, a corridor wall with one doorway each, furniture."""
     north = rooms[0][1] > 0
     y_corridor = CORRIDOR if north else -CORRIDOR
@@ -118,13 +142,27 @@ def _rooms(kit: WorldKit, rng: np.random.Generator, rooms: list[Rect], z: float,
         _furnish(kit, rng, room, z, clutter, [(door, y_corridor, 1.6)])
 
 
-def _furnish(kit: WorldKit, rng: np.random.Generator, room: Rect, z: float, clutter: float,
-             clear: list[Circle]) -> None:
+def _furnish(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    room: Rect,
+    z: float,
+    clutter: float,
+    clear: list[Circle],
+) -> None:
     """Add desks, chairs, shelves and sofas to a room, leaving lanes between them."""
     x0, y0, x1, y1 = room
     count = int(round((x1 - x0) * (y1 - y0) * 0.08 * (0.3 + clutter)))
-    furnish(kit, rng, (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5), z, count,
-            ("table", "chair", "shelf", "sofa"), clear, weights=(0.35, 0.3, 0.2, 0.15))
+    furnish(
+        kit,
+        rng,
+        (x0 + 0.5, y0 + 0.5, x1 - 0.5, y1 - 0.5),
+        z,
+        count,
+        ("table", "chair", "shelf", "sofa"),
+        clear,
+        weights=(0.35, 0.3, 0.2, 0.15),
+    )
 
 
 def _grounds(kit: WorldKit, footprint: Rect) -> None:
