@@ -77,3 +77,46 @@ def test_pose_parse_reports_bad_text():
 def test_wrap_degrees():
     """Angles wrap into [-180, 180)."""
     assert wrap_degrees(190.0) == -170.0 and wrap_degrees(-180.0) == -180.0
+
+
+def test_typed_step_and_footer_records_round_trip_with_their_enums():
+    """Event kinds, stage statuses and the outcome come back as enums, equal to the original."""
+    from sortie.core.observation import EventKind
+    from sortie.core.trajectory import (
+        EventRecord,
+        Outcome,
+        StageRecord,
+        StageStatus,
+        TrajectoryFooter,
+    )
+
+    step = StepRecord(
+        index=3,
+        pose=Pose(1, 2, 0, 45),
+        action={"kind": "move", "turn": 5.0, "speed": 1.0},
+        events=[EventRecord(kind=EventKind.PICKED_UP, target="casualty")],
+        stages={"S1": StageStatus.DONE, "S2": StageStatus.ACTIVE},
+        clock_sim=0.6,
+        clock_latency=0.6,
+    )
+    footer = TrajectoryFooter(
+        outcome=Outcome.ERROR,
+        failure_reason="agent_error",
+        steps=3,
+        stages=[StageRecord(name="S1", status=StageStatus.DONE)],
+    )
+    back = StepRecord.model_validate_json(step.model_dump_json())
+    assert back == step and back.events[0].kind is EventKind.PICKED_UP
+    assert back.stages["S2"] is StageStatus.ACTIVE
+    again = TrajectoryFooter.model_validate_json(footer.model_dump_json())
+    assert again == footer and again.outcome is Outcome.ERROR
+
+
+def test_an_unknown_outcome_or_event_kind_is_refused():
+    """A record with outcome 'won' or an event 'teleported' is an error naming the field."""
+    from sortie.core.trajectory import EventRecord, TrajectoryFooter
+
+    with pytest.raises(ValidationError, match="outcome"):
+        TrajectoryFooter.model_validate({"outcome": "won", "steps": 1})
+    with pytest.raises(ValidationError, match="kind"):
+        EventRecord.model_validate({"kind": "teleported"})
