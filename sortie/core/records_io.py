@@ -36,6 +36,8 @@ MAX_FILE_BYTES = 512 * 2**20
 MAX_LINE_BYTES = 32 * 2**20
 MAX_DEPTH = 32
 _MAX_INT = 2**63
+Row = tuple[int, dict[str, Any]]
+"""A JSON line: its number in the file and its object."""
 EpisodeCheck = Callable[[EpisodeSpec], None]
 """A family's check of an episode's own data; raises ConfigError (or ValueError) when bad."""
 
@@ -77,7 +79,7 @@ def write_suite(path: Path, header: SuiteHeader, episodes: Iterable[EpisodeSpec]
 def read_suite(path: Path, check: EpisodeCheck | None = None) -> Suite:
     """Read a suite file, raising ConfigError listing every bad line with its field.
 
-    ``check`` validates each episode's family data (see ``sortie.missions.check_episode``);
+    ``check`` validates each episode's family data (``sortie.missions.registry.check_episode``);
     episode ids must be unique in the file.
     """
     errors: list[str] = []
@@ -124,14 +126,12 @@ def read_trajectory(path: Path, check: EpisodeCheck | None = None) -> Trajectory
     steps = [_parse(StepRecord, row, path, errors) for row in rows[1:-1]]
     footer = _parse(TrajectoryFooter, rows[-1], path, errors)
     if header is not None and check is not None:
-        errors += [m for m in [_checked(check, header.episode, path, rows[0][0])] if m]
+        problem = _checked(check, header.episode, path, rows[0][0])
+        errors += [problem] if problem else []
     if errors:
         raise ConfigError(_joined(errors))
     assert header is not None and footer is not None
     return Trajectory(header, [s for s in steps if s is not None], footer)
-
-
-Row = tuple[int, dict[str, Any]]
 
 
 def upgrade_v1(rows: list[Row]) -> list[Row]:
