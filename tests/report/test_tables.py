@@ -187,13 +187,16 @@ def errored_store(tmp_path_factory):
         [room_rescue("m/short", 0.4, (-1.0, -0.5)), room_rescue("m/long", 120.0, (-1.0, -0.5))],
     )
     path = folder / "s.db"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(base.AGENTS._entries, "saying", SayingAgent)
+    with base.AGENTS.override("saying", SayingAgent):
         run_stored(
-            RunRequest((str(suite),), "saying", {"fail_at": "3"}, store=path, run_id="mixed")
+            RunRequest(
+                (str(suite),), "saying", agent_args={"fail_at": "3"}, store=path, run_id="mixed"
+            )
         )
         run_stored(
-            RunRequest((str(suite),), "saying", {"fail_at": "1"}, store=path, run_id="early")
+            RunRequest(
+                (str(suite),), "saying", agent_args={"fail_at": "1"}, store=path, run_id="early"
+            )
         )
     return path
 
