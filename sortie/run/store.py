@@ -7,32 +7,30 @@ store; the store keeps their paths relative to its folder, so the folder can be 
 A run has one writer at a time: ``begin_run`` claims the run id with an OS file lock
 (``<store>.<run id>.lock``, holding the writer's pid, host and start time), which the OS drops
 when the writer exits or is killed, so a killed run can be resumed at once. SQLite failures
-(a full disk, a damaged file, a store locked for too long) become ``StoreError`` messages that
-name the file and say what to do; a file that is not a sortie store is refused, never written.
+become ``StoreError`` messages that say what to do, and a file that is not a sortie store is
+refused, never written (``sortie.run.store_guard``).
 """
 
 from __future__ import annotations
 
-import fcntl
-import functools
 import json
 import math
 import os
-import socket
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Concatenate, ParamSpec, TypeVar
+from typing import IO, Any
 
 import sortie
 from sortie.core.episode import check_name
-from sortie.core.errors import ConfigError, SortieError, StoreError
+from sortie.core.errors import ConfigError
 from sortie.core.trajectory import ERROR_REASONS, StageRecord
 from sortie.run.jobs import JobResult
+from sortie.run.store_guard import check_store_file, guarded, lock_file, store_error
 
 STORE_SCHEMA_VERSION = 1
 """Version of the table layout below; kept in SQLite's ``user_version``."""
@@ -71,68 +69,6 @@ _STAGE_COLUMNS = (
     "done_step",
 )
 _STAGE_MARKS = ", ".join("?" * (2 + len(_STAGE_COLUMNS)))
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-"""The first 16 bytes of every SQLite database file."""
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _store_error(path: Path, doing: str, error: sqlite3.Error) -> SortieError:
-    """Return the error to raise for a failed SQLite call: what happened and what to do."""
-    code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF  # the primary result code
-    if code == sqlite3.SQLITE_FULL:
-        return StoreError(
-            f"{path}: the disk is full ({error}) while {doing}; free disk space, "
-            "then resume the run with the same --run-id (finished episodes are "
-            "kept)"
-        )
-    if code == sqlite3.SQLITE_NOTADB:
-        return ConfigError(
-            f"{path}: not a sortie results store ({error}); it is left "
-            "untouched; choose another --store"
-        )
-    if code == sqlite3.SQLITE_CORRUPT:
-        return StoreError(
-            f"{path}: the store is damaged ({error}) while {doing}; recover what "
-            f"it holds with `sqlite3 {path} .recover | sqlite3 {path}.recovered` "
-            "and use that file, or choose another --store"
-        )
-    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return StoreError(
-            f"{path}: another process kept the store locked for over a minute "
-            f"while {doing} ({error}); try again when it is done"
-        )
-    if code in (
-        sqlite3.SQLITE_READONLY,
-        sqlite3.SQLITE_CANTOPEN,
-        sqlite3.SQLITE_PERM,
-        sqlite3.SQLITE_IOERR,
-    ):
-        return StoreError(
-            f"{path}: cannot read or write the store while {doing} ({error}); "
-            "check the file's permissions, its folder and the disk"
-        )
-    return StoreError(f"{path}: SQLite failed while {doing} ({error})")
-
-
-def _guarded(
-    doing: str,
-) -> Callable[[Callable[Concatenate[Store, _P], _R]], Callable[Concatenate[Store, _P], _R]]:
-    """Return a decorator that turns a method's SQLite errors into ``_store_error``'s."""
-
-    def decorate(
-        method: Callable[Concatenate[Store, _P], _R],
-    ) -> Callable[Concatenate[Store, _P], _R]:
-        @functools.wraps(method)
-        def guarded(self: Store, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-            try:
-                return method(self, *args, **kwargs)
-            except sqlite3.Error as error:
-                raise _store_error(self.path, doing, error) from error
-
-        return guarded
-
-    return decorate
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,21 +105,21 @@ class Store:
         """
         self.path = path
         self.folder = path.resolve().parent
-        _check_file(path)
+        check_store_file(path)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._claims: dict[str, tuple[Path, IO[str]]] = {}
         try:
             # A busy timeout lets several runs share one store: writers wait instead of failing.
             self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None)
         except sqlite3.Error as error:
-            raise _store_error(path, "opening it", error) from error
+            raise store_error(path, "opening it", error) from error
         try:
             self._prepare()
         except BaseException:
             self._db.close()
             raise
 
-    @_guarded("opening it")
+    @guarded("opening it")
     def _prepare(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > STORE_SCHEMA_VERSION:
@@ -243,7 +179,7 @@ class Store:
                 self._db.execute("ROLLBACK")
             raise
 
-    @_guarded("recording the run")
+    @guarded("recording the run")
     def begin_run(self, run_id: str, config: dict[str, Any]) -> None:
         """Claim run ``run_id`` and record its resolved config, or check it matches the stored one.
 
@@ -280,25 +216,25 @@ class Store:
         """Hold the run's lock file for this store, or say who holds it."""
         if run_id not in self._claims:
             lock = self.path.with_name(f"{self.path.name}.{run_id}.lock")
-            self._claims[run_id] = (lock, _lock(lock, f"{self.path}: run {run_id!r}"))
+            self._claims[run_id] = (lock, lock_file(lock, f"{self.path}: run {run_id!r}"))
 
     def _release(self, run_id: str) -> None:
         lock, handle = self._claims.pop(run_id)
         lock.unlink(missing_ok=True)  # while still locked: a waiting opener sees it is stale
         handle.close()
 
-    @_guarded("reading a run")
+    @guarded("reading a run")
     def run_config(self, run_id: str) -> dict[str, Any] | None:
         """Return the stored config of ``run_id``, or None if there is no such run."""
         row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
-    @_guarded("listing the runs")
+    @guarded("listing the runs")
     def runs(self) -> list[str]:
         """Return the run ids in the store, oldest first."""
         return [r[0] for r in self._db.execute("SELECT run_id FROM runs ORDER BY created, run_id")]
 
-    @_guarded("storing an episode")
+    @guarded("storing an episode")
     def add(self, run_id: str, result: JobResult) -> None:
         """Write one finished episode (row, metrics, stages) in a single transaction.
 
@@ -342,7 +278,7 @@ class Store:
                 [(run_id, job.key, *_stage_row(stage)) for stage in footer.stages],
             )
 
-    @_guarded("reading a run's episodes")
+    @guarded("reading a run's episodes")
     def keys(self, run_id: str, errors_only: bool = False) -> set[str]:
         """Return the keys of the run's stored episodes (only the errored ones if asked)."""
         rows = self._db.execute(
@@ -350,7 +286,7 @@ class Store:
         )
         return {key for key, reason in rows if not errors_only or reason in ERROR_REASONS}
 
-    @_guarded("reading a run's episodes")
+    @guarded("reading a run's episodes")
     def episodes(self, run_id: str) -> list[StoredEpisode]:
         """Return the run's episodes with their metrics, ordered by key."""
         metrics = self._metrics(run_id)
@@ -388,7 +324,7 @@ class Store:
             by_key[key][name] = math.nan if value is None else value  # SQLite stores NaN as NULL
         return by_key
 
-    @_guarded("reading an episode's stages")
+    @guarded("reading an episode's stages")
     def stages(self, run_id: str, key: str) -> list[StageRecord]:
         """Return the stage records of one episode, in mission order."""
         rows = self._db.execute(
@@ -400,56 +336,6 @@ class Store:
             StageRecord(name=row[0], **dict(zip(_STAGE_COLUMNS[1:], row[1:], strict=True)))
             for row in rows
         ]
-
-
-def _check_file(path: Path) -> None:
-    """Refuse a path that holds something other than an SQLite file (a new path is fine)."""
-    if not path.exists():
-        return
-    if path.is_dir():
-        raise ConfigError(f"{path}: a folder, not a results store file; pass --store FILE")
-    with path.open("rb") as file:
-        head = file.read(len(_SQLITE_MAGIC))
-    found = "an empty file (0 bytes)" if not head else "not an SQLite file"
-    if head != _SQLITE_MAGIC:
-        raise ConfigError(
-            f"{path}: not a sortie results store ({found}); it is left "
-            "untouched; delete it or choose another --store"
-        )
-
-
-def _lock(path: Path, what: str) -> IO[str]:
-    """Return ``path`` opened and exclusively locked, stamped with this process; or refuse.
-
-    Raises:
-        StoreError: another process holds the lock (the message names its pid and host).
-    """
-    while True:
-        handle = path.open("a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
-            raise StoreError(
-                f"{what} is being written by {holder} (lock {path}); wait for it "
-                "to finish or stop it, or choose another --run-id"
-            ) from None
-        if _same_file(handle, path):  # else its last holder removed it as we opened it
-            break
-        handle.close()
-    handle.truncate(0)
-    handle.write(f"pid {os.getpid()} on {socket.gethostname()} since {_now()}\n")
-    handle.flush()
-    return handle
-
-
-def _same_file(handle: IO[str], path: Path) -> bool:
-    try:
-        return os.path.samestat(os.fstat(handle.fileno()), path.stat())
-    except FileNotFoundError:
-        return False
 
 
 def _stage_row(stage: StageRecord) -> tuple[Any, ...]:
