@@ -110,7 +110,8 @@ def demo(
 ) -> None:
     """Run the smoke suites with three agents each; print the leaderboards, write HTML."""
     from sortie.report import write_portal, write_site
-    from sortie.report.tables import leaderboard, render_table, report_rows
+    from sortie.report.render import leaderboard, render_table
+    from sortie.report.tables import report_rows
     from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_with_progress
     from sortie.run.store import Store
@@ -293,7 +294,8 @@ def report(
     Episodes that ended in an agent or backend error are left out of every mean and counted
     in the ``errors`` column.
     """
-    from sortie.report.tables import choose_columns, render, report_rows
+    from sortie.report.render import render
+    from sortie.report.tables import choose_columns, report_rows
 
     try:
         with _open_store(store) as opened:
@@ -324,7 +326,8 @@ def compare(
     fmt: FormatOption = "table",
 ) -> None:
     """Print B − A per metric and group: paired over common episodes, with 95% intervals."""
-    from sortie.report.tables import compare_rows, render
+    from sortie.report.render import render
+    from sortie.report.tables import compare_rows
 
     try:
         with _open_store(store) as opened:
@@ -356,7 +359,8 @@ def sweep(
 ) -> None:
     """Run one stored run per setting of the varied agent arguments; print their comparison."""
     from sortie.core.errors import RunAbortedError
-    from sortie.report.tables import render, report_rows
+    from sortie.report.render import render
+    from sortie.report.tables import report_rows
     from sortie.run.batch import RunRequest
     from sortie.run.cli_run import run_with_progress, summarise
     from sortie.run.store import Store

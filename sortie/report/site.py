@@ -22,7 +22,8 @@ from sortie.report.failures import failure_modes, failure_rows
 from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, render_table
 from sortie.report.maps import WorldMaps
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
-from sortie.report.tables import check_run, family_columns, layout, paper_tables, report_rows
+from sortie.report.render import layout, paper_tables
+from sortie.report.tables import check_run, family_columns, report_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
 

@@ -8,20 +8,11 @@ or ``rescuebench-code``); ``columns`` may be any metric the runs hold, or all of
 
 from __future__ import annotations
 
-import csv
-import dataclasses
 import difflib
-import io
-import json
 import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from rich.console import Group as RichGroup
-from rich.console import RenderableType
-from rich.table import Table
 
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.trajectory import TrajectoryHeader
@@ -36,11 +27,6 @@ from sortie.metrics.intervals import (
 from sortie.run.store import Store, StoredEpisode
 
 GROUPS = ("level", "world", "type", "suite")
-FORMATS = ("table", "markdown", "csv", "json")
-MAIN_COLUMNS = ("tcr", "ts")
-"""The paper's main table: full-task completion and total score, per group and agent."""
-STAGE_COLUMNS = ("s1", "s2", "s3", "s4", "steps", "hs", "collisions")
-"""The stage diagnostic table: where along the mission agents lose their points."""
 TS_VARIANTS = ("paper", "rescuebench-code")
 DEFAULT_TS_VARIANT = "paper"
 """The stage scores TS and S1–S4 are read in by default (``docs/rescue.md`` says why)."""
@@ -48,8 +34,6 @@ CODE_SCORES = {"ts": "ts_code", "s1": "s1_code", "s2": "s2_code", "s3": "s3_code
 """The metric each stage-score column reads under ``rescuebench-code``."""
 ALL_COLUMNS = "all"
 """``--columns all``: every metric the runs' episodes hold."""
-TABLE_WIDTH = 8
-"""Metrics per table when a report shows more columns than the paper's tables."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,222 +268,3 @@ def _counts(episodes: Sequence[EpisodeMean]) -> Counter[str]:
     counts = Counter(e.group for e in episodes)
     counts["all"] = len({e.episode for e in episodes})
     return counts
-
-
-@dataclass(frozen=True, slots=True)
-class ReportTable:
-    """One of the paper's tables: a title, its metrics, and whether groups become columns."""
-
-    title: str
-    columns: tuple[str, ...]
-    pivot: bool
-    """True: one line per run with each group's metrics side by side (the main table)."""
-    rows: tuple[ReportRow, ...]
-
-
-def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
-    """Split report rows into the main table (TCR, TS) and the stage diagnostic table.
-
-    Rows of other metrics (another mission family) stay one table of everything.
-    """
-    columns = tuple(_columns(rows))
-    if columns == AERIAL_COLUMNS:
-        return [
-            ReportTable(
-                "MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, steps",
-                AERIAL_COLUMNS,
-                False,
-                tuple(rows),
-            )
-        ]
-    if columns != RESCUE_COLUMNS:
-        return metric_tables(rows, columns)
-    return [
-        ReportTable(
-            "Main table: task completion (TCR, %) and total score (TS, 0–100)",
-            MAIN_COLUMNS,
-            True,
-            tuple(rows),
-        ),
-        ReportTable(
-            "Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
-            STAGE_COLUMNS,
-            False,
-            tuple(rows),
-        ),
-    ]
-
-
-def metric_tables(rows: Sequence[ReportRow], columns: Sequence[str]) -> list[ReportTable]:
-    """Return the rows as tables of at most ``TABLE_WIDTH`` metrics each (the chosen columns)."""
-    parts = [tuple(columns[i : i + TABLE_WIDTH]) for i in range(0, len(columns), TABLE_WIDTH)]
-    if len(parts) == 1:
-        return [ReportTable("", parts[0], False, tuple(rows))]
-    return [
-        ReportTable(f"Metrics ({k}/{len(parts)})", part, False, tuple(rows))
-        for k, part in enumerate(parts, start=1)
-    ]
-
-
-def leaderboard(rows: Sequence[ReportRow]) -> list[ReportTable]:
-    """Return the paper's tables for a terminal: the main table, and stages over all groups."""
-    tables = paper_tables(rows)
-    overall = tuple(row for row in rows if row.group == "all")
-    return [
-        dataclasses.replace(t, rows=overall) if t.columns == STAGE_COLUMNS else t for t in tables
-    ]
-
-
-def render(rows: Sequence[ReportRow], fmt: str, title: str = "") -> RenderableType | str:
-    """Return the paper's tables as rich tables or markdown, or every row as CSV or JSON."""
-    if fmt == "table":
-        return RichGroup(*(render_table(t, title) for t in paper_tables(rows)))
-    if fmt == "markdown":
-        return "\n".join(render_markdown(t) for t in paper_tables(rows))
-    renderers = {"csv": render_csv, "json": render_json}
-    if fmt not in renderers:
-        raise ConfigError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    return renderers[fmt](rows)
-
-
-def render_table(table: ReportTable, title: str = "") -> Table:
-    """Return a rich table with one ``mean [lo, hi]`` cell per metric (TCR and HS in %)."""
-    # The interval goes under the mean, and the main table has one column per run rather than
-    # per level (the paper's way round, kept in markdown), so it fits a terminal.
-    header, lines = layout(table, "\n", by_run=True, compact=True)
-    out = Table(
-        title=" · ".join(part for part in (title, table.title) if part) or None,
-        caption="mean, and its 95% bootstrap interval over episodes under it",
-    )
-    for column in header:
-        name = column in ("run", "group")
-        # Names never wrap; numbers fold rather than being cut, so no digit is hidden.
-        out.add_column(
-            _SHORT.get(column, column),
-            justify="left" if name else "right",
-            no_wrap=name,
-            overflow="fold",
-        )
-    for line in lines:
-        out.add_row(*line)
-    return out
-
-
-_SHORT = {"COLLISIONS": "COLL."}
-"""Shorter terminal headers for long metric names."""
-
-
-def render_markdown(table: ReportTable) -> str:
-    """Return a GitHub markdown table, under a heading when the table has a title."""
-    header, lines = layout(table, " ")
-    left = sum(column in ("run", "group") for column in header)
-    text = ["| " + " | ".join(header) + " |", "|" + "---|" * left + "---:|" * (len(header) - left)]
-    text += ["| " + " | ".join(line) + " |" for line in lines]
-    return (f"### {table.title}\n\n" if table.title else "") + "\n".join(text) + "\n"
-
-
-def layout(
-    table: ReportTable, separator: str, by_run: bool = False, compact: bool = False
-) -> tuple[list[str], list[list[str]]]:
-    """Return the header and the text lines of a table, pivoted or one line per row.
-
-    A pivoted table has a line per run and columns per group, or with ``by_run`` a line per
-    group and columns per run. ``separator`` and ``compact`` shape each cell (see ``cell``).
-    """
-    if not table.pivot:
-        header = ["run", "group", "n", "errors", *(c.upper() for c in table.columns)]
-        return header, [
-            [
-                row.run,
-                row.group,
-                str(row.n),
-                str(row.errors),
-                *(cell(row.estimates[c], separator, compact) for c in table.columns),
-            ]
-            for row in table.rows
-        ]
-    lines_by, columns_by = ("group", "run") if by_run else ("run", "group")
-    across = list(dict.fromkeys(getattr(row, columns_by) for row in table.rows))
-    header = [lines_by, *(f"{a} {c.upper()}" for a in across for c in table.columns)]
-    cells: dict[str, dict[str, str]] = {}
-    for row in table.rows:
-        line = cells.setdefault(getattr(row, lines_by), {})
-        line.update(
-            {
-                f"{getattr(row, columns_by)} {c.upper()}": cell(
-                    row.estimates[c], separator, compact
-                )
-                for c in table.columns
-            }
-        )
-    return header, [[name, *(line.get(h, "") for h in header[1:])] for name, line in cells.items()]
-
-
-def render_csv(rows: Sequence[ReportRow]) -> str:
-    """Return CSV text: run, group, n, errors, then each metric's mean, lo, hi (empty when NaN)."""
-    columns = _columns(rows)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [
-            "run",
-            "group",
-            "n",
-            "errors",
-            *(f"{c}{part}" for c in columns for part in ("", "_lo", "_hi")),
-        ]
-    )
-    for row in rows:
-        values = [
-            _number(getattr(row.estimates[c], part))
-            for c in columns
-            for part in ("mean", "lo", "hi")
-        ]
-        writer.writerow(
-            [row.run, row.group, row.n, row.errors, *("" if v is None else v for v in values)]
-        )
-    return out.getvalue()
-
-
-def render_json(rows: Sequence[ReportRow]) -> str:
-    """Return JSON ``{run: {group: {n, errors, metric: {mean, lo, hi, n, spread}}}}``, NaN null."""
-    nested: dict[str, dict[str, dict[str, Any]]] = {}
-    for row in rows:
-        nested.setdefault(row.run, {})[row.group] = {
-            "n": row.n,
-            "errors": row.errors,
-            **{
-                c: {
-                    "mean": _number(e.mean),
-                    "lo": _number(e.lo),
-                    "hi": _number(e.hi),
-                    "n": e.n,
-                    "spread": _number(e.spread),
-                }
-                for c, e in row.estimates.items()
-            },
-        }
-    return json.dumps(nested, indent=2, ensure_ascii=False) + "\n"
-
-
-def cell(estimate: Estimate, separator: str = " ", compact: bool = False) -> str:
-    """Return ``mean [lo, hi]``, just the mean when there is no interval, ``–`` when NaN.
-
-    ``compact`` writes the interval as the shorter ``lo–hi`` (terminal tables).
-    """
-    if math.isnan(estimate.mean):
-        return "–"
-    if math.isnan(estimate.lo):
-        return f"{estimate.mean:.1f}"
-    if compact:
-        return f"{estimate.mean:.1f}{separator}{estimate.lo:.1f}–{estimate.hi:.1f}"
-    return f"{estimate.mean:.1f}{separator}[{estimate.lo:.1f}, {estimate.hi:.1f}]"
-
-
-def _columns(rows: Sequence[ReportRow]) -> list[str]:
-    return list(rows[0].estimates) if rows else []
-
-
-def _number(value: float) -> float | None:
-    # JSON has no NaN; null says "not defined" to every reader.
-    return None if math.isnan(value) else value

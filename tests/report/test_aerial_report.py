@@ -3,7 +3,8 @@ import pytest
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.report import write_site
-from sortie.report.tables import family_columns, render, report_rows
+from sortie.report.render import render
+from sortie.report.tables import family_columns, report_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from sortie.testing.episodes import aerial_hop

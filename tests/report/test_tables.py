@@ -9,15 +9,8 @@ from typer.testing import CliRunner
 from sortie.cli import app
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.metrics.aggregate import RESCUE_COLUMNS
-from sortie.report.tables import (
-    cell,
-    choose_columns,
-    compare_rows,
-    layout,
-    paper_tables,
-    render,
-    report_rows,
-)
+from sortie.report.render import cell, layout, paper_tables, render
+from sortie.report.tables import choose_columns, compare_rows, report_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from tests.conftest import run_stored
