@@ -3,3 +3,5 @@
 from sortie.agents.base import AGENTS, Agent, SupportsOracle, agent_families
 
 __all__ = ["AGENTS", "Agent", "SupportsOracle", "agent_families"]
+
+AGENTS.add("remote", "sortie.remote.client:RemoteAgent")
