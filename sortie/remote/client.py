@@ -5,7 +5,8 @@ times out is retried (``retries`` times, waiting ``backoff`` seconds, doubling);
 retries are used up the agent raises ``RemoteAgentError`` and the episode ends as
 ``agent_error`` with the cause. An answer that is not a valid action (a 4xx, a malformed or
 oversized body, another schema version, an unknown action) is recorded as an invalid action
-and the episode goes on. The token (``SORTIE_AGENT_TOKEN``) is read from the environment and
+and the episode goes on; a server that lost the session (404, it restarted) or whose policy
+raised (5xx) ends the episode as ``agent_error``. The token (``SORTIE_AGENT_TOKEN``) is read from the environment and
 blotted out of anything recorded.
 """
 
@@ -139,7 +140,8 @@ class RemoteAgent:
         """Return the server's action; an invalid action if its answer is not one.
 
         Raises:
-            RemoteAgentError: unreachable after the retries (the episode ends as agent_error).
+            RemoteAgentError: unreachable after the retries, the server lost the session, or
+                its policy failed (5xx): the episode ends as agent_error.
         """
         request = ActRequest(
             session=self._session,
@@ -147,6 +149,10 @@ class RemoteAgent:
             observation=observation_to_wire(observation),
         )
         answer = self._post("/v1/act", request, f"act at step {observation.step}")
+        if answer.status == 404:  # the server forgot the session (restarted): cannot go on
+            raise RemoteAgentError(self._scrub(f"{self._where()} lost the session: {_raw(answer)}"))
+        if answer.status >= 500:  # the served policy raised, as a local agent would
+            raise RemoteAgentError(self._scrub(f"{self._where()} failed: {_raw(answer)}"))
         try:
             response = self._read(ActResponse, answer)
         except WireError as error:

@@ -9,9 +9,11 @@ nothing a client sends stops the server.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
+import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -88,8 +90,9 @@ class AgentServer:
         self.token = os.environ.get(TOKEN_ENV) or None
         self._sessions: OrderedDict[str, _Live] = OrderedDict()
         self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer((host, port), _handler(self))
-        self.httpd.daemon_threads = True
+        self.connections: set[socket.socket] = set()
+        """Open client connections, closed by ``stop`` (keep-alive would outlive the server)."""
+        self.httpd = _QuietServer((host, port), _handler(self))
         self._thread: threading.Thread | None = None
 
     @property
@@ -100,21 +103,29 @@ class AgentServer:
 
     def start(self) -> AgentServer:
         """Serve from a background thread; return self."""
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
         return self
 
     def serve_forever(self) -> None:
         """Serve in this thread until ``stop`` (or Ctrl-C)."""
         try:
-            self.httpd.serve_forever()
+            self._loop()
         finally:
             self.httpd.server_close()
 
+    def _loop(self) -> None:
+        self.httpd.serve_forever(poll_interval=0.05)  # stop() waits one interval at most
+
     def stop(self) -> None:
-        """Stop serving and close the socket."""
+        """Stop serving, close every open connection and the socket."""
         self.httpd.shutdown()
-        self.httpd.server_close()
+        self.httpd.server_close()  # first, so that no client reconnects in the meantime
+        with self._lock:
+            open_now = list(self.connections)
+        for connection in open_now:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -168,6 +179,15 @@ class AgentServer:
         return hmac.compare_digest(given.encode(), self.token.encode())
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that does not print a traceback for every dropped client."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Ignore a client that went away mid-answer: it sees a lost connection."""
+
+
 def _error(code: str, message: str) -> dict[str, Any]:
     return ErrorResponse(error=code, message=message).model_dump(mode="json")
 
@@ -178,6 +198,16 @@ def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: one connection per client, not per step
         disable_nagle_algorithm = True  # the body does not wait for the headers to be acked
+
+        def setup(self) -> None:
+            super().setup()
+            with server._lock:
+                server.connections.add(self.connection)
+
+        def finish(self) -> None:
+            with server._lock:
+                server.connections.discard(self.connection)
+            super().finish()
 
         def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
             self._serve("GET")
