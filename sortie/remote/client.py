@@ -6,8 +6,8 @@ retries are used up the agent raises ``RemoteAgentError`` and the episode ends a
 ``agent_error`` with the cause. An answer that is not a valid action (a 4xx, a malformed or
 oversized body, another schema version, an unknown action) is recorded as an invalid action
 and the episode goes on; a server that lost the session (404, it restarted) or whose policy
-raised (5xx) ends the episode as ``agent_error``. The token (``SORTIE_AGENT_TOKEN``) is read from the environment and
-blotted out of anything recorded.
+raised (5xx) ends the episode as ``agent_error``. The token (``SORTIE_AGENT_TOKEN``) is read
+from the environment and blotted out of anything recorded.
 """
 
 from __future__ import annotations

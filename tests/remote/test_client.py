@@ -60,8 +60,7 @@ class DiesAtStep3:
 def test_a_server_lost_for_good_ends_each_episode_as_agent_error_and_the_run_ends(
     tmp_path, tiny_rescue
 ):
-    """The server dies mid-episode: that episode and the next are agent_error with the cause,
-    and the run still finishes with both stored."""
+    """A server that dies mid-episode: it and the next are agent_error, and both are stored."""
     dying = DiesAtStep3()
     dying.server = AgentServer(dying).start()
     episodes = remote_run(tmp_path, tiny_rescue, dying.server.url, retries="2")
@@ -72,8 +71,7 @@ def test_a_server_lost_for_good_ends_each_episode_as_agent_error_and_the_run_end
 
 
 def test_a_server_restarted_mid_episode_loses_that_episode_only(tmp_path, tiny_rescue):
-    """A server that dies and comes back on its port: the episode it was playing is
-    agent_error (its session is gone), the next one is played and scored."""
+    """A server that dies and comes back: its episode is agent_error, the next one is scored."""
     dying = DiesAtStep3()
     dying.server = AgentServer(dying).start()
     port = dying.server.httpd.server_address[1]
