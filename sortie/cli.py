@@ -537,5 +537,43 @@ def agent_server(
         raise typer.Exit(code=0) from None
 
 
+@app.command()
+def play(
+    suite: Annotated[str, typer.Argument(help="Suite name (e.g. rescue-l1-v1) or file.")],
+    episode: Annotated[
+        list[str] | None, typer.Option(help="Episode id to play (repeatable; default: all).")
+    ] = None,
+    port: Annotated[
+        int, typer.Option(help="Port of the page on 127.0.0.1 (0: a free one).")
+    ] = 8766,
+    store: StoreOption = DEFAULT_STORE,
+    run_id: Annotated[
+        str | None, typer.Option(help="Run to resume or create (default: human and time).")
+    ] = None,
+) -> None:
+    """Play a suite yourself in a browser, one key press per step; stored as agent `human`.
+
+    The run counts time on the latency clock, so your decision time is mission time.
+    """
+    from sortie.remote.play import PlayRequest
+    from sortie.remote.play import play as play_suite
+
+    def ready(url: str) -> None:
+        console.print(f"Open {url} in a browser and play (keys are on the page); Ctrl-C stops")
+        sys.stdout.flush()
+
+    request = PlayRequest(suite, tuple(episode or ()), port, store, run_id)
+    try:
+        play_suite(request, lambda line: console.print(escape(line)), ready)
+    except SortieError as error:
+        raise _fail(error) from None
+    except OSError as error:
+        raise _fail(
+            SortieError(f"cannot serve the page on port {port}: {error.strerror}")
+        ) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(code=130) from None
+
+
 if __name__ == "__main__":
     app()

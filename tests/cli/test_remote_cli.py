@@ -74,3 +74,40 @@ def test_agent_server_played_by_run_with_agent_remote(tmp_path):
         )
     assert result.exit_code == 0, result.output
     assert "aerial-smoke-v1 · remote" in result.output
+
+
+def test_play_refuses_an_unknown_episode_before_serving_the_page(tmp_path):
+    """A misspelt episode id is exit code 2 with the nearest id, and no page is served."""
+    result = runner.invoke(
+        app,
+        [
+            "play",
+            "rescue-smoke-v1",
+            "--episode",
+            "rescue-smoke-v1/000",
+            "--port",
+            "0",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
+    assert result.exit_code == 2 and "no episode 'rescue-smoke-v1/000'" in result.output
+    assert "Open http" not in result.output
+
+
+def test_run_with_agent_human_says_to_play_instead(tmp_path):
+    """`sortie run --agent human` has nobody at a page: a clear error naming `sortie play`."""
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "rescue-smoke-v1",
+            "--agent",
+            "human",
+            "--limit",
+            "1",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
+    assert result.exit_code == 2 and "sortie play" in result.output
