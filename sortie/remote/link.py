@@ -10,6 +10,9 @@ from urllib.parse import urlsplit
 from sortie.core.errors import ConfigError
 from sortie.remote.server import TOKEN_ENV
 
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+"""How a kept-alive connection that the server closed while idle fails."""
+
 
 class LinkError(Exception):
     """The connection failed: refused, reset, timed out, or closed mid-answer."""
@@ -54,7 +57,17 @@ class Link:
         Raises:
             LinkError: the connection failed; it is closed, the next request opens another.
         """
+        reused = self._connection is not None
         try:
+            return self._send(method, path, body)
+        except _STALE:
+            self.close()
+            if not reused:
+                raise LinkError("connection lost (the server closed it)") from None
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
+            raise LinkError(_cause(error)) from None
+        try:  # a kept-alive connection the server had closed meanwhile: once more, afresh
             return self._send(method, path, body)
         except (OSError, http.client.HTTPException) as error:
             self.close()
