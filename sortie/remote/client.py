@@ -124,6 +124,7 @@ class RemoteAgent:
         """Start a session on the server for this episode.
 
         Raises:
+            ConfigError: the served agent does not play the brief's family (the run stops).
             RemoteAgentError: unreachable after the retries, or the server refused the brief.
         """
         self._session, self._text = uuid.uuid4().hex, None
@@ -132,9 +133,10 @@ class RemoteAgent:
         try:
             self._read(ResetResponse, answer)
         except WireError as error:
-            raise RemoteAgentError(
-                self._scrub(f"{self._where()} refused the reset: {error}")
-            ) from None
+            message = self._scrub(f"{self._where()} refused the reset: {error}")
+            if error.code == "family":  # the run is set up wrong, as a local agent's would be
+                raise ConfigError(message) from None
+            raise RemoteAgentError(message) from None
 
     def act(self, observation: MissionObservation) -> Action:
         """Return the server's action; an invalid action if its answer is not one.

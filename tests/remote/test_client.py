@@ -245,3 +245,12 @@ def test_bad_settings_are_refused_by_name(args, match):
     """A bad URL or a setting that is not a positive number is a clear error."""
     with pytest.raises((ConfigError, ParameterError), match=match):
         RemoteAgent(**args)
+
+
+def test_a_served_agent_of_another_family_stops_the_run_with_a_clear_error(tmp_path, tiny_rescue):
+    """An aerial-only server asked to play rescue stops the run, as a local agent would."""
+    with (
+        serving(AgentEndpoint("heuristic", {})) as server,
+        pytest.raises(ConfigError, match="plays aerial, not rescue"),
+    ):
+        remote_run(tmp_path, tiny_rescue, server.url)
