@@ -60,6 +60,7 @@ def play(
     with Store(request.store) as store:
         plan = plan_run(run, store)
         page = PageServer(desk, "127.0.0.1", request.port).start()
+        echo(f"Run {plan.run_id}: {len(plan.todo)} of {len(plan.jobs)} episode(s) to play")
         (ready or echo)(page.url)
         try:
             results = [_played(job, desk, store, plan.run_id, echo) for job in plan.todo]
