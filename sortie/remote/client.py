@@ -21,6 +21,7 @@ from sortie.agents.base import StepOutput
 from sortie.core.actions import Action, InvalidAction
 from sortie.core.errors import ConfigError, ParameterError, SortieError
 from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.core.trajectory import ModelCallRecord
 from sortie.remote.convert import action_from_wire, brief_to_wire, observation_to_wire
 from sortie.remote.link import Answer, Link, LinkError
 from sortie.remote.server import TOKEN_ENV
@@ -79,6 +80,7 @@ class RemoteAgent:
         self._hello: Hello | None = None
         self._session = ""
         self._text: str | None = None
+        self._calls: tuple[ModelCallRecord, ...] = ()
 
     # --- what the runner asks first -----------------------------------------------------
     @property
@@ -127,7 +129,7 @@ class RemoteAgent:
             ConfigError: the served agent does not play the brief's family (the run stops).
             RemoteAgentError: unreachable after the retries, or the server refused the brief.
         """
-        self._session, self._text = uuid.uuid4().hex, None
+        self._session, self._text, self._calls = uuid.uuid4().hex, None, ()
         request = ResetRequest(session=self._session, seed=seed, brief=brief_to_wire(brief))
         answer = self._post("/v1/reset", request, "reset")
         try:
@@ -158,14 +160,15 @@ class RemoteAgent:
         try:
             response = self._read(ActResponse, answer)
         except WireError as error:
-            self._text = None
+            self._text, self._calls = None, ()
             return InvalidAction(self._scrub(_raw(answer)), self._scrub(f"agent server: {error}"))
         self._text = response.text and self._scrub(response.text)
+        self._calls = tuple(ModelCallRecord(**call.model_dump()) for call in response.calls)
         return action_from_wire(response.action)
 
     def step_output(self) -> StepOutput:
-        """Return the served agent's words for the last action, if it sent any."""
-        return StepOutput(text=self._text)
+        """Return the served agent's words and model calls for the last action."""
+        return StepOutput(text=self._text, calls=self._calls)
 
     # --- one exchange -------------------------------------------------------------------
     def _post(self, path: str, message: Message, what: str) -> Answer:

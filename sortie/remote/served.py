@@ -8,7 +8,14 @@ from typing import Any
 from sortie.agents.base import AGENTS, Agent, SupportsOracle, SupportsStepOutput, agent_families
 from sortie.core.errors import ConfigError, ParameterError
 from sortie.remote.convert import action_to_wire, brief_from_wire, observation_from_wire
-from sortie.remote.wire import ActResponse, BriefMessage, Hello, ObservationMessage, WireError
+from sortie.remote.wire import (
+    ActResponse,
+    BriefMessage,
+    Hello,
+    ModelCall,
+    ObservationMessage,
+    WireError,
+)
 
 
 class AgentSession:
@@ -18,10 +25,13 @@ class AgentSession:
         self.agent = agent
 
     def act(self, observation: ObservationMessage) -> ActResponse:
-        """Return the agent's action (and its words, if it reports any)."""
+        """Return the agent's action (and its words and model calls, if it reports them)."""
         action = self.agent.act(observation_from_wire(observation))
-        text = self.agent.step_output().text if isinstance(self.agent, SupportsStepOutput) else None
-        return ActResponse(action=action_to_wire(action), text=text)
+        if not isinstance(self.agent, SupportsStepOutput):
+            return ActResponse(action=action_to_wire(action))
+        output = self.agent.step_output()
+        calls = [ModelCall(**call.model_dump()) for call in output.calls]
+        return ActResponse(action=action_to_wire(action), text=output.text, calls=calls)
 
 
 class AgentEndpoint:

@@ -308,11 +308,24 @@ class ActRequest(Message):
     observation: ObservationMessage
 
 
+class ModelCall(WireModel):
+    """A model call the served agent made for this action (the run's usage table counts it)."""
+
+    model: str
+    latency: float = Field(ge=0)
+    tokens_in: int = Field(default=0, ge=0)
+    tokens_out: int = Field(default=0, ge=0)
+    attempts: int = Field(default=1, ge=1)
+    cached: bool = False
+    error: str | None = None
+
+
 class ActResponse(Message):
-    """The agent's action, and its words if it has any."""
+    """The agent's action, its words if it has any, and the model calls it made."""
 
     action: WireAction
     text: str | None = None
+    calls: list[ModelCall] = Field(default_factory=list)
 
 
 M = TypeVar("M", bound=Message)

@@ -254,3 +254,17 @@ def test_a_served_agent_of_another_family_stops_the_run_with_a_clear_error(tmp_p
         pytest.raises(ConfigError, match="plays aerial, not rescue"),
     ):
         remote_run(tmp_path, tiny_rescue, server.url)
+
+
+def test_a_served_agents_words_and_model_calls_reach_the_record(tmp_path, tiny_rescue, override):
+    """What a served agent says and the model calls it makes are recorded at every step."""
+    from sortie.agents.base import AGENTS
+    from sortie.core.records_io import read_trajectory
+    from sortie.testing.saying import SayingAgent
+
+    override(AGENTS, "saying", SayingAgent)
+    with serving(AgentEndpoint("saying", {"text": "left at the door"})) as server:
+        (episode, _) = remote_run(tmp_path, tiny_rescue, server.url)
+    step = read_trajectory(episode.record).steps[0]
+    assert step.agent_output == "left at the door"
+    assert [(c.model, c.tokens_in) for c in step.model_calls] == [("double", 3)]
