@@ -79,21 +79,21 @@ def test_a_server_restarted_mid_episode_loses_that_episode_only(tmp_path, tiny_r
 
     def restart():
         dying.lost.wait(timeout=30)
-        time.sleep(0.3)  # inside the client's retries (0.2 s, then 0.4 s more)
+        time.sleep(0.3)  # inside the client's retries (after 0.2, 0.6, 1.4 ... s)
         restarted.append(AgentServer(dying.endpoint, port=port).start())
 
     helper = threading.Thread(target=restart)
     helper.start()
     try:
         first, second = remote_run(
-            tmp_path, tiny_rescue, dying.server.url, retries="3", backoff="0.2"
+            tmp_path, tiny_rescue, dying.server.url, retries="5", backoff="0.2"
         )
     finally:
         helper.join(timeout=30)
         for server in restarted:
             server.stop()
     assert (first.outcome, first.failure_reason) == ("error", "agent_error")
-    assert f"agent server at 127.0.0.1:{port} lost the session" in first.error
+    assert f"agent server at 127.0.0.1:{port}" in first.error  # lost the session, or refused
     assert second.outcome == "failure" and second.steps == 10
 
 
