@@ -3,3 +3,6 @@
 from sortie.agents.base import AGENTS, Agent, SupportsOracle, agent_families
 
 __all__ = ["AGENTS", "Agent", "SupportsOracle", "agent_families"]
+
+AGENTS.add("remote", "sortie.remote.client:RemoteAgent")
+AGENTS.add("human", "sortie.remote.human:HumanAgent")

@@ -1,0 +1,117 @@
+"""One keep-alive HTTP connection to an agent server, with a time-out and a size limit."""
+
+from __future__ import annotations
+
+import http.client
+import os
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from sortie.core.errors import ConfigError
+from sortie.remote.server import TOKEN_ENV
+
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+"""How a kept-alive connection that the server closed while idle fails."""
+
+
+class LinkError(Exception):
+    """The connection failed: refused, reset, timed out, or closed mid-answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A status and a body (None when the body was larger than allowed and left unread)."""
+
+    status: int
+    body: bytes | None
+
+
+class Link:
+    """Sends requests to ``url`` over one connection, opened again after a failure."""
+
+    def __init__(self, url: str, timeout: float, max_bytes: int) -> None:
+        """Check the URL; nothing is contacted yet.
+
+        Raises:
+            ConfigError: not an ``http://host:port`` URL.
+        """
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ConfigError(f"agent url {url!r}: expected http://HOST:PORT")
+        try:
+            self.port = parts.port or 80
+        except ValueError:
+            raise ConfigError(f"agent url {url!r}: the port is not a number") from None
+        self.host, self.prefix = parts.hostname, parts.path.rstrip("/")
+        self.timeout, self.max_bytes = timeout, max_bytes
+        self._connection: http.client.HTTPConnection | None = None
+
+    @property
+    def address(self) -> str:
+        """Return ``host:port``."""
+        return f"{self.host}:{self.port}"
+
+    def send(self, method: str, path: str, body: bytes | None = None) -> Answer:
+        """Send one request and read the answer.
+
+        Raises:
+            LinkError: the connection failed; it is closed, the next request opens another.
+        """
+        reused = self._connection is not None
+        try:
+            return self._send(method, path, body)
+        except _STALE:
+            self.close()
+            if not reused:
+                raise LinkError("connection lost (the server closed it)") from None
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
+            raise LinkError(_cause(error)) from None
+        try:  # a kept-alive connection the server had closed meanwhile: once more, afresh
+            return self._send(method, path, body)
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
+            raise LinkError(_cause(error)) from None
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _send(self, method: str, path: str, body: bytes | None) -> Answer:
+        if self._connection is None:
+            self._connection = http.client.HTTPConnection(
+                self.host, self.port, timeout=self.timeout
+            )
+        self._connection.request(method, self.prefix + path, body=body, headers=_headers())
+        response = self._connection.getresponse()
+        length = response.getheader("Content-Length")
+        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+            self.close()  # the body stays unread, so the connection cannot be used again
+            return Answer(response.status, None)
+        data = response.read(self.max_bytes + 1)
+        if len(data) > self.max_bytes:
+            self.close()
+            return Answer(response.status, None)
+        return Answer(response.status, data)
+
+
+def _headers() -> dict[str, str]:
+    """Return the request headers; the token comes from the environment, never from a record."""
+    headers = {"Content-Type": "application/json"}
+    token = os.environ.get(TOKEN_ENV)
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+def _cause(error: Exception) -> str:
+    """Return a failed connection's cause in words."""
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError):
+        return "connection lost (the server closed it)"
+    return f"{type(error).__name__}: {error}"

@@ -1,0 +1,175 @@
+"""The page of ``sortie play``: the ego view, the brief, time and steps left, stages and keys.
+
+Served on loopback by ``PageServer``: ``GET /`` is the page, ``GET /play/state`` what it shows
+(polled), ``POST /play/key`` a key press (``{"key", "seq", "scale", "report"}``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from sortie.remote.human import Desk
+from sortie.remote.wire import WireError
+
+MAX_KEY_BYTES = 16 * 1024
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>sortie play</title>
+<style>
+body { font: 15px system-ui, sans-serif; margin: 1.5em; display: flex; gap: 2em; }
+#view { width: 384px; height: 384px; image-rendering: pixelated; background: #222; }
+table { border-collapse: collapse; } td { padding: 2px 8px; border-bottom: 1px solid #ddd; }
+.done { color: #080; } .active { font-weight: bold; } kbd { border: 1px solid #888;
+  border-radius: 3px; padding: 0 4px; background: #f4f4f4; }
+#status { font-weight: bold; margin: .5em 0; }
+</style></head><body>
+<div><img id="view" alt="ego view"><div id="status">starting…</div>
+<div id="numbers"></div><div id="events"></div></div>
+<div style="max-width: 34em"><h2 id="episode">sortie play</h2><p id="text"></p>
+<h3>Stages</h3><table id="stages"></table>
+<div id="drone" hidden><h3>Magnitude</h3><p id="scale"></p>
+<p>Report: <input id="report" size="30" placeholder="sent with each action"></p></div>
+<h3>Keys</h3><table id="keys"></table></div>
+<script>
+let state = {seq: -1}, scale = 1.0, sent = -1;
+const $ = (id) => document.getElementById(id);
+const name = (k) => k === " " ? "Space" : k;
+function show(s) {
+  state = s;
+  $("episode").textContent = s.episode || "sortie play";
+  $("text").textContent = s.text || s.message || "";
+  if (s.frame) $("view").src = "data:image/png;base64," + s.frame;
+  const left = s.max_steps ? `, ${s.max_steps - s.step} steps left` : "";
+  $("numbers").textContent = s.step === undefined ? "" :
+    `step ${s.step}, ${s.time_left} s left${left}`;
+  $("events").textContent = (s.events || []).join("; ");
+  $("status").textContent = s.phase === "waiting" ? "your move" :
+    s.phase === "ended" ? `episode ended: ${s.outcome} ${s.failure || ""}` :
+    s.phase === "finished" ? `${s.message}; last episode: ${s.outcome}` : s.phase;
+  $("stages").innerHTML = "";
+  for (const st of s.stages || []) {
+    const row = $("stages").insertRow(); row.className = st.status;
+    row.insertCell().textContent = st.name; row.insertCell().textContent = st.status;
+    row.insertCell().textContent = st.instruction;
+  }
+  $("keys").innerHTML = "";
+  for (const k of s.keys || []) {
+    const row = $("keys").insertRow();
+    row.insertCell().innerHTML = "<kbd></kbd>"; row.cells[0].firstChild.textContent = name(k.key);
+    row.insertCell().textContent = k.label;
+  }
+  $("drone").hidden = !(s.scales || []).length;
+  $("scale").textContent = (s.scales || []).map((v, i) =>
+    `${i + 1}: ${v * 100}%${v === scale ? " ←" : ""}`).join("  ");
+}
+async function poll() {
+  try { const r = await fetch("/play/state"); show(await r.json()); } catch (e) {}
+  setTimeout(poll, 100);
+}
+document.addEventListener("keydown", async (event) => {
+  if (event.target === $("report")) { if (event.key !== "Enter") return; }
+  const digit = Number(event.key);
+  if (state.scales && digit >= 1 && digit <= state.scales.length) {
+    scale = state.scales[digit - 1]; show(state); return;
+  }
+  if (!(state.keys || []).some((k) => k.key === event.key)) return;
+  event.preventDefault();
+  if (state.phase !== "waiting" || sent === state.seq) return;
+  sent = state.seq;
+  const body = {key: event.key, seq: state.seq, scale: scale, report: $("report").value || null};
+  await fetch("/play/key", {method: "POST", body: JSON.stringify(body)});
+});
+poll();
+</script></body></html>
+"""
+
+
+class PageServer:
+    """Serves the play page for ``desk`` on ``host:port`` from a background thread."""
+
+    def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 8766) -> None:
+        """Bind the socket (port 0: a free one)."""
+        self.desk = desk
+        self.httpd = ThreadingHTTPServer((host, port), _handler(desk))
+        self.httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        """Return the page's address."""
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}/"
+
+    def start(self) -> PageServer:
+        """Start serving; return self."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+def press(desk: Desk, body: bytes) -> None:
+    """Hand a key press body to the desk.
+
+    Raises:
+        WireError: a body that is not ``{"key": str, "seq": int, ...}`` (400), or what
+            ``Desk.press`` refuses.
+    """
+    try:
+        data = json.loads(body)
+        key, seq = data["key"], data["seq"]
+        scale, report = float(data.get("scale") or 1.0), data.get("report")
+    except (ValueError, TypeError, KeyError) as error:
+        raise WireError(400, "malformed", f"key press: {error!r}; need key and seq") from None
+    if not isinstance(key, str) or not isinstance(seq, int) or not isinstance(report, str | None):
+        raise WireError(400, "malformed", "key press: key and report are text, seq a number")
+    desk.press(key, seq, scale, report)
+
+
+def _handler(desk: Desk) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            if self.path == "/":
+                self._send(200, PAGE.encode(), "text/html; charset=utf-8")
+            elif self.path == "/play/state":
+                self._json(200, desk.state())
+            else:
+                self._json(404, {"error": "not_found", "message": f"GET {self.path}"})
+
+        def do_POST(self) -> None:  # noqa: N802
+            given = self.headers.get("Content-Length") or "0"
+            length = int(given) if given.isdigit() else MAX_KEY_BYTES + 1
+            if self.path != "/play/key" or length > MAX_KEY_BYTES:
+                self._json(404 if self.path != "/play/key" else 413, {"error": "refused"})
+                return
+            try:
+                press(desk, self.rfile.read(length))
+            except WireError as error:
+                self._json(error.status, {"error": error.code, "message": error.message})
+                return
+            self._json(200, {"ok": True})
+
+        def _json(self, status: int, body: dict[str, Any]) -> None:
+            self._send(status, json.dumps(body).encode(), "application/json")
+
+        def _send(self, status: int, data: bytes, kind: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            """Log nothing: the page polls ten times a second."""
+
+    return Handler

@@ -1,0 +1,101 @@
+"""Serving your own policy to sortie: ``serve(MyPolicy)`` (docs/remote.md).
+
+A policy is any class with ``reset(brief, seed)`` and ``act(observation)``: it gets the wire
+messages (``BriefMessage``, ``ObservationMessage``; ``.image("rgb")`` gives a numpy array) and
+returns an action as a dict, e.g. ``{"type": "move", "turn": 10, "speed": 1}``. Nothing else of
+sortie is needed: no agent, mission or backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from sortie.remote.server import AgentServer
+from sortie.remote.wire import (
+    ActResponse,
+    BriefMessage,
+    Hello,
+    ObservationMessage,
+    WireError,
+    read_action,
+)
+
+
+class Policy(Protocol):
+    """What ``serve`` wraps: one object per episode."""
+
+    def reset(self, brief: BriefMessage, seed: int) -> None:
+        """Start an episode."""
+        ...
+
+    def act(self, observation: ObservationMessage) -> Any:
+        """Return the next action as a dict (or a wire action model)."""
+        ...
+
+
+class PolicySession:
+    """One episode of a user's policy: its answers validated against the wire's actions."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def act(self, observation: ObservationMessage) -> ActResponse:
+        """Return the policy's action; a WireError (422 ``invalid_action``) if it is none."""
+        return ActResponse(action=read_action(self.policy.act(observation)))
+
+
+class PolicyEndpoint:
+    """Makes a fresh policy per episode with ``make_policy`` and says what it plays."""
+
+    def __init__(
+        self,
+        make_policy: Callable[[], Policy],
+        name: str = "policy",
+        families: Iterable[str] | None = None,
+        sensors: Iterable[str] = ("rgb",),
+    ) -> None:
+        self.make_policy, self.name = make_policy, name
+        self.families = sorted(families) if families is not None else None
+        self.sensors = sorted(sensors)
+
+    def hello(self) -> Hello:
+        """Return the policy's name, families and sensors."""
+        return Hello(agent=self.name, families=self.families, sensors=self.sensors)  # type: ignore[arg-type]
+
+    def start(self, seed: int, brief: BriefMessage) -> PolicySession:
+        """Make and reset a policy for a new episode (refusing a family it does not play)."""
+        if self.families is not None and brief.family not in self.families:
+            raise WireError(
+                422, "family", f"{self.name} plays {', '.join(self.families)}, not {brief.family}"
+            )
+        policy = self.make_policy()
+        policy.reset(brief, seed)
+        return PolicySession(policy)
+
+
+def serve(
+    make_policy: Callable[[], Policy],
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    name: str = "policy",
+    families: Iterable[str] | None = None,
+    sensors: Iterable[str] = ("rgb",),
+) -> None:
+    """Serve ``make_policy()`` (one per episode) at ``http://host:port`` until Ctrl-C.
+
+    Args:
+        make_policy: returns a new policy, e.g. the policy's class.
+        host: the address to bind; loopback unless you mean others to reach it.
+        port: the TCP port.
+        name: what the hello calls the policy.
+        families: the mission families it plays (``rescue``, ``aerial``); None: any.
+        sensors: the images it needs each step (``rgb``, ``depth``, ``semantic``).
+    """
+    server = AgentServer(PolicyEndpoint(make_policy, name, families, sensors), host, port)
+    print(f"Serving {name} at {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass

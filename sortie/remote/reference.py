@@ -1,0 +1,77 @@
+"""Human references: a recorded human run as each episode's reference path for HS and nDTW.
+
+``human:RUN_ID`` names a stored run (``sortie play``): each of its successful episodes gives
+the path the person walked (the start, then every step's position). ``rescore`` scores
+another run's episodes against those paths instead of the suite's reference path; episodes
+the person did not complete get NaN for the path metrics.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from sortie.core.errors import ConfigError
+from sortie.core.records_io import Trajectory, read_trajectory
+from sortie.metrics.scorers import SCORERS
+from sortie.run.store import Store
+
+PATH_METRICS = ("hs", "ndtw", "sdtw")
+"""The metrics that compare a path with the reference."""
+
+
+def parse_reference(text: str) -> str:
+    """Return the run id of a ``human:RUN_ID`` reference.
+
+    Raises:
+        ConfigError: another form (the message shows the one allowed).
+    """
+    kind, sep, run_id = text.partition(":")
+    if kind != "human" or not sep or not run_id:
+        raise ConfigError(f"--reference {text!r}: expected human:RUN_ID (a run of `sortie play`)")
+    return run_id
+
+
+def human_paths(store: Store, run_id: str) -> dict[str, list[list[float]]]:
+    """Return the path of each episode the run completed, by episode id (first repeat wins).
+
+    Raises:
+        ConfigError: no such run, or none of its episodes succeeded.
+    """
+    if store.run_config(run_id) is None:
+        raise ConfigError(f"reference run {run_id!r} is not in {store.path}")
+    paths: dict[str, list[list[float]]] = {}
+    for episode in sorted(store.episodes(run_id), key=lambda e: e.repeat):
+        if episode.outcome == "success" and episode.episode_id not in paths:
+            paths[episode.episode_id] = positions(read_trajectory(episode.record))
+    if not paths:
+        raise ConfigError(f"reference run {run_id!r} has no successful episode to follow")
+    return paths
+
+
+def positions(trajectory: Trajectory) -> list[list[float]]:
+    """Return the start and every step's position of a trajectory."""
+    start = trajectory.header.episode.start
+    steps = [[s.pose.x, s.pose.y, s.pose.z] for s in trajectory.steps]
+    return [[start.x, start.y, start.z], *steps]
+
+
+def rescore(trajectory: Trajectory, path: list[list[float]] | None) -> dict[str, float]:
+    """Return the trajectory's metrics with ``path`` as its reference (None: no reference)."""
+    episode = trajectory.header.episode
+    mission: dict[str, Any] = {**episode.mission, "reference_path": path or []}
+    header = trajectory.header.model_copy(
+        update={"episode": episode.model_copy(update={"mission": mission})}
+    )
+    scorer = SCORERS.get(episode.family)
+    return scorer(dataclasses.replace(trajectory, header=header))
+
+
+def referenced_metrics(store: Store, run_id: str, reference: str) -> dict[str, dict[str, float]]:
+    """Return each episode's path metrics (by job key) of ``run_id`` against ``reference``."""
+    paths = human_paths(store, parse_reference(reference))
+    out = {}
+    for episode in store.episodes(run_id):
+        metrics = rescore(read_trajectory(episode.record), paths.get(episode.episode_id))
+        out[episode.key] = {name: metrics[name] for name in PATH_METRICS if name in metrics}
+    return out

@@ -1,0 +1,51 @@
+"""The play page's key presses: bad or stale ones are refused with a 4xx, never a step."""
+
+import json
+
+import pytest
+
+from sortie.core.actions import Move
+from sortie.core.observation import Frames, MissionObservation
+from sortie.remote.human import Desk
+from sortie.remote.page import press
+from sortie.remote.wire import WireError
+
+
+@pytest.fixture
+def desk(rescue_start):
+    """A desk showing the rescue brief, with no step waiting yet."""
+    desk = Desk()
+    desk.begin(rescue_start[0])
+    return desk
+
+
+def test_a_key_press_while_no_step_waits_is_a_409(desk):
+    """Before the episode asks for a key, a press is refused as busy."""
+    with pytest.raises(WireError) as caught:
+        press(desk, json.dumps({"key": "ArrowUp", "seq": desk.state()["seq"]}).encode())
+    assert (caught.value.status, caught.value.code) == (409, "busy")
+
+
+@pytest.mark.parametrize("body", [b"{", b'{"key": "ArrowUp"}', b'{"key": 3, "seq": 1}'])
+def test_a_malformed_key_press_is_a_400(desk, body):
+    """A body that is not JSON, lacks seq, or has a key that is not text is a 400."""
+    with pytest.raises(WireError) as caught:
+        press(desk, body)
+    assert caught.value.status == 400
+
+
+def test_a_key_press_on_the_view_that_waits_is_the_step(desk):
+    """A press naming the waiting view's seq is the action that ask() returns."""
+    import threading
+
+    got = []
+    observation = MissionObservation(Frames(), carrying=False, time_left=10.0)
+    asking = threading.Thread(target=lambda: got.append(desk.ask(observation)))
+    asking.start()
+    for _ in range(100):
+        if desk.state()["phase"] == "waiting":
+            break
+        threading.Event().wait(0.01)
+    press(desk, json.dumps({"key": "ArrowLeft", "seq": desk.state()["seq"]}).encode())
+    asking.join(timeout=5)
+    assert got == [Move(15.0, 0.0)]

@@ -1,0 +1,163 @@
+"""The agent server answers every request, bad ones with a clear 4xx, and never stops for one."""
+
+import threading
+
+import pytest
+
+from sortie.remote.convert import brief_to_wire, observation_to_wire
+from sortie.remote.wire import MAX_REQUEST_BYTES, SCHEMA_VERSION, ActRequest, ResetRequest
+
+from .conftest import request
+
+
+@pytest.fixture(scope="module")
+def messages(rescue_start):
+    """Return (reset body, act body) dicts for session ``s``."""
+    brief, observation = rescue_start
+    reset = ResetRequest(session="s", seed=3, brief=brief_to_wire(brief))
+    act = ActRequest(session="s", step=0, observation=observation_to_wire(observation))
+    return reset.model_dump(mode="json"), act.model_dump(mode="json")
+
+
+def started(server, messages) -> None:
+    status, _ = request(server, "POST", "/v1/reset", messages[0])
+    assert status == 200
+
+
+def test_hello_names_the_policy_its_families_and_sensors(policy):
+    """GET /v1/hello says the schema version, the policy's name, families and sensors."""
+    server = policy(name="walker", families=["rescue"], sensors=["rgb"])
+    status, body = request(server, "GET", "/v1/hello")
+    assert status == 200
+    assert body == {
+        "schema_version": SCHEMA_VERSION,
+        "agent": "walker",
+        "families": ["rescue"],
+        "sensors": ["rgb"],
+    }
+
+
+def test_a_reset_then_an_act_returns_the_policys_action(policy, messages):
+    """After a reset, an act answers the policy's action as a wire action."""
+    server = policy()
+    started(server, messages)
+    status, body = request(server, "POST", "/v1/act", messages[1])
+    assert status == 200 and body["action"] == {
+        "type": "move",
+        "turn": 0.0,
+        "speed": 1.0,
+        "pitch": None,
+    }
+
+
+def test_a_retried_step_gets_the_same_answer_without_asking_the_policy_again(policy, messages):
+    """The same step sent twice (a retry after a lost answer) is answered from the last one."""
+    calls = []
+    server = policy(act=lambda obs: calls.append(obs) or {"type": "move", "turn": len(calls)})
+    started(server, messages)
+    first = request(server, "POST", "/v1/act", messages[1])
+    second = request(server, "POST", "/v1/act", messages[1])
+    assert first == second and len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"{oops", 400, "malformed"),
+        (b'{"schema_version": 9, "session": "s"}', 400, "schema_version"),
+        (b'{"schema_version": 1, "session": "s"}', 422, "invalid"),
+        (b'{"schema_version": 1, "session": "../x", "seed": 0, "brief": {}}', 422, "invalid"),
+    ],
+    ids=["malformed", "version", "missing-fields", "bad-session"],
+)
+def test_a_bad_reset_is_a_4xx_with_its_code(policy, body, status, code):
+    """Malformed, other-version and invalid resets are refused with their status and code."""
+    got, answer = request(policy(), "POST", "/v1/reset", body)
+    assert (got, answer["error"], answer["schema_version"]) == (status, code, SCHEMA_VERSION)
+
+
+def test_an_oversized_request_is_a_413_and_the_server_goes_on(policy, messages):
+    """A request above the limit is refused unread (413), and the next request is served."""
+    server = policy()
+    headers = {"Content-Length": str(MAX_REQUEST_BYTES + 1)}
+    status, answer = request(server, "POST", "/v1/act", b"", headers)
+    assert (status, answer["error"]) == (413, "too_large")
+    assert request(server, "GET", "/v1/hello")[0] == 200
+
+
+def test_an_unknown_action_from_the_policy_is_a_422_naming_it(policy, messages):
+    """A policy that answers an action the wire does not know gets a 422 invalid_action."""
+    server = policy(act=lambda obs: {"type": "jump", "height": 2})
+    started(server, messages)
+    status, answer = request(server, "POST", "/v1/act", messages[1])
+    assert (status, answer["error"]) == (422, "invalid_action") and "jump" in answer["message"]
+
+
+def test_a_policy_that_raises_is_a_500_with_its_error_and_the_server_goes_on(policy, messages):
+    """An exception in the policy is answered as policy_error, then hello is still served."""
+    server = policy(act=lambda obs: 1 / 0)
+    started(server, messages)
+    status, answer = request(server, "POST", "/v1/act", messages[1])
+    assert (status, answer["error"]) == (500, "policy_error") and "ZeroDivisionError" in answer[
+        "message"
+    ]
+    assert request(server, "GET", "/v1/hello")[0] == 200
+
+
+def test_an_act_for_an_unknown_session_is_a_404(policy, messages):
+    """An act before any reset of its session is refused as unknown_session."""
+    status, answer = request(policy(), "POST", "/v1/act", messages[1])
+    assert (status, answer["error"]) == (404, "unknown_session")
+
+
+def test_a_brief_of_a_family_the_policy_does_not_play_is_refused(policy, messages):
+    """A rescue brief sent to an aerial-only policy is a 422 that names both families."""
+    status, answer = request(policy(families=["aerial"]), "POST", "/v1/reset", messages[0])
+    assert (status, answer["error"]) == (422, "family") and "rescue" in answer["message"]
+
+
+def test_an_unknown_path_is_a_404_listing_the_routes(policy):
+    """A path the server does not serve is a 404 that lists the ones it does."""
+    status, answer = request(policy(), "GET", "/v2/hello")
+    assert status == 404 and "GET /v1/hello" in answer["message"]
+
+
+def test_with_a_token_set_a_request_without_it_is_a_401(policy, monkeypatch):
+    """A server started with SORTIE_AGENT_TOKEN refuses requests that do not bear it."""
+    monkeypatch.setenv("SORTIE_AGENT_TOKEN", "s3cret-token")
+    server = policy()
+    assert request(server, "GET", "/v1/hello")[0] == 401
+    wrong = {"Authorization": "Bearer nope"}
+    assert request(server, "GET", "/v1/hello", headers=wrong)[0] == 401
+    right = {"Authorization": "Bearer s3cret-token"}
+    assert request(server, "GET", "/v1/hello", headers=right)[0] == 200
+
+
+def test_the_server_binds_loopback_by_default(policy):
+    """Unless told otherwise the server listens on 127.0.0.1 only."""
+    from sortie.remote.policy import PolicyEndpoint
+    from sortie.remote.server import AgentServer
+
+    from .conftest import Walker
+
+    server = AgentServer(PolicyEndpoint(Walker))
+    try:
+        assert server.httpd.server_address[0] == "127.0.0.1"
+    finally:
+        server.httpd.server_close()
+
+
+def test_stop_closes_open_keep_alive_connections(policy):
+    """After stop, a client holding a keep-alive connection finds it closed."""
+    import http.client
+
+    server = policy()
+    host, port = server.httpd.server_address[:2]
+    connection = http.client.HTTPConnection(str(host), port, timeout=5)
+    connection.request("GET", "/v1/hello")
+    connection.getresponse().read()
+    threading.Thread(target=server.stop).start()
+    server._thread.join(timeout=5)
+    with pytest.raises((OSError, http.client.HTTPException)):
+        connection.request("GET", "/v1/hello")
+        connection.getresponse().read()

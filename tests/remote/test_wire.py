@@ -1,0 +1,146 @@
+"""The wire format: images travel bit for bit, briefs and actions round-trip, bad input is named."""
+
+import json
+
+import numpy as np
+import pytest
+
+from sortie.core.actions import FlightPrimitive, Interaction, TaskActionKind
+from sortie.core.observation import Sensor
+from sortie.core.serialize import action_from_dict
+from sortie.remote import wire
+from sortie.remote.convert import (
+    action_to_wire,
+    brief_from_wire,
+    brief_to_wire,
+    observation_from_wire,
+    observation_to_wire,
+)
+from sortie.remote.wire import ActRequest, WireError, decode_image, encode_image, parse_message
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.arange(48, dtype=np.uint8).reshape(4, 4, 3),
+        np.array([[0.5, np.inf], [1e-7, 123.25]], dtype=np.float32),
+        np.array([[0, -1], [2**31 - 1, 7]], dtype=np.int32),
+    ],
+    ids=["rgb", "depth", "semantic"],
+)
+def test_an_image_comes_back_bit_for_bit(array):
+    """RGB, depth (inf included) and semantic ids decode to the very array that was sent."""
+    back = decode_image(encode_image(array))
+    assert back.dtype == array.dtype and np.array_equal(back, array)
+
+
+def test_an_image_whose_png_does_not_match_its_shape_is_refused():
+    """An image whose shape field lies about the PNG is a 422 naming both shapes."""
+    image = encode_image(np.zeros((4, 4, 3), dtype=np.uint8)).model_copy(
+        update={"shape": (5, 4, 3)}
+    )
+    with pytest.raises(WireError, match=r"\(4, 4, 3\).*\(5, 4, 3\)") as caught:
+        decode_image(image)
+    assert caught.value.status == 422
+
+
+def test_a_brief_round_trips_with_its_images_and_labels(rescue_start):
+    """Text, clue, stages, limits, camera, semantic labels and reference images survive."""
+    brief, _ = rescue_start
+    back = brief_from_wire(
+        wire.BriefMessage.model_validate_json(brief_to_wire(brief).model_dump_json())
+    )
+    assert (back.text, back.clue, back.stages, back.limits, back.camera) == (
+        brief.text,
+        brief.clue,
+        brief.stages,
+        brief.limits,
+        brief.camera,
+    )
+    assert back.semantic_classes == brief.semantic_classes and brief.images
+    assert all(np.array_equal(back.images[k], v) for k, v in brief.images.items())
+
+
+def test_an_observation_round_trips_with_all_three_images(rescue_start):
+    """The ego RGB, depth and semantic images and the agent's state survive the wire."""
+    _, observation = rescue_start
+    message = ActRequest(session="s", step=0, observation=observation_to_wire(observation))
+    back = observation_from_wire(
+        parse_message(ActRequest, message.model_dump_json().encode()).observation
+    )
+    for sensor in Sensor:
+        assert np.array_equal(getattr(back.frames, sensor), getattr(observation.frames, sensor))
+    assert (back.carrying, back.step, back.time_left) == (False, 0, observation.time_left)
+
+
+def test_the_brief_carries_its_familys_action_schema(rescue_start):
+    """A rescue brief's action schema names move and interact, not the drone's actions."""
+    text = json.dumps(brief_to_wire(rescue_start[0]).action_schema)
+    assert '"move"' in text and '"interact"' in text and '"fly"' not in text
+
+
+def test_the_wire_spells_actions_as_sortie_does():
+    """The wire's interactions, primitives and task kinds are exactly sortie's enums."""
+    assert set(wire.INTERACTIONS) == {i.value for i in Interaction}
+    assert set(wire.PRIMITIVES) == {p.value for p in FlightPrimitive}
+    assert set(wire.TASKS) == {t.value for t in TaskActionKind}
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "move", "turn": 10.0, "speed": 1.0, "pitch": None},
+        {"type": "interact", "kind": "open_door"},
+        {"type": "fly", "primitive": "turn_left", "magnitude": 15.0, "report": None},
+        {"type": "task", "kind": "done", "report": "a red car"},
+    ],
+)
+def test_an_action_reads_back_as_the_same_sortie_action(action):
+    """Each family's actions go to the wire and back unchanged."""
+    sortie_action = action_from_dict(action)
+    assert action_from_dict(action_to_wire(sortie_action).model_dump()) == sortie_action
+
+
+@pytest.mark.parametrize(
+    ("action", "found"),
+    [
+        ({"type": "jump"}, "jump"),
+        ({"type": "interact", "kind": "kick"}, "kind"),
+        ({"type": "move", "turn": "left"}, "turn"),
+        ({"type": "move", "speed": 1.0, "extra": 1}, "extra"),
+    ],
+)
+def test_an_unknown_action_is_a_422_that_says_what_was_wrong(action, found):
+    """An unknown type, enum value, wrong type or extra field is refused, naming it."""
+    with pytest.raises(WireError, match=found) as caught:
+        wire.read_action(action)
+    assert (caught.value.status, caught.value.code) == (422, "invalid_action")
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"{not json", 400, "malformed"),
+        (b"[1, 2]", 400, "malformed"),
+        (b'{"schema_version": 2, "agent": "x"}', 400, "schema_version"),
+        (b'{"agent": "x"}', 400, "schema_version"),
+        (b'{"schema_version": 1, "agent": 3}', 422, "invalid"),
+        (
+            b'{"schema_version": 1, "agent": "x", "padding": "' + b"x" * 2000 + b'"}',
+            413,
+            "too_large",
+        ),
+    ],
+    ids=["not-json", "not-object", "version-2", "no-version", "wrong-type", "too-large"],
+)
+def test_a_bad_message_is_refused_with_its_status_and_code(body, status, code):
+    """Malformed, oversized, other-version and invalid messages each get their own error."""
+    with pytest.raises(WireError) as caught:
+        parse_message(wire.Hello, body, limit=1000)
+    assert (caught.value.status, caught.value.code) == (status, code)
+
+
+def test_a_wrong_version_names_both_versions():
+    """The schema_version error says which version came and which one this end speaks."""
+    with pytest.raises(WireError, match=r"schema_version 2 is not spoken here; this end speaks 1"):
+        parse_message(wire.Hello, b'{"schema_version": 2, "agent": "x"}')
