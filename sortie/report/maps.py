@@ -82,6 +82,54 @@ def enlarged(topdown: TopDownMap, side: int = SIDE) -> TopDownMap:
     return TopDownMap(image, topdown.xmin, topdown.ymax, topdown.metres_per_pixel / factor)
 
 
+def episode_view(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord]) -> TopDownMap:
+    """Return the part of the world map to draw the episode on.
+
+    Aerial worlds are hundreds of metres wide and a flight a few dozen, so their maps are
+    cropped to the flown path, the goal and the route (with a margin), then enlarged.
+    """
+    if spec.family != "aerial":
+        return topdown
+    points = [(spec.start.x, spec.start.y)] + [(s.pose.x, s.pose.y) for s in steps]
+    goal = spec.mission.get("goal")
+    points += [(p[0], p[1]) for p in spec.mission.get("patrol", [])] + ([goal[:2]] if goal else [])
+    return cropped(topdown, points)
+
+
+def cropped(
+    topdown: TopDownMap, points: Sequence[Sequence[float]], margin: float = 15.0
+) -> TopDownMap:
+    """Return the map cut to the box around ``points`` (plus ``margin`` metres), enlarged."""
+    height, width = topdown.image.shape[:2]
+    cols, rows = zip(*(topdown.pixel(p[0], p[1]) for p in points), strict=True)
+    pad = margin / topdown.metres_per_pixel
+    left, right = max(0, int(min(cols) - pad)), min(width, int(max(cols) + pad) + 1)
+    top, bottom = max(0, int(min(rows) - pad)), min(height, int(max(rows) + pad) + 1)
+    if right - left < 8 or bottom - top < 8:
+        return topdown
+    picture = Image.fromarray(topdown.image[top:bottom, left:right])
+    factor = SIDE / max(picture.size)
+    picture = picture.resize((round(picture.width * factor), round(picture.height * factor)))
+    mpp = topdown.metres_per_pixel
+    return TopDownMap(
+        np.asarray(picture), topdown.xmin + left * mpp, topdown.ymax - top * mpp, mpp / factor
+    )
+
+
+def legend_keys(spec: EpisodeSpec, steps: Sequence[StepRecord]) -> set[str]:
+    """Return the meanings of ``LEGEND`` that the episode's map shows."""
+    keys = {"start"} | ({"end"} if steps else set())
+    poses = {p.name for p in spec.placements}
+    keys |= {role for role in ("casualty", "stretcher") if spec.targets.get(role) in poses}
+    if spec.family == "aerial" and spec.mission.get("goal"):
+        keys.add("aerial goal")
+    if spec.mission.get("patrol"):
+        keys.add("patrol route")
+    if any(s.collisions for s in steps):
+        keys.add("collision")
+    return keys
+
+
 def draw_episode_map(
     topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord], path: Path
 ) -> Path:

@@ -15,13 +15,17 @@ from sortie.metrics.aggregate import AERIAL_COLUMNS
 from sortie.report.episode import (
     EPISODES_FOLDER,
     EpisodePage,
+    PageTools,
     legend_css,
+    level_name,
     write_episode_page,
 )
 from sortie.report.failures import failure_modes, failure_rows
 from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, render_table
 from sortie.report.maps import WorldMaps
+from sortie.report.player import INDEX_SCRIPT, write_scripts
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
+from sortie.report.reference import ReferenceViews
 from sortie.report.tables import check_run, family_columns, layout, paper_tables, report_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
@@ -42,12 +46,16 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
         check_run(store, run)
     out.mkdir(parents=True, exist_ok=True)
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
+    write_scripts(out)
     figures = write_plots(store, runs, out / PLOTS_FOLDER)
-    maps, folder = WorldMaps(), out / EPISODES_FOLDER
+    tools, folder = PageTools(WorldMaps(), ReferenceViews()), out / EPISODES_FOLDER
     folder.mkdir(exist_ok=True)
+    family = "aerial" if family_columns(store, runs) == AERIAL_COLUMNS else "rescue"
     episodes = [
         episode_table(
-            run, [write_episode_page(store, run, e, folder, maps) for e in store.episodes(run)]
+            run,
+            [write_episode_page(store, run, e, folder, tools) for e in store.episodes(run)],
+            family,
         )
         for run in runs
     ]
@@ -96,36 +104,46 @@ def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[s
     ]
 
 
-def episode_table(run: str, pages: Sequence[EpisodePage]) -> HtmlTable:
-    """Return the run's episodes with a link to each page and its main results."""
+EPISODE_SCORES = {
+    "rescue": (("TS", "ts", 1), ("collisions", "collisions", 0)),
+    "aerial": (("SR", "sr", 0), ("MP", "mp", 1), ("Eff", "eff", 1)),
+}
+"""The scores each family's episode table shows: column, metric, digits."""
+
+
+def episode_table(run: str, pages: Sequence[EpisodePage], family: str = "rescue") -> HtmlTable:
+    """Return the run's episodes, sortable and filterable, every cell a link to its page."""
+    scores = EPISODE_SCORES.get(family, EPISODE_SCORES["rescue"])
+    level = level_name(family)
     columns = (
         "episode",
-        "level",
+        level,
         "repeat",
         "outcome",
         "failure reason",
         "steps",
-        "TS",
-        "collisions",
+        *(column for column, _, _ in scores),
         "clip",
     )
-    rows = [
-        (
-            Link(p.episode.key, f"{EPISODES_FOLDER}/{p.name}"),
-            p.episode.level,
-            str(p.episode.repeat),
-            p.episode.outcome,
-            p.episode.failure_reason or "",
-            str(p.episode.steps),
-            _metric(p, "ts"),
-            _metric(p, "collisions", 0),
-            "yes" if p.has_clip else "",
-        )
-        for p in pages
+    rows = [_episode_row(p, scores) for p in pages]
+    numeric = frozenset({"repeat", "steps", *(column for column, _, _ in scores)})
+    filters = frozenset({level, "outcome", "failure reason"})
+    return HtmlTable(f"Episodes of {run}", columns, rows, numeric, sortable=True, filters=filters)
+
+
+def _episode_row(page: EpisodePage, scores: Sequence[tuple[str, str, int]]) -> list[Link]:
+    episode = page.episode
+    cells = [
+        episode.key,
+        episode.level,
+        str(episode.repeat),
+        episode.outcome,
+        episode.failure_reason or "",
+        str(episode.steps),
+        *(_metric(page, metric, digits) for _, metric, digits in scores),
+        "yes" if page.has_clip else "",
     ]
-    return HtmlTable(
-        f"Episodes of {run}", columns, rows, frozenset({"repeat", "steps", "TS", "collisions"})
-    )
+    return [Link(text, f"{EPISODES_FOLDER}/{page.name}") for text in cells]
 
 
 def index_page(
@@ -147,7 +165,7 @@ def index_page(
         + f"<h2>Plots</h2>{plots}"
         + "".join(render_table(t) for t in episodes)
     )
-    return page(title, body)
+    return page(title, body, scripts=(INDEX_SCRIPT,))
 
 
 def _metric(page: EpisodePage, name: str, digits: int = 1) -> str:

@@ -57,7 +57,9 @@ class Visit:
 
     def images_loaded(self) -> bool:
         return self.page.evaluate(
-            "Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)"
+            # A hidden image is the player's frame at a step that kept none: it has no source.
+            "Array.from(document.images).filter(i => !i.hidden)"
+            ".every(i => i.complete && i.naturalWidth > 0)"
         )
 
 
@@ -71,13 +73,15 @@ def test_the_index_loads_from_disk_with_its_plots_and_nothing_else(browser, site
     assert visit.page.locator("table").count() == 8
 
 
-def test_an_episode_page_loads_with_its_map_and_clip(browser, site):
-    """The page of the episode with frames shows its map and its GIF, without errors."""
+def test_an_episode_page_loads_with_its_map_frame_and_clip(browser, site):
+    """The page of the episode with frames shows its reference, frame, map and GIF, no errors."""
     visit = Visit(browser, episode_page(site, "s/frames"))
     assert visit.errors == []
     assert visit.images_loaded()
     sources = visit.page.eval_on_selector_all("img", "els => els.map(e => e.src)")
-    assert [Path(s).suffix for s in sources] == [".png", ".gif"]
+    folders = [Path(s).parent.name for s in sources]
+    assert folders[0] == "refs" and folders[2:] == ["maps", "clips"]
+    assert Path(sources[1]).parent.parent.name == "frames"  # the first step's frame
     assert all(url.startswith("file://") for url in visit.requests)
 
 

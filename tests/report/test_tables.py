@@ -190,10 +190,14 @@ def errored_store(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(base.AGENTS._entries, "saying", SayingAgent)
         run_stored(
-            RunRequest((str(suite),), "saying", {"fail_at": "3"}, store=path, run_id="mixed")
+            RunRequest(
+                (str(suite),), "saying", agent_args={"fail_at": "3"}, store=path, run_id="mixed"
+            )
         )
         run_stored(
-            RunRequest((str(suite),), "saying", {"fail_at": "1"}, store=path, run_id="early")
+            RunRequest(
+                (str(suite),), "saying", agent_args={"fail_at": "1"}, store=path, run_id="early"
+            )
         )
     return path
 
