@@ -63,6 +63,31 @@ def test_the_html_report_of_aerial_runs_has_maps_with_heights(aerial_store, tmp_
     assert picture[:80].mean() < 200  # the map above it is not
 
 
+def test_an_aerial_page_opens_with_the_instruction_the_answer_and_the_verdict(
+    aerial_store, tmp_path
+):
+    """The oracle's reporting page shows what was asked, expected, reported and judged."""
+    import html
+
+    with Store(aerial_store) as store:
+        index = write_site(store, ["oracle"], tmp_path / "site", "type")
+    heading = f"<h1>{html.escape('hops/1 · oracle')}</h1>"
+    text = next(
+        p.read_text()
+        for p in (index.parent / "episodes").glob("*.html")
+        if heading in p.read_text()
+    )
+    mission = text[text.index("<section class='mission'>") :].split("</section>")[0]
+    assert "<b>instruction:</b> Fly to the goal and inspect it." in mission
+    assert "<b>expected answer:</b> 7 (number)" in mission
+    assert "<b>the agent&#x27;s report:</b> 7" in mission
+    assert "<b>judge exact:</b> <span class='success'>match</span>, score 1.00" in mission
+    assert (
+        "<th data-filter='1'>type</th>" in index.read_text()
+        and "<td>S1 reach</td><td>done</td>" in text
+    )
+
+
 def test_aerial_maps_are_cropped_to_the_flight():
     """A 10 m flight over a 100 m world is drawn on a 40 m piece of it (15 m margins)."""
     world = TopDownMap(
