@@ -62,7 +62,7 @@ img.frame { width: 320px; image-rendering: pixelated; }
 .filters { display: flex; gap: 0.8em; margin: 0.3em 0; } .filters .shown { color: #666; }
 table.sortable th { cursor: pointer; } th[aria-sort=ascending]::after { content: " ▲"; }
 th[aria-sort=descending]::after { content: " ▼"; }
-.pair { display: flex; gap: 1em; flex-wrap: wrap; }
+.pair { display: flex; gap: 1em; flex-wrap: wrap; } .pair img { width: 420px; }
 """
 
 

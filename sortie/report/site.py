@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sortie.metrics.aggregate import AERIAL_COLUMNS
+from sortie.report.compare import write_comparisons
 from sortie.report.episode import (
     EPISODES_FOLDER,
     EpisodePage,
@@ -51,17 +52,16 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
     tools, folder = PageTools(WorldMaps(), ReferenceViews()), out / EPISODES_FOLDER
     folder.mkdir(exist_ok=True)
     family = "aerial" if family_columns(store, runs) == AERIAL_COLUMNS else "rescue"
-    episodes = [
-        episode_table(
-            run,
-            [write_episode_page(store, run, e, folder, tools) for e in store.episodes(run)],
-            family,
-        )
+    pages = [
+        [write_episode_page(store, run, e, folder, tools) for e in store.episodes(run)]
         for run in runs
     ]
+    episodes = [episode_table(run, p, family) for run, p in zip(runs, pages, strict=True)]
+    sides = write_comparisons(out, runs, pages)
     index = out / "index.html"
     index.write_text(
-        index_page(runs, index_tables(store, runs, group), figures, episodes), encoding="utf-8"
+        index_page(runs, index_tables(store, runs, group), figures, episodes, sides),
+        encoding="utf-8",
     )
     return index
 
@@ -151,8 +151,9 @@ def index_page(
     tables: Sequence[HtmlTable],
     figures: Sequence[tuple[str, str]],
     episodes: Sequence[HtmlTable],
+    sides: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """Return the index document: tables, then plots, then each run's episodes."""
+    """Return the index document: tables, plots, side-by-side pages, each run's episodes."""
     title = "sortie report: " + ", ".join(runs)
     plots = "".join(
         f"<figure><img src='{esc(path)}' alt='{esc(caption)}'>"
@@ -163,9 +164,18 @@ def index_page(
         f"<h1>{esc(title)}</h1>"
         + "".join(render_table(t) for t in tables)
         + f"<h2>Plots</h2>{plots}"
+        + _side_links(sides)
         + "".join(render_table(t) for t in episodes)
     )
     return page(title, body, scripts=(INDEX_SCRIPT,))
+
+
+def _side_links(sides: Sequence[tuple[str, str]]) -> str:
+    """Return the list of side-by-side pages (none for a report of one run)."""
+    if not sides:
+        return ""
+    items = "".join(f"<li><a href='{esc(path)}'>{esc(title)}</a></li>" for title, path in sides)
+    return f"<h2>Runs side by side</h2><ul>{items}</ul>"
 
 
 def _metric(page: EpisodePage, name: str, digits: int = 1) -> str:

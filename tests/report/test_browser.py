@@ -205,3 +205,15 @@ def test_a_click_on_a_column_head_sorts_the_rows(browser, site):
     assert steps == sorted(steps)
     head.click()
     assert [int(r[5]) for r in _shown_rows(visit)] == sorted(steps, reverse=True)
+
+
+def test_the_side_by_side_page_loads_and_links_to_both_episodes(browser, site):
+    """The comparison opens from the index, shows its maps, and reaches an episode page."""
+    visit = Visit(browser, site)
+    visit.page.get_by_role("link", name=f"failing and {SAYING_RUN}, side by side").click()
+    visit.page.wait_for_load_state("load")
+    assert visit.images_loaded() and visit.page.locator("img").count() == 4
+    visit.page.get_by_role("link", name="failing").first.click()
+    visit.page.wait_for_load_state("load")
+    assert visit.page.locator("h1").inner_text() == "s/frames · failing"
+    assert visit.errors == []

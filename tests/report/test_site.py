@@ -98,3 +98,13 @@ def test_the_report_counts_the_model_calls_of_runs_that_made_them(store_path):
         app, ["report", "--run", SAYING_RUN, "--store", str(store_path), "--format", "markdown"]
     )
     assert result.exit_code == 0 and f"| {SAYING_RUN} | 2 |" in result.output
+
+
+def test_runs_sharing_episodes_get_a_side_by_side_page_with_both_maps(site):
+    """Only saying and failing share episodes: one page, two maps per shared episode."""
+    links = re.findall(r"<a href='(compare/[^']+)'>([^<]+)</a>", site.read_text())
+    assert [title for _, title in links] == [f"failing and {SAYING_RUN}, side by side"]
+    text = (site.parent / links[0][0]).read_text()
+    assert text.count("<h2>") == 2  # s/frames and s/quiet
+    maps = re.findall(r"<img src='\.\./episodes/(maps/[^']+\.png)'", text)
+    assert len(maps) == 4 and all((site.parent / "episodes" / m).exists() for m in maps)
