@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.facts import AerialFacts, facts_of
 from sortie.core.records_io import Trajectory, read_trajectory
@@ -21,6 +22,7 @@ from sortie.report.maps import (
     LEGEND,
     OTHER,
     STAGE_COLOURS,
+    Floor,
     WorldMaps,
     draw_episode_map,
     episode_view,
@@ -73,9 +75,10 @@ def write_episode_page(
     sections, clip, map_src = [_summary(run, episode, family)], None, None
     if trajectory is not None:
         sections.insert(0, _mission(trajectory, tools.references, folder, name))
-        view, map_src, map_html = _map(trajectory, tools.maps, folder, name)
+        drawn, map_html = _map(trajectory, tools.maps, folder, name)
+        map_src = drawn[0].src if drawn else None
         clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
-        player = _player(trajectory, store.folder, folder, name, (view, map_src))
+        player = _player(trajectory, store.folder, folder, name, drawn)
         sections += [map_html, player, clip_html]
     else:
         sections.append(f"<p class='failure'>{esc(problem)}</p>")
@@ -211,10 +214,20 @@ def _verdict(trajectory: Trajectory) -> list[str]:
     return lines + [_line("ended by", facts.ended_by or "the step budget")]
 
 
+@dataclass(frozen=True, slots=True)
+class DrawnMap:
+    """One map picture of an episode: the floor it shows, the map drawn on, its file."""
+
+    floor: Floor
+    view: TopDownMap
+    src: str
+    """The picture's path relative to the episodes folder."""
+
+
 def _map(
     trajectory: Trajectory, maps: WorldMaps, folder: Path, name: str
-) -> tuple[TopDownMap | None, str | None, str]:
-    """Draw the episode's map; return the map drawn on, its file and the map's caption."""
+) -> tuple[list[DrawnMap], str]:
+    """Draw the episode's maps (one per floor it used); return them and the maps' caption."""
     spec, agent = trajectory.header.episode, trajectory.header.agent
     arguments = json.dumps(agent.args, sort_keys=True, ensure_ascii=False)
     text = (
@@ -222,28 +235,49 @@ def _map(
         f"{esc(agent.name)} {esc(arguments)}.</p>"
     )
     try:
-        background = maps.background(spec.world)
+        floors = maps.floors(spec.world)
     except SortieError as error:  # a world only another backend can build, say
-        return None, None, f"{text}<p class='failure'>No map: {esc(error)}</p>"
-    view = episode_view(background, spec, trajectory.steps)
-    path = draw_episode_map(view, spec, trajectory.steps, folder / "maps" / f"{name}.png")
+        return [], f"{text}<p class='failure'>No map: {esc(error)}</p>"
+    drawn = [
+        _draw(trajectory, floor, background, folder, name, len(floors) > 1)
+        for floor, background in _used(floors, spec, trajectory.steps)
+    ]
+    if len(drawn) > 1:
+        text += f"<p>{len(drawn)} floors: the map shows the floor of the step the player is at.</p>"
     names = stage_names(spec.family, spec)
     legend = legend_html(names, trajectory.steps, legend_keys(spec, trajectory.steps))
-    return view, f"maps/{path.name}", f"<h2>Map and steps</h2>{text}{legend}"
+    return drawn, f"<h2>Map and steps</h2>{text}{legend}"
+
+
+def _used(
+    floors: list[tuple[Floor, TopDownMap]], spec: EpisodeSpec, steps: Sequence[StepRecord]
+) -> list[tuple[Floor, TopDownMap]]:
+    """Return the floors the episode's start, steps or targets are on."""
+    heights = [spec.start.z] + [s.pose.z for s in steps] + [p.pose.z for p in spec.placements]
+    return [(f, m) for f, m in floors if any(f.holds(z) for z in heights)] or floors[:1]
+
+
+def _draw(
+    trajectory: Trajectory,
+    floor: Floor,
+    background: TopDownMap,
+    folder: Path,
+    name: str,
+    several: bool,
+) -> DrawnMap:
+    spec, steps = trajectory.header.episode, trajectory.steps
+    view = episode_view(background, spec, steps)
+    file = f"{name}-floor{floor.number}.png" if several else f"{name}.png"
+    draw_episode_map(view, spec, steps, folder / "maps" / file, floor)
+    return DrawnMap(floor, view, f"maps/{file}")
 
 
 def _player(
-    trajectory: Trajectory,
-    frames_root: Path,
-    folder: Path,
-    name: str,
-    drawn: tuple[TopDownMap | None, str | None],
+    trajectory: Trajectory, frames_root: Path, folder: Path, name: str, drawn: list[DrawnMap]
 ) -> str:
     """Write the player's data file (and copy the frames it shows); return its markup."""
     steps, spec = trajectory.steps, trajectory.header.episode
     names = stage_names(spec.family, spec)
-    view, map_src = drawn
-    size = Image.open(folder / map_src).size if map_src else (1, 1)
     try:
         frames = frame_list(steps, frames_root, folder.parent)
     except OSError as error:
@@ -251,12 +285,24 @@ def _player(
         log = f"<p class='failure'>Frames missing: {esc(error)}</p>"
     else:
         log = ""
+    view, size = (
+        (drawn[0].view, Image.open(folder / drawn[0].src).size) if drawn else (None, (1, 1))
+    )
     data = step_data(steps, names, view, size)
-    for step, frame in zip(data, frames, strict=True):
+    for step, record, frame in zip(data, steps, frames, strict=True):
         step["frame"] = frame
-    payload = {"root": "../", "steps": data, "spans": stage_spans(steps, names)}
+        step["map"] = k = next((k for k, d in enumerate(drawn) if d.floor.holds(record.pose.z)), 0)
+        if len(drawn) > 1:
+            step["pose"] = f"{step['pose']}, floor {drawn[k].floor.number}"
+    payload = {
+        "root": "../",
+        "maps": [d.src for d in drawn],
+        "steps": data,
+        "spans": stage_spans(steps, names),
+    }
     write_data(folder / DATA_FOLDER / f"{name}.js", payload)
-    return log + player_html(map_src, f"{DATA_FOLDER}/{name}.js", "../")
+    first = drawn[0].src if drawn else None
+    return log + player_html(first, f"{DATA_FOLDER}/{name}.js", "../")
 
 
 def _legend_entries() -> list[tuple[str, str, tuple[int, int, int], str]]:

@@ -19,6 +19,13 @@
     if (step.frame) { frame.src = data.root + step.frame; }
   }
 
+  function showMap(step) {
+    // A building of several floors has a map per floor: show the one the agent is on.
+    const map = $("player-map");
+    const source = data.maps[step.map];  // relative to the page, as the page's own map is
+    if (map && source && !map.src.endsWith(source)) { map.src = source; }
+  }
+
   function showMarker(step) {
     const marker = $("player-marker");
     if (!marker) { return; }
@@ -50,6 +57,7 @@
     setText("player-said", step.said);
     setText("player-calls", step.calls);
     showFrame(step);
+    showMap(step);
     showMarker(step);
     showEvents(step);
   }
