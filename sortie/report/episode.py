@@ -72,16 +72,12 @@ def write_episode_page(
     name = slug(run, episode.key)
     trajectory, problem = _read(episode)
     family = _family(trajectory, episode)
-    sections, clip, map_src = [_summary(run, episode, family)], None, None
-    if trajectory is not None:
-        sections.insert(0, _mission(trajectory, tools.references, folder, name))
-        drawn, map_html = _map(trajectory, tools.maps, folder, name)
-        map_src = drawn[0].src if drawn else None
-        clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
-        player = _player(trajectory, store.folder, folder, name, drawn)
-        sections += [map_html, player, clip_html]
+    summary = _summary(run, episode, family)
+    if trajectory is None:
+        sections, clip, map_src = [summary, f"<p class='failure'>{esc(problem)}</p>"], None, None
     else:
-        sections.append(f"<p class='failure'>{esc(problem)}</p>")
+        sections, clip, map_src = _views(store, trajectory, tools, folder, name)
+        sections.insert(3, summary)  # after the mission, the map's caption and the player
     names = stage_names(family, trajectory.header.episode if trajectory else None)
     sections += [_stages(store.stages(run, episode.key), names), _failure(episode)]
     if trajectory is not None:
@@ -91,6 +87,17 @@ def write_episode_page(
     body = f"{nav}<h1>{esc(title)}</h1>" + "".join(sections)
     (folder / f"{name}.html").write_text(page(title, body, root="../"), encoding="utf-8")
     return EpisodePage(episode, f"{name}.html", clip is not None, map_src)
+
+
+def _views(
+    store: Store, trajectory: Trajectory, tools: PageTools, folder: Path, name: str
+) -> tuple[list[str], Path | None, str | None]:
+    """Return the mission, map caption, player and clip sections, the clip and the first map."""
+    mission = _mission(trajectory, tools.references, folder, name)
+    drawn, map_html = _map(trajectory, tools.maps, folder, name)
+    clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
+    player = _player(trajectory, store.folder, folder, name, drawn)
+    return [mission, map_html, player, clip_html], clip, drawn[0].src if drawn else None
 
 
 def _family(trajectory: Trajectory | None, episode: StoredEpisode) -> str:
@@ -278,13 +285,7 @@ def _player(
     """Write the player's data file (and copy the frames it shows); return its markup."""
     steps, spec = trajectory.steps, trajectory.header.episode
     names = stage_names(spec.family, spec)
-    try:
-        frames = frame_list(steps, frames_root, folder.parent)
-    except OSError as error:
-        frames = [None] * len(steps)
-        log = f"<p class='failure'>Frames missing: {esc(error)}</p>"
-    else:
-        log = ""
+    frames, log = _frames(steps, frames_root, folder.parent)
     view, size = (
         (drawn[0].view, Image.open(folder / drawn[0].src).size) if drawn else (None, (1, 1))
     )
@@ -303,6 +304,16 @@ def _player(
     write_data(folder / DATA_FOLDER / f"{name}.js", payload)
     first = drawn[0].src if drawn else None
     return log + player_html(first, f"{DATA_FOLDER}/{name}.js", "../")
+
+
+def _frames(
+    steps: Sequence[StepRecord], frames_root: Path, out: Path
+) -> tuple[list[str | None], str]:
+    """Return each step's frame in the report (copied there) and a note if any is missing."""
+    try:
+        return frame_list(steps, frames_root, out), ""
+    except OSError as error:
+        return [None] * len(steps), f"<p class='failure'>Frames missing: {esc(error)}</p>"
 
 
 def _legend_entries() -> list[tuple[str, str, tuple[int, int, int], str]]:
