@@ -180,8 +180,10 @@ def _rescue_mission(
         )
     except SortieError as error:  # a world only another backend can build
         return [*lines, f"<p class='failure'>No reference image: {esc(error)}</p>"]
-    if drawn:
-        lines.append(f"<img src='refs/{esc(name)}.png' alt='the reference image of the casualty'>")
+    if drawn:  # first, so that it floats beside the clue
+        lines.insert(
+            0, f"<img src='refs/{esc(name)}.png' alt='the reference image of the casualty'>"
+        )
     return lines
 
 

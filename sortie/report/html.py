@@ -33,7 +33,7 @@ th, td { border: 1px solid #ccc; padding: 3px 8px; vertical-align: top; text-ali
 th { background: #f2f2f2; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: pre; }
 td { white-space: nowrap; } td:has(pre) { white-space: normal; min-width: 20em; }
-.views { display: flex; flex-wrap: wrap; gap: 2em; align-items: flex-start; }
+.views { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
 .views section { max-width: 100%; }
 img.clip { width: 256px; image-rendering: pixelated; }
 tr:nth-child(even) td { background: #fafafa; }
@@ -44,19 +44,20 @@ img { max-width: 100%; border: 1px solid #ddd; margin: 4px; vertical-align: top;
 .legend { max-width: 40em; } .legend > span { display: inline-block; margin-right: 1em; }
 nav { margin-bottom: 1em; } .scroll { overflow-x: auto; }
 .mission { background: #f4f8fc; border: 1px solid #c9d9ea; padding: 0.6em 1em; max-width: 70em; }
-.mission p { margin: 0.3em 0; } .mission img { width: 256px; }
-.controls { display: flex; gap: 1em; align-items: center; }
-#player-slider { flex: 1; max-width: 60rem; }
-.stagebar { display: flex; max-width: 60rem; margin: 0.3em 0 0.8em; font-size: 0.75em; }
+.mission p { margin: 0.3em 0; } .mission { display: flow-root; }
+.mission img { width: 192px; float: right; margin: 0 0 0 1em; }
+.controls { display: flex; gap: 1em; align-items: flex-start; margin-bottom: 0.8em; }
+.track { flex: 1; max-width: 60rem; } #player-slider { width: 100%; margin: 0; }
+.stagebar { display: flex; margin-top: 2px; font-size: 0.75em; }
 .stagebar .stage { color: #fff; overflow: hidden; white-space: nowrap; padding: 1px 3px;
                    cursor: pointer; border-right: 1px solid #fff; box-sizing: border-box; }
-img.frame { width: 320px; image-rendering: pixelated; }
+img.frame { width: 256px; image-rendering: pixelated; }
 .mapbox { position: relative; display: inline-block; line-height: 0; }
 .mapbox img { margin: 0; }
 .marker { position: absolute; width: 0; height: 0; border-top: 6px solid transparent;
           border-bottom: 6px solid transparent; border-left: 22px solid #e0007a;
           filter: drop-shadow(0 0 2px #fff); pointer-events: none; }
-.said { flex: 1; min-width: 18em; max-width: 40em; }
+.said { flex: 1; min-width: 16em; max-width: 40em; }
 .said h3 { font-size: 0.95em; margin: 0.6em 0 0.2em; }
 .hint { color: #666; font-size: 0.85em; }
 .filters { display: flex; gap: 0.8em; margin: 0.3em 0; } .filters .shown { color: #666; }

@@ -150,9 +150,12 @@ def cropped(
     """Return the map cut to the box around ``points`` (plus ``margin`` metres), enlarged."""
     height, width = topdown.image.shape[:2]
     cols, rows = zip(*(topdown.pixel(p[0], p[1]) for p in points), strict=True)
-    pad = margin / topdown.metres_per_pixel
-    left, right = max(0, int(min(cols) - pad)), min(width, int(max(cols) + pad) + 1)
-    top, bottom = max(0, int(min(rows) - pad)), min(height, int(max(rows) + pad) + 1)
+    # Each side at least half the other, so a straight flight is not drawn as a sliver.
+    span = max(max(cols) - min(cols), max(rows) - min(rows)) / 4
+    wide = max(margin / topdown.metres_per_pixel, span - (max(cols) - min(cols)) / 2)
+    tall = max(margin / topdown.metres_per_pixel, span - (max(rows) - min(rows)) / 2)
+    left, right = max(0, int(min(cols) - wide)), min(width, int(max(cols) + wide) + 1)
+    top, bottom = max(0, int(min(rows) - tall)), min(height, int(max(rows) + tall) + 1)
     if right - left < 8 or bottom - top < 8:
         return topdown
     picture = Image.fromarray(topdown.image[top:bottom, left:right])

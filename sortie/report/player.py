@@ -159,9 +159,9 @@ def player_html(map_src: str | None, data_src: str, root: str) -> str:
     return (
         "<section id='player'><h2>Step by step</h2>"
         "<div class='controls'><button id='player-play' type='button'>play</button>"
-        "<input id='player-slider' type='range' min='0' max='0' value='0' "
-        "aria-label='step'><span id='player-step'></span></div>"
-        "<div id='player-stages' class='stagebar'></div>"
+        "<div class='track'><input id='player-slider' type='range' min='0' max='0' value='0' "
+        "aria-label='step'><div id='player-stages' class='stagebar'></div></div>"
+        "<span id='player-step'></span></div>"
         "<div class='views'><div>"
         "<img id='player-frame' class='frame' alt='what the agent saw' hidden>"
         "<p id='player-noframe'>No frame was recorded for this step.</p></div>"
