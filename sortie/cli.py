@@ -123,7 +123,16 @@ def demo(
             for agent, run_id in zip(agents, runs, strict=True):
                 console.print(f"Running {suite} with {agent} on 2 workers")
                 run_with_progress(
-                    RunRequest((suite,), agent, workers=2, store=store.path, run_id=run_id),
+                    RunRequest(
+                        (suite,),
+                        agent,
+                        workers=2,
+                        store=store.path,
+                        run_id=run_id,
+                        # The report's step player shows what each agent saw; a random walk's
+                        # thousands of frames would show little and cost a third of the time.
+                        record_frames=agent != "random",
+                    ),
                     store,
                     console,
                 )

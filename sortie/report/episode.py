@@ -1,21 +1,47 @@
-"""One report page per episode: map, clip, stage timeline, failure, and what the agent said."""
+"""One report page per episode: the mission, a step player over frames and map, stages, events."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from PIL import Image
+
+from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, SortieError
+from sortie.core.facts import AerialFacts, facts_of
 from sortie.core.records_io import Trajectory, read_trajectory
-from sortie.core.trajectory import ModelCallRecord, StageRecord, StepRecord
+from sortie.core.trajectory import EventRecord, StageRecord, StepRecord
 from sortie.missions.registry import check_episode
 from sortie.report.clips import write_clip
 from sortie.report.html import HtmlTable, Pre, esc, page, preformatted, render_table, slug
-from sortie.report.maps import LEGEND, OTHER, STAGE_COLOURS, WorldMaps, draw_episode_map
+from sortie.report.maps import (
+    LEGEND,
+    OTHER,
+    STAGE_COLOURS,
+    Floor,
+    WorldMaps,
+    draw_episode_map,
+    episode_view,
+    legend_keys,
+)
+from sortie.report.player import (
+    DATA_FOLDER,
+    calls_text,
+    frame_list,
+    player_html,
+    stage_label,
+    stage_names,
+    stage_spans,
+    step_data,
+    write_data,
+)
+from sortie.report.reference import ReferenceViews
 from sortie.run.store import Store, StoredEpisode
+from sortie.sim.topdown import TopDownMap
 
 EPISODES_FOLDER = "episodes"
 
@@ -27,32 +53,58 @@ class EpisodePage:
     episode: StoredEpisode
     name: str
     has_clip: bool
+    map: str | None = None
+    """The page's map picture, relative to the episodes folder (None: no map was drawn)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PageTools:
+    """What every page of a report shares: the world maps and the reference renders."""
+
+    maps: WorldMaps
+    references: ReferenceViews
 
 
 def write_episode_page(
-    store: Store, run: str, episode: StoredEpisode, folder: Path, maps: WorldMaps
+    store: Store, run: str, episode: StoredEpisode, folder: Path, tools: PageTools
 ) -> EpisodePage:
-    """Write ``folder/<name>.html`` with its map and clip beside it; return what was written."""
+    """Write ``folder/<name>.html`` with its map, frames and data beside it; return it."""
     name = slug(run, episode.key)
-    sections = [_summary(run, episode)]
     trajectory, problem = _read(episode)
-    clip = None
-    if trajectory is not None:
-        clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
-        sections.append(
-            f"<div class='views'>{_map(trajectory, maps, folder, name)}{clip_html}</div>"
-        )
+    family = _family(trajectory, episode)
+    summary = _summary(run, episode, family)
+    if trajectory is None:
+        sections, clip, map_src = [summary, f"<p class='failure'>{esc(problem)}</p>"], None, None
     else:
-        sections.append(f"<p class='failure'>{esc(problem)}</p>")
-    sections.append(_stages(store.stages(run, episode.key)))
-    sections.append(_failure(episode))
+        sections, clip, map_src = _views(store, trajectory, tools, folder, name)
+        sections.insert(3, summary)  # after the mission, the map's caption and the player
+    names = stage_names(family, trajectory.header.episode if trajectory else None)
+    sections += [_stages(store.stages(run, episode.key), names), _failure(episode)]
     if trajectory is not None:
-        sections += [_events(trajectory.steps), _outputs(trajectory.steps)]
+        sections += [_events(trajectory.steps), _outputs(trajectory.steps, names)]
     title = f"{episode.episode_id} · {run}"
     nav = "<nav><a href='../index.html'>← report index</a></nav>"
     body = f"{nav}<h1>{esc(title)}</h1>" + "".join(sections)
     (folder / f"{name}.html").write_text(page(title, body, root="../"), encoding="utf-8")
-    return EpisodePage(episode, f"{name}.html", clip is not None)
+    return EpisodePage(episode, f"{name}.html", clip is not None, map_src)
+
+
+def _views(
+    store: Store, trajectory: Trajectory, tools: PageTools, folder: Path, name: str
+) -> tuple[list[str], Path | None, str | None]:
+    """Return the mission, map caption, player and clip sections, the clip and the first map."""
+    mission = _mission(trajectory, tools.references, folder, name)
+    drawn, map_html = _map(trajectory, tools.maps, folder, name)
+    clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
+    player = _player(trajectory, store.folder, folder, name, drawn)
+    return [mission, map_html, player, clip_html], clip, drawn[0].src if drawn else None
+
+
+def _family(trajectory: Trajectory | None, episode: StoredEpisode) -> str:
+    """Return the episode's mission family (from its record, else guessed from its metrics)."""
+    if trajectory is not None:
+        return trajectory.header.episode.family
+    return "aerial" if "sr" in episode.metrics else "rescue"
 
 
 def _read(episode: StoredEpisode) -> tuple[Trajectory | None, str]:
@@ -63,70 +115,247 @@ def _read(episode: StoredEpisode) -> tuple[Trajectory | None, str]:
         return None, f"The trajectory record could not be read: {error}"
 
 
-def _summary(run: str, episode: StoredEpisode) -> str:
+def level_name(family: str) -> str:
+    """Return what the family's ``level`` column holds: levels, or mission types (aerial)."""
+    return "type" if family == "aerial" else "level"
+
+
+def _summary(run: str, episode: StoredEpisode, family: str) -> str:
     metrics = episode.metrics
+    scores = (
+        [("SR", _number(metrics.get("sr"), 0)), ("MP", _number(metrics.get("mp")))]
+        if family == "aerial"
+        else [
+            ("TS", _number(metrics.get("ts"))),
+            ("collisions", _number(metrics.get("collisions"), 0)),
+        ]
+    )
     facts = [
         ("run", run),
         ("key", episode.key),
         ("episode", episode.episode_id),
         ("suite", episode.suite),
-        ("level", episode.level),
+        (level_name(family), episode.level),
         ("repeat", str(episode.repeat)),
         ("seed", str(episode.seed)),
         ("outcome", episode.outcome),
         ("failure reason", episode.failure_reason or "–"),
         ("steps", str(episode.steps)),
-        ("TS", _number(metrics.get("ts"))),
-        ("collisions", _number(metrics.get("collisions"), 0)),
+        *scores,
         ("wall seconds", _number(episode.wall_seconds, 2)),
         ("attempts", str(episode.attempts)),
     ]
     return render_table(HtmlTable("", ("field", "value"), facts))
 
 
-def _map(trajectory: Trajectory, maps: WorldMaps, folder: Path, name: str) -> str:
+def _mission(trajectory: Trajectory, references: ReferenceViews, folder: Path, name: str) -> str:
+    """Return the mission panel: what the agent was asked and, for aerial, how it answered."""
+    spec = trajectory.header.episode
+    if spec.family == "rescue":
+        lines = _rescue_mission(trajectory, references, folder, name)
+    elif spec.family == "aerial":
+        lines = _aerial_mission(trajectory)
+    else:
+        return ""
+    return "<section class='mission'><h2>Mission</h2>" + "".join(lines) + "</section>"
+
+
+def _line(label: str, text: object) -> str:
+    return f"<p><b>{esc(label)}:</b> {esc(text)}</p>"
+
+
+def _rescue_mission(
+    trajectory: Trajectory, references: ReferenceViews, folder: Path, name: str
+) -> list[str]:
+    mission = trajectory.header.episode.mission
+    lines = [
+        _line("clue", mission.get("clue_text", "–")),
+        _line("budget", f"{mission.get('budget_s', '–')} s"),
+    ]
+    try:
+        drawn = references.write(
+            trajectory.header.episode,
+            trajectory.header.backend.args,
+            folder / "refs" / f"{name}.png",
+        )
+    except SortieError as error:  # a world only another backend can build
+        return [*lines, f"<p class='failure'>No reference image: {esc(error)}</p>"]
+    if drawn:  # first, so that it floats beside the clue
+        lines.insert(
+            0, f"<img src='refs/{esc(name)}.png' alt='the reference image of the casualty'>"
+        )
+    return lines
+
+
+def _aerial_mission(trajectory: Trajectory) -> list[str]:
+    mission = trajectory.header.episode.mission
+    lines = [
+        _line("instruction", mission.get("instruction", "–")),
+        _line("types", ", ".join(mission.get("types", [])) or "–"),
+    ]
+    if mission.get("answer") is not None:
+        lines.append(
+            _line("expected answer", f"{mission['answer']} ({mission.get('answer_kind')})")
+        )
+    if mission.get("task_action"):
+        lines.append(_line("task action", mission["task_action"]))
+    return lines + _verdict(trajectory)
+
+
+def _verdict(trajectory: Trajectory) -> list[str]:
+    try:
+        facts = facts_of(trajectory)
+    except ConfigError as error:
+        return [f"<p class='failure'>{esc(error)}</p>"]
+    if not isinstance(facts, AerialFacts):
+        return []
+    lines = [_line("the agent's report", facts.report or "(none)")]
+    verdict = facts.verdict
+    if verdict is not None:
+        word = "match" if verdict.match else "no match"
+        css = "success" if verdict.match else "failure"
+        lines.append(
+            f"<p><b>judge {esc(verdict.judge)}:</b> <span class='{css}'>{word}</span>, "
+            f"score {verdict.score:.2f}{esc(' — ' + verdict.detail) if verdict.detail else ''}</p>"
+        )
+    elif facts.judge:
+        lines.append(_line("judge", f"{facts.judge} (no answer expected)"))
+    return lines + [_line("ended by", facts.ended_by or "the step budget")]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnMap:
+    """One map picture of an episode: the floor it shows, the map drawn on, its file."""
+
+    floor: Floor
+    view: TopDownMap
+    src: str
+    """The picture's path relative to the episodes folder."""
+
+
+def _map(
+    trajectory: Trajectory, maps: WorldMaps, folder: Path, name: str
+) -> tuple[list[DrawnMap], str]:
+    """Draw the episode's maps (one per floor it used); return them and the maps' caption."""
     spec, agent = trajectory.header.episode, trajectory.header.agent
     arguments = json.dumps(agent.args, sort_keys=True, ensure_ascii=False)
     text = (
-        f"<section><h2>Map</h2><p>World {esc(spec.world.builder)} (seed "
-        f"{spec.world.seed}); agent {esc(agent.name)} {esc(arguments)}.</p>"
+        f"<p>World {esc(spec.world.builder)} (seed {spec.world.seed}); agent "
+        f"{esc(agent.name)} {esc(arguments)}.</p>"
     )
     try:
-        background = maps.background(spec.world)
+        floors = maps.floors(spec.world)
     except SortieError as error:  # a world only another backend can build, say
-        return f"{text}<p class='failure'>No map: {esc(error)}</p></section>"
-    draw_episode_map(background, spec, trajectory.steps, folder / "maps" / f"{name}.png")
-    return (
-        f"{text}{_LEGEND_HTML}<img src='maps/{esc(name)}.png' "
-        "alt='top-down map of the episode'></section>"
+        return [], f"{text}<p class='failure'>No map: {esc(error)}</p>"
+    drawn = [
+        _draw(trajectory, floor, background, folder, name, len(floors) > 1)
+        for floor, background in _used(floors, spec, trajectory.steps)
+    ]
+    if len(drawn) > 1:
+        text += f"<p>{len(drawn)} floors: the map shows the floor of the step the player is at.</p>"
+    names = stage_names(spec.family, spec)
+    legend = legend_html(names, trajectory.steps, legend_keys(spec, trajectory.steps))
+    return drawn, f"<h2>Map and steps</h2>{text}{legend}"
+
+
+def _used(
+    floors: list[tuple[Floor, TopDownMap]], spec: EpisodeSpec, steps: Sequence[StepRecord]
+) -> list[tuple[Floor, TopDownMap]]:
+    """Return the floors the episode's start, steps or targets are on."""
+    heights = [spec.start.z] + [s.pose.z for s in steps] + [p.pose.z for p in spec.placements]
+    return [(f, m) for f, m in floors if any(f.holds(z) for z in heights)] or floors[:1]
+
+
+def _draw(
+    trajectory: Trajectory,
+    floor: Floor,
+    background: TopDownMap,
+    folder: Path,
+    name: str,
+    several: bool,
+) -> DrawnMap:
+    spec, steps = trajectory.header.episode, trajectory.steps
+    view = episode_view(background, spec, steps)
+    file = f"{name}-floor{floor.number}.png" if several else f"{name}.png"
+    draw_episode_map(view, spec, steps, folder / "maps" / file, floor)
+    return DrawnMap(floor, view, f"maps/{file}")
+
+
+def _player(
+    trajectory: Trajectory, frames_root: Path, folder: Path, name: str, drawn: list[DrawnMap]
+) -> str:
+    """Write the player's data file (and copy the frames it shows); return its markup."""
+    steps, spec = trajectory.steps, trajectory.header.episode
+    names = stage_names(spec.family, spec)
+    frames, log = _frames(steps, frames_root, folder.parent)
+    view, size = (
+        (drawn[0].view, Image.open(folder / drawn[0].src).size) if drawn else (None, (1, 1))
     )
+    data = step_data(steps, names, view, size)
+    for step, record, frame in zip(data, steps, frames, strict=True):
+        step["frame"] = frame
+        step["map"] = k = next((k for k, d in enumerate(drawn) if d.floor.holds(record.pose.z)), 0)
+        if len(drawn) > 1:
+            step["pose"] = f"{step['pose']}, floor {drawn[k].floor.number}"
+    payload = {
+        "root": "../",
+        "maps": [d.src for d in drawn],
+        "steps": data,
+        "spans": stage_spans(steps, names),
+    }
+    write_data(folder / DATA_FOLDER / f"{name}.js", payload)
+    first = drawn[0].src if drawn else None
+    return log + player_html(first, f"{DATA_FOLDER}/{name}.js", "../")
+
+
+def _frames(
+    steps: Sequence[StepRecord], frames_root: Path, out: Path
+) -> tuple[list[str | None], str]:
+    """Return each step's frame in the report (copied there) and a note if any is missing."""
+    try:
+        return frame_list(steps, frames_root, out), ""
+    except OSError as error:
+        return [None] * len(steps), f"<p class='failure'>Frames missing: {esc(error)}</p>"
 
 
 def _legend_entries() -> list[tuple[str, str, tuple[int, int, int], str]]:
     """Return (css class, glyph, colour, meaning) of each legend entry: stages, then markers."""
     stages = [
-        (f"path-{k}", "━", c, f"path in {name}" if name else "path after the last stage")
+        (f"path-{k}", "━", c, name or "")
         for k, (name, c) in enumerate([*STAGE_COLOURS.items(), (None, OTHER)])
     ]
     return stages + [(f"mark-{k}", g, c, meaning) for k, (g, c, meaning) in enumerate(LEGEND)]
 
 
 def legend_css() -> str:
-    """Return the style rules that colour the map legend (pages allow no inline styles)."""
-    return "".join(
+    """Return the style rules that colour the map legend and the player's stage bar."""
+    marks = "".join(
         f".{css} {{ color: rgb{colour}; font-weight: bold; }}\n"
         for css, _, colour, _ in _legend_entries()
     )
-
-
-_LEGEND_HTML = (
-    "<p class='legend'>"
-    + "".join(
-        f"<span><span class='{css}'>{glyph}</span> {esc(meaning)}</span>"
-        for css, glyph, _, meaning in _legend_entries()
+    bars = "".join(
+        f".stage-{key or 'none'} {{ background: rgb{colour}; }}\n"
+        for key, colour in [*STAGE_COLOURS.items(), (None, OTHER)]
     )
-    + "</p>"
-)
+    return marks + bars
+
+
+def legend_html(names: Mapping[str, str], steps: Sequence[StepRecord], keys: set[str]) -> str:
+    """Return the legend of one map: the stages its path passes through, the markers it has."""
+    stages = {s.stage for s in steps}
+    parts = []
+    for css, glyph, _, meaning in _legend_entries():
+        if css.startswith("path-"):
+            stage = meaning or None
+            if stage not in stages:
+                continue
+            meaning = (
+                f"path in {stage_label(names, stage)}" if stage else "path after the last stage"
+            )
+        elif meaning not in keys:
+            continue
+        parts.append(f"<span><span class='{css}'>{glyph}</span> {esc(meaning)}</span>")
+    return "<p class='legend'>" + "".join(parts) + "</p>"
 
 
 def _clip(
@@ -143,10 +372,10 @@ def _clip(
             if clip is None
             else f"<img class='clip' src='clips/{esc(name)}.gif' alt='what the agent saw'>"
         )
-    return clip, f"<section><h2>Ego view</h2>{text}</section>"
+    return clip, f"<section><h2>Ego view clip</h2>{text}</section>"
 
 
-def _stages(stages: Sequence[StageRecord]) -> str:
+def _stages(stages: Sequence[StageRecord], names: Mapping[str, str]) -> str:
     columns = (
         "stage",
         "status",
@@ -162,7 +391,7 @@ def _stages(stages: Sequence[StageRecord]) -> str:
     )
     rows = [
         (
-            s.name,
+            stage_label(names, s.name),
             s.status,
             s.target or "–",
             _number(s.started_step, 0),
@@ -190,23 +419,44 @@ def _failure(episode: StoredEpisode) -> str:
     return "".join(parts)
 
 
+def event_runs(steps: Sequence[StepRecord]) -> list[tuple[int, int, int, EventRecord]]:
+    """Return the events with each run of the same event made one: first, last step, count."""
+    runs: list[tuple[int, int, int, EventRecord]] = []
+    for step in steps:
+        for event in step.events:
+            if runs and runs[-1][3] == event:
+                first, _, count, _ = runs[-1]
+                runs[-1] = (first, step.index, count + 1, event)
+            else:
+                runs.append((step.index, step.index, 1, event))
+    return runs
+
+
 def _events(steps: Sequence[StepRecord]) -> str:
-    rows = [(str(s.index), e.kind, e.target or "", e.detail) for s in steps for e in s.events]
+    rows = [
+        (
+            str(first) if first == last else f"{first}–{last}",
+            str(count),
+            e.kind,
+            e.target or "",
+            e.detail,
+        )
+        for first, last, count, e in event_runs(steps)
+    ]
     if not rows:
         return ""
-    return render_table(
-        HtmlTable("Events", ("step", "kind", "target", "detail"), rows, frozenset({"step"}))
-    )
+    columns = ("steps", "count", "kind", "target", "detail")
+    return render_table(HtmlTable("Events", columns, rows, frozenset({"steps", "count"})))
 
 
-def _outputs(steps: Sequence[StepRecord]) -> str:
+def _outputs(steps: Sequence[StepRecord], names: Mapping[str, str]) -> str:
     rows = [
         (
             str(s.index),
-            s.stage or "–",
+            stage_label(names, s.stage),
             json.dumps(s.action, ensure_ascii=False),
             Pre(s.agent_output or ""),
-            Pre(_calls(s.model_calls)),
+            Pre(calls_text(s.model_calls)),
         )
         for s in steps
         if s.agent_output or s.model_calls
@@ -215,15 +465,6 @@ def _outputs(steps: Sequence[StepRecord]) -> str:
         return "<h2>Agent output</h2><p>The agent reported no output.</p>"
     columns = ("step", "stage", "action", "agent output", "model calls")
     return render_table(HtmlTable("Agent output", columns, rows, frozenset({"step"})))
-
-
-def _calls(calls: Sequence[ModelCallRecord]) -> str:
-    return "\n".join(
-        f"{c.model}: {c.latency:.2f} s, {c.tokens_in}→{c.tokens_out} tokens, "
-        f"{c.attempts} attempt(s){', cached' if c.cached else ''}"
-        f"{f', error {c.error}' if c.error else ''}"
-        for c in calls
-    )
 
 
 def _number(value: float | int | None, digits: int = 1) -> str:

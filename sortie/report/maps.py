@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 
@@ -18,8 +19,10 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
+from sortie.core.pose import Pose
 from sortie.core.trajectory import StepRecord
 from sortie.sim.render import Renderer
+from sortie.sim.scene import Scene
 from sortie.sim.topdown import TopDownMap, render_topdown
 from sortie.sim.worlds import build_world
 
@@ -55,24 +58,69 @@ SIDE = 520
 """Maps are enlarged (by a whole factor, pixels kept square) to about this many pixels."""
 
 
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """The heights a floor's map shows: from its slab up to the next floor's (metres)."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    number: int = 0
+
+    def holds(self, z: float) -> bool:
+        """Return whether a body or object standing at height ``z`` is on this floor."""
+        return self.low - STAIR_SLACK <= z < self.high - STAIR_SLACK
+
+
+STAIR_SLACK = 0.5
+"""A walker this far below a floor is still on the stairs up to it: it counts as below."""
+
+
 class WorldMaps:
     """Top-down maps of worlds, each rendered on first use and kept."""
 
     def __init__(self, metres_per_pixel: float = 0.1, max_pixels: int = 400) -> None:
         """Render maps at ``metres_per_pixel``, coarser when a side would pass ``max_pixels``."""
         self.metres_per_pixel, self.max_pixels = metres_per_pixel, max_pixels
-        self._maps: dict[str, TopDownMap] = {}
+        self._maps: dict[str, list[tuple[Floor, TopDownMap]]] = {}
 
     def background(self, world: WorldSpec) -> TopDownMap:
         """Return the map of ``world`` (without any episode's placements), enlarged to draw on."""
+        return self.floors(world)[0][1]
+
+    def floors(self, world: WorldSpec) -> list[tuple[Floor, TopDownMap]]:
+        """Return a map per floor of ``world``, lowest first (one for a world of one floor)."""
         key = world.model_dump_json()
         if key not in self._maps:
             scene = build_world(world.builder, world.seed, world.params)
-            rendered = render_topdown(
-                Renderer(scene), self.metres_per_pixel, max_pixels=self.max_pixels
-            )
-            self._maps[key] = enlarged(rendered)
+            renderer = Renderer(scene)
+            self._maps[key] = [
+                (
+                    floor,
+                    enlarged(render_topdown(renderer, self.metres_per_pixel, cut, self.max_pixels)),
+                )
+                for floor, cut in floor_cuts(scene)
+            ]
         return self._maps[key]
+
+
+def floor_cuts(scene: Scene) -> list[tuple[Floor, float | None]]:
+    """Return each floor of ``scene`` and the height its map cuts at (the scene's own: None).
+
+    Floors are the ``floor`` objects that name their ``level`` and ``height`` (as ``tower``'s
+    do). A floor's map cuts as far under the slab above it as the scene's cut is under the
+    first floor's slab; the top floor's cut is as high above it as the scene's above the ground.
+    """
+    heights = sorted(
+        float(o.attributes["height"])
+        for o in scene.of_class("floor")
+        if "level" in o.attributes and "height" in o.attributes
+    )
+    if len(heights) < 2 or scene.topdown_cut is None:
+        return [(Floor(), None)]
+    gap, storey = heights[1] - scene.topdown_cut, scene.topdown_cut - heights[0]
+    edges = [-math.inf, *heights[1:], math.inf]
+    cuts = [h - gap for h in heights[1:]] + [heights[-1] + storey]
+    return [(Floor(edges[k], edges[k + 1], k), cut) for k, cut in enumerate(cuts)]
 
 
 def enlarged(topdown: TopDownMap, side: int = SIDE) -> TopDownMap:
@@ -82,15 +130,77 @@ def enlarged(topdown: TopDownMap, side: int = SIDE) -> TopDownMap:
     return TopDownMap(image, topdown.xmin, topdown.ymax, topdown.metres_per_pixel / factor)
 
 
+def episode_view(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord]) -> TopDownMap:
+    """Return the part of the world map to draw the episode on.
+
+    Aerial worlds are hundreds of metres wide and a flight a few dozen, so their maps are
+    cropped to the flown path, the goal and the route (with a margin), then enlarged.
+    """
+    if spec.family != "aerial":
+        return topdown
+    points = [(spec.start.x, spec.start.y)] + [(s.pose.x, s.pose.y) for s in steps]
+    goal = spec.mission.get("goal")
+    points += [(p[0], p[1]) for p in spec.mission.get("patrol", [])] + ([goal[:2]] if goal else [])
+    return cropped(topdown, points)
+
+
+def cropped(
+    topdown: TopDownMap, points: Sequence[Sequence[float]], margin: float = 15.0
+) -> TopDownMap:
+    """Return the map cut to the box around ``points`` (plus ``margin`` metres), enlarged."""
+    height, width = topdown.image.shape[:2]
+    cols, rows = zip(*(topdown.pixel(p[0], p[1]) for p in points), strict=True)
+    # Each side at least half the other, so a straight flight is not drawn as a sliver.
+    span = max(max(cols) - min(cols), max(rows) - min(rows)) / 4
+    wide = max(margin / topdown.metres_per_pixel, span - (max(cols) - min(cols)) / 2)
+    tall = max(margin / topdown.metres_per_pixel, span - (max(rows) - min(rows)) / 2)
+    left, right = max(0, int(min(cols) - wide)), min(width, int(max(cols) + wide) + 1)
+    top, bottom = max(0, int(min(rows) - tall)), min(height, int(max(rows) + tall) + 1)
+    if right - left < 8 or bottom - top < 8:
+        return topdown
+    picture = Image.fromarray(topdown.image[top:bottom, left:right])
+    factor = SIDE / max(picture.size)
+    picture = picture.resize((round(picture.width * factor), round(picture.height * factor)))
+    mpp = topdown.metres_per_pixel
+    return TopDownMap(
+        np.asarray(picture), topdown.xmin + left * mpp, topdown.ymax - top * mpp, mpp / factor
+    )
+
+
+def legend_keys(spec: EpisodeSpec, steps: Sequence[StepRecord]) -> set[str]:
+    """Return the meanings of ``LEGEND`` that the episode's map shows."""
+    keys = {"start"} | ({"end"} if steps else set())
+    poses = {p.name for p in spec.placements}
+    keys |= {role for role in ("casualty", "stretcher") if spec.targets.get(role) in poses}
+    if spec.family == "aerial" and spec.mission.get("goal"):
+        keys.add("aerial goal")
+    if spec.mission.get("patrol"):
+        keys.add("patrol route")
+    if any(s.collisions for s in steps):
+        keys.add("collision")
+    return keys
+
+
 def draw_episode_map(
-    topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord], path: Path
+    topdown: TopDownMap,
+    spec: EpisodeSpec,
+    steps: Sequence[StepRecord],
+    path: Path,
+    floor: Floor | None = None,
 ) -> Path:
-    """Draw the episode's path and places over the world map; save it as a PNG at ``path``."""
+    """Draw the episode's path and places over the world map; save it as a PNG at ``path``.
+
+    With ``floor``, only the steps and places on that floor are drawn.
+    """
     picture = Image.fromarray(topdown.image)
     draw = ImageDraw.Draw(picture)
+    floor = floor or Floor()
+    kept = [s for s in steps if floor.holds(s.pose.z)]
     _draw_route(draw, topdown, spec)
-    _draw_path(draw, topdown, spec, steps)
-    _draw_places(draw, topdown, spec, steps)
+    start = spec.start if floor.holds(spec.start.z) else (kept[0].pose if kept else None)
+    if start is not None:
+        _draw_path(draw, topdown, start, kept)
+    _draw_places(draw, topdown, spec, steps, floor)
     _draw_scale(draw, topdown)
     if spec.family == "aerial":
         picture = _with_altitude(picture, spec, steps)
@@ -100,10 +210,10 @@ def draw_episode_map(
 
 
 def _draw_path(
-    draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord]
+    draw: ImageDraw.ImageDraw, topdown: TopDownMap, start: Pose, steps: Sequence[StepRecord]
 ) -> None:
     """Draw one polyline per run of steps in the same stage, in that stage's colour."""
-    last = topdown.pixel(spec.start.x, spec.start.y)
+    last = topdown.pixel(start.x, start.y)
     for stage, run in groupby(steps, key=lambda s: s.stage):
         points = [last] + [topdown.pixel(s.pose.x, s.pose.y) for s in run]
         draw.line(points, fill=STAGE_COLOURS.get(stage, OTHER), width=2, joint="curve")
@@ -157,11 +267,15 @@ def _with_altitude(
 
 
 def _draw_places(
-    draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord]
+    draw: ImageDraw.ImageDraw,
+    topdown: TopDownMap,
+    spec: EpisodeSpec,
+    steps: Sequence[StepRecord],
+    floor: Floor,
 ) -> None:
     """Mark every collision, the targets, the start and the end (in that order, end on top)."""
     for step in steps:
-        if step.collisions:
+        if step.collisions and floor.holds(step.pose.z):
             col, row = topdown.pixel(step.pose.x, step.pose.y)
             draw.line([col - 3, row - 3, col + 3, row + 3], fill=COLLISION, width=2)
             draw.line([col - 3, row + 3, col + 3, row - 3], fill=COLLISION, width=2)
@@ -171,13 +285,14 @@ def _draw_places(
         ("stretcher", "square", STRETCHER),
     ):
         pose = poses.get(spec.targets.get(role, ""))
-        if pose is not None:
+        if pose is not None and floor.holds(pose.z):
             _marker(draw, topdown.pixel(pose.x, pose.y), shape, colour)
     goal = spec.mission.get("goal") if spec.family == "aerial" else None
     if goal:
         _marker(draw, topdown.pixel(goal[0], goal[1]), "pentagon", GOAL)
-    _marker(draw, topdown.pixel(spec.start.x, spec.start.y), "circle", START)
-    if steps:
+    if floor.holds(spec.start.z):
+        _marker(draw, topdown.pixel(spec.start.x, spec.start.y), "circle", START)
+    if steps and floor.holds(steps[-1].pose.z):
         _marker(draw, topdown.pixel(steps[-1].pose.x, steps[-1].pose.y), "triangle", END)
 
 

@@ -12,16 +12,21 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sortie.metrics.aggregate import AERIAL_COLUMNS
+from sortie.report.compare import write_comparisons
 from sortie.report.episode import (
     EPISODES_FOLDER,
     EpisodePage,
+    PageTools,
     legend_css,
+    level_name,
     write_episode_page,
 )
 from sortie.report.failures import failure_modes, failure_rows
 from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, render_table
 from sortie.report.maps import WorldMaps
+from sortie.report.player import INDEX_SCRIPT, write_scripts
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
+from sortie.report.reference import ReferenceViews
 from sortie.report.render import layout, paper_tables
 from sortie.report.tables import check_run, family_columns, report_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
@@ -43,18 +48,21 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
         check_run(store, run)
     out.mkdir(parents=True, exist_ok=True)
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
+    write_scripts(out)
     figures = write_plots(store, runs, out / PLOTS_FOLDER)
-    maps, folder = WorldMaps(), out / EPISODES_FOLDER
+    tools, folder = PageTools(WorldMaps(), ReferenceViews()), out / EPISODES_FOLDER
     folder.mkdir(exist_ok=True)
-    episodes = [
-        episode_table(
-            run, [write_episode_page(store, run, e, folder, maps) for e in store.episodes(run)]
-        )
+    family = "aerial" if family_columns(store, runs) == AERIAL_COLUMNS else "rescue"
+    pages = [
+        [write_episode_page(store, run, e, folder, tools) for e in store.episodes(run)]
         for run in runs
     ]
+    episodes = [episode_table(run, p, family) for run, p in zip(runs, pages, strict=True)]
+    sides = write_comparisons(out, runs, pages)
     index = out / "index.html"
     index.write_text(
-        index_page(runs, index_tables(store, runs, group), figures, episodes), encoding="utf-8"
+        index_page(runs, index_tables(store, runs, group), figures, episodes, sides),
+        encoding="utf-8",
     )
     return index
 
@@ -97,36 +105,46 @@ def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[s
     ]
 
 
-def episode_table(run: str, pages: Sequence[EpisodePage]) -> HtmlTable:
-    """Return the run's episodes with a link to each page and its main results."""
+EPISODE_SCORES = {
+    "rescue": (("TS", "ts", 1), ("collisions", "collisions", 0)),
+    "aerial": (("SR", "sr", 0), ("MP", "mp", 1), ("Eff", "eff", 1)),
+}
+"""The scores each family's episode table shows: column, metric, digits."""
+
+
+def episode_table(run: str, pages: Sequence[EpisodePage], family: str = "rescue") -> HtmlTable:
+    """Return the run's episodes, sortable and filterable, every cell a link to its page."""
+    scores = EPISODE_SCORES.get(family, EPISODE_SCORES["rescue"])
+    level = level_name(family)
     columns = (
         "episode",
-        "level",
+        level,
         "repeat",
         "outcome",
         "failure reason",
         "steps",
-        "TS",
-        "collisions",
+        *(column for column, _, _ in scores),
         "clip",
     )
-    rows = [
-        (
-            Link(p.episode.key, f"{EPISODES_FOLDER}/{p.name}"),
-            p.episode.level,
-            str(p.episode.repeat),
-            p.episode.outcome,
-            p.episode.failure_reason or "",
-            str(p.episode.steps),
-            _metric(p, "ts"),
-            _metric(p, "collisions", 0),
-            "yes" if p.has_clip else "",
-        )
-        for p in pages
+    rows = [_episode_row(p, scores) for p in pages]
+    numeric = frozenset({"repeat", "steps", *(column for column, _, _ in scores)})
+    filters = frozenset({level, "outcome", "failure reason"})
+    return HtmlTable(f"Episodes of {run}", columns, rows, numeric, sortable=True, filters=filters)
+
+
+def _episode_row(page: EpisodePage, scores: Sequence[tuple[str, str, int]]) -> list[Link]:
+    episode = page.episode
+    cells = [
+        episode.key,
+        episode.level,
+        str(episode.repeat),
+        episode.outcome,
+        episode.failure_reason or "",
+        str(episode.steps),
+        *(_metric(page, metric, digits) for _, metric, digits in scores),
+        "yes" if page.has_clip else "",
     ]
-    return HtmlTable(
-        f"Episodes of {run}", columns, rows, frozenset({"repeat", "steps", "TS", "collisions"})
-    )
+    return [Link(text, f"{EPISODES_FOLDER}/{page.name}") for text in cells]
 
 
 def index_page(
@@ -134,8 +152,9 @@ def index_page(
     tables: Sequence[HtmlTable],
     figures: Sequence[tuple[str, str]],
     episodes: Sequence[HtmlTable],
+    sides: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """Return the index document: tables, then plots, then each run's episodes."""
+    """Return the index document: tables, plots, side-by-side pages, each run's episodes."""
     title = "sortie report: " + ", ".join(runs)
     plots = "".join(
         f"<figure><img src='{esc(path)}' alt='{esc(caption)}'>"
@@ -146,9 +165,18 @@ def index_page(
         f"<h1>{esc(title)}</h1>"
         + "".join(render_table(t) for t in tables)
         + f"<h2>Plots</h2>{plots}"
+        + _side_links(sides)
         + "".join(render_table(t) for t in episodes)
     )
-    return page(title, body)
+    return page(title, body, scripts=(INDEX_SCRIPT,))
+
+
+def _side_links(sides: Sequence[tuple[str, str]]) -> str:
+    """Return the list of side-by-side pages (none for a report of one run)."""
+    if not sides:
+        return ""
+    items = "".join(f"<li><a href='{esc(path)}'>{esc(title)}</a></li>" for title, path in sides)
+    return f"<h2>Runs side by side</h2><ul>{items}</ul>"
 
 
 def _metric(page: EpisodePage, name: str, digits: int = 1) -> str:

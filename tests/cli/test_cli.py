@@ -382,3 +382,31 @@ def test_a_run_stops_after_too_many_errors_in_a_row(tmp_path, override):
     assert "RuntimeError: the model is down" in text and "second line" not in text
     with Store(tmp_path / "s.db") as store:
         assert len(store.episodes("f")) == 2
+
+
+def test_demo_records_frames_for_its_report_except_for_random_walks(tmp_path, monkeypatch):
+    """On a one-room suite the oracle's steps keep frames, shown by its player; random's none."""
+    import json
+
+    import sortie.cli
+    from sortie.core.records_io import SuiteHeader, read_trajectory, write_suite
+    from sortie.run.store import Store
+    from sortie.testing.episodes import room_rescue
+
+    suite = tmp_path / "room.jsonl"
+    write_suite(suite, SuiteHeader(suite="room"), [room_rescue("room/0", 2.0, (-1.0, -0.5))])
+    runs = (("rescue", str(suite), ("oracle", "random"), "level"),)
+    monkeypatch.setattr(sortie.cli, "DEMO_RUNS", runs)
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    with Store(tmp_path / "demo" / "runs" / "sortie.db") as store:
+        kept = {
+            run: [
+                bool(s.frames) for e in store.episodes(run) for s in read_trajectory(e.record).steps
+            ]
+            for run in ("demo-rescue-oracle", "demo-rescue-random")
+        }
+    assert all(kept["demo-rescue-oracle"]) and not any(kept["demo-rescue-random"])
+    data = next((tmp_path / "demo" / "report" / "rescue" / "episodes" / "data").glob("*oracle*"))
+    steps = json.loads(data.read_text().split("=", 1)[1].rstrip().rstrip(";"))["steps"]
+    assert steps and all(step["frame"] for step in steps)

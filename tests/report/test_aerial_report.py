@@ -1,12 +1,15 @@
+import numpy as np
 import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.report import write_site
+from sortie.report.maps import cropped
 from sortie.report.render import render
 from sortie.report.tables import family_columns, report_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
+from sortie.sim.topdown import TopDownMap
 from sortie.testing.episodes import aerial_hop
 from tests.conftest import run_stored
 
@@ -56,8 +59,46 @@ def test_the_html_report_of_aerial_runs_has_maps_with_heights(aerial_store, tmp_
         index = write_site(store, ["oracle", "random"], tmp_path / "site")
     maps = sorted((index.parent / "episodes" / "maps").glob("*.png"))
     assert len(maps) == 6 and "MissionBench table" in index.read_text()
-    width, height = Image.open(maps[0]).size
-    assert height > width  # the map is square; the height strip hangs below it
+    picture = np.asarray(Image.open(maps[0]).convert("L"))
+    assert picture[-80:].mean() > 200  # the height strip below the map is mostly white paper
+    assert picture[:80].mean() < 200  # the map above it is not
+
+
+def test_an_aerial_page_opens_with_the_instruction_the_answer_and_the_verdict(
+    aerial_store, tmp_path
+):
+    """The oracle's reporting page shows what was asked, expected, reported and judged."""
+    import html
+
+    with Store(aerial_store) as store:
+        index = write_site(store, ["oracle"], tmp_path / "site", "type")
+    heading = f"<h1>{html.escape('hops/1 · oracle')}</h1>"
+    text = next(
+        p.read_text()
+        for p in (index.parent / "episodes").glob("*.html")
+        if heading in p.read_text()
+    )
+    mission = text[text.index("<section class='mission'>") :].split("</section>")[0]
+    assert "<b>instruction:</b> Fly to the goal and inspect it." in mission
+    assert "<b>expected answer:</b> 7 (number)" in mission
+    assert "<b>the agent&#x27;s report:</b> 7" in mission
+    assert "<b>judge exact:</b> <span class='success'>match</span>, score 1.00" in mission
+    assert (
+        "<th data-filter='1'>type</th>" in index.read_text()
+        and "<td>S1 reach</td><td>done</td>" in text
+    )
+
+
+def test_aerial_maps_are_cropped_to_the_flight():
+    """A 10 m flight over a 100 m world is drawn on a 40 m piece of it (15 m margins)."""
+    world = TopDownMap(
+        np.zeros((100, 100, 3), np.uint8), xmin=0.0, ymax=100.0, metres_per_pixel=1.0
+    )
+    piece = cropped(world, [(40.0, 50.0), (50.0, 60.0)])
+    assert piece.image.shape[1] * piece.metres_per_pixel == pytest.approx(41.0, abs=1.0)
+    # (40, 50) is the lower-left point: 15 m from the left edge, 10 + 15 m below the top edge
+    metres = [m / piece.metres_per_pixel for m in (15, 25)]
+    assert piece.pixel(40.0, 50.0) == pytest.approx(metres, abs=2 / piece.metres_per_pixel)
 
 
 def test_failure_modes_count_how_each_run_ended(aerial_store):

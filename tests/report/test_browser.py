@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SAYING_RUN, SCRIPT, episode_page
+from .conftest import CLIP_FRAMES, SAYING_RUN, SCRIPT, episode_page
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -57,7 +57,9 @@ class Visit:
 
     def images_loaded(self) -> bool:
         return self.page.evaluate(
-            "Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)"
+            # A hidden image is the player's frame at a step that kept none: it has no source.
+            "Array.from(document.images).filter(i => !i.hidden)"
+            ".every(i => i.complete && i.naturalWidth > 0)"
         )
 
 
@@ -71,13 +73,15 @@ def test_the_index_loads_from_disk_with_its_plots_and_nothing_else(browser, site
     assert visit.page.locator("table").count() == 8
 
 
-def test_an_episode_page_loads_with_its_map_and_clip(browser, site):
-    """The page of the episode with frames shows its map and its GIF, without errors."""
+def test_an_episode_page_loads_with_its_map_frame_and_clip(browser, site):
+    """The page of the episode with frames shows its reference, frame, map and GIF, no errors."""
     visit = Visit(browser, episode_page(site, "s/frames"))
     assert visit.errors == []
     assert visit.images_loaded()
     sources = visit.page.eval_on_selector_all("img", "els => els.map(e => e.src)")
-    assert [Path(s).suffix for s in sources] == [".png", ".gif"]
+    folders = [Path(s).parent.name for s in sources]
+    assert folders[0] == "refs" and folders[2:] == ["maps", "clips"]
+    assert Path(sources[1]).parent.parent.name == "frames"  # the first step's frame
     assert all(url.startswith("file://") for url in visit.requests)
 
 
@@ -96,4 +100,120 @@ def test_a_script_the_agent_said_is_shown_and_never_run(browser, site):
     assert SCRIPT in visit.page.locator("body").inner_text()
     assert visit.page.title() == f"s/frames · {SAYING_RUN}"
     assert visit.page.evaluate("typeof window.pwned") == "undefined"
+    assert visit.errors == []
+
+
+def _player_state(visit: Visit) -> dict:
+    """Return what the player shows now: step text, frame source, marker place, stage."""
+    return visit.page.evaluate(
+        """() => ({
+            step: document.getElementById('player-step').textContent,
+            pose: document.getElementById('player-pose').textContent,
+            stage: document.getElementById('player-stage').textContent,
+            frame: document.getElementById('player-frame').hidden
+                ? null : document.getElementById('player-frame').src,
+            marker: [document.getElementById('player-marker').style.left,
+                     document.getElementById('player-marker').style.top],
+        })"""
+    )
+
+
+def _slide(visit: Visit, position: int) -> None:
+    visit.page.locator("#player-slider").fill(str(position))
+
+
+def test_the_slider_moves_the_frame_the_marker_and_the_text_together(browser, site):
+    """Sliding from the first step to the fifth changes the frame, the marker and the text."""
+    visit = Visit(browser, episode_page(site, "s/frames"))
+    first = _player_state(visit)
+    _slide(visit, 4)
+    fifth = _player_state(visit)
+    assert first["step"].startswith("step 1 of") and fifth["step"].startswith("step 5 of")
+    assert first["frame"] and fifth["frame"] and first["frame"] != fifth["frame"]
+    assert first["marker"] != fifth["marker"] and first["pose"] != fifth["pose"]
+    assert visit.images_loaded() and visit.errors == []
+
+
+def test_a_step_without_a_frame_says_so(browser, site):
+    """Past the recorded frames the frame is hidden and the page says none was kept."""
+    visit = Visit(browser, episode_page(site, "s/frames"))
+    _slide(visit, CLIP_FRAMES + 1)
+    assert _player_state(visit)["frame"] is None
+    assert visit.page.locator("#player-noframe").is_visible()
+
+
+def test_the_arrow_keys_step_through_the_episode(browser, site):
+    """Right arrow goes a step on, left arrow a step back."""
+    visit = Visit(browser, episode_page(site, "s/frames"))
+    visit.page.keyboard.press("ArrowRight")
+    visit.page.keyboard.press("ArrowRight")
+    assert _player_state(visit)["step"].startswith("step 3 of")
+    visit.page.keyboard.press("ArrowLeft")
+    assert _player_state(visit)["step"].startswith("step 2 of")
+
+
+def test_the_stage_bar_marks_each_stage_and_jumps_to_its_start(browser, site):
+    """The oracle's bar names its stages in order; a click on the last moves the slider there."""
+    visit = Visit(browser, episode_page(site, "g/near", "good"))
+    parts = visit.page.locator("#player-stages .stage")
+    # S1 and S3 are done as soon as they begin: casualty and stretcher are in sight.
+    assert parts.all_inner_texts() == ["S2 rescue", "S4 hand-off"]
+    parts.last.click()
+    assert _player_state(visit)["stage"] == "stage: S4 hand-off"
+
+
+def test_play_runs_the_steps_until_paused(browser, site):
+    """Play moves the slider on by itself; pause stops it."""
+    visit = Visit(browser, episode_page(site, "s/frames"))
+    visit.page.locator("#player-play").click()
+    visit.page.wait_for_timeout(500)  # (wait_for_function evaluates a string: the policy refuses)
+    visit.page.locator("#player-play").click()
+    stopped = visit.page.locator("#player-slider").input_value()
+    visit.page.wait_for_timeout(400)
+    assert visit.page.locator("#player-slider").input_value() == stopped != "0"
+
+
+GOOD = "//h2[text()='Episodes of good']/following-sibling::div[1]"
+"""The box of the good run's episode table (its filters, then the table)."""
+
+
+def _shown_rows(visit: Visit) -> list[list[str]]:
+    """Return the cells of the good run's rows that are shown."""
+    return visit.page.locator(f"xpath={GOOD}//table").evaluate(
+        """t => Array.from(t.tBodies[0].rows).filter(r => !r.hidden)
+            .map(r => Array.from(r.cells, c => c.textContent))"""
+    )
+
+
+def test_an_outcome_filter_keeps_only_the_rows_of_that_outcome(browser, site):
+    """Choosing 'success' in the good run's outcome filter leaves its one success."""
+    visit = Visit(browser, site)
+    select = visit.page.locator(f"xpath={GOOD}//select[@aria-label='filter by outcome']")
+    assert sorted(r[3] for r in _shown_rows(visit)) == ["failure", "failure", "success"]
+    select.select_option("success")
+    assert [r[0] for r in _shown_rows(visit)] == ["good/g/near/0"]
+    select.select_option("")
+    assert len(_shown_rows(visit)) == 3 and visit.errors == []
+
+
+def test_a_click_on_a_column_head_sorts_the_rows(browser, site):
+    """Steps sort up on the first click and down on the second."""
+    visit = Visit(browser, site)
+    head = visit.page.locator(f"xpath={GOOD}//th[text()='steps']")
+    head.click()
+    steps = [int(r[5]) for r in _shown_rows(visit)]
+    assert steps == sorted(steps)
+    head.click()
+    assert [int(r[5]) for r in _shown_rows(visit)] == sorted(steps, reverse=True)
+
+
+def test_the_side_by_side_page_loads_and_links_to_both_episodes(browser, site):
+    """The comparison opens from the index, shows its maps, and reaches an episode page."""
+    visit = Visit(browser, site)
+    visit.page.get_by_role("link", name=f"failing and {SAYING_RUN}, side by side").click()
+    visit.page.wait_for_load_state("load")
+    assert visit.images_loaded() and visit.page.locator("img").count() == 4
+    visit.page.get_by_role("link", name="failing").first.click()
+    visit.page.wait_for_load_state("load")
+    assert visit.page.locator("h1").inner_text() == "s/frames · failing"
     assert visit.errors == []
