@@ -297,6 +297,13 @@ def report(
             "'all' for every metric sortie computes; default: the family's paper tables."
         ),
     ] = None,
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            help="human:RUN_ID: score HS, nDTW and SDTW against that run's paths (sortie play) "
+            "instead of the suite's expert paths."
+        ),
+    ] = None,
 ) -> None:
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes.
 
@@ -309,10 +316,12 @@ def report(
     try:
         with _open_store(store) as opened:
             chosen = choose_columns(opened, run_ids, columns)
-            rows = report_rows(opened, run_ids, group, chosen, ts_variant)
+            rows = report_rows(opened, run_ids, group, chosen, ts_variant, reference)
             title = " · ".join(run_ids)
             if ts_variant != "paper":
                 title += f" · TS: {ts_variant}"
+            if reference:
+                title += f" · reference paths: {reference}"
             _print(render(rows, fmt, title=_title(title, fmt)))
             _print_failures(opened, run_ids, fmt)
             _print_usage(opened, run_ids, fmt)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sortie.core.errors import ConfigError, UnknownNameError
@@ -24,6 +24,7 @@ from sortie.metrics.intervals import (
     group_intervals,
     paired_differences,
 )
+from sortie.remote.reference import referenced_metrics
 from sortie.run.store import Store, StoredEpisode
 
 GROUPS = ("level", "world", "type", "suite")
@@ -55,11 +56,14 @@ def report_rows(
     group: str = "level",
     columns: Sequence[str] | None = None,
     ts_variant: str = DEFAULT_TS_VARIANT,
+    reference: str | None = None,
 ) -> list[ReportRow]:
     """Return one row per (run, group) with each column's mean and interval.
 
     ``columns`` default to the runs' mission family's (see ``family_columns``); errored
-    episodes are left out of the means and counted in each row's ``errors``.
+    episodes are left out of the means and counted in each row's ``errors``. ``reference``
+    (``human:RUN_ID``) scores HS, nDTW and SDTW against that run's paths instead of the
+    suite's expert paths.
 
     Raises:
         UnknownNameError: a run id the store does not hold (the message lists those it does).
@@ -69,7 +73,8 @@ def report_rows(
     columns = columns or family_columns(store, runs)
     rows = []
     for run in runs:
-        episodes = load_episode_means(store, run, group, columns, ts_variant)
+        paths = referenced_metrics(store, run, reference) if reference else {}
+        episodes = load_episode_means(store, run, group, columns, ts_variant, paths)
         counts, errors = _counts(episodes), error_counts(store, run, group)
         for name, estimates in group_intervals(episodes, columns).items():
             rows.append(ReportRow(run, name, counts[name], estimates, errors[name]))
@@ -169,17 +174,24 @@ def choose_columns(store: Store, runs: Sequence[str], wanted: str | None) -> tup
 
 
 def load_episode_means(
-    store: Store, run: str, group: str, columns: Sequence[str], ts_variant: str = DEFAULT_TS_VARIANT
+    store: Store,
+    run: str,
+    group: str,
+    columns: Sequence[str],
+    ts_variant: str = DEFAULT_TS_VARIANT,
+    replaced: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[EpisodeMean]:
     """Return the run's scored episodes, repeats averaged, each tagged with its group.
 
     Errored episodes are left out (``error_counts`` counts them); under ``rescuebench-code``
-    the TS and S1–S4 columns hold that variant's scores.
+    the TS and S1–S4 columns hold that variant's scores; ``replaced`` holds metrics (by job
+    key) that stand in for the stored ones (another reference path's HS, nDTW, SDTW).
     """
     check_run(store, run)
     _check_group(group)
+    replaced = replaced or {}
     rows = (
-        (name, e.key, with_variant(e.metrics, ts_variant))
+        (name, e.key, with_variant({**e.metrics, **replaced.get(e.key, {})}, ts_variant))
         for e in store.episodes(run)
         if not errored(e)
         for name in groups_of(e, group)

@@ -279,3 +279,28 @@ def test_the_cli_report_shows_chosen_columns_and_variant(store_path):
         ["report", "--run", "a", "--store", str(store_path), "--ts-variant", "rescuebench-code"],
     )
     assert result.exit_code == 0 and "TS: rescuebench-code" in result.output
+
+
+def test_a_human_reference_replaces_the_path_metrics_and_is_named(tmp_path, smoke3):
+    """Against its own paths a run's HS and nDTW are 1; against the expert's they are lower."""
+    path = tmp_path / "s.db"
+    run_stored(RunRequest((str(smoke3),), "oracle", store=path, run_id="person"))
+    columns = ("hs", "ndtw")
+    with Store(path) as store:
+        own = report_rows(store, ["person"], columns=columns, reference="human:person")[-1]
+        expert = report_rows(store, ["person"], columns=columns)[-1]
+    assert [own.estimates[c].mean for c in columns] == pytest.approx([100.0, 100.0])
+    assert all(expert.estimates[c].mean < 100.0 for c in columns)
+    result = runner.invoke(
+        app, ["report", "--run", "person", "--store", str(path), "--reference", "human:person"]
+    )
+    assert result.exit_code == 0 and "reference paths: human:person" in result.output
+
+
+def test_a_reference_that_is_not_a_human_run_is_refused(store_path):
+    """A reference of another form, or a run that is not stored, is a clear error."""
+    with Store(store_path) as store:
+        with pytest.raises(ConfigError, match="expected human:RUN_ID"):
+            report_rows(store, ["a"], reference="expert:a")
+        with pytest.raises(ConfigError, match="'ghost' is not in"):
+            report_rows(store, ["a"], reference="human:ghost")
