@@ -363,16 +363,27 @@ def _clip(
 ) -> tuple[Path | None, str]:
     clip = None
     try:
-        clip = write_clip(steps, frames_root, folder / "clips" / f"{name}.gif")
+        clip = write_clip(steps, frames_root, folder / "clips" / name)
     except ConfigError as error:
         text = f"<p class='failure'>No clip: {esc(error)}</p>"
     else:
         text = (
             "<p>No frames were recorded for this episode.</p>"
             if clip is None
-            else f"<img class='clip' src='clips/{esc(name)}.gif' alt='what the agent saw'>"
+            else _clip_element(clip)
         )
     return clip, f"<section><h2>Ego view clip</h2>{text}</section>"
+
+
+def _clip_element(clip: Path) -> str:
+    """Return the HTML that shows a clip: a looping muted video, or the GIF fallback."""
+    src = f"clips/{esc(clip.name)}"
+    if clip.suffix == ".webm":
+        return (
+            f"<video class='clip' src='{src}' autoplay loop muted playsinline controls>"
+            "what the agent saw</video>"
+        )
+    return f"<img class='clip' src='{src}' alt='what the agent saw'>"
 
 
 def _stages(stages: Sequence[StageRecord], names: Mapping[str, str]) -> str:

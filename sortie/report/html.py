@@ -20,7 +20,7 @@ STYLE_FILE = "style.css"
 # Images, style sheet and scripts come from the report's own folder as files; nothing else
 # loads, and no inline script or style attribute runs.
 _POLICY = (
-    "default-src 'none'; img-src 'self' file:; style-src 'self' file:; "
+    "default-src 'none'; img-src 'self' file:; media-src 'self' file:; style-src 'self' file:; "
     "script-src 'self' file:; "
     "base-uri 'none'; form-action 'none'"
 )

@@ -74,13 +74,15 @@ def test_the_index_loads_from_disk_with_its_plots_and_nothing_else(browser, site
 
 
 def test_an_episode_page_loads_with_its_map_frame_and_clip(browser, site):
-    """The page of the episode with frames shows its reference, frame, map and GIF, no errors."""
+    """The page of the episode with frames shows its reference, frame, map and video, no errors."""
     visit = Visit(browser, episode_page(site, "s/frames"))
     assert visit.errors == []
     assert visit.images_loaded()
     sources = visit.page.eval_on_selector_all("img", "els => els.map(e => e.src)")
     folders = [Path(s).parent.name for s in sources]
-    assert folders[0] == "refs" and folders[2:] == ["maps", "clips"]
+    assert folders[0] == "refs" and folders[2:] == ["maps"]
+    visit.page.wait_for_function("document.querySelector('video.clip').readyState >= 2")
+    assert visit.page.eval_on_selector("video.clip", "v => v.videoWidth") > 0
     assert Path(sources[1]).parent.parent.name == "frames"  # the first step's frame
     assert all(url.startswith("file://") for url in visit.requests)
 

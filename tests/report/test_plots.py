@@ -55,14 +55,36 @@ def test_a_world_map_is_rendered_once_for_all_its_episodes():
     assert maps.background(other) is not maps.background(first.world)
 
 
-def test_the_clip_holds_the_recorded_frames_in_order(store_path, tmp_path):
-    """The GIF has one frame per recorded step, each of the colour that was stored."""
+def _recorded_steps(store_path):
     from sortie.core.records_io import read_trajectory
 
     with Store(store_path) as store:
         episode = next(e for e in store.episodes(SAYING_RUN) if e.episode_id == "s/frames")
-        clip = write_clip(read_trajectory(episode.record).steps, store.folder, tmp_path / "c.gif")
-    assert clip is not None
+        return read_trajectory(episode.record).steps, store.folder
+
+
+def test_the_clip_is_a_webm_of_the_recorded_frames_in_order(store_path, tmp_path):
+    """The WebM decodes to one frame per recorded step, each close to the colour stored."""
+    av = pytest.importorskip("av", reason="WebM clips need PyAV")
+    steps, frames_root = _recorded_steps(store_path)
+    clip = write_clip(steps, frames_root, tmp_path / "c")
+    assert clip == tmp_path / "c.webm"
+    with av.open(str(clip)) as container:
+        frames = np.stack([f.to_ndarray(format="rgb24") for f in container.decode(video=0)])
+    assert frames.shape[0] == CLIP_FRAMES
+    expected = np.stack(colour_frames(CLIP_FRAMES))[:, : frames.shape[1], : frames.shape[2]]
+    # VP9 is lossy and subsamples colour: flat colours come back within a few levels
+    assert np.abs(frames.astype(int).mean(axis=(1, 2)) - expected.mean(axis=(1, 2))).max() <= 6
+
+
+def test_without_a_video_encoder_the_clip_is_a_gif_of_the_frames(store_path, tmp_path, monkeypatch):
+    """With PyAV unavailable, the GIF fallback holds every recorded frame, in order."""
+    from sortie.report import clips
+
+    monkeypatch.setattr(clips, "write_webm", lambda frames, path: None)
+    steps, frames_root = _recorded_steps(store_path)
+    clip = write_clip(steps, frames_root, tmp_path / "c")
+    assert clip == tmp_path / "c.gif"
     frames = iio.imread(clip, index=None)
     assert frames.shape[0] == CLIP_FRAMES
     expected = np.stack(colour_frames(CLIP_FRAMES))
@@ -75,8 +97,8 @@ def test_an_episode_without_frames_has_no_clip(store_path, tmp_path):
 
     with Store(store_path) as store:
         steps = read_trajectory(store.episodes("good")[0].record).steps
-        assert write_clip(steps, store.folder, tmp_path / "c.gif") is None
-    assert not (tmp_path / "c.gif").exists()
+        assert write_clip(steps, store.folder, tmp_path / "c") is None
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(("count", "expected"), [(5, 5), (300, 120)])

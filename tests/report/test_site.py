@@ -49,8 +49,8 @@ def test_the_episode_page_shows_the_stage_timeline_and_the_traceback(site):
 
 
 def test_an_episode_with_frames_links_its_clip_and_one_without_says_so(site):
-    """The page of the episode with frames shows its GIF; another says none were recorded."""
-    assert re.search(r"<img class='clip' src='clips/[^']+\.gif'", saying_page(site, "s/frames"))
+    """The page of the episode with frames shows its video; another says none were recorded."""
+    assert re.search(r"<video class='clip' src='clips/[^']+\.webm'", saying_page(site, "s/frames"))
     assert "No frames were recorded" in saying_page(site, "s/quiet")
 
 
