@@ -98,6 +98,28 @@ def backends() -> None:
     console.print(table)
 
 
+@app.command("import")
+def import_suite(
+    source: Annotated[str, typer.Argument(help="Seed benchmark: rescuebench or missionbench.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="rescuebench: level_<L>.jsonl files; missionbench: dataset folders."),
+    ],
+    out: Annotated[Path, typer.Option(help="Suite file to write (JSONL).")],
+    suite: Annotated[
+        str | None, typer.Option(help="Suite name (default: the output file's stem).")
+    ] = None,
+) -> None:
+    """Convert a seed benchmark's episode files into a sortie suite for its simulator."""
+    from sortie.importers import import_command
+
+    try:
+        count = import_command(source, paths, out, suite)
+    except SortieError as error:
+        raise _fail(error) from None
+    console.print(f"Wrote {count} episodes to {escape(str(out))}")
+
+
 @app.command()
 def view(
     world: Annotated[str, typer.Argument(help="World builder name (see `sortie worlds`).")],

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from typer.testing import CliRunner
 
 from sortie.cli import app
@@ -32,3 +34,20 @@ def test_run_passes_b_arguments_to_the_backend_check(tmp_path, smoke3):
     )
     assert result.exit_code == 2
     assert "Did you mean 'visible_pixels'" in result.output
+
+
+def test_import_rescuebench_writes_the_suite_and_says_how_many(tmp_path):
+    """`sortie import rescuebench FILE --out S` writes S and reports two episodes."""
+    fixture = Path(__file__).parents[1] / "importers" / "fixtures" / "rescuebench" / "level_2.jsonl"
+    out = tmp_path / "rb.jsonl"
+    result = runner.invoke(app, ["import", "rescuebench", str(fixture), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Wrote 2 episodes" in result.output and out.is_file()
+
+
+def test_import_of_an_unknown_source_fails_with_exit_code_2(tmp_path):
+    """`sortie import rescubench` names the near importer."""
+    result = runner.invoke(
+        app, ["import", "rescubench", str(tmp_path), "--out", str(tmp_path / "o.jsonl")]
+    )
+    assert result.exit_code == 2 and "Did you mean 'rescuebench'" in result.output
