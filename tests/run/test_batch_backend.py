@@ -82,3 +82,33 @@ def test_the_jobs_run_on_the_named_backend_with_its_args(tmp_path, smoke3):
         execute(plan_run(request, store), request, store)
         episodes = store.episodes("r")
     assert Tuned.built == [9003] and len(episodes) == 1
+
+
+def test_an_imported_rescuebench_suite_is_refused_on_the_embedded_backend(tmp_path):
+    """Its unreal.<Map> worlds stop plan_run on the embedded backend, naming the map."""
+    from pathlib import Path
+
+    from sortie.importers import import_command
+
+    fixture = Path(__file__).parents[1] / "importers" / "fixtures" / "rescuebench"
+    suite = tmp_path / "rb.jsonl"
+    import_command("rescuebench", [fixture / "level_2.jsonl"], suite, None)
+    request = RunRequest((str(suite),), "random", store=tmp_path / "s.db", run_id="r")
+    with Store(request.store) as store, pytest.raises(ConfigError, match="external simulator"):
+        plan_run(request, store)
+
+
+def test_an_imported_rescuebench_suite_plans_on_the_unrealcv_backend(tmp_path):
+    """The same suite passes the checks on --backend unrealcv (no simulator is contacted)."""
+    from pathlib import Path
+
+    from sortie.importers import import_command
+
+    fixture = Path(__file__).parents[1] / "importers" / "fixtures" / "rescuebench"
+    suite = tmp_path / "rb.jsonl"
+    import_command("rescuebench", [fixture / "level_2.jsonl"], suite, None)
+    request = RunRequest(
+        (str(suite),), "random", store=tmp_path / "s.db", run_id="r", backend="unrealcv"
+    )
+    with Store(request.store) as store:
+        assert len(plan_run(request, store).jobs) == 2
