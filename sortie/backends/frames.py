@@ -14,6 +14,8 @@ the importers use.
 
 from __future__ import annotations
 
+import math
+
 from sortie.core.pose import Pose
 from sortie.core.pose import wrap_degrees as _wrap
 
@@ -60,3 +62,14 @@ def ned_pose(north: float, east: float, down: float, yaw: float) -> Pose:
 def to_ned(pose: Pose) -> tuple[float, float, float, float]:
     """Return a sortie pose as AirSim NED ``(north, east, down, yaw)``, yaw clockwise."""
     return (pose.x + 0.0, -pose.y + 0.0, -pose.z + 0.0, wrap_degrees(-pose.yaw))
+
+
+def yaw_quaternion(yaw: float) -> tuple[float, float, float, float]:
+    """Return ``(w, x, y, z)`` of a rotation by ``yaw`` degrees about the vertical axis."""
+    half = math.radians(yaw) / 2
+    return (math.cos(half), 0.0, 0.0, math.sin(half))
+
+
+def quaternion_yaw(w: float, x: float, y: float, z: float) -> float:
+    """Return the yaw (degrees) of quaternion ``(w, x, y, z)`` about its z axis."""
+    return math.degrees(math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
