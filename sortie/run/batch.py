@@ -134,6 +134,7 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         request.backend,
         request.backend_args,
     )
+    _check_suites_backend(suites, request.backend)
     run.check_backend(family, {e.world.builder for eps in chosen.values() for e in eps})
     config = {
         **run.config(family),
@@ -198,6 +199,17 @@ def _inside(records: Path, suite: str, agent: str) -> Path:
     if not folder.resolve().is_relative_to(records.resolve()):
         raise ConfigError(f"suite {suite!r}: its records folder {folder} is outside {records}")
     return folder
+
+
+def _check_suites_backend(suites: Mapping[str, Suite], backend: str) -> None:
+    """Refuse suites whose header says they are for another backend (imported suites do)."""
+    for name, suite in suites.items():
+        wanted = suite.header.settings.get("backend")
+        if wanted and wanted != backend:
+            raise ConfigError(
+                f"suite {name} is for the {wanted!r} backend (its header says so); "
+                f"run it with --backend {wanted}, not {backend!r}"
+            )
 
 
 def _check_agent_plays(agent: str, family: str, suites: Mapping[str, Suite]) -> None:

@@ -85,7 +85,7 @@ def test_the_jobs_run_on_the_named_backend_with_its_args(tmp_path, smoke3):
 
 
 def test_an_imported_rescuebench_suite_is_refused_on_the_embedded_backend(tmp_path):
-    """Its unreal.<Map> worlds stop plan_run on the embedded backend, naming the map."""
+    """Its header names unrealcv, so plan_run on the embedded backend says which to use."""
     from pathlib import Path
 
     from sortie.importers import import_command
@@ -94,7 +94,7 @@ def test_an_imported_rescuebench_suite_is_refused_on_the_embedded_backend(tmp_pa
     suite = tmp_path / "rb.jsonl"
     import_command("rescuebench", [fixture / "level_2.jsonl"], suite, None)
     request = RunRequest((str(suite),), "random", store=tmp_path / "s.db", run_id="r")
-    with Store(request.store) as store, pytest.raises(ConfigError, match="external simulator"):
+    with Store(request.store) as store, pytest.raises(ConfigError, match="run it with --backend"):
         plan_run(request, store)
 
 
@@ -112,3 +112,33 @@ def test_an_imported_rescuebench_suite_plans_on_the_unrealcv_backend(tmp_path):
     )
     with Store(request.store) as store:
         assert len(plan_run(request, store).jobs) == 2
+
+
+def test_an_imported_missionbench_suite_plans_on_the_airsim_backend(tmp_path):
+    """An imported MissionBench suite passes the checks on --backend airsim."""
+    from pathlib import Path
+
+    from sortie.importers import import_command
+
+    dataset = Path(__file__).parents[1] / "importers" / "fixtures" / "missionbench" / "dataset"
+    suite = tmp_path / "mb.jsonl"
+    import_command("missionbench", [dataset], suite, None)
+    request = RunRequest(
+        (str(suite),), "random", store=tmp_path / "s.db", run_id="r", backend="airsim"
+    )
+    with Store(request.store) as store:
+        assert len(plan_run(request, store).jobs) == 3
+
+
+def test_unreal_worlds_are_refused_on_embedded_even_without_a_header(tmp_path):
+    """An unreal.X world in a suite without a backend header is refused by embedded."""
+    from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.testing.episodes import room_rescue
+
+    spec = room_rescue("u/0")
+    spec = spec.model_copy(update={"world": spec.world.model_copy(update={"builder": "unreal.X"})})
+    suite = tmp_path / "u.jsonl"
+    write_suite(suite, SuiteHeader(suite="u"), [spec])
+    request = RunRequest((str(suite),), "random", store=tmp_path / "s.db", run_id="r")
+    with Store(request.store) as store, pytest.raises(ConfigError, match="external simulator"):
+        plan_run(request, store)
