@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -143,9 +144,14 @@ def _convert(backend: str, parameter: inspect.Parameter, value: Any) -> Any:
     try:
         if kind is bool:
             return {"true": True, "1": True, "false": False, "0": False}[value.lower()]
-        return kind(value) if kind in (int, float) else value
+        if kind not in (int, float):
+            return value
+        number = kind(value)
+        if not math.isfinite(number):
+            raise ValueError(value)
+        return number
     except (KeyError, ValueError):
-        allowed = "true or false" if kind is bool else f"a {kind.__name__}"
+        allowed = {bool: "true or false", int: "an integer", float: "a finite number"}[kind]
         raise ParameterError(
             f"backend {backend!r}: -b {parameter.name}={value!r} is not {allowed}"
         ) from None

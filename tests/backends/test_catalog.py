@@ -53,10 +53,16 @@ def test_an_unknown_argument_is_refused_with_a_near_name():
 
 
 def test_a_value_of_the_wrong_type_is_refused():
-    """-b port=abc says the value is not an int."""
+    """-b port=abc says the value is not an integer."""
     with BACKENDS.override("tuned", Tuned):
-        with pytest.raises(ParameterError, match=r"port='abc' is not a int"):
+        with pytest.raises(ParameterError, match=r"port='abc' is not an integer"):
             resolve_args("tuned", {"port": "abc"})
+
+
+def test_a_non_finite_number_is_refused():
+    """-b control_period=nan is refused: a float argument must be finite."""
+    with pytest.raises(ParameterError, match=r"control_period='nan' is not a finite number"):
+        resolve_args("embedded", {"control_period": "nan"})
 
 
 def test_the_harness_arguments_cannot_be_set_with_b():
