@@ -7,6 +7,7 @@ from sortie.backends.unrealcv import UnrealCVBackend, refused_message
 from sortie.core.actions import Move
 from sortie.core.errors import BackendError, ConfigError
 from sortie.core.observation import EventKind
+from sortie.core.pose import Pose
 from sortie.testing import BackendContract
 from sortie.testing.episodes import room_rescue
 from sortie.testing.unrealcv_server import UnrealCVServer
@@ -79,7 +80,7 @@ def test_walking_into_a_wall_is_a_collision(server):
     """Walking west from next to the room's wall stops and reports a contact."""
     backend = _backend(server)
     spec = _unreal(room_rescue())
-    backend.reset(spec.model_copy(update={"start": spec.start.__class__(-6.6, 0.0, 0.0, 180)}), 0)
+    backend.reset(spec.model_copy(update={"start": Pose(-6.6, 0.0, 0.0, 180)}), 0)
     outcomes = [backend.step(Move(speed=1.0)) for _ in range(5)]
     assert backend.collided() and any(e.kind is EventKind.CONTACT for e in outcomes[-1].events)
     backend.close()
@@ -97,7 +98,7 @@ def test_the_casualty_is_carried_when_near(server):
     """Next to the casualty carry_body picks it up; is_carrying confirms it."""
     backend = _backend(server)
     spec = _unreal(room_rescue())
-    backend.reset(spec.model_copy(update={"start": spec.start.__class__(3.0, 3.0, 0.0, 0.0)}), 0)
+    backend.reset(spec.model_copy(update={"start": Pose(3.0, 3.0, 0.0, 0.0)}), 0)
     event = backend.pick_up("casualty")
     assert (event.kind, backend.holding()) == (EventKind.PICKED_UP, "casualty")
     backend.put_down()
