@@ -174,3 +174,26 @@ def test_a_rescue_episode_scores_the_same_as_on_the_embedded_backend(tmp_path):
     a, b = runs["embedded"], runs["unrealcv"]
     assert (b.outcome, b.steps) == (a.outcome, a.steps) and b.steps > 0
     assert b.metrics == pytest.approx(a.metrics, nan_ok=True, abs=1e-3)
+
+
+def test_a_configured_binary_is_started_when_nothing_answers(tmp_path):
+    """With -b binary=SCRIPT the backend starts it, connects once it listens, stops it on close."""
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = tmp_path / "fake-ue.sh"
+    serve = (
+        "import time; from sortie.testing.episodes import room_rescue; "
+        "from sortie.testing.unrealcv_server import UnrealCVServer; "
+        f"UnrealCVServer(room_rescue(), port={port}); time.sleep(60)"
+    )
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -c '{serve}'\n")
+    script.chmod(0o755)
+    backend = UnrealCVBackend(port=port, binary=str(script), start_timeout=30.0)
+    pose = backend.reset(_unreal(room_rescue()), 0).pose
+    process = backend._process
+    backend.close()
+    assert pose.as_list() == pytest.approx([-4.0, -4.0, 0.0, 45.0], abs=1e-3)
+    assert process is not None and process.wait(timeout=10) is not None
