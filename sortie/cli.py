@@ -51,6 +51,12 @@ MaxErrorsOption = Annotated[
     int,
     typer.Option(help="Stop after N episodes in a row end in an agent/backend error (0: never)."),
 ]
+BackendOption = Annotated[
+    str, typer.Option("--backend", help="Backend name (see `sortie backends`).")
+]
+BackendArgOption = Annotated[
+    list[str] | None, typer.Option("--backend-arg", "-b", help="Backend argument k=v.")
+]
 
 
 def _fail(error: SortieError, code: int = 2) -> typer.Exit:
@@ -76,6 +82,42 @@ def worlds() -> None:
         params = "\n".join(f"{p.name}: {p.describe()}" for p in builder.params)
         table.add_row(name, builder.summary, params)
     console.print(table)
+
+
+@app.command()
+def backends() -> None:
+    """List the backends, their arguments (-b k=v) and what each supports."""
+    from sortie.backends.catalog import backend_table
+
+    table = Table(title="Backends")
+    rows = backend_table()
+    for column in rows[0]:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(escape(v) for v in row.values()))
+    console.print(table)
+
+
+@app.command("import")
+def import_suite(
+    source: Annotated[str, typer.Argument(help="Seed benchmark: rescuebench or missionbench.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="rescuebench: level_<L>.jsonl files; missionbench: dataset folders."),
+    ],
+    out: Annotated[Path, typer.Option(help="Suite file to write (JSONL).")],
+    suite: Annotated[
+        str | None, typer.Option(help="Suite name (default: the output file's stem).")
+    ] = None,
+) -> None:
+    """Convert a seed benchmark's episode files into a sortie suite for its simulator."""
+    from sortie.importers import import_command
+
+    try:
+        count = import_command(source, paths, out, suite)
+    except SortieError as error:
+        raise _fail(error) from None
+    console.print(f"Wrote {count} episodes to {escape(str(out))}")
 
 
 @app.command()
@@ -184,6 +226,8 @@ def run(
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
+    backend: BackendOption = "embedded",
+    backend_arg: BackendArgOption = None,
 ) -> None:
     """Run suites with one agent into the results store (resumable) and print a level table.
 
@@ -215,6 +259,8 @@ def run(
         limit=limit,
         episodes=_episode_ids(episodes),
         max_consecutive_errors=max_consecutive_errors,
+        backend=backend,
+        backend_args=_parse_params(backend_arg or [], "--backend-arg"),
     )
     try:
         summary = run_and_report(request, console)
@@ -374,6 +420,8 @@ def sweep(
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
+    backend: BackendOption = "embedded",
+    backend_arg: BackendArgOption = None,
 ) -> None:
     """Run one stored run per setting of the varied agent arguments; print their comparison."""
     from sortie.core.errors import RunAbortedError
@@ -396,6 +444,8 @@ def sweep(
             limit=limit,
             episodes=_episode_ids(episodes),
             max_consecutive_errors=max_consecutive_errors,
+            backend=backend,
+            backend_args=_parse_params(backend_arg or [], "--backend-arg"),
         )
         requests = sweep_requests(base, parse_vary(vary))
         with Store(store) as opened:

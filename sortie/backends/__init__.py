@@ -12,6 +12,8 @@ from sortie.core.registry import Registry
 
 BACKENDS: Registry[type] = Registry("backend")
 BACKENDS.add("embedded", "sortie.backends.embedded:EmbeddedBackend")
+BACKENDS.add("airsim", "sortie.backends.airsim:AirSimBackend", extra="airsim")
+BACKENDS.add("unrealcv", "sortie.backends.unrealcv:UnrealCVBackend", extra="unreal")
 
 __all__ = [
     "BACKENDS",

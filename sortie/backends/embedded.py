@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from sortie.backends.base import ObjectInfo, StepOutcome
+from sortie.backends.catalog import Capabilities
 from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
@@ -60,6 +61,26 @@ class EmbeddedBackend(PositionQueries):
     """Runs episodes in the embedded simulator with a walker or a multirotor body."""
 
     name = "embedded"
+    capabilities = Capabilities(
+        bodies=frozenset(BODIES),
+        interaction=True,
+        sensors=frozenset({"rgb", "depth", "semantic"}),
+        worlds="embedded world builders (sortie worlds)",
+    )
+
+    @staticmethod
+    def world_problem(builder: str) -> str | None:
+        """Return why this backend cannot build world ``builder``, or None if it can."""
+        from sortie.sim.worlds import WORLDS
+
+        if builder in WORLDS:
+            return None
+        if "." in builder:  # e.g. unreal.Forglar_Map: a map of a real simulator
+            return (
+                f"world {builder!r} is a map of an external simulator, not an embedded "
+                f"world; run it on that simulator's backend (see `sortie backends`)"
+            )
+        return f"world {builder!r}: {WORLDS.miss_message(builder)}"
 
     def __init__(
         self,

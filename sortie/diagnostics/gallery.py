@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.actions import Move
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import SimulationError
@@ -70,7 +70,9 @@ def measure_steps(
     sensors: tuple[str, ...] = ("rgb", "depth", "semantic"),
 ) -> float:
     """Return walker steps per second in ``world`` with the given sensors."""
-    backend = EmbeddedBackend(camera=CameraSpec(size, size, 90.0), sensors=sensors)
+    backend = build_backend(
+        DEFAULT_BACKEND, {}, body="walker", sensors=sensors, camera=CameraSpec(size, size, 90.0)
+    )
     spec = EpisodeSpec(
         episode_id="bench",
         family="bench",

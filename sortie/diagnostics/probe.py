@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, Field
 from scipy import stats
 
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import Suite
 from sortie.models.client import ModelClient
@@ -111,7 +111,9 @@ def probe_suite(
 ) -> list[ProbeRow]:
     """Ask the model about the first frame of every mission of ``suite`` that names a target."""
     client = ModelClient(ModelConfig.from_args(dict(model_args)))
-    backend = EmbeddedBackend(body="multirotor", camera=camera, sensors=("rgb", "semantic"))
+    backend = build_backend(
+        DEFAULT_BACKEND, {}, body="multirotor", camera=camera, sensors=("rgb", "semantic")
+    )
     try:
         return [
             _probe(client, backend, spec) for spec in suite.episodes if spec.targets.get("target")
@@ -121,7 +123,7 @@ def probe_suite(
         client.close()
 
 
-def _probe(client: ModelClient, backend: EmbeddedBackend, spec: EpisodeSpec) -> ProbeRow:
+def _probe(client: ModelClient, backend: Any, spec: EpisodeSpec) -> ProbeRow:
     observation = backend.reset(spec, 0)
     target = spec.targets["target"]
     assert observation.frames.rgb is not None and observation.frames.semantic is not None

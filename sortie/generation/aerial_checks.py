@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, InvalidPoseError
 from sortie.core.pose import Pose
@@ -46,8 +46,8 @@ class AerialValidator:
 
     def __init__(self) -> None:
         """Create the backend: a multirotor with the aerial camera, semantic image only."""
-        self.backend = EmbeddedBackend(
-            body="multirotor", sensors=("semantic",), camera=AERIAL_CAMERA
+        self.backend = build_backend(
+            DEFAULT_BACKEND, {}, body="multirotor", sensors=("semantic",), camera=AERIAL_CAMERA
         )
         self._scene: tuple[str, Scene] | None = None
         self._caster: tuple[Scene, RayCaster] | None = None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sortie.agents.oracle import OracleAgent
 from sortie.backends.base import OracleView
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.generation.rejected import Rejected
@@ -40,7 +40,7 @@ class Validator:
 
     def __init__(self) -> None:
         """Create the backend (no sensors: the oracle needs none)."""
-        self.backend = EmbeddedBackend(body="walker", sensors=())
+        self.backend = build_backend(DEFAULT_BACKEND, {}, body="walker", sensors=())
 
     def measure(self, spec: EpisodeSpec, rules: LevelRules) -> Measures:
         """Return the distances of ``spec``, rejecting it if they break ``rules``."""

@@ -22,14 +22,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sortie.backends import BACKENDS
 from sortie.backends.base import Backend
+from sortie.backends.catalog import DEFAULT_BACKEND, build_backend, check_backend, needs_of
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation, Sensor
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
+from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime
 from sortie.sim.camera import CameraSpec
 from sortie.suites import load_suite
@@ -84,8 +85,11 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         sensors: Sequence[str],
         max_depth: float | None,
         render_mode: str | None,
+        *,
+        backend: str = DEFAULT_BACKEND,
+        backend_args: Mapping[str, Any] | None = None,
     ) -> None:
-        """Pick the episodes, build the backend and runtime, then the spaces."""
+        """Pick the episodes, build the backend (by its name) and runtime, then the spaces."""
         self.episodes = _episodes(self.family, episodes, suite)
         self.camera = camera if isinstance(camera, CameraSpec) else CameraSpec(**camera)
         self.max_depth = float(max_depth if max_depth is not None else self.max_depth)
@@ -94,7 +98,12 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
                 f"{type(self).__name__}: max_depth {max_depth} is not a finite number of metres > 0"
             )
         # Through the registry: missions name backends, they never import one.
-        self.backend = BACKENDS.get("embedded")(body=body, camera=self.camera, sensors=sensors)
+        worlds = {e.world.builder for e in self.episodes}
+        runtime_class = FAMILIES.get(self.family)
+        check_backend(backend, needs_of(self.family, runtime_class, sensors, worlds))
+        self.backend = build_backend(
+            backend, backend_args or {}, body=body, sensors=sensors, camera=self.camera
+        )
         self.mission: R = runtime(self.backend)
         self.render_mode = render_mode
         self.sensors = self.backend.sensors

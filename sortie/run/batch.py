@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sortie.agents.base import AGENTS, SupportsPreflight, agent_families
+from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
 from sortie.core.records_io import Suite
@@ -76,6 +77,10 @@ class RunRequest:
     """Run only these episode ids (part of the stored config); empty: every episode."""
     max_consecutive_errors: int = 5
     """Stop the run after this many episodes in a row end in an error; 0 never stops."""
+    backend: str = DEFAULT_BACKEND
+    """Registered backend name (see ``sortie backends``); part of the stored config."""
+    backend_args: Mapping[str, Any] = field(default_factory=dict)
+    """The backend's arguments (``-b key=value``); part of the stored config."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +106,8 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     """Resolve the request, record (or check) the run in the store and list the jobs to do.
 
     Everything is checked before the run is recorded: settings, names, the agent's arguments
-    and families, the episode selection.
+    and families, the episode selection, the backend's arguments and whether it can run the
+    family's missions on the episodes' worlds with the agent's images.
 
     Raises:
         ConfigError: a bad setting, or a run id stored with another config.
@@ -125,7 +131,11 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         request.seed,
         request.record_frames,
         request.judge,
+        request.backend,
+        request.backend_args,
     )
+    _check_suites_backend(suites, request.backend)
+    run.check_backend(family, {e.world.builder for eps in chosen.values() for e in eps})
     config = {
         **run.config(family),
         "repeats": request.repeats,
@@ -189,6 +199,17 @@ def _inside(records: Path, suite: str, agent: str) -> Path:
     if not folder.resolve().is_relative_to(records.resolve()):
         raise ConfigError(f"suite {suite!r}: its records folder {folder} is outside {records}")
     return folder
+
+
+def _check_suites_backend(suites: Mapping[str, Suite], backend: str) -> None:
+    """Refuse suites whose header says they are for another backend (imported suites do)."""
+    for name, suite in suites.items():
+        wanted = suite.header.settings.get("backend")
+        if wanted and wanted != backend:
+            raise ConfigError(
+                f"suite {name} is for the {wanted!r} backend (its header says so); "
+                f"run it with --backend {wanted}, not {backend!r}"
+            )
 
 
 def _check_agent_plays(agent: str, family: str, suites: Mapping[str, Suite]) -> None:

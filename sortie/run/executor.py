@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import json
 import multiprocessing
 import os
 import signal
@@ -22,16 +23,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from sortie.backends import BACKENDS, Backend
+from sortie.backends import Backend
+from sortie.backends.catalog import HARNESS_ARGS, build_backend
 from sortie.core.trajectory import FailureReason
 from sortie.run.jobs import Job, JobResult, record_failure, run_job
 
 OnResult = Callable[[JobResult], None]
 
-Backends = dict[tuple[str, tuple[str, ...]], Backend]
-"""Backends built so far, by body and sensor set."""
+Backends = dict[str, Backend]
+"""Backends built so far, by name and arguments (body and sensors among them)."""
 _BACKENDS: Backends = {}
-"""A worker process's backends by body and sensor set: built once, reused by every job."""
+"""A worker process's backends by name and arguments: built once, reused by every job."""
 _PR_SET_PDEATHSIG = 1
 """Linux prctl option: the signal this process gets when its parent dies."""
 
@@ -62,11 +64,13 @@ def _run_here(jobs: Sequence[Job], on_result: OnResult) -> None:
 
 
 def backend_for(backends: Backends, job: Job) -> Backend:
-    """Return the backend of the job's body and sensors from ``backends``, building it once."""
+    """Return the job's backend (its name and arguments) from ``backends``, building it once."""
     ref = job.run.backend_for(job.episode.family)
-    key = (ref.args["body"], job.run.sensors)
+    key = json.dumps(ref.model_dump(), sort_keys=True, default=str)
     if key not in backends:
-        backends[key] = BACKENDS.get(ref.name)(**ref.args)
+        own = {k: v for k, v in ref.args.items() if k not in HARNESS_ARGS}
+        harness = {k: ref.args[k] for k in HARNESS_ARGS if k in ref.args}
+        backends[key] = build_backend(ref.name, own, **harness)
     return backends[key]
 
 

@@ -18,6 +18,13 @@ from typing import Any
 import sortie
 from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
+from sortie.backends.catalog import (
+    DEFAULT_BACKEND,
+    Needs,
+    check_backend,
+    needs_of,
+    resolve_args,
+)
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError
 from sortie.core.records_io import read_trajectory
@@ -65,6 +72,10 @@ class RunSpec:
     """Store every step's ego RGB image (rendered even if the agent does not look at it)."""
     judge: str = "exact"
     """The judge of aerial reports (``exact``, ``embedding`` or ``llm``)."""
+    backend: str = DEFAULT_BACKEND
+    """The registered name of the backend every job runs on."""
+    backend_args: Mapping[str, Any] = field(default_factory=dict)
+    """The backend's own arguments (``-b key=value``), checked and converted."""
 
     @classmethod
     def resolve(
@@ -76,12 +87,15 @@ class RunSpec:
         seed: int = 0,
         record_frames: bool = False,
         judge: str = "exact",
+        backend: str = DEFAULT_BACKEND,
+        backend_args: Mapping[str, Any] | None = None,
     ) -> RunSpec:
-        """Look the agent and judge up (raising on a miss); probe which images it needs."""
+        """Look the agent, judge and backend up (raising on a miss); probe the agent's images."""
         from sortie.missions.aerial.judge import JUDGES
 
         factory = AGENTS.get(agent)
         JUDGES.get(judge)  # a misspelt or uninstalled judge fails now, not after a flight
+        resolved = resolve_args(backend, backend_args or {})
         check_agent_args(agent, factory, args)
         try:
             probe = factory(**args)
@@ -97,11 +111,17 @@ class RunSpec:
             seed,
             record_frames,
             judge,
+            backend,
+            resolved,
         )
 
     def backend_for(self, family: str) -> PluginRef:
         """Return the backend a job of ``family`` runs on: the family's body, the run's sensors."""
-        return backend_ref(family, self.sensors)
+        return backend_ref(family, self.sensors, self.backend, self.backend_args)
+
+    def check_backend(self, family: str, worlds: Iterable[str]) -> None:
+        """Refuse (ConfigError) a backend that cannot run ``family`` on ``worlds`` for the agent."""
+        check_backend(self.backend, backend_needs(family, self.sensors, worlds))
 
     def config(self, family: str = "rescue") -> dict[str, Any]:
         """Return the settings that decide the results (stored with the run, compared on resume).
@@ -265,13 +285,27 @@ def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -
     return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)
 
 
-def backend_ref(family: str, sensors: Iterable[str] = ()) -> PluginRef:
-    """Return the embedded backend for ``family``: the family's body and camera, ``sensors``."""
+def backend_ref(
+    family: str,
+    sensors: Iterable[str] = (),
+    backend: str = DEFAULT_BACKEND,
+    args: Mapping[str, Any] | None = None,
+) -> PluginRef:
+    """Return backend ``backend`` for ``family``: the family's body and camera, ``sensors``.
+
+    ``args`` are the backend's own (already checked) arguments; the stored run config and
+    every record header carry them with the name.
+    """
     body = FAMILIES.get(family).body
-    args: dict[str, Any] = {"body": body, "sensors": list(sensors)}
+    harness: dict[str, Any] = {"body": body, "sensors": list(sensors)}
     if body == "multirotor":
-        args["camera"] = AERIAL_CAMERA
-    return PluginRef(name="embedded", args=args)
+        harness["camera"] = AERIAL_CAMERA
+    return PluginRef(name=backend, args={**(args or {}), **harness})
+
+
+def backend_needs(family: str, sensors: Iterable[str], worlds: Iterable[str]) -> Needs:
+    """Return what ``family``'s missions ask of a backend, for an agent seeing ``sensors``."""
+    return needs_of(family, FAMILIES.get(family), list(sensors), list(worlds))
 
 
 def header_of(job: Job) -> TrajectoryHeader:

@@ -136,3 +136,18 @@ def test_needs_exactly_one_of_episodes_and_suite():
     for kwargs in ({}, {"episodes": [room_rescue()], "suite": "rescue-l1-v1"}):
         with pytest.raises(ConfigError, match="exactly one of episodes or suite"):
             RescueEnv(**kwargs)
+
+
+def test_the_env_refuses_a_backend_that_cannot_carry():
+    """A RescueEnv on a backend without interactions is refused when it is made."""
+    from sortie.backends import BACKENDS
+    from sortie.backends.catalog import Capabilities
+    from sortie.backends.embedded import EmbeddedBackend
+
+    class NoHands(EmbeddedBackend):
+        capabilities = Capabilities(
+            frozenset({"walker"}), False, frozenset({"rgb", "depth", "semantic"}), "any"
+        )
+
+    with BACKENDS.override("nohands", NoHands), pytest.raises(ConfigError, match="interactions"):
+        RescueEnv(suite="rescue-smoke-v1", backend="nohands")

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action, FlightPrimitive, Fly, TaskAction, TaskActionKind
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
@@ -60,8 +61,12 @@ class AerialEnv(MissionEnv[AerialMission]):
         *,
         suite: str | Suite | None = None,
         max_depth: float | None = None,
+        backend: str = DEFAULT_BACKEND,
+        backend_args: Mapping[str, Any] | None = None,
     ) -> None:
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
+
+        ``backend`` names the simulator (see ``sortie backends``), ``backend_args`` its arguments.
 
         ``judge`` names the report judge (``exact``, ``embedding``, ``llm``); ``max_depth``
         clips depth images (metres, default 1000). ``reset`` may pass an episode in its options.
@@ -75,6 +80,8 @@ class AerialEnv(MissionEnv[AerialMission]):
             sensors,
             max_depth,
             render_mode,
+            backend=backend,
+            backend_args=backend_args,
         )
 
     def _budget(self, episode: EpisodeSpec) -> float:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
@@ -48,8 +49,12 @@ class RescueEnv(MissionEnv[RescueMission]):
         *,
         suite: str | Suite | None = None,
         max_depth: float | None = None,
+        backend: str = DEFAULT_BACKEND,
+        backend_args: Mapping[str, Any] | None = None,
     ) -> None:
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
+
+        ``backend`` names the simulator (see ``sortie backends``), ``backend_args`` its arguments.
 
         ``reset`` may also pass an episode in its options. ``max_depth`` clips depth images
         (metres, default 200).
@@ -63,6 +68,8 @@ class RescueEnv(MissionEnv[RescueMission]):
             sensors,
             max_depth,
             render_mode,
+            backend=backend,
+            backend_args=backend_args,
         )
 
     def _budget(self, episode: EpisodeSpec) -> float:

@@ -1,0 +1,220 @@
+"""Backends by name: what each can do, its arguments, and the one place one is built.
+
+Every module outside ``sortie.backends`` chooses a backend by its registered name and
+``-b key=value`` arguments, through the functions here; none imports a concrete backend. A
+backend class declares its ``capabilities`` (bodies, interactions, images, which worlds it
+can load); a run is checked against them before its first episode.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sortie.core.errors import ConfigError, ParameterError
+
+DEFAULT_BACKEND = "embedded"
+"""The backend a run, a gymnasium env or generation uses when none is named."""
+HARNESS_ARGS = ("body", "camera", "sensors")
+"""Constructor arguments the harness sets (from the mission family and the agent), never ``-b``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a backend can do, as ``sortie backends`` lists it and runs are checked against."""
+
+    bodies: frozenset[str]
+    """Bodies it can drive: ``walker`` (walking missions), ``multirotor`` (flight)."""
+    interaction: bool
+    """Whether it carries out grabs, drops and doors (``SupportsInteraction``)."""
+    sensors: frozenset[str]
+    """Images it renders: ``rgb``, ``depth``, ``semantic``."""
+    worlds: str
+    """Which worlds it loads, in words (e.g. ``embedded world builders``, ``unreal.<Map>``)."""
+
+    def summary(self) -> dict[str, str]:
+        """Return the capabilities as short texts, for a table."""
+        flight = "yes" if "multirotor" in self.bodies else "no"
+        return {
+            "bodies": ", ".join(sorted(self.bodies)),
+            "flight": flight,
+            "interaction": "yes" if self.interaction else "no",
+            "sensors": ", ".join(sorted(self.sensors)),
+            "worlds": self.worlds,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What a run asks of its backend: the family's body, interactions, the agent's images."""
+
+    family: str
+    body: str
+    interaction: bool
+    sensors: frozenset[str]
+    worlds: frozenset[str]
+    """The world builder names of the run's episodes."""
+
+
+def needs_of(
+    family: str, runtime: type, sensors: Collection[str], worlds: Collection[str]
+) -> Needs:
+    """Return what ``family``'s missions (run by ``runtime``) ask of a backend.
+
+    A runtime may say ``needs_interaction``; by default walking missions need it (rescue
+    carries the casualty and opens doors) and flights do not.
+    """
+    body = str(getattr(runtime, "body", "walker"))
+    interaction = bool(getattr(runtime, "needs_interaction", body == "walker"))
+    return Needs(family, body, interaction, frozenset(sensors), frozenset(worlds))
+
+
+def backend_class(name: str) -> type:
+    """Return the class registered as backend ``name`` (raising on a miss, with near names)."""
+    from sortie.backends import BACKENDS
+
+    return BACKENDS.get(name)
+
+
+def capabilities_of(name: str) -> Capabilities:
+    """Return the capabilities backend ``name`` declares."""
+    caps = getattr(backend_class(name), "capabilities", None)
+    if not isinstance(caps, Capabilities):
+        raise ConfigError(f"backend {name!r} declares no capabilities (a Capabilities attribute)")
+    return caps
+
+
+def backend_parameters(name: str) -> list[inspect.Parameter]:
+    """Return the constructor arguments a user may set with ``-b`` (not the harness's)."""
+    signature = inspect.signature(backend_class(name))
+    return [
+        p
+        for p in signature.parameters.values()
+        if p.name not in HARNESS_ARGS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+
+
+def describe_parameter(parameter: inspect.Parameter) -> str:
+    """Return ``name=default`` (or ``name`` when it has none), for listings."""
+    if parameter.default is parameter.empty:
+        return f"{parameter.name} (required)"
+    return f"{parameter.name}={parameter.default!r}"
+
+
+def resolve_args(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Check ``args`` against backend ``name``'s arguments; convert text to the default's type.
+
+    Raises:
+        ParameterError: an argument the backend does not take (with a near name and the ones
+            it takes), one the harness sets, or a value not of the default's type.
+    """
+    parameters = {p.name: p for p in backend_parameters(name)}
+    resolved = {}
+    for key, value in args.items():
+        if key in HARNESS_ARGS:
+            raise ParameterError(
+                f"backend {name!r}: -b {key} is set by the mission family and the agent, "
+                "not on the command line"
+            )
+        if key not in parameters:
+            close = difflib.get_close_matches(key, parameters, n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ParameterError(
+                f"backend {name!r} takes no argument {key!r}.{hint} Its arguments: "
+                f"{', '.join(parameters) or 'none'}"
+            )
+        resolved[key] = _convert(name, parameters[key], value)
+    missing = [p for p in parameters.values() if p.default is p.empty and p.name not in args]
+    if missing:
+        names = ", ".join(p.name for p in missing)
+        raise ParameterError(f"backend {name!r} needs {names}; pass them with -b NAME=VALUE")
+    return resolved
+
+
+def _convert(backend: str, parameter: inspect.Parameter, value: Any) -> Any:
+    """Return ``value`` as the type of the parameter's default (text from the command line)."""
+    default = parameter.default
+    if not isinstance(value, str) or default is parameter.empty or default is None:
+        return value
+    kind = type(default)
+    try:
+        if kind is bool:
+            return {"true": True, "1": True, "false": False, "0": False}[value.lower()]
+        if kind not in (int, float):
+            return value
+        number = kind(value)
+        if not math.isfinite(number):
+            raise ValueError(value)
+        return number
+    except (KeyError, ValueError):
+        allowed = {bool: "true or false", int: "an integer", float: "a finite number"}[kind]
+        raise ParameterError(
+            f"backend {backend!r}: -b {parameter.name}={value!r} is not {allowed}"
+        ) from None
+
+
+def refusal(name: str, needs: Needs) -> str | None:
+    """Return why backend ``name`` cannot run what ``needs`` describes, or None if it can."""
+    caps = capabilities_of(name)
+    if needs.body not in caps.bodies:
+        what = "flight (a multirotor body)" if needs.body == "multirotor" else "a walker body"
+        return f"{needs.family} missions need {what}; it drives only {', '.join(caps.bodies)}"
+    if needs.interaction and not caps.interaction:
+        return f"{needs.family} missions need interactions (carry, drop, doors); it has none"
+    missing = needs.sensors - caps.sensors
+    if missing:
+        renders = ", ".join(sorted(caps.sensors)) or "none"
+        return f"the agent needs {', '.join(sorted(missing))} images; it renders {renders}"
+    world_problem = getattr(backend_class(name), "world_problem", None)
+    for world in sorted(needs.worlds):
+        problem = world_problem(world) if world_problem else None
+        if problem:
+            return problem
+    return None
+
+
+def check_backend(name: str, needs: Needs) -> None:
+    """Raise ConfigError (before any episode) if backend ``name`` cannot run ``needs``."""
+    reason = refusal(name, needs)
+    if reason:
+        raise ConfigError(f"backend {name!r} cannot run this suite: {reason}")
+
+
+def build_backend(
+    name: str,
+    args: Mapping[str, Any],
+    *,
+    body: str,
+    sensors: Collection[str],
+    camera: Any = None,
+) -> Any:
+    """Build backend ``name`` with the harness's body, sensors and camera and the user's args."""
+    harness: dict[str, Any] = {"body": body, "sensors": list(sensors)}
+    if camera is not None:
+        harness["camera"] = camera
+    return backend_class(name)(**harness, **resolve_args(name, args))
+
+
+def backend_table() -> list[dict[str, str]]:
+    """Return one row per registered backend: name, capabilities, arguments, extra."""
+    from sortie.backends import BACKENDS
+
+    rows = []
+    for name in BACKENDS.names():
+        arguments = "\n".join(describe_parameter(p) for p in backend_parameters(name))
+        rows.append(
+            {"backend": name}
+            | capabilities_of(name).summary()
+            | {"arguments (-b)": arguments or "none", "install": _install_hint(name)}
+        )
+    return rows
+
+
+def _install_hint(name: str) -> str:
+    """Return the pip extra backend ``name`` needs, or ``built in``."""
+    extra = getattr(backend_class(name), "extra", None)
+    return f"pip install 'sortie[{extra}]'" if extra else "built in"
