@@ -14,9 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[ocr]'
 	touch $(STAMP)
 
-# Tests also cover the Ray executor, the embedding judge (torch) and OCR, and lint and type-check.
+# Tests also cover the Ray executor, the embedding judge (torch), OCR, the unrealcv and airsim
+# backends (their real clients against local test servers) and the MissionBench importer.
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install -q -e '.[dev,ray,judge,ocr]'
+	$(BIN)/pip install -q -e '.[dev,ray,judge,ocr,unreal,airsim,missionbench]'
 	touch $(TEST_STAMP)
 
 demo: $(STAMP)
