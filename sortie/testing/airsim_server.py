@@ -29,6 +29,7 @@ from sortie.backends.frames import (
 from sortie.core.episode import EpisodeSpec
 from sortie.core.pose import Pose
 from sortie.sim.bodies import Multirotor
+from sortie.testing.loopback import LoopbackServer
 
 NAN = float("nan")
 
@@ -53,7 +54,7 @@ def _pose_of(message: dict[str, Any]) -> Pose:
     return Pose(x, y, z, wrap_degrees(yaw))
 
 
-class AirSimServer:
+class AirSimServer(LoopbackServer):
     """Serves ``episode``'s embedded world over AirSim's RPC on 127.0.0.1:``port``."""
 
     def __init__(self, episode: EpisodeSpec, camera: dict[str, Any], port: int = 0) -> None:
@@ -63,43 +64,23 @@ class AirSimServer:
         self.episode = episode
         self._collision: dict[str, Any] = self._no_collision(0.0)
         self._clock = 0.0
-        self._listener = socket.create_server(("127.0.0.1", port))
-        self.port = self._listener.getsockname()[1]
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        super().__init__(port)
 
-    def close(self) -> None:
-        """Stop listening and end the serving thread."""
-        self._stop.set()
-        self._listener.close()
-        self._thread.join(timeout=2)
+    def on_accept(self, connection: socket.socket) -> None:
+        """Serve each client on its own thread (the AirSim client opens more than one)."""
+        threading.Thread(target=super().on_accept, args=(connection,), daemon=True).start()
 
-    def __enter__(self) -> AirSimServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                connection, _ = self._listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._talk, args=(connection,), daemon=True).start()
-
-    def _talk(self, connection: socket.socket) -> None:
+    def serve_connection(self, connection: socket.socket) -> None:
+        """Answer msgpack-rpc requests until the client hangs up."""
         unpacker = msgpack.Unpacker(raw=False)
-        with connection:
-            while chunk := _receive(connection):
-                unpacker.feed(chunk)
-                for _, msgid, method, params in unpacker:
-                    try:
-                        reply = [1, msgid, None, self.call(method, params)]
-                    except (KeyError, ValueError, TypeError) as error:
-                        reply = [1, msgid, str(error), None]
-                    connection.sendall(msgpack.packb(reply, use_bin_type=True))
+        while chunk := _receive(connection):
+            unpacker.feed(chunk)
+            for _, msgid, method, params in unpacker:
+                try:
+                    reply = [1, msgid, None, self.call(method, params)]
+                except (KeyError, ValueError, TypeError) as error:
+                    reply = [1, msgid, str(error), None]
+                connection.sendall(msgpack.packb(reply, use_bin_type=True))
 
     # --- the calls -----------------------------------------------------------------------
     def call(self, method: str, params: list[Any]) -> Any:

@@ -16,7 +16,6 @@ import io
 import json
 import socket
 import struct
-import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -29,6 +28,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import SortieError
 from sortie.core.observation import EventKind
 from sortie.core.pose import Pose
+from sortie.testing.loopback import LoopbackServer
 
 MAGIC = 0x9E2B83C1
 COMMANDS = (
@@ -56,7 +56,7 @@ def color_of(instance: int) -> tuple[int, int, int]:
     return ((instance * 67) % 256, (instance * 131) % 256, 40 + instance % 200)
 
 
-class UnrealCVServer:
+class UnrealCVServer(LoopbackServer):
     """Serves ``episode``'s embedded world over UnrealCV's protocol on 127.0.0.1:``port``."""
 
     def __init__(self, episode: EpisodeSpec, agent: str = "player", port: int = 0) -> None:
@@ -66,36 +66,15 @@ class UnrealCVServer:
         self.episode, self.agent = episode, agent
         self.casualty = episode.targets.get("casualty", "")
         self._hit = False
-        self._listener = socket.create_server(("127.0.0.1", port))
-        self.port = self._listener.getsockname()[1]
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        """Stop listening and end the serving thread."""
-        self._stop.set()
-        self._listener.close()
-        self._thread.join(timeout=2)
-
-    def __enter__(self) -> UnrealCVServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().__init__(port)
 
     # --- framing -------------------------------------------------------------------------
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                connection, _ = self._listener.accept()
-            except OSError:
-                return
-            with connection:
-                self.world.reset(self.episode, 0)  # each client starts on a fresh map
-                self._hit = False
-                _send(connection, b"connected to sortie-double")
-                self._talk(connection)
+    def serve_connection(self, connection: socket.socket) -> None:
+        """Greet the client on a fresh map, then answer its commands until it hangs up."""
+        self.world.reset(self.episode, 0)  # each client starts on a fresh map
+        self._hit = False
+        _send(connection, b"connected to sortie-double")
+        self._talk(connection)
 
     def _talk(self, connection: socket.socket) -> None:
         while (payload := _receive(connection)) is not None:
