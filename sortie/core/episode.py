@@ -47,8 +47,9 @@ def check_episode_id(value: str) -> str:
     parts = value.split("/")
     if len(parts) > 3:
         raise ValueError(f"episode id {value[:60]!r}: at most 3 parts joined by '/'")
+    shown = value if len(value) <= 60 else value[:40] + "..."
     for part in parts:
-        check_name(part, f"episode id {value!r}: part")
+        check_name(part, f"episode id {shown!r}: part")
     return value
 
 
