@@ -371,6 +371,7 @@ def report(
             _print(render(rows, fmt, title=_title(title, fmt)))
             _print_failures(opened, run_ids, fmt)
             _print_usage(opened, run_ids, fmt)
+            _print_timings(opened, run_ids, fmt)
             if html_dir is not None:
                 from sortie.report import write_site
 
@@ -551,6 +552,15 @@ def _print_usage(store: Store, runs: list[str], fmt: str) -> None:
     usage = run_usage(store, runs) if fmt in ("table", "markdown") else {}
     if usage:
         _print(usage_table(usage) if fmt == "table" else "\n" + usage_markdown(usage))
+
+
+def _print_timings(store: Store, runs: list[str], fmt: str) -> None:
+    """Print where the runs' wall time went (agent, backend, render, harness)."""
+    from sortie.report.timings import run_time_shares, time_markdown, time_table
+
+    if fmt in ("table", "markdown"):
+        shares = run_time_shares(store, runs)
+        _print(time_table(shares) if fmt == "table" else "\n" + time_markdown(shares))
 
 
 def _title(text: str, fmt: str) -> str:

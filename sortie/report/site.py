@@ -29,6 +29,7 @@ from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
 from sortie.report.reference import ReferenceViews
 from sortie.report.render import layout, paper_tables
 from sortie.report.tables import check_run, family_columns, report_rows
+from sortie.report.timings import run_time_shares, time_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
 
@@ -68,7 +69,7 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
 
 
 def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTable]:
-    """Return the tables at the top of the index: the paper's tables, then model use."""
+    """Return the tables at the top of the index: the paper's tables, endings, model use, time."""
     tables = []
     for table in paper_tables(report_rows(store, runs, group)):
         header, lines = layout(table, "\n")
@@ -81,6 +82,10 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
     usage = run_usage(store, runs)
     if usage:
         tables.append(HtmlTable("Model calls", COLUMNS, usage_rows(usage), frozenset(COLUMNS[1:])))
+    header, lines = time_rows(run_time_shares(store, runs))
+    tables.append(
+        HtmlTable("Where the time went (% of wall time)", header, lines, frozenset(header[1:]))
+    )
     return tables
 
 

@@ -21,14 +21,14 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import sortie
 from sortie.core.episode import check_name
 from sortie.core.errors import ConfigError
-from sortie.core.trajectory import ERROR_REASONS, StageRecord
+from sortie.core.trajectory import ERROR_REASONS, StageRecord, Timings
 from sortie.run.jobs import JobResult
 from sortie.run.store_guard import check_store_file, guarded, lock_file, store_error
 
@@ -90,6 +90,8 @@ class StoredEpisode:
     attempts: int
     error: str | None
     metrics: dict[str, float]
+    timings: Timings = field(default_factory=Timings)
+    """Seconds spent in the agent, the backend and rendering, summed over the steps."""
 
 
 class Store:
@@ -292,14 +294,16 @@ class Store:
         metrics = self._metrics(run_id)
         rows = self._db.execute(
             "SELECT key, episode_id, suite, level, repeat, seed, outcome, failure_reason, steps, "
-            "record, wall_seconds, attempts, error FROM episodes WHERE run_id = ? ORDER BY key",
+            "record, wall_seconds, attempts, error, agent_seconds, backend_seconds, "
+            "render_seconds FROM episodes WHERE run_id = ? ORDER BY key",
             (run_id,),
         )
         return [self._episode(row, metrics[row[0]]) for row in rows]
 
     def _episode(self, row: tuple[Any, ...], metrics: dict[str, float]) -> StoredEpisode:
         key, episode_id, suite, level, repeat, seed, outcome, reason, steps = row[:9]
-        record, wall_seconds, attempts, error = row[9:]
+        record, wall_seconds, attempts, error = row[9:13]
+        agent, backend, render = (value or 0.0 for value in row[13:])
         return StoredEpisode(
             key,
             episode_id,
@@ -315,6 +319,7 @@ class Store:
             attempts,
             error,
             metrics,
+            Timings(agent=agent, backend=backend, render=render),
         )
 
     def _metrics(self, run_id: str) -> dict[str, dict[str, float]]:

@@ -69,8 +69,8 @@ def test_the_index_loads_from_disk_with_its_plots_and_nothing_else(browser, site
     assert visit.errors == []
     assert visit.images_loaded() and visit.page.locator("img").count() == 2
     assert all(url.startswith("file://") for url in visit.requests)
-    # main, stages, how episodes ended, model calls, then one per run
-    assert visit.page.locator("table").count() == 8
+    # main, stages, how episodes ended, model calls, where the time went, then one per run
+    assert visit.page.locator("table").count() == 9
 
 
 def test_an_episode_page_loads_with_its_map_frame_and_clip(browser, site):
