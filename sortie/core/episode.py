@@ -50,6 +50,8 @@ def check_episode_id(value: str) -> str:
     shown = value if len(value) <= 60 else value[:40] + "..."
     for part in parts:
         check_name(part, f"episode id {shown!r}: part")
+        if "__" in part:  # record files join the parts with "__": keep that reversible
+            raise ValueError(f"episode id {shown!r}: '__' is not allowed inside a part")
     return value
 
 

@@ -12,6 +12,7 @@ problem of a file is reported at once as ``file:line: field: what was found``. L
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -118,7 +119,11 @@ def read_trajectory(path: Path, check: EpisodeCheck | None = None) -> Trajectory
     if rows[-1][1].get("kind") != "footer":
         raise ConfigError(f"{path}:{rows[-1][0]}: no footer line: the record is truncated")
     version = rows[0][1].get("schema_version", 1)
-    if isinstance(version, int) and version > RECORD_SCHEMA_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ConfigError(
+            f"{path}:{rows[0][0]}: schema_version: expected an integer, got {version!r}"
+        )
+    if version > RECORD_SCHEMA_VERSION:
         raise ConfigError(_newer(path, version, RECORD_SCHEMA_VERSION))
     if version == 1:
         rows = upgrade_v1(rows)
@@ -140,7 +145,8 @@ def upgrade_v1(rows: list[Row]) -> list[Row]:
     Version 1 wrote such episodes as ``failure``; nothing else in the layout changed.
     """
     (first, header), (last, footer) = rows[0], rows[-1]
-    if footer.get("failure_reason") in ERROR_REASONS:
+    reason = footer.get("failure_reason")
+    if isinstance(reason, str) and reason in ERROR_REASONS:
         footer = {**footer, "outcome": "error"}
     return [
         (first, {**header, "schema_version": RECORD_SCHEMA_VERSION}),
@@ -218,7 +224,9 @@ def _decode_line(line: bytes) -> tuple[Any, str | None]:
     except UnicodeDecodeError as error:
         return None, f"not UTF-8 text: byte 0x{line[error.start]:02x} at column {error.start + 1}"
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
+        value = json.loads(
+            text, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float
+        )
     except json.JSONDecodeError as error:
         return None, f"not JSON: {error.msg} at column {error.colno}"
     except RecursionError:
@@ -232,6 +240,13 @@ def _decode_line(line: bytes) -> tuple[Any, str | None]:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} (only finite numbers are allowed)")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text[:30]} (only finite numbers are allowed)")
+    return number
 
 
 def _bounded_int(text: str) -> int:

@@ -24,7 +24,7 @@ from sortie.core.episode import EpisodeSpec, WorldSpec, check_name
 from sortie.core.errors import ParameterError
 from sortie.core.pose import Pose
 from sortie.core.records_io import SuiteHeader
-from sortie.importers.problems import Problems
+from sortie.importers.problems import Problems, read_text
 
 BACKEND = "airsim"
 """The backend the imported suite is for (stated in the suite header)."""
@@ -76,8 +76,11 @@ def _configs(path: Path) -> list[Path]:
 def _mission(config: Path, suite: str, problems: Problems) -> EpisodeSpec | None:
     """Return one mission folder's episode, or None after noting what is wrong with it."""
     where = str(config.parent)
+    text = read_text(config, problems, where, CONFIG)
+    if text is None:
+        return None
     try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         problems.add(where, CONFIG, f"not YAML ({error})".replace("\n", " ")[:300])
         return None
@@ -240,7 +243,8 @@ def _recording(path: Path, reader: _Reader) -> list[list[float]]:
     if not path.is_file():
         reader.problems.add(reader.where, RECORDING, "missing (a patrol's reference path)")
         return []
-    rows = list(csv.DictReader(path.read_text(encoding="utf-8").splitlines(), delimiter="\t"))
+    text = read_text(path, reader.problems, reader.where, RECORDING)
+    rows = list(csv.DictReader((text or "").splitlines(), delimiter="\t"))
     points = []
     for number, row in enumerate(rows, start=2):
         where = f"{path}:{number}"

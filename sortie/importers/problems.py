@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -69,3 +70,14 @@ class Problems:
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def read_text(path: Path, problems: Problems, where: str, field: str) -> str | None:
+    """Return a file's UTF-8 text, or None after noting why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        problems.add(where, field, f"not UTF-8 text (byte {error.start + 1})")
+    except OSError as error:
+        problems.add(where, field, f"cannot read: {error.strerror or error}")
+    return None

@@ -26,7 +26,7 @@ from sortie.core.episode import EpisodeSpec, Placement, WorldSpec, check_name
 from sortie.core.errors import ParameterError
 from sortie.core.pose import Pose
 from sortie.core.records_io import SuiteHeader
-from sortie.importers.problems import Problems
+from sortie.importers.problems import Problems, read_text
 
 BACKEND = "unrealcv"
 """The backend the imported suite is for (stated in the suite header)."""
@@ -67,8 +67,9 @@ def import_rescuebench(paths: Sequence[Path], suite: str) -> tuple[SuiteHeader, 
 def _read_file(path: Path, suite: str, problems: Problems) -> list[EpisodeSpec]:
     """Return the episodes of one level file, noting every problem of its lines."""
     expected = _FILE_LEVEL.fullmatch(path.name)
-    episodes = []
-    for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+    episodes: list[EpisodeSpec] = []
+    text = read_text(path, problems, str(path), "file")
+    for index, line in enumerate((text or "").splitlines()):
         where = f"{path}:{index + 1}"
         if not line.strip():
             problems.add(where, "line", "empty line (the point index is the line's index)")

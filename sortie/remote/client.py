@@ -12,6 +12,7 @@ from the environment and blotted out of anything recorded.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import uuid
@@ -183,7 +184,7 @@ class RemoteAgent:
                 cause = str(error)
                 continue
             if answer.status not in (502, 503, 504):
-                return answer
+                return self._scrubbed(answer)
             cause = f"HTTP {answer.status}"
         raise RemoteAgentError(
             self._scrub(f"{self._where()}: {what}: {cause} after {self.retries + 1} attempt(s)")
@@ -199,6 +200,13 @@ class RemoteAgent:
 
     def _where(self) -> str:
         return f"agent server at {self.link.address}"
+
+    def _scrubbed(self, answer: Answer) -> Answer:
+        """Return ``answer`` with the token blotted out of its body, before anything reads it."""
+        token = os.environ.get(TOKEN_ENV)
+        if not token or answer.body is None:
+            return answer
+        return dataclasses.replace(answer, body=answer.body.replace(token.encode(), b"[token]"))
 
     def _scrub(self, text: str) -> str:
         token = os.environ.get(TOKEN_ENV)

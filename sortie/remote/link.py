@@ -87,7 +87,8 @@ class Link:
         self._connection.request(method, self.prefix + path, body=body, headers=_headers())
         response = self._connection.getresponse()
         length = response.getheader("Content-Length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
+        plain = length is not None and length.isascii() and length.isdecimal()
+        if length is not None and (not plain or len(length) > 12 or int(length) > self.max_bytes):
             self.close()  # the body stays unread, so the connection cannot be used again
             return Answer(response.status, None)
         data = response.read(self.max_bytes + 1)

@@ -80,7 +80,8 @@ document.addEventListener("keydown", async (event) => {
   if (state.phase !== "waiting" || sent === state.seq) return;
   sent = state.seq;
   const body = {key: event.key, seq: state.seq, scale: scale, report: $("report").value || null};
-  await fetch("/play/key", {method: "POST", body: JSON.stringify(body)});
+  await fetch("/play/key", {method: "POST", headers: {"Content-Type": "application/json"},
+                            body: JSON.stringify(body)});
 });
 poll();
 </script></body></html>
@@ -135,8 +136,21 @@ def press(desk: Desk, body: bytes) -> None:
     desk.press(key, seq, scale, report)
 
 
+def _from_the_page(headers: Any) -> bool:
+    """Return whether a POST looks like the play page's own: JSON, to a loopback host.
+
+    A JSON body makes a browser ask first before another site may send it, and a loopback
+    Host header turns away pages that reach this port through a rebound DNS name.
+    """
+    host = (headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
+    kind = (headers.get("Content-Type") or "").split(";")[0].strip()
+    return kind == "application/json" and host in ("127.0.0.1", "localhost", "::1")
+
+
 def _handler(desk: Desk) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        timeout = 60.0  # a silent connection frees its thread
+
         def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
             if self.path == "/":
                 self._send(200, PAGE.encode(), "text/html; charset=utf-8")
@@ -147,7 +161,11 @@ def _handler(desk: Desk) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802
             given = self.headers.get("Content-Length") or "0"
-            length = int(given) if given.isdigit() else MAX_KEY_BYTES + 1
+            plain = given.isascii() and given.isdecimal() and len(given) <= 12
+            length = int(given) if plain else MAX_KEY_BYTES + 1
+            if not _from_the_page(self.headers):
+                self._json(403, {"error": "refused", "message": "key presses come from the page"})
+                return
             if self.path != "/play/key" or length > MAX_KEY_BYTES:
                 self._json(404 if self.path != "/play/key" else 413, {"error": "refused"})
                 return

@@ -192,12 +192,22 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return ErrorResponse(error=code, message=message).model_dump(mode="json")
 
 
+IDLE_SECONDS = 60.0
+"""Seconds a connection may stay silent before the server drops it."""
+
+
+def _is_length(text: str) -> bool:
+    """Return whether a Content-Length header is a plain decimal number of sane size."""
+    return text.isascii() and text.isdecimal() and len(text) <= 12
+
+
 def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
     """Return the request handler class bound to ``server``."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: one connection per client, not per step
         disable_nagle_algorithm = True  # the body does not wait for the headers to be acked
+        timeout = IDLE_SECONDS  # a client that stops talking frees its thread
 
         def setup(self) -> None:
             super().setup()
@@ -217,6 +227,7 @@ def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
 
         def _serve(self, method: str) -> None:
             if not server.authorised(self.headers.get("Authorization")):
+                self.close_connection = True  # its body is not read: the connection is spent
                 self._send(401, _error("unauthorized", f"a valid token is needed ({TOKEN_ENV})"))
                 return
             body = self._body()
@@ -226,9 +237,10 @@ def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
         def _body(self) -> bytes | None:
             """Return the request body, or None after answering a missing or too large one."""
             length = self.headers.get("Content-Length")
-            if length is None or not length.isdigit():
-                if self.command == "GET":
+            if length is None or not _is_length(length):
+                if self.command == "GET" and length is None:
                     return b""
+                self.close_connection = True
                 self._send(411, _error("malformed", "a Content-Length header is needed"))
                 return None
             if int(length) > server.max_bytes:

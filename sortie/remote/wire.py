@@ -69,12 +69,18 @@ def encode_image(array: NDArray[Any]) -> Image:
     return Image(dtype=dtype, shape=tuple(array.shape), data=data)  # type: ignore[arg-type]
 
 
+MAX_PIXELS = 4096 * 4096
+"""Largest image (width × height) a message may carry; a PNG is checked before it is unpacked."""
+_UINT8_MODES = {2: ("L",), 3: ("RGB",), 4: ("RGBA",)}
+
+
 def decode_image(image: Image) -> NDArray[Any]:
     """Return the array of a wire image; raise WireError (422) if it is not what it says."""
     try:
         png = PILImage.open(io.BytesIO(base64.b64decode(image.data, validate=True)))
+        _check_header(png, image)
         pixels = np.asarray(png)
-    except (binascii.Error, OSError, ValueError) as error:
+    except (binascii.Error, OSError, ValueError, PILImage.DecompressionBombError) as error:
         raise WireError(422, "invalid", f"image: not a base64 PNG ({error})") from None
     if image.dtype != "uint8":
         pixels = _from_rgba(pixels, image.dtype)
@@ -83,6 +89,24 @@ def decode_image(image: Image) -> NDArray[Any]:
             422, "invalid", f"image: PNG holds shape {pixels.shape}, message says {image.shape}"
         )
     return pixels
+
+
+def _check_header(png: PILImage.Image, image: Image) -> None:
+    """Refuse a PNG whose size or mode differs from the message's, before unpacking it."""
+    height, width = image.shape[0], image.shape[1] if len(image.shape) > 1 else 0
+    if width * height > MAX_PIXELS:
+        raise WireError(422, "invalid", f"image of {width}×{height} pixels; at most {MAX_PIXELS}")
+    if png.size != (width, height):
+        raise WireError(
+            422,
+            "invalid",
+            f"image: PNG is {png.size[0]}×{png.size[1]}, message says {width}×{height}",
+        )
+    modes = _UINT8_MODES.get(len(image.shape), ()) if image.dtype == "uint8" else ("RGBA",)
+    if png.mode not in modes:
+        raise WireError(
+            422, "invalid", f"image: PNG mode {png.mode} for {image.dtype} {image.shape}"
+        )
 
 
 def _as_rgba(array: NDArray[Any]) -> NDArray[np.uint8]:

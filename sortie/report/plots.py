@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from sortie.metrics.intervals import Estimate
-from sortie.report.tables import ReportRow
+from sortie.report.tables import ReportRow, errored
 from sortie.run.store import Store
 
 DONE = "done"
@@ -41,13 +41,15 @@ class Cascade:
 def stage_cascade(store: Store, runs: Sequence[str]) -> list[Cascade]:
     """Return the stage completion percentages of every run per level, levels in order.
 
-    An episode with no stage records (an error before its first step) completed none.
+    Episodes that ended in an agent or backend error are not attempts: they are left out.
     """
     cascades = []
     for run in runs:
         done: dict[str, list[set[str]]] = defaultdict(list)
         names: dict[str, None] = {}  # stage names in mission order, as first seen
         for episode in store.episodes(run):
+            if errored(episode):
+                continue
             stages = store.stages(run, episode.key)
             names.update((s.name, None) for s in stages)
             done[episode.level or "-"].append({s.name for s in stages if s.status == DONE})

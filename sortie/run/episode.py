@@ -8,6 +8,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
 from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation
@@ -145,13 +148,36 @@ class JsonlRecorder:
 
     def on_start(self, header: TrajectoryHeader) -> None:
         """Start the record."""
-        self._lines = [header.model_dump_json()]
+        self._lines = [line_of(header)]
 
     def on_step(self, record: StepRecord) -> None:
         """Add a step line."""
-        self._lines.append(record.model_dump_json())
+        self._lines.append(line_of(record))
 
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Add the footer and write the file."""
-        self._lines.append(footer.model_dump_json())
+        self._lines.append(line_of(footer))
         write_atomic(self.path, "\n".join(self._lines) + "\n")
+
+
+def line_of(record: BaseModel) -> str:
+    """Return ``record`` as one JSON line; text that is not valid Unicode is mended first.
+
+    An agent's words may hold a lone surrogate (from a model server's escaped half of an emoji,
+    say), which UTF-8 cannot carry: it becomes "?", so the step is kept and reads back.
+    """
+    try:
+        return record.model_dump_json()
+    except PydanticSerializationError:
+        mended = _mended(record.model_dump())
+        return type(record).model_validate(mended).model_dump_json()
+
+
+def _mended(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_mended(k): _mended(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mended(v) for v in value]
+    return value

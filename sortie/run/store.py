@@ -217,7 +217,8 @@ class Store:
     def _claim(self, run_id: str) -> None:
         """Hold the run's lock file for this store, or say who holds it."""
         if run_id not in self._claims:
-            lock = self.path.with_name(f"{self.path.name}.{run_id}.lock")
+            real = self.path.resolve()  # one lock however the store is reached (links too)
+            lock = real.with_name(f"{real.name}.{run_id}.lock")
             self._claims[run_id] = (lock, lock_file(lock, f"{self.path}: run {run_id!r}"))
 
     def _release(self, run_id: str) -> None:

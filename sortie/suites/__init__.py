@@ -55,7 +55,13 @@ def load_suite(name: str | Path) -> Suite:
         UnknownNameError: no packaged suite has that name (the message suggests one).
     """
     path = Path(name)
-    if path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError as error:  # a name too long for the file system, say
+        raise ConfigError(
+            f"suite {str(name)[:60]!r}: not a usable path ({error.strerror})"
+        ) from None
+    if is_file:
         return read_suite(path, check=check_episode)
     if isinstance(name, Path) or name.endswith(SUFFIX) or len(path.parts) > 1:
         raise ConfigError(

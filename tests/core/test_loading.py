@@ -209,3 +209,42 @@ def test_a_version_1_record_of_an_agent_error_reads_as_an_error(tmp_path):
     path.write_text(json.dumps(header) + "\n" + json.dumps(footer) + "\n")
     record = read_trajectory(path)
     assert (record.footer.outcome, record.header.schema_version) == ("error", 2)
+
+
+def test_a_float_that_overflows_is_refused_even_where_any_json_is_allowed(tmp_path):
+    """1e999 in the header's free-form settings is refused like Infinity, naming the line."""
+    lines = _lines("rescue-smoke-v1")
+    header = lines[0].replace('"settings":{', '"settings":{"x":1e999,', 1)
+    _refused(_write(tmp_path, [header, *lines[1:]]), "suite.jsonl:1", "only finite numbers")
+
+
+def test_episode_ids_that_would_share_a_record_file_are_refused(tmp_path):
+    """'a__b' inside an id part would map s/a__b and s/a/b to one file: it is refused."""
+    lines = _mutated("rescue-smoke-v1", lambda e: e.update(episode_id="s/a__b"))
+    _refused(_write(tmp_path, lines), "suite.jsonl:2", "'__' is not allowed")
+
+
+def test_a_suite_name_too_long_for_the_file_system_is_a_config_error():
+    """A 5,000-character suite name is a clear error, not the file system's OSError."""
+    from sortie.suites import load_suite
+
+    with pytest.raises(ConfigError, match="not a usable path"):
+        load_suite("x" * 5000)
+
+
+def test_a_version_1_record_with_a_list_as_failure_reason_is_a_config_error(tmp_path):
+    """An odd v1 footer is a field error after the upgrade, not a TypeError."""
+    path = tmp_path / "old.jsonl"
+    header = {
+        "kind": "header",
+        "schema_version": 1,
+        "seed": 1,
+        "code_version": "0",
+        "episode": json.loads(_lines("rescue-smoke-v1")[1]),
+        "agent": {"name": "random"},
+        "backend": {"name": "embedded"},
+    }
+    footer = {"kind": "footer", "outcome": "failure", "failure_reason": ["agent_error"], "steps": 0}
+    path.write_text(json.dumps(header) + "\n" + json.dumps(footer) + "\n")
+    with pytest.raises(ConfigError, match="failure_reason"):
+        read_trajectory(path)

@@ -122,3 +122,15 @@ def test_the_embedded_backend_refuses_an_imported_episode():
     needs = backend_needs("rescue", (), {e.world.builder for e in episodes})
     reason = refusal("embedded", needs)
     assert reason is not None and "'unreal.Downtown' is a map of an external simulator" in reason
+
+
+def test_a_file_that_is_not_utf8_or_a_folder_is_reported_not_raised(tmp_path):
+    """Undecodable bytes and a folder given as a file are problems listed by file."""
+    bad = tmp_path / "level_1.jsonl"
+    bad.write_bytes(b"\xff\xfe{}\n")
+    folder = tmp_path / "level_3.jsonl"
+    folder.mkdir()
+    with pytest.raises(ConfigError) as caught:
+        import_rescuebench([bad, folder], "rb")
+    message = str(caught.value)
+    assert f"{bad}: file: not UTF-8 text" in message and f"{folder}: file: cannot read" in message

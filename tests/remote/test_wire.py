@@ -39,9 +39,30 @@ def test_an_image_whose_png_does_not_match_its_shape_is_refused():
     image = encode_image(np.zeros((4, 4, 3), dtype=np.uint8)).model_copy(
         update={"shape": (5, 4, 3)}
     )
-    with pytest.raises(WireError, match=r"\(4, 4, 3\).*\(5, 4, 3\)") as caught:
+    with pytest.raises(WireError, match=r"PNG is 4×4, message says 4×5") as caught:
         decode_image(image)
     assert caught.value.status == 422
+
+
+def test_a_png_is_checked_before_it_is_unpacked():
+    """A huge declared size is refused, and a 16-bit PNG posing as uint8 is refused by mode."""
+    import base64
+    import io
+
+    from PIL import Image as PILImage
+
+    huge = encode_image(np.zeros((4, 4), dtype=np.uint8)).model_copy(
+        update={"shape": (50_000, 50_000)}
+    )
+    with pytest.raises(WireError, match="at most"):
+        decode_image(huge)
+    buffer = io.BytesIO()
+    PILImage.fromarray(np.zeros((4, 4), dtype=np.uint16)).save(buffer, format="PNG")
+    wide = encode_image(np.zeros((4, 4), dtype=np.uint8)).model_copy(
+        update={"data": base64.b64encode(buffer.getvalue()).decode()}
+    )
+    with pytest.raises(WireError, match="PNG mode"):
+        decode_image(wide)
 
 
 def test_a_brief_round_trips_with_its_images_and_labels(rescue_start):

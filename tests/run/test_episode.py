@@ -147,3 +147,21 @@ def test_agent_output_and_model_calls_reach_the_record_and_the_latency_clock(tmp
         assert steps[0].agent_output == "<b>step 1</b>"
         assert steps[1].model_calls[0].tokens_in == 10
         assert steps[-1].clock_latency == pytest.approx(3.0 * len(steps))
+
+
+def test_a_lone_surrogate_in_the_agents_words_is_mended_and_the_step_kept():
+    """Text UTF-8 cannot carry becomes '?': the line is written and reads back."""
+    from sortie.core.pose import Pose
+    from sortie.core.trajectory import StepRecord
+    from sortie.run.episode import line_of
+
+    record = StepRecord(
+        index=1,
+        pose=Pose(0, 0, 0, 0),
+        action={"report": "plate \ud83d"},
+        clock_sim=0.2,
+        clock_latency=0.2,
+        agent_output="I see \ud83d",
+    )
+    back = StepRecord.model_validate_json(line_of(record))
+    assert (back.agent_output, back.action["report"]) == ("I see ?", "plate ?")

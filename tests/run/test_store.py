@@ -217,3 +217,13 @@ def test_a_run_id_that_cannot_name_a_file_is_refused(tmp_path, run_id):
         with pytest.raises(ParameterError, match="run id"):
             store.begin_run(run_id, {"seed": 0})
         assert store.runs() == [] and not list(tmp_path.glob("*.lock"))
+
+
+def test_a_store_reached_through_a_link_shares_its_run_lock(tmp_path):
+    """Two stores opened by different paths to one file cannot both write run 'r'."""
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "s.db").symlink_to(tmp_path / "s.db")
+    with Store(tmp_path / "s.db") as first:
+        first.begin_run("r", {"seed": 0})
+        with Store(tmp_path / "b" / "s.db") as second, pytest.raises(StoreError):
+            second.begin_run("r", {"seed": 0})
