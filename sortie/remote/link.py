@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -91,11 +92,41 @@ class Link:
         if length is not None and (not plain or len(length) > 12 or int(length) > self.max_bytes):
             self.close()  # the body stays unread, so the connection cannot be used again
             return Answer(response.status, None)
-        data = response.read(self.max_bytes + 1)
+        try:
+            data = self._read_by(response, time.monotonic() + self.timeout)
+        finally:  # the next request on this kept-alive connection gets the full time-out again
+            if self._connection is not None and self._connection.sock is not None:
+                self._connection.sock.settimeout(self.timeout)
         if len(data) > self.max_bytes:
             self.close()
             return Answer(response.status, None)
         return Answer(response.status, data)
+
+    def _read_by(self, response: http.client.HTTPResponse, deadline: float) -> bytes:
+        """Return the body (at most ``max_bytes`` + 1), all of it before ``deadline``.
+
+        The socket's time-out bounds each read; a server trickling its answer byte by byte
+        must still finish within ``timeout`` seconds of the headers.
+
+        Raises:
+            TimeoutError: the deadline passed first.
+        """
+        chunks, size = [], 0
+        while size <= self.max_bytes:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the answer took longer than {self.timeout:g} s")
+            if self._connection is not None and self._connection.sock is not None:
+                self._connection.sock.settimeout(left)
+            chunk = response.read1(min(65536, self.max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if response.length == 0:  # all of it: read1 leaves the response open, close it
+                response.close()  # (the kept-alive connection stays open for the next request)
+                break
+        return b"".join(chunks)
 
 
 def _headers() -> dict[str, str]:

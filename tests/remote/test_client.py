@@ -268,3 +268,36 @@ def test_a_served_agents_words_and_model_calls_reach_the_record(tmp_path, tiny_r
     step = read_trajectory(episode.record).steps[0]
     assert step.agent_output == "left at the door"
     assert [(c.model, c.tokens_in) for c in step.model_calls] == [("double", 3)]
+
+
+def test_a_server_trickling_its_answer_times_out_on_the_whole_answer():
+    """An answer sent a byte at a time takes longer than the time-out: a LinkError, quickly."""
+    import socket
+    import threading
+    import time as clock
+
+    from sortie.remote.link import Link, LinkError
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n")
+            for _ in range(40):
+                clock.sleep(0.1)
+                try:
+                    connection.sendall(b"x")
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    link = Link(f"http://127.0.0.1:{listener.getsockname()[1]}", timeout=0.5, max_bytes=1000)
+    started = clock.monotonic()
+    with pytest.raises(LinkError):
+        link.send("POST", "/v1/act", b"{}")
+    assert clock.monotonic() - started < 3.0  # not 40 reads × 0.5 s
+    link.close()
+    listener.close()

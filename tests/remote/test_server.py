@@ -156,8 +156,9 @@ def test_stop_closes_open_keep_alive_connections(policy):
     connection = http.client.HTTPConnection(str(host), port, timeout=5)
     connection.request("GET", "/v1/hello")
     connection.getresponse().read()
-    threading.Thread(target=server.stop).start()
-    server._thread.join(timeout=5)
+    stopping = threading.Thread(target=server.stop)
+    stopping.start()
+    stopping.join(timeout=10)  # stop() has shut the open connections down when it returns
     with pytest.raises((OSError, http.client.HTTPException)):
         connection.request("GET", "/v1/hello")
         connection.getresponse().read()
