@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from sortie.core.errors import ConfigError
 from sortie.remote.server import TOKEN_ENV
+from sortie.remote.wire import content_length
 
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 """How a kept-alive connection that the server closed while idle fails."""
@@ -87,9 +88,9 @@ class Link:
             )
         self._connection.request(method, self.prefix + path, body=body, headers=_headers())
         response = self._connection.getresponse()
-        length = response.getheader("Content-Length")
-        plain = length is not None and length.isascii() and length.isdecimal()
-        if length is not None and (not plain or len(length) > 12 or int(length) > self.max_bytes):
+        header = response.getheader("Content-Length")
+        length = content_length(header)
+        if header is not None and (length is None or length > self.max_bytes):
             self.close()  # the body stays unread, so the connection cannot be used again
             return Answer(response.status, None)
         try:

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from sortie.remote.human import Desk
-from sortie.remote.wire import WireError
+from sortie.remote.wire import WireError, content_length
 
 MAX_KEY_BYTES = 16 * 1024
 
@@ -160,9 +160,8 @@ def _handler(desk: Desk) -> type[BaseHTTPRequestHandler]:
                 self._json(404, {"error": "not_found", "message": f"GET {self.path}"})
 
         def do_POST(self) -> None:  # noqa: N802
-            given = self.headers.get("Content-Length") or "0"
-            plain = given.isascii() and given.isdecimal() and len(given) <= 12
-            length = int(given) if plain else MAX_KEY_BYTES + 1
+            given = content_length(self.headers.get("Content-Length") or "0")
+            length = MAX_KEY_BYTES + 1 if given is None else given
             if not _from_the_page(self.headers):
                 self._json(403, {"error": "refused", "message": "key presses come from the page"})
                 return

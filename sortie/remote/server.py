@@ -31,6 +31,7 @@ from sortie.remote.wire import (
     ResetRequest,
     ResetResponse,
     WireError,
+    content_length,
     parse_message,
 )
 
@@ -196,11 +197,6 @@ IDLE_SECONDS = 60.0
 """Seconds a connection may stay silent before the server drops it."""
 
 
-def _is_length(text: str) -> bool:
-    """Return whether a Content-Length header is a plain decimal number of sane size."""
-    return text.isascii() and text.isdecimal() and len(text) <= 12
-
-
 def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
     """Return the request handler class bound to ``server``."""
 
@@ -237,7 +233,7 @@ def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
         def _body(self) -> bytes | None:
             """Return the request body, or None after answering a missing or too large one."""
             length = self.headers.get("Content-Length")
-            if length is None or not _is_length(length):
+            if length is None or content_length(length) is None:
                 if self.command == "GET" and length is None:
                     return b""
                 self.close_connection = True

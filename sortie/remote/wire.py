@@ -406,3 +406,10 @@ def _summary(error: ValidationError) -> str:
 def _cut(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 300 else text[:300] + " [cut]"
+
+
+def content_length(text: str | None) -> int | None:
+    """Return a Content-Length header's value, or None unless it is a plain, sane number."""
+    if text is None or not (text.isascii() and text.isdecimal() and len(text) <= 12):
+        return None
+    return int(text)

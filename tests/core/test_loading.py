@@ -193,8 +193,8 @@ def test_a_nan_in_a_record_pose_is_refused_when_read_back(tmp_path):
         read_trajectory(path)
 
 
-def test_a_version_1_record_of_an_agent_error_reads_as_an_error(tmp_path):
-    """Version 1 wrote agent errors as outcome failure; reading upgrades them to error."""
+def _v1_record(tmp_path: Path, failure_reason) -> Path:
+    """Write a version-1 record of no steps, ended as outcome failure with ``failure_reason``."""
     path = tmp_path / "old.jsonl"
     header = {
         "kind": "header",
@@ -205,8 +205,14 @@ def test_a_version_1_record_of_an_agent_error_reads_as_an_error(tmp_path):
         "agent": {"name": "random"},
         "backend": {"name": "embedded"},
     }
-    footer = {"kind": "footer", "outcome": "failure", "failure_reason": "agent_error", "steps": 0}
+    footer = {"kind": "footer", "outcome": "failure", "failure_reason": failure_reason, "steps": 0}
     path.write_text(json.dumps(header) + "\n" + json.dumps(footer) + "\n")
+    return path
+
+
+def test_a_version_1_record_of_an_agent_error_reads_as_an_error(tmp_path):
+    """Version 1 wrote agent errors as outcome failure; reading upgrades them to error."""
+    path = _v1_record(tmp_path, "agent_error")
     record = read_trajectory(path)
     assert (record.footer.outcome, record.header.schema_version) == ("error", 2)
 
@@ -234,17 +240,6 @@ def test_a_suite_name_too_long_for_the_file_system_is_a_config_error():
 
 def test_a_version_1_record_with_a_list_as_failure_reason_is_a_config_error(tmp_path):
     """An odd v1 footer is a field error after the upgrade, not a TypeError."""
-    path = tmp_path / "old.jsonl"
-    header = {
-        "kind": "header",
-        "schema_version": 1,
-        "seed": 1,
-        "code_version": "0",
-        "episode": json.loads(_lines("rescue-smoke-v1")[1]),
-        "agent": {"name": "random"},
-        "backend": {"name": "embedded"},
-    }
-    footer = {"kind": "footer", "outcome": "failure", "failure_reason": ["agent_error"], "steps": 0}
-    path.write_text(json.dumps(header) + "\n" + json.dumps(footer) + "\n")
+    path = _v1_record(tmp_path, ["agent_error"])
     with pytest.raises(ConfigError, match="failure_reason"):
         read_trajectory(path)
