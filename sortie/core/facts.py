@@ -108,11 +108,42 @@ class AerialFacts(Facts):
     """The clock recorded as the mission clock: ``sim`` or ``latency``."""
 
 
-FACTS: dict[str, type[Facts]] = {"rescue": RescueFacts, "aerial": AerialFacts}
+class PlaceFacts(Facts):
+    """Where an item is: ``on`` or ``inside`` furniture, ``held``, or on the ``floor``."""
+
+    relation: str
+    place: str | None = None
+
+
+class HouseholdFacts(Facts):
+    """What a household episode's footer records: how it ended and the final state."""
+
+    ended: bool = False
+    """The planner issued ``end``."""
+    rounds: int = 0
+    """Planner rounds taken, ``end`` included (PLWSR's L_agent)."""
+    setting: str | None = None
+    """The execution setting: ``privileged`` or ``sensor-only``."""
+    skills: str | None = None
+    """The skills' success model: ``default`` or ``perfect``."""
+    held: str | None = None
+    """The item in the gripper at the end."""
+    places: dict[str, PlaceFacts] = Field(default_factory=dict)
+    """Every item's place at the end."""
+    open: dict[str, bool] = Field(default_factory=dict)
+    """Every container's state at the end (True: open)."""
+
+
+FamilyFacts = RescueFacts | AerialFacts | HouseholdFacts
+FACTS: dict[str, type[Facts]] = {
+    "rescue": RescueFacts,
+    "aerial": AerialFacts,
+    "household": HouseholdFacts,
+}
 """The facts model of each mission family."""
 
 
-def facts_of(trajectory: Trajectory) -> RescueFacts | AerialFacts:
+def facts_of(trajectory: Trajectory) -> FamilyFacts:
     """Return the footer facts of ``trajectory``, validated by its family's model.
 
     Raises:
@@ -132,7 +163,7 @@ def facts_of(trajectory: Trajectory) -> RescueFacts | AerialFacts:
             f"footer.facts.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
         )
         raise ConfigError(f"{_name(trajectory)}: {problems}") from None
-    assert isinstance(facts, RescueFacts | AerialFacts)
+    assert isinstance(facts, FamilyFacts)
     return facts
 
 
@@ -153,6 +184,17 @@ def aerial_facts(trajectory: Trajectory) -> AerialFacts:
     if not isinstance(facts, AerialFacts):
         raise ConfigError(
             f"{_name(trajectory)}: expected an aerial record, got a "
+            f"{trajectory.header.episode.family} one"
+        )
+    return facts
+
+
+def household_facts(trajectory: Trajectory) -> HouseholdFacts:
+    """Return the facts of a household record (``facts_of``, checked to be household facts)."""
+    facts = facts_of(trajectory)
+    if not isinstance(facts, HouseholdFacts):
+        raise ConfigError(
+            f"{_name(trajectory)}: expected a household record, got a "
             f"{trajectory.header.episode.family} one"
         )
     return facts

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from sortie.core.episode import EpisodeSpec, PoseField, Record
+from sortie.core.household import RoundRecord
 from sortie.core.observation import EventKind
 
 RECORD_SCHEMA_VERSION = 2
@@ -132,6 +133,8 @@ class StepRecord(Record):
     """The model calls made to decide this step's action."""
     frames: dict[str, str] = Field(default_factory=dict)
     """With ``--record-frames``: the sha256 of each sensor's image (PNG), by sensor name."""
+    round: RoundRecord | None = None
+    """A household step is one planner round: the subtask, its attempts and their outcome."""
 
 
 class StageRecord(Record):
