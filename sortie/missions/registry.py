@@ -15,11 +15,13 @@ if TYPE_CHECKING:
 FAMILIES: Registry[type[MissionRuntime]] = Registry("mission family")
 FAMILIES.add("rescue", "sortie.missions.rescue.mission:RescueMission")
 FAMILIES.add("aerial", "sortie.missions.aerial.mission:AerialMission")
+FAMILIES.add("household", "sortie.missions.household.mission:HouseholdMission")
 
 FAMILY_DATA: Registry[Callable[[EpisodeSpec], Any]] = Registry("mission family")
 """Per family: the function that validates an episode's ``mission`` part (raises ConfigError)."""
 FAMILY_DATA.add("rescue", "sortie.missions.rescue.spec:check_rescue_episode")
 FAMILY_DATA.add("aerial", "sortie.missions.aerial.spec:aerial_data")
+FAMILY_DATA.add("household", "sortie.missions.household.spec:household_task")
 
 
 def check_episode(spec: EpisodeSpec) -> None:
