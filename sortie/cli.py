@@ -223,6 +223,12 @@ def run(
     judge: Annotated[
         str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")
     ] = "exact",
+    setting: Annotated[
+        str, typer.Option(help="What household skills know: privileged or sensor-only.")
+    ] = "privileged",
+    skills: Annotated[
+        str, typer.Option(help="Household skills' success model: default or perfect.")
+    ] = "default",
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
@@ -256,6 +262,8 @@ def run(
         ray_address=ray_address,
         record_frames=record_frames,
         judge=judge,
+        setting=setting,
+        skills=skills,
         limit=limit,
         episodes=_episode_ids(episodes),
         max_consecutive_errors=max_consecutive_errors,

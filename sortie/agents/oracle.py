@@ -1,6 +1,7 @@
 """``oracle``: the privileged expert: shortest paths and a path-following controller.
 
-(Aerial episodes are flown by ``AerialOracle``; this module walks rescue missions.)
+(Aerial episodes are flown by ``AerialOracle``, household tasks planned by ``HouseholdOracle``;
+this module walks rescue missions.)
 
 It plans through the navigation graph (as if doors were open: it opens them) to the target
 of the active stage, follows the waypoints with a pure-pursuit controller within the action
@@ -13,6 +14,7 @@ from __future__ import annotations
 import math
 
 from sortie.agents.aerial_oracle import AerialOracle
+from sortie.agents.household.oracle import HouseholdOracle
 from sortie.backends.base import OracleView
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.errors import ConfigError
@@ -28,7 +30,7 @@ class OracleAgent:
     """Follows shortest paths to the casualty, then to the stretcher."""
 
     name = "oracle"
-    families = frozenset({"rescue", "aerial"})  # aerial episodes: AerialOracle flies them
+    families = frozenset({"rescue", "aerial", "household"})  # see AerialOracle, HouseholdOracle
     sensors: frozenset[Sensor] = frozenset()
 
     def __init__(
@@ -66,14 +68,18 @@ class OracleAgent:
         self._path, self._goal, self._since_progress, self._best = [], None, 0, math.inf
         self._recovery, self._recoveries, self._smooth = 0, 0, True
         # An aerial episode is flown by the aerial expert; the rest of this class walks.
-        self._flight = AerialOracle(self._oracle) if brief.family == "aerial" else None
+        self._expert: AerialOracle | HouseholdOracle | None = None
+        if brief.family == "aerial":
+            self._expert = AerialOracle(self._oracle)
+        elif brief.family == "household":
+            self._expert = HouseholdOracle(self._oracle, brief)
 
     def act(self, observation: MissionObservation) -> Action:
         """Steer along the current plan; grab, drop or open doors when there."""
         oracle = self._oracle
         assert oracle is not None
-        if self._flight is not None:
-            return self._flight.act(observation)
+        if self._expert is not None:
+            return self._expert.act(observation)
         goal = "stretcher" if observation.carrying else "casualty"
         interaction = self._interaction(observation, goal)
         if interaction is not None:

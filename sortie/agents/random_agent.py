@@ -4,12 +4,14 @@ On foot it turns and walks at random; in the air it picks uniformly among the ei
 primitives and ``done``, with magnitudes uniform up to the limits it is told (the mission
 clamps them to its own). Saying done one step in nine ends a 20-step flight after 8.2 steps
 on average, an efficiency of 1 − 8.2/20 ≈ 59 %, near MissionBench's random baseline (65 %).
+A household planner names random subtasks (``sortie.agents.household.random_planner``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from sortie.agents.household.random_planner import RandomPlanner
 from sortie.core.actions import (
     Action,
     FlightPrimitive,
@@ -27,7 +29,7 @@ class RandomAgent:
     """Picks turn and speed uniformly, and now and then a random interaction."""
 
     name = "random"
-    families = frozenset({"rescue", "aerial"})
+    families = frozenset({"rescue", "aerial", "household"})
     sensors: frozenset[Sensor] = frozenset()
 
     def __init__(
@@ -42,14 +44,18 @@ class RandomAgent:
         self.max_move = float(max_move)
         self._rng = np.random.default_rng(0)
         self._flying = False
+        self._planner: RandomPlanner | None = None
 
     def reset(self, brief: Brief, seed: int) -> None:
         """Reseed for the episode."""
         self._rng = np.random.default_rng(seed)
         self._flying = brief.family == "aerial"
+        self._planner = RandomPlanner(brief, seed) if brief.family == "household" else None
 
     def act(self, observation: MissionObservation) -> Action:
         """Return a random Move, or once in a while a random interaction (or a flight action)."""
+        if self._planner is not None:
+            return self._planner.act(observation)
         if self._flying:
             return self._fly()
         if self.interact_every and self._rng.integers(self.interact_every) == 0:

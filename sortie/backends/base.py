@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec
-from sortie.core.observation import CameraInfo, Event, Observation
+from sortie.core.observation import CameraInfo, Event, Frames, Observation
 from sortie.core.pose import Pose
 
 
@@ -121,6 +121,34 @@ class SupportsInteraction(Protocol):
 
 
 @runtime_checkable
+class SupportsManipulation(Protocol):
+    """A backend with a mobile manipulator: the household executor's motions and views.
+
+    The executor decides (its checks, its skills' success); the backend only carries out.
+    """
+
+    def move_base(self, pose: Pose) -> Pose:
+        """Put the base at ``pose`` (the end of a planned motion); return where it stands."""
+        ...
+
+    def look_around(self, headings: tuple[float, ...]) -> tuple[Frames, ...]:
+        """Render the head camera at each heading (degrees from the base's, left positive).
+
+        Each view has the backend's sensors and always the semantic image (the mission reads
+        from it what the robot has seen).
+        """
+        ...
+
+    def put_on(self, name: str, furniture: str) -> Event:
+        """Put held object ``name`` on (or, for a container, inside) ``furniture``."""
+        ...
+
+    def instance_names(self) -> dict[int, str]:
+        """Return the scene object name of every instance id of the semantic images."""
+        ...
+
+
+@runtime_checkable
 class SupportsViewRender(Protocol):
     """A backend that can render a picture from any camera pose (for reference images)."""
 
@@ -171,6 +199,10 @@ class OracleView(Protocol):
 
     def door_states(self) -> dict[str, bool]:
         """Return whether each door and gate is open."""
+        ...
+
+    def open_states(self) -> dict[str, bool]:
+        """Return whether each thing that opens (doors, gates, container doors) is open."""
         ...
 
     def position_of(self, name: str) -> tuple[float, float, float]:

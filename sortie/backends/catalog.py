@@ -161,7 +161,7 @@ def refusal(name: str, needs: Needs) -> str | None:
     """Return why backend ``name`` cannot run what ``needs`` describes, or None if it can."""
     caps = capabilities_of(name)
     if needs.body not in caps.bodies:
-        what = "flight (a multirotor body)" if needs.body == "multirotor" else "a walker body"
+        what = _BODY_NAMES.get(needs.body, f"a {needs.body} body")
         return f"{needs.family} missions need {what}; it drives only {', '.join(caps.bodies)}"
     if needs.interaction and not caps.interaction:
         return f"{needs.family} missions need interactions (carry, drop, doors); it has none"
@@ -218,3 +218,10 @@ def _install_hint(name: str) -> str:
     """Return the pip extra backend ``name`` needs, or ``built in``."""
     extra = getattr(backend_class(name), "extra", None)
     return f"pip install 'sortie[{extra}]'" if extra else "built in"
+
+
+_BODY_NAMES = {
+    "walker": "a walker body",
+    "multirotor": "flight (a multirotor body)",
+    "manipulator": "a mobile manipulator body",
+}

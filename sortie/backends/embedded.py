@@ -14,21 +14,24 @@ from sortie.backends.catalog import Capabilities
 from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
-from sortie.core.errors import ConfigError, SimulationError
+from sortie.core.errors import ConfigError, InvalidPoseError, SimulationError
 from sortie.core.observation import CameraInfo, Event, EventKind, Frames, Observation, Sensor
 from sortie.core.pose import Pose
 from sortie.sim.bodies import Multirotor, Walker
 from sortie.sim.camera import CameraSpec
+from sortie.sim.household import free_spot
 from sortie.sim.mesh import pose_matrix
 from sortie.sim.navigation import NavGraph
 from sortie.sim.placements import with_placements
 from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene
-from sortie.sim.shapes import PLANNING, WALKER
+from sortie.sim.shapes import MANIPULATOR, PLANNING, WALKER
 from sortie.sim.worlds import build_world
 
-BODIES = ("walker", "multirotor")
+BODIES = ("walker", "multirotor", "manipulator")
+GRIPPER = (0.45, 0.75)
+"""Where a manipulator holds what it picked: metres ahead of the base and above the floor."""
 
 
 @dataclass
@@ -93,7 +96,8 @@ class EmbeddedBackend(PositionQueries):
         """Configure the body, its camera and which images each step renders.
 
         Args:
-            body: ``walker`` (ground missions) or ``multirotor`` (aerial missions).
+            body: ``walker`` (ground missions), ``multirotor`` (aerial missions) or
+                ``manipulator`` (household missions: a walker's base with a head and a gripper).
             camera: image size, field of view and default pitch of the body's camera (a
                 CameraSpec, or its fields as a dict, as stored in records).
             sensors: images rendered every step; empty for agents that need no images.
@@ -105,7 +109,7 @@ class EmbeddedBackend(PositionQueries):
         self.body_kind = body
         if isinstance(camera, Mapping):
             camera = CameraSpec(**camera)
-        self.camera = camera or CameraSpec(pitch=-45.0 if body == "multirotor" else 0.0)
+        self.camera = camera or CameraSpec(pitch=_DEFAULT_PITCH[body])
         self.sensors = frozenset(_sensor(s) for s in sensors)
         self.control_period = control_period
         self.visible_pixels = visible_pixels
@@ -117,6 +121,8 @@ class EmbeddedBackend(PositionQueries):
         self._collided = False
         self._visible_cache: tuple[int, np.ndarray] | None = None
         self._steps = 0
+        self._resting: dict[str, str] = {}
+        """Items resting on or inside furniture: item -> furniture (household worlds)."""
 
     # --- episode lifecycle -------------------------------------------------------------
     def reset(self, spec: EpisodeSpec, seed: int) -> Observation:
@@ -126,12 +132,15 @@ class EmbeddedBackend(PositionQueries):
         world = self._world
         world.scene.reset_state()
         self.episode = spec
-        self._body = (
-            Walker(world.caster) if self.body_kind == "walker" else Multirotor(world.caster)
-        )
+        if self.body_kind == "multirotor":
+            self._body = Multirotor(world.caster)
+        else:
+            shape = MANIPULATOR if self.body_kind == "manipulator" else WALKER
+            self._body = Walker(world.caster, shape)
         self._body.place(spec.start)
         self._pitch, self._held, self._collided, self._steps = self.camera.pitch, None, False, 0
         self._visible_cache = None
+        self._resting = _starting_places(world.scene)
         return self._observe(())
 
     def step(self, action: Move | Fly) -> StepOutcome:
@@ -210,14 +219,19 @@ class EmbeddedBackend(PositionQueries):
 
     # --- interactions (the mission decides when) ---------------------------------------
     def pick_up(self, name: str) -> Event:
-        """Take portable object ``name``: it is hidden and travels with the body."""
+        """Take portable object ``name``: it travels with the body.
+
+        A walker carries it out of sight (a casualty on the back); a manipulator holds it in
+        its gripper, in front of the base, where the head camera sees it.
+        """
         scene = self._require_world().scene
         if scene[name].dynamics is not Dynamics.PORTABLE:
             raise SimulationError(f"embedded backend: {name!r} cannot be picked up")
         if self._held is not None:
             raise SimulationError(f"embedded backend: already holding {self._held!r}")
         self._held = name
-        scene.set_hidden(name, True)
+        self._resting.pop(name, None)
+        scene.set_hidden(name, self.body_kind != "manipulator")
         self._carry_held()
         return Event(EventKind.PICKED_UP, name)
 
@@ -226,6 +240,7 @@ class EmbeddedBackend(PositionQueries):
         if self._held is None:
             raise SimulationError("embedded backend: put_down() with nothing held")
         name, self._held = self._held, None
+        self._resting.pop(name, None)
         pose = self.pose()
         dx, dy = pose.heading()
         self._place_object(name, (pose.x + 0.8 * dx, pose.y + 0.8 * dy, pose.z))
@@ -236,6 +251,51 @@ class EmbeddedBackend(PositionQueries):
         """Open or close door or gate ``name``."""
         self._require_world().scene.set_open(name, is_open)
         return Event(EventKind.DOOR_OPENED if is_open else EventKind.DOOR_CLOSED, name)
+
+    # --- a mobile manipulator (household missions) ------------------------------------------
+    def move_base(self, pose: Pose) -> Pose:
+        """Put the base at ``pose`` if it can stand there (else it stays); return where it is."""
+        body = self._require_body()
+        if not isinstance(body, Walker):
+            raise ConfigError(f"embedded backend: a {self.body_kind} has no base to move")
+        try:
+            body.place(pose)
+        except InvalidPoseError:
+            pass  # the motion's end is blocked: the base stops where it was
+        self._steps += 1
+        self._carry_held()
+        return body.pose
+
+    def look_around(self, headings: tuple[float, ...]) -> tuple[Frames, ...]:
+        """Render the head camera at each heading from the base's (the semantic image always)."""
+        sensors = self.sensors | {Sensor.SEMANTIC}
+        pose = self.pose()
+        eye = (pose.x, pose.y, pose.z + self._eye_height())
+        renderer = self._require_world().renderer
+        return tuple(
+            renderer.render(self.camera, eye, pose.yaw + heading, self._pitch, sensors)
+            for heading in headings
+        )
+
+    def put_on(self, name: str, furniture: str) -> Event:
+        """Put held object ``name`` at a free spot on (a container: inside) ``furniture``."""
+        if self._held != name:
+            raise SimulationError(
+                f"embedded backend: put_on({name!r}) while holding {self._held!r}"
+            )
+        scene = self._require_world().scene
+        taken = [self.position_of(i) for i, f in self._resting.items() if f == furniture]
+        spot = free_spot(scene, furniture, taken)
+        self._held = None
+        self._place_object(name, spot)
+        self._resting[name] = furniture
+        scene.set_hidden(name, False)
+        return Event(EventKind.DROPPED, name, furniture)
+
+    def instance_names(self) -> dict[int, str]:
+        """Return the scene object name of every instance id of the semantic images."""
+        scene = self._require_world().scene
+        return {scene.id_of(o.name): o.name for o in scene.objects}
 
     def oracle_view(self) -> EmbeddedOracleView:
         """Return privileged knowledge of the current world."""
@@ -278,16 +338,25 @@ class EmbeddedBackend(PositionQueries):
         if not sensors:
             return Frames()
         pose = self.pose()
-        eye_height = WALKER.eye if self.body_kind == "walker" else 0.0
-        eye = (pose.x, pose.y, pose.z + eye_height)
+        eye = (pose.x, pose.y, pose.z + self._eye_height())
         return self._require_world().renderer.render(
             self.camera, eye, pose.yaw, self._pitch, sensors
         )
 
     def _carry_held(self) -> None:
-        if self._held is not None:
-            pose = self.pose()
+        if self._held is None:
+            return
+        pose = self.pose()
+        if self.body_kind == "manipulator":
+            ahead, up = GRIPPER
+            dx, dy = pose.heading()
+            self._place_object(self._held, (pose.x + ahead * dx, pose.y + ahead * dy, pose.z + up))
+        else:
             self._place_object(self._held, (pose.x, pose.y, pose.z))
+
+    def _eye_height(self) -> float:
+        body = self._require_body()
+        return body.shape.eye if isinstance(body, Walker) else 0.0
 
     def _place_object(self, name: str, base: tuple[float, float, float]) -> None:
         """Move object ``name`` so that its base centre sits at ``base``."""
@@ -347,6 +416,13 @@ class EmbeddedOracleView:
         """Return whether each door and gate is open."""
         return {name: self._backend.door_state(name) for name in self._backend.doors()}
 
+    def open_states(self) -> dict[str, bool]:
+        """Return whether each thing that opens (doors, gates, container doors) is open."""
+        scene = self._world.scene
+        return {
+            o.name: scene.is_open(o.name) for o in scene.objects if o.dynamics is Dynamics.OPENABLE
+        }
+
     def geodesic_distance(
         self, start: tuple[float, float, float], goal: tuple[float, float, float]
     ) -> float:
@@ -373,6 +449,21 @@ class EmbeddedOracleView:
 
     def _closed_doors(self) -> frozenset[str]:
         return self._world.nav.closed_doors(self._world.scene)
+
+
+def _starting_places(scene: Scene) -> dict[str, str]:
+    """Return where each household item starts: item -> the furniture it is on or inside."""
+    places = {}
+    for obj in scene.objects:
+        if obj.dynamics is Dynamics.PORTABLE:
+            furniture = obj.attributes.get("on", obj.attributes.get("inside"))
+            if isinstance(furniture, str):
+                places[obj.name] = furniture
+    return places
+
+
+_DEFAULT_PITCH = {"walker": 0.0, "multirotor": -45.0, "manipulator": -20.0}
+"""Default camera pitch of each body (a manipulator's head looks down at tables)."""
 
 
 def _sensor(value: str | Sensor) -> Sensor:

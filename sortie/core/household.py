@@ -9,6 +9,7 @@ nothing else.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Self
 
@@ -20,6 +21,18 @@ TEXT = 500
 """Longest target, place, skill or feedback text kept in a record."""
 Text = Annotated[str, Field(max_length=TEXT)]
 Point = tuple[float, float, float]
+
+
+_ARTICLES = re.compile(r"^(the|a|an|some|my|your)\s+")
+
+
+def normalise(text: str) -> str:
+    """Return a name as names are compared: lower case, single spaces, no leading article.
+
+    Underscores count as spaces, so ``coffee_table`` and ``the Coffee  table`` are one name.
+    """
+    words = " ".join(text.lower().replace("_", " ").split())
+    return _ARTICLES.sub("", words)
 
 
 class Verb(StrEnum):

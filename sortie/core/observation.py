@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -116,6 +117,8 @@ class Brief:
             segmentation camera's colour table gives it (not where anything is).
         limits: the largest action the mission accepts per step.
         camera: the agent's camera, when the backend says what it is.
+        actions: the actions a household planner may name (``go_to``, ``pick``...).
+        skills: (name, what it does) of each skill offered to a household planner.
     """
 
     family: str
@@ -130,6 +133,8 @@ class Brief:
     semantic_classes: dict[int, str] = field(default_factory=dict)
     limits: ActionLimits = field(default_factory=ActionLimits)
     camera: CameraInfo | None = None
+    actions: tuple[str, ...] = ()
+    skills: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +156,35 @@ class MissionObservation:
     step: int = 0
     clock: float = 0.0
     time_left: float = 0.0
+
+
+VIEW_NAMES = ("front", "left", "back", "right")
+"""The four egocentric views of a household robot, in the order they are given."""
+
+
+@dataclass(frozen=True, slots=True)
+class HouseholdObservation(MissionObservation):
+    """What a household planner perceives after each round (``frames`` is the front view).
+
+    Attributes:
+        views: the four egocentric views, front, left, back, right (``VIEW_NAMES``).
+        task: the instruction.
+        inventory: what the gripper holds (empty or one name).
+        history: every round so far, as the executor recorded it.
+        feedback: the executor's answer to the last subtask ("" before the first).
+        code: the last subtask's error code, if it failed.
+        detections: per view, the names of the objects it shows (what a perfect detector would
+            report; agents that are meant to see only images must not read it).
+        round: rounds taken so far.
+        rounds_left: rounds left in the budget.
+    """
+
+    views: tuple[Frames, ...] = ()
+    task: str = ""
+    inventory: tuple[str, ...] = ()
+    history: tuple[Any, ...] = ()
+    feedback: str = ""
+    code: str | None = None
+    detections: tuple[tuple[str, ...], ...] = ()
+    round: int = 0
+    rounds_left: int = 0

@@ -88,6 +88,10 @@ class MissionRuntime(ABC):
     def _facts(self) -> dict[str, Any]:
         """Return the end state that metrics need."""
 
+    def _step_seconds(self) -> float:
+        """Return the sim-clock seconds the last step took (one control period by default)."""
+        return self.control_period
+
     def _distance(self, target: str) -> float:
         """Return the distance from the agent to a stage's target (an object by default)."""
         return self.backend.distance_to(target)
@@ -124,12 +128,13 @@ class MissionRuntime(ABC):
             raise ConfigError(f"episode {self.spec.episode_id}: step() after the episode ended")
         outcome, events = self._act(action)
         counted = self._count_collision(outcome.events)
-        dt_latency = max(self.control_period, decision_seconds)
+        dt_sim = self._step_seconds()
+        dt_latency = max(dt_sim, decision_seconds)
         self.steps += 1
-        self.clock_sim += self.control_period
+        self.clock_sim += dt_sim
         self.clock_latency += dt_latency
         stage = self.tracker.active
-        self.tracker.record_step(self.steps, self.control_period, dt_latency, counted)
+        self.tracker.record_step(self.steps, dt_sim, dt_latency, counted)
         self._judge()
         all_events = (*outcome.events, *events)
         record = self._record(action, all_events, stage, counted, outcome)

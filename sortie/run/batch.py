@@ -71,6 +71,10 @@ class RunRequest:
     """Store every step's ego RGB image by content hash beside the store."""
     judge: str = "exact"
     """The judge of aerial reports: ``exact``, ``embedding`` or ``llm``."""
+    setting: str = "privileged"
+    """What household skills may know: ``privileged`` or ``sensor-only``."""
+    skills: str = "default"
+    """The household skills' success model: ``default`` or ``perfect``."""
     limit: int | None = None
     """Run only the first ``limit`` episodes of each suite (part of the stored config)."""
     episodes: tuple[str, ...] = ()
@@ -133,6 +137,8 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         request.judge,
         request.backend,
         request.backend_args,
+        request.setting,
+        request.skills,
     )
     _check_suites_backend(suites, request.backend)
     run.check_backend(family, {e.world.builder for eps in chosen.values() for e in eps})

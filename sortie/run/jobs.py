@@ -76,6 +76,10 @@ class RunSpec:
     """The registered name of the backend every job runs on."""
     backend_args: Mapping[str, Any] = field(default_factory=dict)
     """The backend's own arguments (``-b key=value``), checked and converted."""
+    setting: str = "privileged"
+    """What household skills may know: ``privileged`` or ``sensor-only``."""
+    skills: str = "default"
+    """The household skills' success model: ``default`` or ``perfect``."""
 
     @classmethod
     def resolve(
@@ -89,10 +93,14 @@ class RunSpec:
         judge: str = "exact",
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
+        setting: str = "privileged",
+        skills: str = "default",
     ) -> RunSpec:
         """Look the agent, judge and backend up (raising on a miss); probe the agent's images."""
         from sortie.missions.aerial.judge import JUDGES
+        from sortie.missions.household.skills import parse_profile, parse_setting
 
+        parse_setting(setting), parse_profile(skills)  # a misspelt setting fails now
         factory = AGENTS.get(agent)
         JUDGES.get(judge)  # a misspelt or uninstalled judge fails now, not after a flight
         resolved = resolve_args(backend, backend_args or {})
@@ -113,6 +121,8 @@ class RunSpec:
             judge,
             backend,
             resolved,
+            setting,
+            skills,
         )
 
     def backend_for(self, family: str) -> PluginRef:
@@ -140,6 +150,7 @@ class RunSpec:
             config
             | ({"record_frames": True} if self.record_frames else {})
             | ({"judge": self.judge} if self.judge != "exact" else {})
+            | ({"setting": self.setting, "skills": self.skills} if family == "household" else {})
         )
 
 
@@ -258,7 +269,12 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     started = time.perf_counter()
     agent: Agent = job.run.factory(**job.run.agent.args)
     family = FAMILIES.get(job.episode.family)
-    settings: dict[str, Any] = {"triggers": job.run.triggers, "judge": job.run.judge}
+    settings: dict[str, Any] = {
+        "triggers": job.run.triggers,
+        "judge": job.run.judge,
+        "setting": job.run.setting,
+        "skills": job.run.skills,
+    }
     runtime = family(
         backend, clock=job.run.clock, **{k: v for k, v in settings.items() if k in family.settings}
     )

@@ -30,3 +30,5 @@ MULTIROTOR = MultirotorShape()
 PLANNING = WalkerShape(step=0.25)
 """The walker as the navigation graph plans for it: stairs (risers <= 0.18 m) and curbs, but
 not a log or a rounded rock 0.3 m high, whose steep sides the walker cannot stand on."""
+MANIPULATOR = WalkerShape(radius=0.3, height=1.3, eye=1.1, step=0.25)
+"""A mobile manipulator's base and head: radius 0.3 m, head camera at 1.1 m."""

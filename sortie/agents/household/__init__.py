@@ -1,0 +1,1 @@
+"""Household planners: the privileged oracle, a random planner, and the plans they share."""

@@ -1,0 +1,260 @@
+"""The household family's rules (docs/household.md, Rules): a planner, an executor, 20 rounds.
+
+Each step is one planner round: the planner names a subtask and a skill, the executor checks
+and runs it, and the planner then sees four views (front, left, back, right), the task, the
+inventory, the history of rounds and the executor's feedback. The episode ends when the
+planner says ``end`` or the rounds run out; it succeeds when the planner said ``end`` after
+carrying out every step of one of the task's keypaths in order (SR: TP = 1 and ``end``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from sortie.backends.base import (
+    Backend,
+    StepOutcome,
+    SupportsInteraction,
+    SupportsManipulation,
+    SupportsOracleView,
+)
+from sortie.core.actions import Action
+from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError
+from sortie.core.facts import HouseholdFacts
+from sortie.core.household import RoundRecord, RoundStatus, Verb
+from sortie.core.observation import (
+    VIEW_NAMES,
+    ActionLimits,
+    Brief,
+    Event,
+    EventKind,
+    Frames,
+    HouseholdObservation,
+    Observation,
+)
+from sortie.core.trajectory import StepRecord
+from sortie.metrics.keypaths import task_progress
+from sortie.missions.household.executor import Executor
+from sortie.missions.household.house import House
+from sortie.missions.household.skills import (
+    Profile,
+    Setting,
+    offered,
+    parse_profile,
+    parse_setting,
+)
+from sortie.missions.household.spec import household_task
+from sortie.missions.runtime import Clock, MissionRuntime, Outcome, camera_of
+from sortie.missions.stages import Stage
+
+HEADINGS = (0.0, 90.0, 180.0, 270.0)
+"""The four views' headings from the base's, degrees (left positive): front, left, back, right."""
+SEEN_PIXELS = 10
+"""Pixels a thing must cover in a view to count as seen (by the robot and its detector)."""
+_EVENTS = {
+    Verb.PICK: EventKind.PICKED_UP,
+    Verb.PUT: EventKind.DROPPED,
+    Verb.OPEN: EventKind.DOOR_OPENED,
+    Verb.CLOSE: EventKind.DOOR_CLOSED,
+}
+
+
+class HouseholdFailure(StrEnum):
+    """Why a household episode failed (errors of the harness: ``FailureReason``)."""
+
+    ROUNDS_EXHAUSTED = "rounds_exhausted"
+    """The planner never said end within its rounds."""
+    ENDED_UNFINISHED = "ended_unfinished"
+    """The planner said end before one keypath was carried out."""
+
+
+class HouseholdMission(MissionRuntime):
+    """Mobile manipulation with a planner choosing subtasks and skills."""
+
+    family = "household"
+    body = "manipulator"
+    settings = ("setting", "skills")
+    needs_interaction = True
+
+    def __init__(
+        self,
+        backend: Backend,
+        clock: Clock | str = Clock.SIM,
+        setting: Setting | str = Setting.PRIVILEGED,
+        skills: Profile | str = Profile.DEFAULT,
+        control_period: float = 1.0,
+    ) -> None:
+        """Create the household rules over ``backend`` (a mobile manipulator).
+
+        Args:
+            backend: the simulator; it must offer interaction, manipulation and an oracle view
+                (the skills plan their motions with it).
+            clock: which clock the budget is counted on; the budget itself is in rounds.
+            setting: ``privileged`` or ``sensor-only`` (what the skills may know).
+            skills: the skills' success model: ``default`` or ``perfect``.
+            control_period: sim seconds charged to a round that never moved.
+        """
+        super().__init__(backend, clock, control_period)
+        self.setting = parse_setting(str(setting))
+        self.profile = parse_profile(str(skills))
+        missing = [
+            p.__name__
+            for p in (SupportsInteraction, SupportsManipulation, SupportsOracleView)
+            if not isinstance(backend, p)
+        ]
+        if missing:
+            raise ConfigError(
+                f"household missions need a backend with {', '.join(missing)}; "
+                f"{type(backend).__name__} has not"
+            )
+
+    # --- setup ---------------------------------------------------------------------------
+    def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
+        self.task = household_task(spec)
+        backend: Any = self.backend
+        self.oracle = backend.oracle_view()
+        self.house = House.from_objects(self.oracle.objects(), backend.door_state)
+        skills = offered(self.setting)
+        self.executor = Executor(
+            backend, self.oracle, self.house, self.task, skills, self.profile, self.seed
+        )
+        self.names = self._nameable(backend.instance_names())
+        self.rounds: list[RoundRecord] = []
+        self.ended, self.success = False, False
+        self.seen: set[str] = set()
+        if self.setting is Setting.SENSOR_ONLY:
+            self.executor.known = self.seen
+        stage = Stage("S1", "task", "Carry out the task, then say end.", None, lambda: self.success)
+        return [stage], self._brief(spec, skills)
+
+    def reset(self, spec: EpisodeSpec, seed: int) -> HouseholdObservation:
+        """Start an episode; ``seed`` also seeds the skills' outcomes."""
+        self.seed = seed
+        observation = super().reset(spec, seed)
+        assert isinstance(observation, HouseholdObservation)
+        return observation
+
+    def _brief(self, spec: EpisodeSpec, skills: tuple[Any, ...]) -> Brief:
+        views = ", ".join(VIEW_NAMES)
+        text = (
+            f"{self.task.instruction}\n"
+            f"After each subtask you receive four images from the head camera: {views}, "
+            f"in that order. Answer with one subtask (an action, a target and, for put, a "
+            f"place) and the skill to carry it out; say end when the task is done."
+        )
+        return Brief(
+            self.family,
+            spec.level,
+            text,
+            budget_s=self.task.max_rounds * self.control_period,
+            limits=ActionLimits(max_steps=self.task.max_rounds),
+            camera=camera_of(self.backend),
+            actions=tuple(v.value for v in Verb),
+            skills=tuple((s.name, s.role) for s in skills),
+        )
+
+    def _nameable(self, instances: dict[int, str]) -> dict[int, str]:
+        """Return the instance ids of the things a planner may name (a door means its container)."""
+        doors = {t.door: t.name for t in self.house.things.values() if t.door}
+        names = {}
+        for instance, name in instances.items():
+            if name in self.house.things or name in doors:
+                names[instance] = doors.get(name, name)
+        return names
+
+    # --- one round -----------------------------------------------------------------------
+    def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
+        record = self.executor.run(self.steps + 1, action)
+        self.rounds.append(record)
+        if record.status is RoundStatus.END:
+            self.ended = True
+        self.success = self.ended and task_progress(self.task, self.rounds) >= 1.0
+        pose = self.backend.pose()
+        observation = Observation(Frames(), pose, (), self.house.held)
+        return StepOutcome(observation), _events(record)
+
+    def _step_seconds(self) -> float:
+        seconds = sum(a.seconds for a in self.rounds[-1].attempts)
+        return seconds or self.control_period
+
+    def _judge(self) -> None:
+        if not self.ended and self.steps < self.task.max_rounds:
+            return
+        if self.success:
+            self.outcome = Outcome.SUCCESS
+        else:
+            self.outcome, self.failure = Outcome.FAILURE, self._failure_reason()
+
+    def _failure_reason(self) -> str:
+        reason = (
+            HouseholdFailure.ENDED_UNFINISHED if self.ended else HouseholdFailure.ROUNDS_EXHAUSTED
+        )
+        return reason.value
+
+    def _record(self, action: Action, *args: Any, **kwargs: Any) -> StepRecord:
+        record = super()._record(action, *args, **kwargs)
+        return record.model_copy(update={"round": self.rounds[-1]})
+
+    def _observe(self, frames: Any, events: tuple[Event, ...]) -> HouseholdObservation:
+        views = self.backend.look_around(HEADINGS)  # type: ignore[attr-defined]
+        detections = tuple(self._detected(v) for v in views)
+        for names in detections:
+            self.seen.update(names)
+        last = self.rounds[-1] if self.rounds else None
+        return HouseholdObservation(
+            views[0],
+            self.house.held is not None,
+            tuple(events),
+            self.steps,
+            self.clock_used,
+            0.0,
+            views=tuple(views),
+            task=self.task.instruction,
+            inventory=(self.house.held,) if self.house.held else (),
+            history=tuple(self.rounds),
+            feedback=last.feedback if last else "",
+            code=last.code.value if last and last.code else None,
+            detections=detections,
+            round=self.steps,
+            rounds_left=max(0, self.task.max_rounds - self.steps),
+        )
+
+    def _detected(self, view: Frames) -> tuple[str, ...]:
+        """Return the names of the things covering at least ``SEEN_PIXELS`` of a view."""
+        if view.semantic is None:
+            return ()
+        ids, counts = np.unique(view.semantic, return_counts=True)
+        shown = {
+            self.names[int(i)]
+            for i, c in zip(ids, counts, strict=True)
+            if c >= SEEN_PIXELS and int(i) in self.names
+        }
+        return tuple(sorted(shown))
+
+    def _facts(self) -> dict[str, Any]:
+        return HouseholdFacts(
+            ended=self.ended,
+            rounds=len(self.rounds),
+            setting=self.setting.value,
+            skills=self.profile.value,
+            held=self.house.held,
+            places=self.house.places,
+            open=self.house.open,
+        ).as_record()
+
+
+def _events(record: RoundRecord) -> list[Event]:
+    if record.status is RoundStatus.SUCCESS and record.verb in _EVENTS:
+        return [Event(_EVENTS[record.verb], record.target_object)]
+    if record.status is RoundStatus.FAILURE:
+        kind = (
+            EventKind.INVALID_ACTION
+            if record.code and record.code.startswith("F")
+            else EventKind.INTERACTION_FAILED
+        )
+        return [Event(kind, record.target_object, f"{record.code}: {record.feedback}")]
+    return []

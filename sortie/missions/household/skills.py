@@ -1,0 +1,122 @@
+"""The executor's low-level skills: what each is for, and a seeded model of how often it works.
+
+Five skills with EMMOE's roles (docs/household.md, Rules: skills). Each declares the verbs it
+is made for and how well it does them on small things (items) and large ones (furniture,
+rooms). A skill asked for a verb outside its role still tries, at a quarter of its rate, so a
+planner's choice of skill matters. The ``perfect`` profile sets every rate a role covers to 1
+(a mismatch still fails three times in four), to test a planner alone.
+
+Whether an attempt works is drawn from a generator seeded by (episode seed, round, attempt):
+the same episode gives the same outcomes on any worker, whatever happened in other episodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from sortie.core.errors import ConfigError
+from sortie.core.household import Verb
+
+MISMATCH = 0.25
+"""Factor on a skill's rate when asked for a verb its role does not cover."""
+
+
+class Setting(StrEnum):
+    """What the skills may know (docs/household.md, Rules: settings)."""
+
+    PRIVILEGED = "privileged"
+    """Skills read object poses from the scene."""
+    SENSOR_ONLY = "sensor-only"
+    """Skills may only go to or act on what the robot has seen."""
+
+
+class Profile(StrEnum):
+    """How reliable the skills are."""
+
+    DEFAULT = "default"
+    PERFECT = "perfect"
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A low-level skill: its role, the verbs it is for, and its success rates.
+
+    ``small`` is the rate on items, ``large`` on furniture and rooms.
+    """
+
+    name: str
+    role: str
+    verbs: frozenset[Verb]
+    small: float
+    large: float
+    privileged: bool = False
+    """Needs object poses from the scene: offered only in the privileged setting."""
+
+    def rate(self, verb: Verb, large: bool, profile: Profile) -> float:
+        """Return the chance that one attempt at ``verb`` on a small or large thing works."""
+        base = self.large if large else self.small
+        if profile is Profile.PERFECT:
+            base = 1.0 if base > 0 else 0.0
+        return base if verb in self.verbs else base * MISMATCH
+
+
+_NAV = frozenset({Verb.GO_TO})
+SKILLS: tuple[Skill, ...] = (
+    Skill("image_nav", "image-goal navigation: points, rooms and large things", _NAV, 0.55, 0.9),
+    Skill("object_nav", "object navigation: things a detector can find", _NAV, 0.9, 0.7),
+    Skill("grasp", "grasping: pick up and put down", frozenset({Verb.PICK, Verb.PUT}), 0.85, 0.8),
+    Skill(
+        "articulate",
+        "articulation: open and close doors of containers",
+        frozenset({Verb.OPEN, Verb.CLOSE}),
+        0.8,
+        0.85,
+    ),
+    Skill(
+        "all_in_one",
+        "privileged all-in-one skill: every verb, from the scene's object poses",
+        frozenset(Verb) - {Verb.END},
+        0.95,
+        0.95,
+        privileged=True,
+    ),
+)
+"""Every skill, in the order planners are offered them."""
+
+
+def offered(setting: Setting) -> tuple[Skill, ...]:
+    """Return the skills offered in ``setting`` (the all-in-one skill needs privileged poses)."""
+    return tuple(s for s in SKILLS if setting is Setting.PRIVILEGED or not s.privileged)
+
+
+def best_skill(verb: Verb, large: bool, skills: tuple[Skill, ...]) -> Skill:
+    """Return the offered skill most likely to carry out ``verb`` (first on a tie)."""
+    return max(skills, key=lambda s: s.rate(verb, large, Profile.DEFAULT))
+
+
+def parse_setting(value: str) -> Setting:
+    """Return the setting named ``value``, or raise saying which exist."""
+    try:
+        return Setting(value)
+    except ValueError:
+        allowed = ", ".join(s.value for s in Setting)
+        raise ConfigError(f"household setting {value!r} is not one of: {allowed}") from None
+
+
+def parse_profile(value: str) -> Profile:
+    """Return the skill profile named ``value``, or raise saying which exist."""
+    try:
+        return Profile(value)
+    except ValueError:
+        allowed = ", ".join(p.value for p in Profile)
+        raise ConfigError(f"household skills {value!r} is not one of: {allowed}") from None
+
+
+def attempt_works(seed: int, round_: int, attempt: int, rate: float) -> tuple[bool, float]:
+    """Return whether one attempt works, and a uniform draw in [0, 1) for how far it got."""
+    rng = np.random.default_rng([seed, round_, attempt])
+    works, how_far = rng.random(2)
+    return bool(works < rate), float(how_far)
