@@ -376,7 +376,7 @@ def _phrase(verb: Verb, target: Thing, place: Thing | None) -> str:
         if place
         else ""
     )
-    return f"{verb.value} {target.name}{where}".capitalize()
+    return f"{verb.value.replace('_', ' ').capitalize()} {target.name}{where}"
 
 
 def _along(

@@ -79,8 +79,8 @@ SKILLS: tuple[Skill, ...] = (
         "all_in_one",
         "privileged all-in-one skill: every verb, from the scene's object poses",
         frozenset(Verb) - {Verb.END},
-        0.95,
-        0.95,
+        0.85,
+        0.9,
         privileged=True,
     ),
 )
