@@ -19,9 +19,13 @@ from sortie.core.trajectory import (
     Outcome,
     PluginRef,
     StepRecord,
+    Timings,
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.metrics.household import score_household
+from sortie.run.jobs import Job, JobResult, RunSpec, record_path
+from sortie.run.store import Store
 
 OBJECTS: dict[str, dict[str, Any]] = {
     "apple_1": {"kind": "apple", "role": "item", "names": ["red apple", "apple"]},
@@ -103,11 +107,13 @@ def trajectory(
     facts: HouseholdFacts | None = None,
     outcome: Outcome | None = None,
     episode_id: str = "home/0",
+    failure_reason: str | None = None,
 ) -> Trajectory:
     """Return a household record of ``rounds`` (numbered in order) and the final ``facts``.
 
-    ``facts`` default to ``ended`` when the last round is ``end``; ``outcome`` to success when
-    that happens with the keypath done (the metrics never read the outcome but for errors).
+    ``facts`` default to ``ended`` when the last round is ``end``, and ``outcome`` to success
+    then (the metrics read the outcome only to tell an error; pass failure for a run that
+    ended short of its keypath).
     """
     numbered = [r.model_copy(update={"round": i}) for i, r in enumerate(rounds, start=1)]
     ended = bool(rounds) and rounds[-1].status is RoundStatus.END
@@ -130,6 +136,7 @@ def trajectory(
     footer = TrajectoryFooter(
         outcome=outcome or (Outcome.SUCCESS if ended else Outcome.FAILURE),
         steps=len(steps),
+        failure_reason=failure_reason,
         facts=facts.as_record(),
     )
     return Trajectory(header, steps, footer)
@@ -149,3 +156,19 @@ def _step(index: int, round_: RoundRecord) -> StepRecord:
         clock_latency=float(index),
         round=round_,
     )
+
+
+def store_records(store: Store, run: str, records: list[Trajectory], suite: str = "home") -> None:
+    """Store hand-built records as run ``run``'s episodes, scored as a run scores them."""
+    store.begin_run(run, {})
+    folder = store.folder / run
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = RunSpec(agent=PluginRef(name="scripted"), factory=object)
+    for record in records:
+        episode = record.header.episode
+        path = record_path(folder, episode.episode_id, 0)
+        lines = [record.header, *record.steps, record.footer]
+        path.write_text("\n".join(line.model_dump_json() for line in lines) + "\n")
+        job = Job(suite, episode, 0, path, spec)
+        result = JobResult(job, record.footer, score_household(record), Timings(), 1.0)
+        store.add(run, result)
