@@ -67,7 +67,7 @@ def _run_counts(store: Store, run: str) -> CodeCounts:
     return counts
 
 
-def code_rows(counts: dict[str, CodeCounts]) -> tuple[tuple[str, ...], list[list[str]]]:
+def code_rows(counts: dict[str, CodeCounts]) -> tuple[list[str], list[list[str]]]:
     """Return the header and a line per run and code: kind, meaning, the three counts."""
     lines = []
     for run, run_counts in counts.items():
@@ -76,7 +76,7 @@ def code_rows(counts: dict[str, CodeCounts]) -> tuple[tuple[str, ...], list[list
             kind = ERROR_KINDS[code.value[0]]
             lines.append([run, code.value, kind, CODE_LABELS[code], str(good), str(bad)])
             lines[-1].append(str(good + bad))
-    return HEADER, lines
+    return list(HEADER), lines
 
 
 def code_table(counts: dict[str, CodeCounts]) -> Table:

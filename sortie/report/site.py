@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from sortie.report.codes import TITLE as CODES_TITLE
+from sortie.report.codes import code_counts, code_rows
 from sortie.report.compare import write_comparisons
 from sortie.report.episode import (
     EPISODES_FOLDER,
@@ -77,12 +79,18 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
 
 
 def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTable]:
-    """Return the tables at the top of the index: the paper's tables, endings, model use, time."""
+    """Return the index's top tables: the paper's, error codes, endings, model use, time.
+
+    The error-code table is for household runs only.
+    """
     tables = []
     for table in paper_tables(report_rows(store, runs, group)):
         header, lines = layout(table, "\n")
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         tables.append(HtmlTable(table.title, header, lines, numeric))
+    if runs_family(store, runs) == "household":
+        header, lines = code_rows(code_counts(store, runs))
+        tables.append(HtmlTable(CODES_TITLE, header, lines, frozenset(header[-3:])))
     header, lines = failure_rows(failure_modes(store, runs))
     tables.append(
         HtmlTable("How episodes ended (% of episodes)", header, lines, frozenset(header[1:]))

@@ -10,6 +10,7 @@ from sortie.core.household import ErrorCode
 from sortie.core.trajectory import Outcome
 from sortie.metrics.aggregate import HOUSEHOLD_COLUMNS
 from sortie.metrics.household import METRICS
+from sortie.report import write_site
 from sortie.report.codes import code_counts, code_rows
 from sortie.report.render import render
 from sortie.report.tables import choose_columns, family_columns, report_rows
@@ -129,11 +130,8 @@ def test_the_error_codes_are_split_by_successful_and_failed_runs(store_path):
     assert counts.successful == Counter(E1=1) and counts.failed == Counter(L3=1, D1=1, F2=1)
     assert counts.runs == Counter(successful=1, failed=2)
     header, lines = code_rows({"planner": counts})
-    assert len(lines) == len(ErrorCode) and header[-3:] == (
-        "successful runs",
-        "failed runs",
-        "all runs",
-    )
+    assert len(lines) == len(ErrorCode)
+    assert header[-3:] == ["successful runs", "failed runs", "all runs"]
     assert lines[2] == ["planner", "L3", "logic", "container closed", "0", "1", "1"]
 
 
@@ -203,3 +201,14 @@ def test_without_its_record_a_household_run_is_known_by_its_metrics(tmp_path):
         store_records(store, "gone", [trajectory(task(), [*FULL, END], episode_id="home/gone")])
         store.episodes("gone")[0].record.unlink()
         assert family_columns(store, ["gone"]) == HOUSEHOLD_COLUMNS
+
+
+def test_the_html_index_of_a_household_run_has_the_emmoe_and_error_code_tables(
+    store_path, tmp_path
+):
+    """The index holds the EMMOE table, then the error codes, and each episode's SR and TP."""
+    with Store(store_path) as store:
+        index = write_site(store, ["planner"], tmp_path / "site", "attribute")
+    text = index.read_text()
+    assert text.index("EMMOE table") < text.index("Executor error codes")
+    assert "<th>TP</th>" in text and "skill failed three times" in text
