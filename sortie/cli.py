@@ -29,7 +29,13 @@ console = Console(width=None if sys.stdout.isatty() else 160)
 # Options shared by run, report and compare, declared once.
 StoreOption = Annotated[Path, typer.Option(help="Results store (SQLite).")]
 GroupOption = Annotated[
-    str, typer.Option(help="Rows per level, world, type (mission type tags) or suite.")
+    str,
+    typer.Option(
+        "--group",
+        "--by",
+        help="Rows per level, world, type (mission type tags), suite, or for household "
+        "runs attribute or split.",
+    ),
 ]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
@@ -364,8 +370,9 @@ def report(
     Episodes that ended in an agent or backend error are left out of every mean and counted
     in the ``errors`` column.
     """
+    from sortie.report.codes import codes_extra
     from sortie.report.render import render
-    from sortie.report.tables import choose_columns, report_rows
+    from sortie.report.tables import choose_columns, report_rows, runs_family
 
     try:
         with _open_store(store) as opened:
@@ -376,7 +383,12 @@ def report(
                 title += f" · TS: {ts_variant}"
             if reference:
                 title += f" · reference paths: {reference}"
-            _print(render(rows, fmt, title=_title(title, fmt)))
+            household = runs_family(opened, run_ids) == "household"
+            extra = codes_extra(opened, run_ids) if household and fmt == "json" else None
+            _print(render(rows, fmt, title=_title(title, fmt), extra=extra))
+            _print_group_note(group, fmt)
+            if household:
+                _print_error_codes(opened, run_ids, fmt)
             _print_failures(opened, run_ids, fmt)
             _print_usage(opened, run_ids, fmt)
             _print_timings(opened, run_ids, fmt)
@@ -542,6 +554,23 @@ def _open_store(path: Path) -> Store:
     if not path.exists():
         raise SortieError(f"{path}: no results store here; pass --store PATH")
     return Store(path)
+
+
+def _print_group_note(group: str, fmt: str) -> None:
+    """Print what the grouping means for the counts (a task in several groups), if anything."""
+    from sortie.report.tables import GROUP_NOTES
+
+    if fmt in ("table", "markdown") and group in GROUP_NOTES:
+        _print(f"{GROUP_NOTES[group]}\n" if fmt == "table" else f"\n{GROUP_NOTES[group]}\n")
+
+
+def _print_error_codes(store: Store, runs: list[str], fmt: str) -> None:
+    """Print the household runs' error codes, in successful and failed runs."""
+    from sortie.report.codes import code_counts, code_markdown, code_table
+
+    if fmt in ("table", "markdown"):
+        counts = code_counts(store, runs)
+        _print(code_table(counts) if fmt == "table" else "\n" + code_markdown(counts))
 
 
 def _print_failures(store: Store, runs: list[str], fmt: str) -> None:

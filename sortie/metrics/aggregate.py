@@ -3,6 +3,11 @@
 An episode that ended in an error (``agent_error``, ``backend_error``, or the ``error``
 outcome) is not an attempt at the mission: it is left out of every mean and counted apart
 (``errors``), so a crash never looks like a scored failure.
+
+A ratio column (``RATIOS``) is not a mean of per-episode values but the ratio of the sums of
+two per-episode columns over the group's scored episodes: household SER = Σ sr / Σ ended and
+SRR = Σ failed_in_success / Σ failed_subtasks. It is NaN when the denominator sums to 0 (no
+run issued ``end``; no subtask failed): undefined, never 0 or 100.
 """
 
 from __future__ import annotations
@@ -10,12 +15,15 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from sortie.core.trajectory import ERROR_REASONS, Outcome
 
 RESCUE_COLUMNS = ("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs")
 AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
 """The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
+HOUSEHOLD_COLUMNS = ("sr", "tp", "ser", "srr", "plwsr", "gc")
+"""The EMMOE table: SR, TP, SER, SRR, PLWSR, GC."""
 PERCENT = {
     "tcr",
     "hs",
@@ -36,10 +44,43 @@ PERCENT = {
     "sdtw",
     "spl",
     "movement_effectiveness",
+    "tp",
+    "ser",
+    "srr",
+    "plwsr",
+    "gc",
+    "no_goals",
 }
 """Metrics shown as percentages."""
 ERROR = "error"
 """The metric that marks an errored episode (1.0; 0.0 for a scored one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ratio:
+    """A run-level column: the sum of one per-episode column over the sum of another."""
+
+    numerator: str
+    denominator: str
+
+    def of(self, items: Iterable[Mapping[str, float]]) -> float:
+        """Return Σ numerator / Σ denominator over ``items`` with both defined (NaN if Σ is 0)."""
+        pairs = [(m[self.numerator], m[self.denominator]) for m in items if self.defined(m)]
+        below = sum(d for _, d in pairs)
+        return sum(n for n, _ in pairs) / below if below else math.nan
+
+    def defined(self, metrics: Mapping[str, float]) -> bool:
+        """Return whether an episode holds both parts of the ratio (neither missing nor NaN)."""
+        parts = (metrics.get(self.numerator, math.nan), metrics.get(self.denominator, math.nan))
+        return not any(math.isnan(part) for part in parts)
+
+
+RATIOS: dict[str, Ratio] = {
+    "ser": Ratio("sr", "ended"),
+    "srr": Ratio("failed_in_success", "failed_subtasks"),
+}
+"""The ratio columns, by name: SER (runs that succeeded of those that issued ``end``) and SRR
+(failed subtasks inside successful runs of all failed subtasks)."""
 
 
 def is_error(outcome: str, failure_reason: str | None) -> bool:
@@ -60,7 +101,8 @@ def group_means(
 
     ``rows`` are ``(group, metrics)`` pairs; an episode whose ``error`` metric is 1 is left
     out of the means. The result also holds ``n`` (every episode of the group), ``errors``
-    (those left out) and an ``all`` group. NaN values are left out of their column's mean.
+    (those left out) and an ``all`` group. NaN values are left out of their column's mean. A
+    column in ``RATIOS`` is the ratio of its parts' sums over the scored episodes instead.
     """
     grouped: dict[str, list[Mapping[str, float]]] = defaultdict(list)
     for group, metrics in rows:
@@ -82,6 +124,9 @@ def _means(items: list[Mapping[str, float]], columns: Sequence[str]) -> dict[str
 
 
 def _mean(items: list[Mapping[str, float]], column: str) -> float:
+    if column in RATIOS:
+        ratio = RATIOS[column].of(items)
+        return 100.0 * ratio if column in PERCENT else ratio
     values = [m[column] for m in items if column in m and not math.isnan(m[column])]
     if not values:
         return math.nan

@@ -3,6 +3,11 @@
 Repeats of one episode are not independent samples of the suite, so they are first averaged
 per episode (keeping their spread); every interval is then taken over episodes. Bootstrap
 resampling uses a generator seeded from a constant, so the same store gives the same report.
+
+A ratio column (``sortie.metrics.aggregate.RATIOS``, e.g. household SER and SRR) is the ratio
+of the sums of its two parts over the episodes; its interval resamples episodes and takes the
+ratio of each resample's sums. A resample whose denominator sums to 0 has no ratio and is left
+out of the percentiles; a group whose denominator sums to 0 has no ratio at all (NaN).
 """
 
 from __future__ import annotations
@@ -10,13 +15,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import bootstrap
 
-from sortie.metrics.aggregate import PERCENT
+from sortie.metrics.aggregate import PERCENT, RATIOS
 
 CONFIDENCE = 0.95
 BOOTSTRAP_SEED = 20240601
@@ -89,17 +94,62 @@ def mean_interval(values: Iterable[float], spread: float = math.nan) -> Estimate
     return Estimate(mean, float(low), float(high), n, spread)
 
 
+def ratio_interval(parts: Iterable[tuple[float, float]]) -> Estimate:
+    """Return Σ numerator / Σ denominator over episodes, with a 95% bootstrap interval.
+
+    ``parts`` are one ``(numerator, denominator)`` pair per episode; pairs with a NaN are left
+    out. The mean is NaN when the denominators sum to 0.
+    """
+    data = np.array([p for p in parts if not any(map(math.isnan, p))], dtype=float)
+    return _sum_bootstrap(data.reshape(-1, 2), _ratio)
+
+
+def _ratio(sums: np.ndarray) -> np.ndarray:
+    """Return numerator / denominator along the last axis, NaN where the denominator is 0."""
+    out = np.full(sums.shape[:-1], math.nan)
+    return np.divide(sums[..., 0], sums[..., 1], out=out, where=sums[..., 1] != 0)
+
+
+def _sum_bootstrap(data: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray]) -> Estimate:
+    """Return ``statistic`` of the column sums of ``data`` (an episode per row), bootstrapped.
+
+    Resamples whose statistic is undefined (NaN) are left out of the percentiles.
+    """
+    n = len(data)
+    mean = float(statistic(data.sum(axis=0)))
+    if n < 2 or math.isnan(mean):
+        return Estimate(mean, math.nan, math.nan, n)
+    picks = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))
+    values = statistic(data[picks].sum(axis=1))
+    values = values[~np.isnan(values)]
+    tail = 50.0 * (1.0 - CONFIDENCE)
+    low, high = np.percentile(values, [tail, 100.0 - tail])
+    return Estimate(mean, float(low), float(high), n)
+
+
 def episode_means(
     rows: Iterable[tuple[str, str, Mapping[str, float]]], columns: Sequence[str]
 ) -> list[EpisodeMean]:
-    """Average each episode's repeats; ``rows`` are ``(group, job key, metrics)`` triples."""
+    """Average each episode's repeats; ``rows`` are ``(group, job key, metrics)`` triples.
+
+    A ratio column brings its two parts along (averaged like any column); its own value is
+    the ratio of the parts' sums over the episode's repeats.
+    """
     grouped: dict[tuple[str, str], list[Mapping[str, float]]] = defaultdict(list)
     for group, key, metrics in rows:
         grouped[(group, episode_of(key))].append(metrics)
     return [
-        _average(group, episode, items, columns)
+        _average(group, episode, items, with_parts(columns))
         for (group, episode), items in sorted(grouped.items())
     ]
+
+
+def with_parts(columns: Sequence[str]) -> list[str]:
+    """Return ``columns`` followed by the parts of its ratio columns not already in it."""
+    parts = [
+        p for c in columns if c in RATIOS for p in (RATIOS[c].numerator, RATIOS[c].denominator)
+    ]
+    return list(dict.fromkeys([*columns, *parts]))
 
 
 def _average(
@@ -107,6 +157,9 @@ def _average(
 ) -> EpisodeMean:
     means, spreads = {}, {}
     for column in columns:
+        if column in RATIOS:
+            means[column], spreads[column] = RATIOS[column].of(items), math.nan
+            continue
         values = [m[column] for m in items if not math.isnan(m.get(column, math.nan))]
         means[column] = statistics.fmean(values) if values else math.nan
         spreads[column] = statistics.stdev(values) if len(values) > 1 else math.nan
@@ -132,6 +185,9 @@ def group_intervals(
 
 
 def _estimate(items: list[EpisodeMean], column: str) -> Estimate:
+    if column in RATIOS:
+        estimate = ratio_interval(_parts(e, column) for e in items)
+        return estimate.scaled(100.0) if column in PERCENT else estimate
     spreads = [s for e in items if not math.isnan(s := e.spreads.get(column, math.nan))]
     spread = statistics.fmean(spreads) if spreads else math.nan
     estimate = mean_interval((e.means.get(column, math.nan) for e in items), spread)
@@ -159,7 +215,31 @@ def paired_differences(
     }
 
 
+def _parts(episode: EpisodeMean, column: str) -> tuple[float, float]:
+    ratio = RATIOS[column]
+    get = episode.means.get
+    return get(ratio.numerator, math.nan), get(ratio.denominator, math.nan)
+
+
 def _difference(pairs: list[tuple[EpisodeMean, EpisodeMean]], column: str) -> Estimate:
+    if column in RATIOS:
+        estimate = ratio_difference(pairs, column)
+        return estimate.scaled(100.0) if column in PERCENT else estimate
     differences = [y.means.get(column, math.nan) - x.means.get(column, math.nan) for x, y in pairs]
     estimate = mean_interval(differences)
     return estimate.scaled(100.0) if column in PERCENT else estimate
+
+
+def ratio_difference(pairs: Sequence[tuple[EpisodeMean, EpisodeMean]], column: str) -> Estimate:
+    """Return B's ratio minus A's over the episode pairs, resampling the pairs together.
+
+    Pairs missing a part on either side are left out; NaN when either side's denominators
+    sum to 0.
+    """
+    rows = [(*_parts(a, column), *_parts(b, column)) for a, b in pairs]
+    data = np.array([r for r in rows if not any(map(math.isnan, r))], dtype=float)
+    return _sum_bootstrap(data.reshape(-1, 4), _ratio_change)
+
+
+def _ratio_change(sums: np.ndarray) -> np.ndarray:
+    return _ratio(sums[..., 2:4]) - _ratio(sums[..., 0:2])

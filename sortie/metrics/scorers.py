@@ -12,3 +12,4 @@ Scorer = Callable[[Trajectory], dict[str, float]]
 SCORERS: Registry[Scorer] = Registry("scorer")
 SCORERS.add("rescue", "sortie.metrics.rescue:score_rescue")
 SCORERS.add("aerial", "sortie.metrics.aerial:score_aerial")
+SCORERS.add("household", "sortie.metrics.household:score_household")

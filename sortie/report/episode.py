@@ -40,6 +40,7 @@ from sortie.report.player import (
     write_data,
 )
 from sortie.report.reference import ReferenceViews
+from sortie.report.tables import guessed_family
 from sortie.run.store import Store, StoredEpisode
 from sortie.sim.topdown import TopDownMap
 
@@ -104,7 +105,7 @@ def _family(trajectory: Trajectory | None, episode: StoredEpisode) -> str:
     """Return the episode's mission family (from its record, else guessed from its metrics)."""
     if trajectory is not None:
         return trajectory.header.episode.family
-    return "aerial" if "sr" in episode.metrics else "rescue"
+    return guessed_family(episode.metrics)
 
 
 def _read(episode: StoredEpisode) -> tuple[Trajectory | None, str]:
@@ -122,13 +123,12 @@ def level_name(family: str) -> str:
 
 def _summary(run: str, episode: StoredEpisode, family: str) -> str:
     metrics = episode.metrics
-    scores = (
-        [("SR", _number(metrics.get("sr"), 0)), ("MP", _number(metrics.get("mp")))]
-        if family == "aerial"
-        else [
-            ("TS", _number(metrics.get("ts"))),
-            ("collisions", _number(metrics.get("collisions"), 0)),
-        ]
+    scores = {
+        "aerial": [("SR", _number(metrics.get("sr"), 0)), ("MP", _number(metrics.get("mp")))],
+        "household": [("SR", _number(metrics.get("sr"), 0)), ("TP", _number(metrics.get("tp"), 2))],
+    }.get(
+        family,
+        [("TS", _number(metrics.get("ts"))), ("collisions", _number(metrics.get("collisions"), 0))],
     )
     facts = [
         ("run", run),

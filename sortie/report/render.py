@@ -12,7 +12,7 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from rich.console import RenderableType
 from rich.table import Table
 
 from sortie.core.errors import ConfigError
-from sortie.metrics.aggregate import AERIAL_COLUMNS, RESCUE_COLUMNS
+from sortie.metrics.aggregate import AERIAL_COLUMNS, HOUSEHOLD_COLUMNS, RESCUE_COLUMNS
 from sortie.metrics.intervals import Estimate
 from sortie.report.tables import ReportRow
 
@@ -32,6 +32,7 @@ STAGE_COLUMNS = ("s1", "s2", "s3", "s4", "steps", "hs", "collisions")
 TABLE_WIDTH = 8
 """Metrics per table when a report shows more columns than the paper's tables."""
 FORMATS = ("table", "markdown", "csv", "json")
+HOUSEHOLD_TITLE = "EMMOE table: SR, TP, SER, SRR, PLWSR, GC (%)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,8 @@ def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
     Rows of other metrics (another mission family) stay one table of everything.
     """
     columns = tuple(_columns(rows))
+    if columns == HOUSEHOLD_COLUMNS:
+        return [ReportTable(HOUSEHOLD_TITLE, HOUSEHOLD_COLUMNS, False, tuple(rows))]
     if columns == AERIAL_COLUMNS:
         return [
             ReportTable(
@@ -98,16 +101,25 @@ def leaderboard(rows: Sequence[ReportRow]) -> list[ReportTable]:
     ]
 
 
-def render(rows: Sequence[ReportRow], fmt: str, title: str = "") -> RenderableType | str:
-    """Return the paper's tables as rich tables or markdown, or every row as CSV or JSON."""
+def render(
+    rows: Sequence[ReportRow],
+    fmt: str,
+    title: str = "",
+    extra: Mapping[str, Mapping[str, Any]] | None = None,
+) -> RenderableType | str:
+    """Return the paper's tables as rich tables or markdown, or every row as CSV or JSON.
+
+    ``extra`` holds, per run, more keys for its JSON object (the household error codes).
+    """
     if fmt == "table":
         return RichGroup(*(render_table(t, title) for t in paper_tables(rows)))
     if fmt == "markdown":
         return "\n".join(render_markdown(t) for t in paper_tables(rows))
-    renderers = {"csv": render_csv, "json": render_json}
-    if fmt not in renderers:
+    if fmt == "csv":
+        return render_csv(rows)
+    if fmt != "json":
         raise ConfigError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    return renderers[fmt](rows)
+    return render_json(rows, extra)
 
 
 def render_table(table: ReportTable, title: str = "") -> Table:
@@ -209,8 +221,13 @@ def render_csv(rows: Sequence[ReportRow]) -> str:
     return out.getvalue()
 
 
-def render_json(rows: Sequence[ReportRow]) -> str:
-    """Return JSON ``{run: {group: {n, errors, metric: {mean, lo, hi, n, spread}}}}``, NaN null."""
+def render_json(
+    rows: Sequence[ReportRow], extra: Mapping[str, Mapping[str, Any]] | None = None
+) -> str:
+    """Return JSON ``{run: {group: {n, errors, metric: {mean, lo, hi, n, spread}}}}``, NaN null.
+
+    ``extra[run]``'s keys join the run's object beside its groups.
+    """
     nested: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
         nested.setdefault(row.run, {})[row.group] = {
@@ -227,6 +244,8 @@ def render_json(rows: Sequence[ReportRow]) -> str:
                 for c, e in row.estimates.items()
             },
         }
+    for run, keys in (extra or {}).items():
+        nested.setdefault(run, {}).update(keys)
     return json.dumps(nested, indent=2, ensure_ascii=False) + "\n"
 
 

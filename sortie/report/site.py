@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from sortie.metrics.aggregate import AERIAL_COLUMNS
+from sortie.report.codes import TITLE as CODES_TITLE
+from sortie.report.codes import code_counts, code_rows
 from sortie.report.compare import write_comparisons
 from sortie.report.episode import (
     EPISODES_FOLDER,
@@ -28,14 +29,23 @@ from sortie.report.player import INDEX_SCRIPT, write_scripts
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
 from sortie.report.reference import ReferenceViews
 from sortie.report.render import layout, paper_tables
-from sortie.report.tables import check_run, family_columns, report_rows
+from sortie.report.tables import check_run, report_rows, runs_family
 from sortie.report.timings import run_time_shares, time_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
 
 PLOTS_FOLDER = "plots"
-DECAY_COLUMNS = ("tcr", "ts")
-AERIAL_DECAY_COLUMNS = ("sr", "mp")
+DECAY_COLUMNS = {
+    "rescue": ("tcr", "ts"),
+    "aerial": ("sr", "mp"),
+    "household": ("sr", "tp"),
+}
+"""The two metrics each family's per-level plot draws."""
+DECAY_CAPTIONS = {
+    "rescue": "Decay across levels: TCR (%) and TS per level",
+    "aerial": "SR and MP (%) per mission type",
+    "household": "SR and TP (%) per level",
+}
 
 
 def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level") -> Path:
@@ -53,7 +63,7 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
     figures = write_plots(store, runs, out / PLOTS_FOLDER)
     tools, folder = PageTools(WorldMaps(), ReferenceViews()), out / EPISODES_FOLDER
     folder.mkdir(exist_ok=True)
-    family = "aerial" if family_columns(store, runs) == AERIAL_COLUMNS else "rescue"
+    family = runs_family(store, runs)
     pages = [
         [write_episode_page(store, run, e, folder, tools) for e in store.episodes(run)]
         for run in runs
@@ -69,12 +79,18 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
 
 
 def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTable]:
-    """Return the tables at the top of the index: the paper's tables, endings, model use, time."""
+    """Return the index's top tables: the paper's, error codes, endings, model use, time.
+
+    The error-code table is for household runs only.
+    """
     tables = []
     for table in paper_tables(report_rows(store, runs, group)):
         header, lines = layout(table, "\n")
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         tables.append(HtmlTable(table.title, header, lines, numeric))
+    if runs_family(store, runs) == "household":
+        header, lines = code_rows(code_counts(store, runs))
+        tables.append(HtmlTable(CODES_TITLE, header, lines, frozenset(header[-3:])))
     header, lines = failure_rows(failure_modes(store, runs))
     tables.append(
         HtmlTable("How episodes ended (% of episodes)", header, lines, frozenset(header[1:]))
@@ -92,15 +108,11 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
 def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[str, str]]:
     """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs."""
     cascade = plot_cascade(stage_cascade(store, runs), folder / "stage-cascade.png")
-    aerial = family_columns(store, runs) == AERIAL_COLUMNS
-    columns = AERIAL_DECAY_COLUMNS if aerial else DECAY_COLUMNS
+    family = runs_family(store, runs)
+    columns = DECAY_COLUMNS[family]
     by_level = report_rows(store, runs, "level", columns)
     decay = plot_decay(by_level, folder / "level-decay.png", columns)
-    across = (
-        "SR and MP (%) per mission type"
-        if aerial
-        else "Decay across levels: TCR (%) and TS per level"
-    )
+    across = DECAY_CAPTIONS[family]
     return [
         (
             "Stage cascade: share of episodes that completed each stage, per level or type",
@@ -113,6 +125,7 @@ def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[s
 EPISODE_SCORES = {
     "rescue": (("TS", "ts", 1), ("collisions", "collisions", 0)),
     "aerial": (("SR", "sr", 0), ("MP", "mp", 1), ("Eff", "eff", 1)),
+    "household": (("SR", "sr", 0), ("TP", "tp", 2), ("rounds", "rounds", 0)),
 }
 """The scores each family's episode table shows: column, metric, digits."""
 

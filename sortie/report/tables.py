@@ -4,6 +4,10 @@ Reads only the store (and, to group by world, the header line of each trajectory
 Episodes that ended in an error (agent or backend) are left out of every mean and counted in
 the ``errors`` column. ``ts_variant`` picks which stage scores fill TS and S1–S4 (``paper``
 or ``rescuebench-code``); ``columns`` may be any metric the runs hold, or all of them.
+
+A run's mission family (and so its default table) is read from its first record's header,
+or guessed from its metrics when that record cannot be read. Household runs group by task
+attribute (a task with several counts in each, once in ``all``) or by split as well.
 """
 
 from __future__ import annotations
@@ -16,7 +20,14 @@ from dataclasses import dataclass
 
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.trajectory import TrajectoryHeader
-from sortie.metrics.aggregate import AERIAL_COLUMNS, ERROR, RESCUE_COLUMNS, is_error
+from sortie.metrics.aggregate import (
+    AERIAL_COLUMNS,
+    ERROR,
+    HOUSEHOLD_COLUMNS,
+    RATIOS,
+    RESCUE_COLUMNS,
+    is_error,
+)
 from sortie.metrics.intervals import (
     EpisodeMean,
     Estimate,
@@ -24,10 +35,22 @@ from sortie.metrics.intervals import (
     group_intervals,
     paired_differences,
 )
+from sortie.missions.household.spec import household_task
 from sortie.remote.reference import referenced_metrics
 from sortie.run.store import Store, StoredEpisode
 
-GROUPS = ("level", "world", "type", "suite")
+GROUPS = ("level", "world", "type", "suite", "attribute", "split")
+GROUP_NOTES = {
+    "attribute": "A task with several attributes counts in each of its attribute groups "
+    "(and once in all).",
+}
+"""What a reader must know about a grouping, said under its table."""
+FAMILY_COLUMNS = {
+    "rescue": RESCUE_COLUMNS,
+    "aerial": AERIAL_COLUMNS,
+    "household": HOUSEHOLD_COLUMNS,
+}
+"""The default report columns of each mission family (its paper's table)."""
 TS_VARIANTS = ("paper", "rescuebench-code")
 DEFAULT_TS_VARIANT = "paper"
 """The stage scores TS and S1–S4 are read in by default (``docs/rescue.md`` says why)."""
@@ -116,7 +139,17 @@ def compare_rows(
 
 
 def family_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
-    """Return the report columns of the runs' mission family (rescue or aerial).
+    """Return the report columns of the runs' mission family (``FAMILY_COLUMNS``).
+
+    Raises:
+        UnknownNameError: a run id the store does not hold.
+        ConfigError: the runs mix families, whose metrics cannot share a table.
+    """
+    return FAMILY_COLUMNS[runs_family(store, runs)]
+
+
+def runs_family(store: Store, runs: Sequence[str]) -> str:
+    """Return the mission family the runs share (``rescue`` for runs with no episode).
 
     Raises:
         UnknownNameError: a run id the store does not hold.
@@ -126,23 +159,42 @@ def family_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
     for run in runs:
         check_run(store, run)
         episodes = store.episodes(run)
-        families[run] = "aerial" if episodes and "sr" in episodes[0].metrics else "rescue"
+        families[run] = episode_family(episodes[0]) if episodes else "rescue"
     if len(set(families.values())) > 1:
         listed = ", ".join(f"{run} ({family})" for run, family in families.items())
         raise ConfigError(
             f"{store.path}: runs of different mission families ({listed}) "
             "cannot share a table; report them separately"
         )
-    return AERIAL_COLUMNS if "aerial" in families.values() else RESCUE_COLUMNS
+    return next(iter(families.values()), "rescue")
+
+
+def episode_family(episode: StoredEpisode) -> str:
+    """Return a stored episode's family: its record header's, else guessed from its metrics."""
+    try:
+        family = _read_header(episode).episode.family
+    except (OSError, ValueError):
+        return guessed_family(episode.metrics)
+    return family if family in FAMILY_COLUMNS else guessed_family(episode.metrics)
+
+
+def guessed_family(metrics: Mapping[str, float]) -> str:
+    """Return the family whose scorer gives these metrics: TP household, SR aerial, else rescue."""
+    if "tp" in metrics:
+        return "household"
+    return "aerial" if "sr" in metrics else "rescue"
 
 
 def available_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
     """Return every metric the runs' episodes hold: the family's table first, then the rest."""
-    from sortie.metrics import aerial, rescue
+    from sortie.metrics import aerial, household, rescue
 
-    columns = family_columns(store, runs)
-    scorer = aerial.METRICS if columns == AERIAL_COLUMNS else rescue.METRICS
+    family = runs_family(store, runs)
+    columns = FAMILY_COLUMNS[family]
+    scorer = {"aerial": aerial.METRICS, "household": household.METRICS}.get(family, rescue.METRICS)
     held = {name for run in runs for episode in store.episodes(run) for name in episode.metrics}
+    # A ratio column is held when both its parts are.
+    held |= {name for name, r in RATIOS.items() if {r.numerator, r.denominator} <= held}
     names = dict.fromkeys(c for c in (*columns, *scorer) if c in held)
     for run in runs:
         for episode in store.episodes(run):
@@ -250,10 +302,11 @@ def check_run(store: Store, run: str) -> None:
 
 
 def groups_of(episode: StoredEpisode, group: str) -> list[str]:
-    """Return the groups the episode counts in: its level, suite, world or type tags.
+    """Return the groups the episode counts in: its level, suite, world, type tags, or task.
 
     An episode's types are its mission's ``types`` tags (a mission may carry two, and then
-    counts in both); a rescue episode's type is its level.
+    counts in both); a rescue episode's type is its level. A household task counts in each
+    of its attributes and in its split; an episode of another family is in group ``-``.
     """
     if group == "suite":
         return [episode.suite]
@@ -262,18 +315,28 @@ def groups_of(episode: StoredEpisode, group: str) -> list[str]:
     spec = _header(episode, group).episode
     if group == "world":
         return [spec.world.builder]
+    if group in ("attribute", "split"):
+        if spec.family != "household":
+            return ["-"]
+        task = household_task(spec)
+        attributes = list(dict.fromkeys(a.value for a in task.attributes))  # each counts once
+        return attributes if group == "attribute" else [task.split.value]
     return [str(tag) for tag in spec.mission.get("types", ())] or [spec.level or "-"]
 
 
 def _header(episode: StoredEpisode, group: str) -> TrajectoryHeader:
-    # The store does not keep the episode spec; the record's first line (its header) does.
     try:
-        with episode.record.open() as file:
-            return TrajectoryHeader.model_validate_json(file.readline())
+        return _read_header(episode)
     except (OSError, ValueError) as error:
         raise ConfigError(
             f"{episode.record}:1: cannot read the record header to group by {group}: {error}"
         ) from None
+
+
+def _read_header(episode: StoredEpisode) -> TrajectoryHeader:
+    # The store does not keep the episode spec; the record's first line (its header) does.
+    with episode.record.open() as file:
+        return TrajectoryHeader.model_validate_json(file.readline())
 
 
 def _counts(episodes: Sequence[EpisodeMean]) -> Counter[str]:

@@ -17,7 +17,13 @@ from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainin
 from rich.table import Table
 
 from sortie.core.trajectory import ERROR_REASONS
-from sortie.metrics.aggregate import AERIAL_COLUMNS, ERROR, RESCUE_COLUMNS, is_error
+from sortie.metrics.aggregate import (
+    AERIAL_COLUMNS,
+    ERROR,
+    HOUSEHOLD_COLUMNS,
+    RESCUE_COLUMNS,
+    is_error,
+)
 from sortie.metrics.intervals import Estimate, episode_means, group_intervals
 from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
 from sortie.run.jobs import JobResult
@@ -145,8 +151,10 @@ def results_table(episodes: Iterable[StoredEpisode], title: str) -> Table:
     in %), in the columns of the episodes' family; ``n`` counts every episode run.
     """
     episodes = list(episodes)
+    # Household metrics hold SR too, so TP tells them apart first.
+    household = any("tp" in e.metrics for e in episodes)
     aerial = any("sr" in e.metrics for e in episodes)
-    columns = AERIAL_COLUMNS if aerial else RESCUE_COLUMNS
+    columns = HOUSEHOLD_COLUMNS if household else AERIAL_COLUMNS if aerial else RESCUE_COLUMNS
     scored = ((e.level or "-", e.key, e.metrics) for e in episodes if _ending(e) != "error")
     intervals = group_intervals(episode_means(scored, columns), columns)
     counts: dict[str, Counter[str]] = {}

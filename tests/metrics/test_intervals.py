@@ -8,6 +8,7 @@ from sortie.metrics.intervals import (
     group_intervals,
     mean_interval,
     paired_differences,
+    ratio_interval,
 )
 
 
@@ -91,3 +92,51 @@ def test_paired_differences_pair_common_episodes_only():
 def test_the_episode_of_a_key_drops_the_repeat():
     """``suite/episode_id/repeat`` becomes ``suite/episode_id`` (ids may hold slashes)."""
     assert episode_of("smoke/smoke/0003/2") == "smoke/smoke/0003"
+
+
+def test_a_ratio_column_is_the_ratio_of_sums_over_episodes_in_percent():
+    """By hand: SER over episodes (sr, ended) = (1,1), (0,1), (1,1), (0,0) is 2/3, in percent.
+
+    The episode without end adds nothing to either sum; the interval lies around the ratio.
+    """
+    rows = [
+        ("short", f"s/e{i}/0", {"sr": sr, "ended": ended})
+        for i, (sr, ended) in enumerate([(1.0, 1.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.0)])
+    ]
+    episodes = episode_means(rows, ["ser"])
+    assert episodes[0].means == {"ser": 1.0, "sr": 1.0, "ended": 1.0}
+    estimate = group_intervals(episodes, ["ser"])["all"]["ser"]
+    assert estimate.mean == pytest.approx(200 / 3) and estimate.n == 4
+    assert 0.0 <= estimate.lo <= estimate.mean <= estimate.hi <= 100.0
+
+
+def test_a_ratio_whose_denominator_sums_to_zero_is_undefined():
+    """No failed subtask in any episode: SRR is NaN with no interval, not 0 or 100."""
+    estimate = ratio_interval([(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)])
+    assert math.isnan(estimate.mean) and math.isnan(estimate.lo) and estimate.n == 3
+
+
+def test_a_ratio_resamples_episodes_whole():
+    """Equal per-episode ratios (1/2, 2/4) give the point interval: each resample is 1/2."""
+    estimate = ratio_interval([(1.0, 2.0), (2.0, 4.0), (3.0, 6.0)])
+    assert (estimate.mean, estimate.lo, estimate.hi) == (0.5, 0.5, 0.5)
+
+
+def test_the_paired_difference_of_a_ratio_is_the_difference_of_the_ratios():
+    """By hand: A's SRR 1/4, B's 3/4 over the same two episodes: B − A = 0.5, in percent 50."""
+    a = episode_means(
+        [
+            ("short", "s/e1/0", {"failed_in_success": 1.0, "failed_subtasks": 2.0}),
+            ("short", "s/e2/0", {"failed_in_success": 0.0, "failed_subtasks": 2.0}),
+        ],
+        ["srr"],
+    )
+    b = episode_means(
+        [
+            ("short", "s/e1/0", {"failed_in_success": 2.0, "failed_subtasks": 2.0}),
+            ("short", "s/e2/0", {"failed_in_success": 1.0, "failed_subtasks": 2.0}),
+        ],
+        ["srr"],
+    )
+    difference = paired_differences(a, b, ["srr"])["all"]["srr"]
+    assert difference.mean == pytest.approx(50.0) and difference.n == 2

@@ -58,3 +58,13 @@ def test_each_mean_carries_its_bootstrap_interval():
     ]
     lines = lines_by_level(results_table(episodes, "t"))
     assert lines["L1"][6] == "20.0 10.0–30.0" and lines["L2"][6] == "70"
+
+
+def test_household_episodes_get_the_emmoe_columns():
+    """Metrics with TP (and SR, as aerial's have) are household: SR, TP, SER, SRR, PLWSR, GC."""
+    episode = stored("a", "L1", "success")
+    episode.metrics.update({"sr": 1.0, "tp": 0.5, "ended": 1.0, "failed_subtasks": 0.0})
+    header = next(line for line in text(results_table([episode], "t")).splitlines() if "┃" in line)
+    names = [cell.strip() for cell in header.split("┃") if cell.strip()]
+    assert names[-6:] == ["SR", "TP", "SER", "SRR", "PLWSR", "GC"]
+    assert lines_by_level(results_table([episode], "t"))["L1"][5:8] == ["100", "50", "100"]

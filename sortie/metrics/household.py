@@ -1,0 +1,158 @@
+"""Household metrics (docs/household.md, Metrics), pure functions of a trajectory record.
+
+Each planner round is a step record with its ``RoundRecord``; the task (keypaths, goals, the
+expert's plan, the synonym table) is the header's mission and the final state the footer's
+facts. Fractions are in 0..1 (reports show them in percent). Choices and edge cases:
+
+- **tp** matches each keypath's steps, in order, against the successful rounds only (a failed
+  round that would have matched does not count); matching greedily, each step taking the
+  first later round that fits, finds the longest matched prefix, which is optimal: taking an
+  earlier round never leaves fewer rounds for the steps after it. TP is the best keypath's
+  share, so an open-ended task scores its closest alternative;
+- **sr** needs TP 1 and ``end`` issued: a run that did everything but never said ``end`` is
+  not a success;
+- a task with no goal conditions has no GC: ``gc`` is NaN and ``no_goals`` 1, so it is left
+  out of the GC mean and counted, never averaged in as 0 or 1; a container whose state the
+  facts do not record is neither open nor closed;
+- SER and SRR are run-level ratios of sums (``sortie.metrics.aggregate.RATIOS``): the
+  episode gives their parts (``sr`` and ``ended``; ``failed_in_success`` and
+  ``failed_subtasks``);
+- an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sortie.core.facts import HouseholdFacts, household_facts
+from sortie.core.household import (
+    ErrorCode,
+    GoalCondition,
+    HouseholdTask,
+    KeyStep,
+    Relation,
+    RoundRecord,
+    RoundStatus,
+)
+from sortie.core.records_io import Trajectory
+from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
+from sortie.missions.household.spec import household_task
+
+CODE_METRICS = tuple(code.value.lower() for code in ErrorCode)
+"""One count per executor error code: ``l1`` … ``e3``."""
+METRICS = (
+    "sr",
+    "tp",
+    "ended",
+    "rounds",
+    "expert_length",
+    "plwsr",
+    "gc",
+    "no_goals",
+    "successful_subtasks",
+    "failed_subtasks",
+    "failed_in_success",
+    *CODE_METRICS,
+)
+"""Every metric ``score_household`` returns, besides ``error``."""
+
+
+def score_household(trajectory: Trajectory) -> dict[str, float]:
+    """Return every household metric of one episode (NaN where a metric does not apply)."""
+    footer = trajectory.footer
+    if is_error(footer.outcome, footer.failure_reason):
+        return errored_metrics(METRICS)
+    task = household_task(trajectory.header.episode)
+    facts = household_facts(trajectory)
+    rounds = [s.round for s in trajectory.steps if s.round is not None]
+    tp = task_progress(task, rounds)
+    sr = float(tp == 1.0 and facts.ended)
+    agent, expert = len(rounds), len(task.expert)
+    failed = sum(1 for r in rounds if r.status is RoundStatus.FAILURE)
+    return {
+        ERROR: 0.0,
+        "sr": sr,
+        "tp": tp,
+        "ended": float(facts.ended),
+        "rounds": float(agent),
+        "expert_length": float(expert),
+        "plwsr": sr * expert / max(agent, expert),
+        **_goal_metrics(task.goals, facts),
+        "successful_subtasks": float(sum(1 for r in rounds if r.succeeded)),
+        "failed_subtasks": float(failed),
+        "failed_in_success": float(failed) * sr,
+        **code_counts(rounds),
+    }
+
+
+def task_progress(task: HouseholdTask, rounds: list[RoundRecord]) -> float:
+    """Return TP: the best keypath's share of steps matched in order by successful rounds."""
+    done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
+    return max(matched(path, done, task) / len(path) for path in task.keypaths)
+
+
+def matched(path: list[KeyStep], rounds: list[RoundRecord], task: HouseholdTask) -> int:
+    """Return how many of ``path``'s steps ``rounds`` match as an ordered subsequence."""
+    count = 0
+    for round_ in rounds:
+        if count < len(path) and matches(round_, path[count], task):
+            count += 1
+    return count
+
+
+def matches(round_: RoundRecord, step: KeyStep, task: HouseholdTask) -> bool:
+    """Return whether a round did a keypath step: the same verb, target and (put) place."""
+    if round_.verb is not step.action:
+        return False
+    if not denotes(round_.target_object, round_.target, step.target, task):
+        return False
+    return step.place is None or denotes(round_.place_object, round_.place, step.place, task)
+
+
+def denotes(resolved: str | None, raw: str | None, name: str, task: HouseholdTask) -> bool:
+    """Return whether a round's object (resolved, or its raw words) means object ``name``.
+
+    The raw words match the object's name or one of its other names, all normalised.
+    """
+    if resolved is not None and resolved == name:
+        return True
+    if raw is None:
+        return False
+    entry = task.objects.get(name)
+    names = {normalised(name), *(normalised(n) for n in (entry.names if entry else []))}
+    return normalised(raw) in names
+
+
+def normalised(text: str) -> str:
+    """Return ``text`` lower-cased, trimmed, its inner spaces single, a leading ``the`` dropped."""
+    words = " ".join(text.lower().split())
+    return words.removeprefix("the ")
+
+
+def goal_met(goal: GoalCondition, facts: HouseholdFacts) -> bool:
+    """Return whether one goal condition holds in the final state."""
+    if goal.relation is Relation.HELD:
+        return facts.held == goal.object
+    if goal.relation in (Relation.OPEN, Relation.CLOSED):
+        # A container the facts do not list has no known state: neither goal holds.
+        state = facts.open.get(goal.object)
+        return state is not None and state == (goal.relation is Relation.OPEN)
+    place = facts.places.get(goal.object)
+    return place is not None and (place.relation, place.place) == (goal.relation, goal.place)
+
+
+def code_counts(rounds: list[RoundRecord]) -> dict[str, float]:
+    """Return how many rounds got each executor error code (``l1`` … ``e3``)."""
+    counts = dict.fromkeys(CODE_METRICS, 0.0)
+    for round_ in rounds:
+        if round_.code is not None:
+            counts[round_.code.value.lower()] += 1.0
+    return counts
+
+
+def _goal_metrics(goals: list[GoalCondition], facts: HouseholdFacts) -> dict[str, float]:
+    """Return GC and ``no_goals`` (1 with GC NaN when the task lists no goal condition)."""
+    if not goals:
+        return {"gc": math.nan, "no_goals": 1.0}
+    met = sum(1 for goal in goals if goal_met(goal, facts))
+    return {"gc": met / len(goals), "no_goals": 0.0}

@@ -1,0 +1,127 @@
+"""The executor's error codes of household runs: rounds per code, in successful and failed runs.
+
+Read from the stored per-episode counts (``l1`` … ``e3``, ``sortie.metrics.household``): for
+each run, every code's rounds summed over its successful episodes (SR 1) and over its failed
+ones (SR 0). Errored episodes are not scored, so they are in neither. Every code has a line,
+zeros included, so tables of different runs line up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.table import Table
+
+from sortie.core.household import ERROR_KINDS, ErrorCode
+from sortie.report.tables import errored
+from sortie.run.store import Store
+
+CODE_LABELS: dict[ErrorCode, str] = {
+    ErrorCode.L1: "hand full",
+    ErrorCode.L2: "hand empty",
+    ErrorCode.L3: "container closed",
+    ErrorCode.L4: "cannot be interacted with that way",
+    ErrorCode.D1: "target farther than 2 m",
+    ErrorCode.D2: "target closer than 0.1 m",
+    ErrorCode.F1: "action or skill not offered",
+    ErrorCode.F2: "target or place unknown",
+    ErrorCode.E1: "skill failed three times",
+    ErrorCode.E2: "put timed out, nothing held",
+    ErrorCode.E3: "skill timed out",
+}
+"""A short meaning of each code (``sortie.core.household.ErrorCode`` has the full one)."""
+HEADER = ("run", "code", "kind", "meaning", "successful runs", "failed runs", "all runs")
+TITLE = "Executor error codes (rounds, summed over each run's successful and failed episodes)"
+
+
+@dataclass(frozen=True, slots=True)
+class CodeCounts:
+    """One run's rounds per error code, in its successful and in its failed episodes."""
+
+    successful: Counter[str] = field(default_factory=Counter)
+    failed: Counter[str] = field(default_factory=Counter)
+    runs: Counter[str] = field(default_factory=Counter)
+    """How many episodes were ``successful`` and ``failed``."""
+
+
+def code_counts(store: Store, runs: Sequence[str]) -> dict[str, CodeCounts]:
+    """Return, per run, the rounds of each error code in successful and failed episodes."""
+    return {run: _run_counts(store, run) for run in runs}
+
+
+def _run_counts(store: Store, run: str) -> CodeCounts:
+    counts = CodeCounts()
+    for episode in store.episodes(run):
+        if errored(episode) or math.isnan(episode.metrics.get("sr", math.nan)):
+            continue
+        side = "successful" if episode.metrics["sr"] == 1.0 else "failed"
+        counts.runs[side] += 1
+        bucket = counts.successful if side == "successful" else counts.failed
+        for code in ErrorCode:
+            value = episode.metrics.get(code.value.lower(), math.nan)
+            bucket[code.value] += 0 if math.isnan(value) else int(value)
+    return counts
+
+
+def code_rows(counts: dict[str, CodeCounts]) -> tuple[list[str], list[list[str]]]:
+    """Return the header and a line per run and code: kind, meaning, the three counts."""
+    lines = []
+    for run, run_counts in counts.items():
+        for code in ErrorCode:
+            good, bad = run_counts.successful[code.value], run_counts.failed[code.value]
+            kind = ERROR_KINDS[code.value[0]]
+            lines.append([run, code.value, kind, CODE_LABELS[code], str(good), str(bad)])
+            lines[-1].append(str(good + bad))
+    return list(HEADER), lines
+
+
+def code_table(counts: dict[str, CodeCounts]) -> Table:
+    """Return the error-code counts as a rich table."""
+    header, lines = code_rows(counts)
+    table = Table(title=TITLE, caption=_caption(counts))
+    for column in header:
+        table.add_column(column, justify="right" if column.endswith("runs") else "left")
+    for line in lines:
+        table.add_row(*line)
+    return table
+
+
+def code_markdown(counts: dict[str, CodeCounts]) -> str:
+    """Return the error-code counts as a markdown table under a heading."""
+    header, lines = code_rows(counts)
+    text = ["| " + " | ".join(header) + " |", "|---|---|---|---|" + "---:|" * 3]
+    text += ["| " + " | ".join(line) + " |" for line in lines]
+    return f"### {TITLE}\n\n" + "\n".join(text) + f"\n\n{_caption(counts)}\n"
+
+
+def code_json(counts: CodeCounts) -> dict[str, Any]:
+    """Return one run's counts for the JSON report: ``runs`` and a lower-case key per code."""
+    return {
+        "runs": {"successful": counts.runs["successful"], "failed": counts.runs["failed"]},
+        **{
+            code.value.lower(): {
+                "code": code.value,
+                "kind": ERROR_KINDS[code.value[0]],
+                "meaning": CODE_LABELS[code],
+                "successful": counts.successful[code.value],
+                "failed": counts.failed[code.value],
+            }
+            for code in ErrorCode
+        },
+    }
+
+
+def _caption(counts: dict[str, CodeCounts]) -> str:
+    return "; ".join(
+        f"{run}: {c.runs['successful']} successful, {c.runs['failed']} failed episodes"
+        for run, c in counts.items()
+    )
+
+
+def codes_extra(store: Store, runs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Return, per run, the ``error_codes`` key its JSON report object carries."""
+    return {run: {"error_codes": code_json(c)} for run, c in code_counts(store, runs).items()}
