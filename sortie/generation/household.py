@@ -72,7 +72,7 @@ class HouseholdValidator:
         return House.from_objects(oracle.objects(), lambda door: states[door])
 
     def replay(self, spec: EpisodeSpec) -> None:
-        """Run the oracle with perfect skills; reject the task unless it succeeds, every goal met."""
+        """Replay the oracle with perfect skills; reject unless it succeeds with every goal met."""
         mission = HouseholdMission(self.backend, skills="perfect")  # type: ignore[arg-type]
         agent = OracleAgent()
         agent.attach(self.backend.oracle_view())  # type: ignore[attr-defined]

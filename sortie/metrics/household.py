@@ -33,6 +33,7 @@ from sortie.core.household import (
     Relation,
     RoundRecord,
     RoundStatus,
+    normalise,
 )
 from sortie.core.records_io import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
@@ -101,8 +102,8 @@ def matched(path: list[KeyStep], rounds: list[RoundRecord], task: HouseholdTask)
 
 
 def matches(round_: RoundRecord, step: KeyStep, task: HouseholdTask) -> bool:
-    """Return whether a round did a keypath step: the same verb, target and (put) place."""
-    if round_.verb is not step.action:
+    """Return whether a successful round did a keypath step: same verb, target and (put) place."""
+    if round_.verb is not step.action or not round_.succeeded:
         return False
     if not denotes(round_.target_object, round_.target, step.target, task):
         return False
@@ -119,14 +120,8 @@ def denotes(resolved: str | None, raw: str | None, name: str, task: HouseholdTas
     if raw is None:
         return False
     entry = task.objects.get(name)
-    names = {normalised(name), *(normalised(n) for n in (entry.names if entry else []))}
-    return normalised(raw) in names
-
-
-def normalised(text: str) -> str:
-    """Return ``text`` lower-cased, trimmed, its inner spaces single, a leading ``the`` dropped."""
-    words = " ".join(text.lower().split())
-    return words.removeprefix("the ")
+    names = {normalise(name), *(normalise(n) for n in (entry.names if entry else []))}
+    return normalise(raw) in names
 
 
 def goal_met(goal: GoalCondition, facts: HouseholdFacts) -> bool:

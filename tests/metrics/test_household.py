@@ -3,10 +3,17 @@ import math
 import pytest
 
 from sortie.core.facts import HouseholdFacts
-from sortie.core.household import ErrorCode, GoalCondition, RoundRecord, RoundStatus, Verb
+from sortie.core.household import (
+    ErrorCode,
+    GoalCondition,
+    RoundRecord,
+    RoundStatus,
+    Verb,
+    normalise,
+)
 from sortie.core.trajectory import Outcome
 from sortie.metrics.aggregate import HOUSEHOLD_COLUMNS, group_means
-from sortie.metrics.household import CODE_METRICS, METRICS, goal_met, normalised, score_household
+from sortie.metrics.household import CODE_METRICS, METRICS, goal_met, score_household
 from sortie.metrics.scorers import SCORERS
 from tests.household_records import APPLE_IN_FRIDGE, END, done, failed, placed, task, trajectory
 
@@ -74,8 +81,8 @@ def test_words_that_name_another_object_do_not_match():
 
 def test_normalising_lowers_trims_collapses_and_drops_a_leading_the():
     """'  The   Kitchen  TABLE ' reads as 'kitchen table'; a 'the' inside stays."""
-    assert normalised("  The   Kitchen  TABLE ") == "kitchen table"
-    assert normalised("under the sink") == "under the sink"
+    assert normalise("  The   Kitchen  TABLE ") == "kitchen table"
+    assert normalise("under the sink") == "under the sink"
 
 
 def test_an_open_ended_task_scores_its_best_keypath():

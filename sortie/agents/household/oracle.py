@@ -13,7 +13,7 @@ from sortie.backends.base import OracleView
 from sortie.core.actions import Action, Subtask
 from sortie.core.household import HouseholdTask, ObjectRole, Verb
 from sortie.core.observation import Brief, HouseholdObservation, MissionObservation
-from sortie.metrics.keypaths import matched_steps
+from sortie.metrics.household import matched
 from sortie.missions.household.house import House
 from sortie.missions.household.skills import SKILLS, Skill, best_skill
 
@@ -45,8 +45,7 @@ class HouseholdOracle:
             self.state = self.state.observe(record)
         self._seen_rounds = len(history)
         remaining = [
-            keypath[matched_steps(keypath, history, self.task.objects) :]
-            for keypath in self.task.keypaths
+            keypath[matched(keypath, list(history), self.task) :] for keypath in self.task.keypaths
         ]
         try:
             steps = shortest_plan(self.state, remaining)

@@ -37,7 +37,7 @@ from sortie.core.observation import (
     Observation,
 )
 from sortie.core.trajectory import StepRecord
-from sortie.metrics.keypaths import task_progress
+from sortie.metrics.household import task_progress
 from sortie.missions.household.executor import Executor
 from sortie.missions.household.house import House
 from sortie.missions.household.skills import (
