@@ -4,7 +4,8 @@ Each suite is a list of blocks (a level, a count, a seed and the worlds taken in
 files in ``sortie/suites/`` are the generator's output and ``sortie generate suites --check``
 proves that regenerating reproduces them byte for byte. Counts follow RescueBench's test
 split: 25 / 59 / 59 / 39 / 31 episodes for L1..L5 (213 in all). The aerial suites' plans live
-in ``sortie.generation.aerial_suites``; ``SUITES`` holds both. Loading a committed suite is
+in ``sortie.generation.aerial_suites``, the household ones in
+``sortie.generation.household_suites``; ``SUITES`` holds them all. Loading a committed suite is
 ``sortie.suites.load_suite``.
 """
 
@@ -19,6 +20,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.generation.aerial_suites import AERIAL_SUITES, AerialBlock, AerialPlan
+from sortie.generation.household_suites import HOUSEHOLD_SUITES, HouseholdPlan
 from sortie.generation.plans import numbered_jobs
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_episode
 from sortie.generation.validate import Validator
@@ -73,7 +75,8 @@ SMOKE_WORLDS = {
     Level.L5: ("tower", "station"),
 }
 """Two episodes per level that between them visit all seven worlds."""
-SUITES: dict[str, SuitePlan | AerialPlan] = {
+Plan = SuitePlan | AerialPlan | HouseholdPlan
+SUITES: dict[str, Plan] = {
     **{
         plan.name: plan
         for plan in (
@@ -91,18 +94,21 @@ SUITES: dict[str, SuitePlan | AerialPlan] = {
         )
     },
     **AERIAL_SUITES,
+    **HOUSEHOLD_SUITES,
 }
 
 
 def episode_of(
-    plan: SuitePlan | AerialPlan,
-    block: Block | AerialBlock,
+    plan: Plan,
+    block: Block | AerialBlock | str,
     index: int,
     episode_id: str,
     validator: Validator | None = None,
 ) -> EpisodeSpec:
     """Return one episode of ``plan`` (regenerated alone, as the whole suite would make it)."""
     if isinstance(plan, AerialPlan) and isinstance(block, AerialBlock):
+        return plan.episode(block, index, episode_id)
+    if isinstance(plan, HouseholdPlan) and isinstance(block, str):
         return plan.episode(block, index, episode_id)
     assert isinstance(block, Block)
     world = block.worlds[index % len(block.worlds)]
@@ -114,7 +120,7 @@ def build_suite(
 ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
     """Generate suite ``name``; return its header and episodes."""
     plan = suite_plan(name)
-    if isinstance(plan, AerialPlan):
+    if isinstance(plan, AerialPlan | HouseholdPlan):
         return plan.build(on_episode)
     validator = Validator()
     episodes = []
@@ -158,7 +164,7 @@ def check_suites(
     return differ
 
 
-def suite_plan(name: str) -> SuitePlan | AerialPlan:
+def suite_plan(name: str) -> Plan:
     """Return the plan of suite ``name``, or raise naming the suites."""
     if name not in SUITES:
         close = difflib.get_close_matches(name, SUITES, n=1)
