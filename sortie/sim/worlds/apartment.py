@@ -223,12 +223,13 @@ def _room_types(rng: np.random.Generator, rects: Sequence[Rect]) -> list[str]:
         types[rest.pop()] = "bathroom"  # the smallest
     for i in rest:
         w, h = rects[i][2] - rects[i][0], rects[i][3] - rects[i][1]
-        choices = ["dining_room", "study"]
-        if min(w, h) >= 3.4:
-            choices += ["bedroom", "bedroom", "bedroom"]
+        pool = ["dining_room", "study"]
+        if min(w, h) >= 3.2:
+            pool.append("bedroom")
         if max(w, h) / min(w, h) >= 1.5:
-            choices.append("hallway")
-        types[i] = pick(rng, tuple(choices))
+            pool.append("hallway")
+        fresh = [t for t in pool if t not in types]
+        types[i] = pick(rng, tuple(fresh or pool))
     return types
 
 
@@ -348,9 +349,8 @@ def _place(
     width = round(float(rng.uniform(*spec.width)), 2)
     colour, material = pick(rng, spec.colours), pick(rng, spec.materials)
     piece = build_piece(kind, width, colour, int(rng.choice([-1, 1])))
-    for _ in range(16):
-        placed = _candidate(rng, state, piece)
-        if placed is None or not _fits(state, placed):
+    for placed in _candidates(rng, state, piece):
+        if not _fits(state, placed):
             continue
         approach = _approach(state, placed)
         if approach is not None and _stays_walkable(state, placed, approach):
@@ -358,32 +358,41 @@ def _place(
     return None
 
 
-def _candidate(rng: np.random.Generator, state: RoomState, piece: Piece) -> Placed | None:
-    """Return the piece at a random place: backed to a random wall, or free (tables)."""
+def _candidates(rng: np.random.Generator, state: RoomState, piece: Piece) -> list[Placed]:
+    """Return places to try, in a seeded order: backed to a wall (tables first stand free).
+
+    Along a wall the piece may stand in a corner, flush beside a piece already there, or at a
+    random place.
+    """
     x0, y0, x1, y1 = state.inner
     fx0, fy0, fx1, fy1 = piece.footprint
+    free: list[Placed] = []
     if piece.kind in CENTRE_PIECES:
-        yaw = float(rng.choice([0.0, 90.0]))
         reach = max(fx1 - fx0, fy1 - fy0) / 2 + CLEAR + 0.1
-        if x1 - x0 < 2 * reach or y1 - y0 < 2 * reach:
-            return None
-        x, y = rng.uniform(x0 + reach, x1 - reach), rng.uniform(y0 + reach, y1 - reach)
-        return _placed(piece, float(x), float(y), yaw)
-    side = int(rng.integers(4))
-    yaw = (0.0, 90.0, 180.0, 270.0)[side]  # facing north, west, south, east
-    half = (fx1 - fx0) / 2
-    back = -fy0 + 0.01  # from the wall to the piece's centre
-    if side in (0, 2):
-        if x1 - x0 < 2 * half:
-            return None
-        x = float(rng.uniform(x0 + half, x1 - half))
-        y = y0 + back if side == 0 else y1 - back
-    else:
-        if y1 - y0 < 2 * half:
-            return None
-        y = float(rng.uniform(y0 + half, y1 - half))
-        x = x1 - back if side == 1 else x0 + back
-    return _placed(piece, round(x, 2), round(y, 2), yaw)
+        if x1 - x0 >= 2 * reach and y1 - y0 >= 2 * reach:
+            xs = rng.uniform(x0 + reach, x1 - reach, 12)
+            ys = rng.uniform(y0 + reach, y1 - reach, 12)
+            yaws = rng.choice([0.0, 90.0], 12)
+            free = [
+                _placed(piece, round(float(x), 2), round(float(y), 2), float(a))
+                for x, y, a in zip(xs, ys, yaws, strict=True)
+            ]
+    half, back = (fx1 - fx0) / 2, -fy0 + 0.01  # from the wall to the piece's centre
+    found = []
+    for side, yaw in enumerate((0.0, 90.0, 180.0, 270.0)):  # facing north, west, south, east
+        axis = side % 2  # 0: along x (south and north walls), 1: along y
+        lo, hi = (x0, x1) if axis == 0 else (y0, y1)
+        if hi - lo < 2 * half:
+            continue
+        alongs = [lo + half, hi - half, *rng.uniform(lo + half, hi - half, 3)]
+        for r in state.bodies:
+            alongs += [r[axis] - half - 0.01, r[axis + 2] + half + 0.01]
+        depth = (y0 + back, x1 - back, y1 - back, x0 + back)[side]
+        for along in alongs:
+            if lo + half <= along <= hi - half:
+                x, y = (along, depth) if axis == 0 else (depth, along)
+                found.append(_placed(piece, round(float(x), 2), round(float(y), 2), yaw))
+    return free + [found[int(k)] for k in rng.permutation(len(found))]
 
 
 def _placed(piece: Piece, x: float, y: float, yaw: float) -> Placed:
@@ -402,7 +411,9 @@ def _placed(piece: Piece, x: float, y: float, yaw: float) -> Placed:
 
 def _moved_rect(rect: Rect, matrix: NDArray[np.float64]) -> Rect:
     """Return the world bounding rectangle of a local rectangle (turned by quarter turns)."""
-    corners = np.array([[rect[0], rect[1]], [rect[2], rect[1]], [rect[2], rect[3]], [rect[0], rect[3]]])
+    corners = np.array(
+        [[rect[0], rect[1]], [rect[2], rect[1]], [rect[2], rect[3]], [rect[0], rect[3]]]
+    )
     world = corners @ matrix[:2, :2].T + matrix[:2, 3]
     lo, hi = world.min(axis=0), world.max(axis=0)
     return (
@@ -636,9 +647,7 @@ def _can_hold(host: Host, kind: str) -> bool:
     )
 
 
-def _free_spot(
-    rng: np.random.Generator, host: Host, radius: float
-) -> tuple[float, float] | None:
+def _free_spot(rng: np.random.Generator, host: Host, radius: float) -> tuple[float, float] | None:
     """Return a random point of the host's surface where a disc of ``radius`` fits, or None."""
     x0, y0, x1, y1 = host.surface
     for _ in range(12):
