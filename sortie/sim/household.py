@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -117,7 +118,10 @@ class HouseLayout:
         return _named(self.items, name, "item")
 
 
-def _named(records: tuple, name: str, what: str):  # type: ignore[no-untyped-def]
+Named = TypeVar("Named", "Room", "Furniture", "Item")
+
+
+def _named(records: tuple[Named, ...], name: str, what: str) -> Named:
     for record in records:
         if record.name == name:
             return record
@@ -172,7 +176,8 @@ def _number(scene: Scene, obj: SceneObject, key: str) -> float:
 
 
 def _approach(scene: Scene, obj: SceneObject) -> Approach:
-    return tuple(_number(scene, obj, f"approach_{k}") for k in ("x", "y", "yaw"))  # type: ignore[return-value]
+    x, y, yaw = (_number(scene, obj, f"approach_{k}") for k in ("x", "y", "yaw"))
+    return (x, y, yaw)
 
 
 def _bounds(obj: SceneObject) -> Rect:
@@ -197,7 +202,7 @@ def _in_room(scene: Scene, obj: SceneObject, rooms: set[str]) -> str:
 def _furniture(scene: Scene, obj: SceneObject, rooms: set[str]) -> Furniture:
     role = str(obj.attributes["role"])
     container = role == "container"
-    surface = tuple(_number(scene, obj, f"surface_{k}") for k in ("xmin", "ymin", "xmax", "ymax"))
+    x0, y0, x1, y1 = (_number(scene, obj, f"surface_{k}") for k in ("xmin", "ymin", "xmax", "ymax"))
     return Furniture(
         obj.name,
         _text(scene, obj, "kind"),
@@ -207,7 +212,7 @@ def _furniture(scene: Scene, obj: SceneObject, rooms: set[str]) -> Furniture:
         _number(scene, obj, "inside_z" if container else "surface_z"),
         _text(scene, obj, "door") if container else None,
         _bounds(obj),
-        surface,  # type: ignore[arg-type]
+        (x0, y0, x1, y1),
         _text(scene, obj, "colour"),
         _text(scene, obj, "material"),
     )

@@ -121,7 +121,7 @@ INSIDE_FLOOR = {
 
 
 def build_piece(kind: str, width: float, colour: str, hinge: int = -1) -> Piece:
-    """Return furniture ``kind`` of ``width`` in ``colour``; ``hinge`` -1/+1: door hung left/right."""
+    """Return furniture ``kind`` of ``width`` in ``colour``; ``hinge`` -1/+1: door on left/right."""
     spec = FURNITURE[kind]
     rgb = PALETTE[colour]
     if kind in CONTAINERS:
@@ -353,7 +353,7 @@ def _container(kind: str, width: float, spec: FurnitureKind, rgb: Color, hinge: 
         move = pose_matrix((0.0, DRAWER_SLIDE, 0.0))
         swing = (-width / 2, d / 2, width / 2, front + PANEL + DRAWER_SLIDE)  # with the handle
         inside = (-width / 2 + 0.08, inside[1], width / 2 - 0.08, inside[3])
-        approach = ((0.0, swing[3] + REACH),)
+        approach: tuple[tuple[float, float], ...] = ((0.0, swing[3] + REACH),)
         return Piece(
             kind,
             (merge(parts),),

@@ -542,7 +542,8 @@ def _add_piece(
     body_parts = [p.transformed(placed.matrix) for p in piece.body]
     if piece.kind in CONTAINERS:
         attributes["door"] = f"{piece.kind}_{_next(kit, piece.kind)}_door"
-    body = kit.add(piece.kind, body_parts, **attributes)
+    body = kit.add(piece.kind, body_parts)
+    body.attributes.update(attributes)
     if piece.kind in CONTAINERS:
         _add_door(kit, body, placed, bool(rng.random() < 0.3))
     return Host(
@@ -563,8 +564,9 @@ def _next(kit: WorldKit, semantic: str) -> int:
 
 def _add_door(kit: WorldKit, body: SceneObject, placed: Placed, starts_open: bool) -> None:
     """Add a container's door (most start closed)."""
-    matrix = placed.matrix
-    turn = matrix @ placed.piece.open_transform @ np.linalg.inv(matrix)
+    matrix, local = placed.matrix, placed.piece.open_transform
+    assert local is not None  # every container has a door
+    turn = matrix @ local @ np.linalg.inv(matrix)
     parts = [p.transformed(matrix) for p in placed.piece.door]
     door = kit.add(
         body.semantic,
@@ -670,7 +672,7 @@ def _add_item(
     yaw = round(float(rng.uniform(0.0, 360.0)), 1)
     mesh = item_mesh(kind, colour).moved((spot[0], spot[1], host.z), yaw)
     place = "on" if host.role == "receptacle" else "inside"
-    kit.add(
+    item = kit.add(
         kind,
         mesh,
         dynamics=Dynamics.PORTABLE,
@@ -679,5 +681,5 @@ def _add_item(
         colour=colour,
         material=pick(rng, ITEMS[kind].materials),
         room=host.room,
-        **{place: host.name},
     )
+    item.attributes[place] = host.name
