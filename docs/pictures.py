@@ -1,6 +1,7 @@
 """Regenerate the pictures of docs/worlds.md: ``.venv/bin/python docs/pictures.py``.
 
-``--flight`` (or ``--ground``) makes only the flight (or ground) worlds' pictures.
+``--flight`` (or ``--ground``) makes only the flight (or ground) worlds' pictures;
+``--world NAME`` only that ground world's.
 """
 
 from __future__ import annotations
@@ -34,17 +35,47 @@ TARGETS = {
 """What each flight world's drone view looks at (its first object of that class)."""
 
 
-def ground_pictures() -> None:
-    """Render every ground world at seed 0 and keep its egocentric and top-down pictures."""
+def ground_pictures(only: str | None = None) -> None:
+    """Render every ground world (or ``only``) at seed 0; keep its egocentric and top-down views."""
     IMAGES.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for name in WORLDS.names():
             if FLIGHT_WORLDS.get(name) == {}:  # a flight-only builder (forest is both)
                 continue
+            if only is not None and name != only:
+                continue
             save_view(name, 0, {}, None, 256, Path(tmp) / name)
             for kind in ("rgb", "topdown"):
                 shutil.copy(Path(tmp) / name / f"{kind}.png", IMAGES / f"{name}_{kind}.png")
+            if name == "apartment":
+                apartment_pictures()
             print(name)
+
+
+def apartment_pictures(seeds: range = range(8), size: int = 192) -> None:
+    """Keep two more apartment pictures: plans of several seeds, and views of its furniture.
+
+    The views stand at seed 0's first pieces' approach points with their doors opened.
+    """
+    plans = Image.new("RGB", (size * 4, size * ((len(seeds) + 3) // 4)), (255, 255, 255))
+    for i, seed in enumerate(seeds):
+        renderer = Renderer(build_world("apartment", seed))
+        plan = Image.fromarray(render_topdown(renderer, 0.05).image)
+        plan.thumbnail((size, size))
+        plans.paste(plan, ((i % 4) * size, (i // 4) * size))
+    plans.save(IMAGES / "apartment_plans.png")
+    scene = build_world("apartment", 0)
+    renderer, views = Renderer(scene), Image.new("RGB", (size * 4, size))
+    pieces = [o for o in scene.objects if o.attributes.get("role") in ("receptacle", "container")]
+    for i, piece in enumerate(pieces[:4]):
+        if "door" in piece.attributes:
+            scene.set_open(str(piece.attributes["door"]), True)
+        a = piece.attributes
+        eye = (float(a["approach_x"]), float(a["approach_y"]), 1.5)
+        frames = renderer.render(CameraSpec(size, size, 90.0, -30.0), eye, float(a["approach_yaw"]))
+        assert frames.rgb is not None
+        views.paste(Image.fromarray(frames.rgb), (i * size, 0))
+    views.save(IMAGES / "apartment_views.png")
 
 
 def route_map(scene: Scene, renderer: Renderer, size: int = 512) -> Image.Image:
@@ -88,6 +119,9 @@ def flight_pictures() -> None:
 
 def main() -> None:
     """Render the pictures asked for on the command line (default: all)."""
+    if "--world" in sys.argv:
+        ground_pictures(sys.argv[sys.argv.index("--world") + 1])
+        return
     if "--flight" not in sys.argv:
         ground_pictures()
     if "--ground" not in sys.argv:

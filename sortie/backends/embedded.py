@@ -19,7 +19,7 @@ from sortie.core.observation import CameraInfo, Event, EventKind, Frames, Observ
 from sortie.core.pose import Pose
 from sortie.sim.bodies import Multirotor, Walker
 from sortie.sim.camera import CameraSpec
-from sortie.sim.household import free_spot
+from sortie.sim.household import HouseLayout, house_layout, item_radius, place_spots
 from sortie.sim.mesh import pose_matrix
 from sortie.sim.navigation import NavGraph
 from sortie.sim.placements import with_placements
@@ -43,6 +43,7 @@ class _World:
     caster: RayCaster
     renderer: Renderer
     _nav: NavGraph | None = field(default=None, repr=False)
+    _layout: HouseLayout | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, spec: WorldSpec, placements: list[Placement]) -> _World:
@@ -51,6 +52,13 @@ class _World:
         )
         caster = RayCaster(scene)
         return cls((spec, placements), scene, caster, Renderer(scene, caster))
+
+    @property
+    def layout(self) -> HouseLayout:
+        """Return the household structure of the world (household worlds only), read once."""
+        if self._layout is None:
+            self._layout = house_layout(self.scene)
+        return self._layout
 
     @property
     def nav(self) -> NavGraph:
@@ -121,8 +129,6 @@ class EmbeddedBackend(PositionQueries):
         self._collided = False
         self._visible_cache: tuple[int, np.ndarray] | None = None
         self._steps = 0
-        self._resting: dict[str, str] = {}
-        """Items resting on or inside furniture: item -> furniture (household worlds)."""
 
     # --- episode lifecycle -------------------------------------------------------------
     def reset(self, spec: EpisodeSpec, seed: int) -> Observation:
@@ -140,7 +146,6 @@ class EmbeddedBackend(PositionQueries):
         self._body.place(spec.start)
         self._pitch, self._held, self._collided, self._steps = self.camera.pitch, None, False, 0
         self._visible_cache = None
-        self._resting = _starting_places(world.scene)
         return self._observe(())
 
     def step(self, action: Move | Fly) -> StepOutcome:
@@ -230,7 +235,6 @@ class EmbeddedBackend(PositionQueries):
         if self._held is not None:
             raise SimulationError(f"embedded backend: already holding {self._held!r}")
         self._held = name
-        self._resting.pop(name, None)
         scene.set_hidden(name, self.body_kind != "manipulator")
         self._carry_held()
         return Event(EventKind.PICKED_UP, name)
@@ -240,7 +244,6 @@ class EmbeddedBackend(PositionQueries):
         if self._held is None:
             raise SimulationError("embedded backend: put_down() with nothing held")
         name, self._held = self._held, None
-        self._resting.pop(name, None)
         pose = self.pose()
         dx, dy = pose.heading()
         self._place_object(name, (pose.x + 0.8 * dx, pose.y + 0.8 * dy, pose.z))
@@ -283,12 +286,14 @@ class EmbeddedBackend(PositionQueries):
             raise SimulationError(
                 f"embedded backend: put_on({name!r}) while holding {self._held!r}"
             )
-        scene = self._require_world().scene
-        taken = [self.position_of(i) for i, f in self._resting.items() if f == furniture]
-        spot = free_spot(scene, furniture, taken)
+        world = self._require_world()
+        scene, layout = world.scene, world.layout
+        spots = place_spots(scene, layout, furniture, 1, item_radius(scene, name))
+        if not spots:  # the surface is full: it goes in the middle, among the others
+            x0, y0, x1, y1 = layout.piece(furniture).surface
+            spots = (((x0 + x1) / 2, (y0 + y1) / 2, layout.piece(furniture).surface_z),)
         self._held = None
-        self._place_object(name, spot)
-        self._resting[name] = furniture
+        self._place_object(name, spots[0])
         scene.set_hidden(name, False)
         return Event(EventKind.DROPPED, name, furniture)
 
@@ -449,17 +454,6 @@ class EmbeddedOracleView:
 
     def _closed_doors(self) -> frozenset[str]:
         return self._world.nav.closed_doors(self._world.scene)
-
-
-def _starting_places(scene: Scene) -> dict[str, str]:
-    """Return where each household item starts: item -> the furniture it is on or inside."""
-    places = {}
-    for obj in scene.objects:
-        if obj.dynamics is Dynamics.PORTABLE:
-            furniture = obj.attributes.get("on", obj.attributes.get("inside"))
-            if isinstance(furniture, str):
-                places[obj.name] = furniture
-    return places
 
 
 _DEFAULT_PITCH = {"walker": 0.0, "multirotor": -45.0, "manipulator": -20.0}

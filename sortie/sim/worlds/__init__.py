@@ -22,6 +22,7 @@ from sortie.sim.worlds import neighborhood  # noqa: E402, F401  isort: skip
 from sortie.sim.worlds import city  # noqa: E402, F401  isort: skip
 from sortie.sim.worlds import savanna  # noqa: E402, F401  isort: skip
 from sortie.sim.worlds import airsim_nh  # noqa: E402, F401  isort: skip
+from sortie.sim.worlds import apartment  # noqa: E402, F401  isort: skip
 
 FLIGHT_WORLDS: dict[str, dict[str, ParamValue]] = {
     "neighborhood": {},

@@ -39,6 +39,7 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
         name="counter_0",
         kind="counter",
         surface_z=0.9,
+        **_surface(3.2, -1.0, 3.8, 1.0),
         approach_x=2.6,
         approach_y=0.0,
         approach_yaw=0.0,
@@ -50,6 +51,7 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
         name="table_0",
         kind="table",
         surface_z=0.75,
+        **_surface(-0.6, -2.8, 0.6, -2.0),
         approach_x=0.0,
         approach_y=-1.4,
         approach_yaw=-90.0,
@@ -64,6 +66,7 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
         room="kitchen_0",
         door="fridge_0_door",
         inside_z=0.6,
+        **_surface(-3.91, 1.69, -3.29, 2.31),
         colour="white",
         material="metal",
         approach_x=-2.5,
@@ -84,6 +87,10 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     _item(kit, "mug_0", "mug", "red", "ceramic", (3.5, 0.5, 0.9), on="counter_0")
     _item(kit, "mug_1", "mug", "blue", "ceramic", (-3.6, 2.0, 0.6), inside="fridge_0")
     return kit.scene((-4, -3, 4, 3), "day", topdown_cut=2.5)
+
+
+def _surface(x0: float, y0: float, x1: float, y1: float) -> dict[str, float]:
+    return {"surface_xmin": x0, "surface_ymin": y0, "surface_xmax": x1, "surface_ymax": y1}
 
 
 def _hollow(centre: tuple[float, float], side: float, height: float, floor: float) -> list:
