@@ -40,6 +40,8 @@ from sortie.missions.household.mission import HouseholdMission
 from sortie.missions.household.skills import Setting, best_skill, offered
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header
+from sortie.sim.household import HouseLayout, house_layout
+from sortie.sim.worlds import build_world
 
 GENERATOR = "sortie.generation.household"
 GENERATOR_VERSION = "1"
@@ -129,19 +131,20 @@ def _candidate(
     validator: HouseholdValidator,
 ) -> EpisodeSpec:
     world = WorldSpec(builder=WORLD, seed=int(rng.integers(2**31)))
+    start = _start(house_layout(build_world(world.builder, world.seed)), rng)
     bare = EpisodeSpec(
-        episode_id=episode_id, family="household", world=world, start=Pose(0, 0, 0, 0)
+        episode_id=episode_id, family="household", level=kind, world=world, start=start
     )
     house = validator.house(bare)
-    start = _start(house, rng)
     draft = TEMPLATES[kind](house, rng)
     expert = _expert(house, draft)
     _check_length(kind, draft, expert)
+    named = [*mentioned(draft), *(s.target for s in expert if s.target)]
     task = HouseholdTask(
         instruction=draft.instruction,
         attributes=draft.attributes,
         split=split,
-        objects=task_objects(house, mentioned(draft)),
+        objects=task_objects(house, list(dict.fromkeys(named))),
         keypaths=draft.keypaths,
         goals=draft.goals,
         expert=expert,
@@ -155,12 +158,12 @@ def _candidate(
     return spec
 
 
-def _start(house: House, rng: np.random.Generator) -> Pose:
-    rooms = house.of_role(ObjectRole.ROOM)
-    room = rooms[int(rng.integers(len(rooms)))]
-    assert room.approach is not None
+def _start(layout: HouseLayout, rng: np.random.Generator) -> Pose:
+    """Return a start at the standing point of a random room, facing a random way."""
+    room = layout.rooms[int(rng.integers(len(layout.rooms)))]
+    x, y, _ = room.approach
     yaw = float(rng.choice([0.0, 90.0, 180.0, -90.0]))
-    return Pose(round(room.approach.x, 3), round(room.approach.y, 3), 0.0, yaw)
+    return Pose(round(x, 3), round(y, 3), 0.0, yaw)
 
 
 def _expert(house: House, draft: Draft) -> list[KeyStep]:

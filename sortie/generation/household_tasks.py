@@ -252,7 +252,7 @@ NEEDS = (
     Need(
         ("toothbrush",),
         ("sink",),
-        "I need to brush my teeth before bed; get my toothbrush ready at the basin.",
+        "I need to brush my teeth before bed; get my toothbrush ready {p} {f}.",
     ),
     Need(
         FRUIT,
@@ -262,7 +262,7 @@ NEEDS = (
     Need(
         ("towel",),
         ("sink",),
-        "I'm going to wash my hands; put something to dry them with by the basin.",
+        "I'm going to wash my hands; put something to dry them with {p} {f}.",
     ),
 )
 
@@ -274,6 +274,8 @@ def logical_task(house: House, rng: np.random.Generator) -> Draft:
         need = NEEDS[int(k)]
         items = [t for t in movable(house) if t.kind in need.kinds]
         places = [t for t in destinations(house) if t.kind in need.places]
+        if "{f}" not in need.text and len(places) != 1:
+            continue  # the words do not say which one: only a lone fitting place will do
         if items and places:
             break
     else:
@@ -298,10 +300,7 @@ def human_style(template: Template) -> Template:
     def talk(house: House, rng: np.random.Generator) -> Draft:
         draft = template(house, rng)
         frame = CONVERSATIONAL[int(rng.integers(len(CONVERSATIONAL)))]
-        task = draft.instruction[0].lower() + draft.instruction[1:]
-        if frame.startswith("Hey") or frame.startswith("Hi"):
-            task = draft.instruction
-        draft.instruction = frame.format(task=task)
+        draft.instruction = frame.format(task=draft.instruction)
         draft.attributes = [*draft.attributes, TaskAttribute.HUMAN_STYLE]
         return draft
 
