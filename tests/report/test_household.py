@@ -15,7 +15,9 @@ from sortie.metrics.scorers import SCORERS
 from sortie.report.clips import clip_sensor
 from sortie.report.episode import PageTools, write_episode_page
 from sortie.report.household import CODE_MEANINGS, final_state
+from sortie.report.html import STYLE, STYLE_FILE
 from sortie.report.maps import WorldMaps
+from sortie.report.player import write_scripts
 from sortie.report.reference import ReferenceViews
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
@@ -25,6 +27,7 @@ from tests.missions.household.conftest import PUT_MUG
 from tests.missions.household.kitchen import KITCHEN, episode
 
 from .conftest import SCRIPT
+from .test_browser import Visit, browser  # noqa: F401 (a fixture: Chromium, or a skip)
 
 GOALS = [{"relation": "on", "object": "mug_1", "place": "table_0"}]
 
@@ -68,12 +71,15 @@ def pages(tmp_path_factory) -> dict[str, str]:
         _run(store, str(suite), "hostile", "hostile", False)
         out = folder / "report" / "episodes"
         out.mkdir(parents=True)
+        write_scripts(out.parent)
+        (out.parent / STYLE_FILE).write_text(STYLE)
         tools = PageTools(WorldMaps(), ReferenceViews())
         with Store(store) as opened:
             for run in ("oracle", "hostile"):
                 (stored,) = opened.episodes(run)
                 written = write_episode_page(opened, run, stored, out, tools)
                 texts[run] = (out / written.name).read_text()
+                texts[f"{run} path"] = str(out / written.name)
     texts["folder"] = str(folder / "report" / "episodes")
     return texts
 
@@ -180,3 +186,12 @@ def test_the_clip_and_player_show_the_front_view() -> None:
         index=1, pose=Pose(0, 0, 0), action={}, clock_sim=0, clock_latency=0, frames=frames
     )
     assert clip_sensor([record]) == "front"
+
+
+def test_the_pages_load_in_a_browser_and_run_no_planner_script(browser, pages) -> None:  # noqa: F811
+    """Both pages load without errors, their images show, the planner's script stays text."""
+    for run in ("oracle", "hostile"):
+        visit = Visit(browser, Path(pages[f"{run} path"]))
+        assert visit.errors == [] and visit.images_loaded()
+        assert visit.page.evaluate("typeof window.pwned") == "undefined"
+    assert SCRIPT in visit.page.locator("section.rounds").inner_text()
