@@ -75,6 +75,25 @@ class ErrorCode(StrEnum):
 
 ERROR_KINDS: dict[str, str] = {"L": "logic", "D": "distance", "F": "format", "E": "execution"}
 """The four kinds of error, by the code's first letter."""
+ERROR_MEANINGS: dict[ErrorCode, str] = {
+    ErrorCode.L1: "hand full",
+    ErrorCode.L2: "hand empty",
+    ErrorCode.L3: "container closed",
+    ErrorCode.L4: "cannot be interacted with that way",
+    ErrorCode.D1: "target farther than 2 m",
+    ErrorCode.D2: "target closer than 0.1 m",
+    ErrorCode.F1: "action or skill not offered",
+    ErrorCode.F2: "target or place unknown or unseen",
+    ErrorCode.E1: "skill failed three times",
+    ErrorCode.E2: "put timed out, object lost",
+    ErrorCode.E3: "skill timed out",
+}
+"""What each code means in a few words, for reports (the members' docstrings say more)."""
+
+
+def error_kind(code: ErrorCode) -> str:
+    """Return the kind of an error code: ``logic``, ``distance``, ``format`` or ``execution``."""
+    return ERROR_KINDS[code.value[0]]
 
 
 class RoundStatus(StrEnum):

@@ -23,6 +23,7 @@ facts. Fractions are in 0..1 (reports show them in percent). Choices and edge ca
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 
 from sortie.core.facts import HouseholdFacts, household_facts
 from sortie.core.household import (
@@ -86,13 +87,13 @@ def score_household(trajectory: Trajectory) -> dict[str, float]:
     }
 
 
-def task_progress(task: HouseholdTask, rounds: list[RoundRecord]) -> float:
+def task_progress(task: HouseholdTask, rounds: Sequence[RoundRecord]) -> float:
     """Return TP: the best keypath's share of steps matched in order by successful rounds."""
     done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
     return max(matched(path, done, task) / len(path) for path in task.keypaths)
 
 
-def matched(path: list[KeyStep], rounds: list[RoundRecord], task: HouseholdTask) -> int:
+def matched(path: Sequence[KeyStep], rounds: Iterable[RoundRecord], task: HouseholdTask) -> int:
     """Return how many of ``path``'s steps ``rounds`` match as an ordered subsequence."""
     count = 0
     for round_ in rounds:

@@ -12,6 +12,7 @@ import gymnasium as gym
 ENV_IDS = {
     "sortie/Rescue-v1": "sortie.missions.rescue.env:RescueEnv",
     "sortie/Aerial-v1": "sortie.missions.aerial.env:AerialEnv",
+    "sortie/Household-v1": "sortie.missions.household.env:HouseholdEnv",
 }
 """Gymnasium id -> entry point of each family's env."""
 

@@ -18,18 +18,19 @@ from PIL import Image
 from sortie.core.trajectory import StepRecord
 from sortie.run.frames import load_frame
 
-PREFERRED_SENSOR = "rgb"
+PREFERRED_SENSORS = ("rgb", "front")
+"""The frames a clip is made of, if recorded: the ego RGB image, or a household front view."""
 MAX_FRAMES = 120
 """Longer episodes are sampled evenly down to this many frames, to keep files small."""
 FRAME_SECONDS = 0.1
 
 
 def clip_sensor(steps: Sequence[StepRecord]) -> str | None:
-    """Return the sensor to make a clip of (``rgb`` if recorded), or None with no frames."""
+    """Return the sensor to make a clip of (``rgb``, else ``front``), or None with no frames."""
     sensors = {name for step in steps for name in step.frames}
     if not sensors:
         return None
-    return PREFERRED_SENSOR if PREFERRED_SENSOR in sensors else sorted(sensors)[0]
+    return next((p for p in PREFERRED_SENSORS if p in sensors), min(sensors))
 
 
 def clip_digests(steps: Sequence[StepRecord], sensor: str, limit: int = MAX_FRAMES) -> list[str]:

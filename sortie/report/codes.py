@@ -16,24 +16,10 @@ from typing import Any
 
 from rich.table import Table
 
-from sortie.core.household import ERROR_KINDS, ErrorCode
+from sortie.core.household import ERROR_MEANINGS, ErrorCode, error_kind
 from sortie.report.tables import errored
 from sortie.run.store import Store
 
-CODE_LABELS: dict[ErrorCode, str] = {
-    ErrorCode.L1: "hand full",
-    ErrorCode.L2: "hand empty",
-    ErrorCode.L3: "container closed",
-    ErrorCode.L4: "cannot be interacted with that way",
-    ErrorCode.D1: "target farther than 2 m",
-    ErrorCode.D2: "target closer than 0.1 m",
-    ErrorCode.F1: "action or skill not offered",
-    ErrorCode.F2: "target or place unknown",
-    ErrorCode.E1: "skill failed three times",
-    ErrorCode.E2: "put timed out, nothing held",
-    ErrorCode.E3: "skill timed out",
-}
-"""A short meaning of each code (``sortie.core.household.ErrorCode`` has the full one)."""
 HEADER = ("run", "code", "kind", "meaning", "successful runs", "failed runs", "all runs")
 TITLE = "Executor error codes (rounds, summed over each run's successful and failed episodes)"
 
@@ -73,8 +59,8 @@ def code_rows(counts: dict[str, CodeCounts]) -> tuple[list[str], list[list[str]]
     for run, run_counts in counts.items():
         for code in ErrorCode:
             good, bad = run_counts.successful[code.value], run_counts.failed[code.value]
-            kind = ERROR_KINDS[code.value[0]]
-            lines.append([run, code.value, kind, CODE_LABELS[code], str(good), str(bad)])
+            kind = error_kind(code)
+            lines.append([run, code.value, kind, ERROR_MEANINGS[code], str(good), str(bad)])
             lines[-1].append(str(good + bad))
     return list(HEADER), lines
 
@@ -105,8 +91,8 @@ def code_json(counts: CodeCounts) -> dict[str, Any]:
         **{
             code.value.lower(): {
                 "code": code.value,
-                "kind": ERROR_KINDS[code.value[0]],
-                "meaning": CODE_LABELS[code],
+                "kind": error_kind(code),
+                "meaning": ERROR_MEANINGS[code],
                 "successful": counts.successful[code.value],
                 "failed": counts.failed[code.value],
             }

@@ -17,6 +17,7 @@ from sortie.core.records_io import Trajectory, read_trajectory
 from sortie.core.trajectory import EventRecord, StageRecord, StepRecord
 from sortie.missions.registry import check_episode
 from sortie.report.clips import write_clip
+from sortie.report.household import rounds_section, task_panel
 from sortie.report.html import HtmlTable, Pre, esc, page, preformatted, render_table, slug
 from sortie.report.maps import (
     LEGEND,
@@ -45,6 +46,12 @@ from sortie.run.store import Store, StoredEpisode
 from sortie.sim.topdown import TopDownMap
 
 EPISODES_FOLDER = "episodes"
+SCORES = {
+    "rescue": (("TS", "ts", 1), ("collisions", "collisions", 0)),
+    "aerial": (("SR", "sr", 0), ("MP", "mp", 1)),
+    "household": (("SR", "sr", 0), ("TP", "tp", 2), ("PLWSR", "plwsr", 2), ("GC", "gc", 2)),
+}
+"""The scores an episode page's summary shows: (label, metric, digits) by family."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +105,8 @@ def _views(
     drawn, map_html = _map(trajectory, tools.maps, folder, name)
     clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
     player = _player(trajectory, store.folder, folder, name, drawn)
+    if trajectory.header.episode.family == "household":
+        clip_html += rounds_section(trajectory.steps, store.folder, folder.parent)
     return [mission, map_html, player, clip_html], clip, drawn[0].src if drawn else None
 
 
@@ -123,13 +132,7 @@ def level_name(family: str) -> str:
 
 def _summary(run: str, episode: StoredEpisode, family: str) -> str:
     metrics = episode.metrics
-    scores = {
-        "aerial": [("SR", _number(metrics.get("sr"), 0)), ("MP", _number(metrics.get("mp")))],
-        "household": [("SR", _number(metrics.get("sr"), 0)), ("TP", _number(metrics.get("tp"), 2))],
-    }.get(
-        family,
-        [("TS", _number(metrics.get("ts"))), ("collisions", _number(metrics.get("collisions"), 0))],
-    )
+    scores = SCORES.get(family, SCORES["rescue"])
     facts = [
         ("run", run),
         ("key", episode.key),
@@ -141,7 +144,7 @@ def _summary(run: str, episode: StoredEpisode, family: str) -> str:
         ("outcome", episode.outcome),
         ("failure reason", episode.failure_reason or "–"),
         ("steps", str(episode.steps)),
-        *scores,
+        *((label, _number(metrics.get(key), digits)) for label, key, digits in scores),
         ("wall seconds", _number(episode.wall_seconds, 2)),
         ("attempts", str(episode.attempts)),
     ]
@@ -155,6 +158,8 @@ def _mission(trajectory: Trajectory, references: ReferenceViews, folder: Path, n
         lines = _rescue_mission(trajectory, references, folder, name)
     elif spec.family == "aerial":
         lines = _aerial_mission(trajectory)
+    elif spec.family == "household":
+        lines = task_panel(trajectory)
     else:
         return ""
     return "<section class='mission'><h2>Mission</h2>" + "".join(lines) + "</section>"

@@ -64,6 +64,11 @@ img.frame { width: 256px; image-rendering: pixelated; }
 table.sortable th { cursor: pointer; } th[aria-sort=ascending]::after { content: " ▲"; }
 th[aria-sort=descending]::after { content: " ▼"; }
 .pair { display: flex; gap: 1em; flex-wrap: wrap; } .pair img { width: 420px; }
+.round { border: 1px solid #ddd; padding: 0.3em 1em 0.6em; margin: 0.8em 0; max-width: 70em; }
+.round h3 { font-size: 1em; margin: 0.4em 0; }
+.views4 { display: flex; flex-wrap: wrap; gap: 0.5em; } .views4 figure { margin: 0; }
+.views4 img { width: 160px; image-rendering: pixelated; } .views4 figcaption { font-size: 0.8em; }
+.mission li.best { font-weight: bold; }
 """
 
 

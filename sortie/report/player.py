@@ -31,6 +31,7 @@ FRAMES_FOLDER = "frames"
 STAGE_NAMES = {
     "rescue": {"S1": "explore", "S2": "rescue", "S3": "return", "S4": "hand-off"},
     "aerial": {"S1": "reach", "S2": "done"},
+    "household": {"S1": "task"},
 }
 """What each family's stages are called (the records name them S1, S2, ...)."""
 PATROL_NAMES = {"S1": "patrol", "S2": "done"}

@@ -8,7 +8,7 @@ from sortie.missions.gym_ids import ENV_IDS, register_envs
 
 
 def test_ids_are_registered_on_import_without_loading_the_envs():
-    """After `import sortie` both ids are registered and no env module is imported yet."""
+    """After `import sortie` every id is registered and no env module is imported yet."""
     code = (
         "import sys, gymnasium, sortie; "
         "print(sorted(k for k in gymnasium.registry if k.startswith('sortie/')), "
@@ -17,7 +17,7 @@ def test_ids_are_registered_on_import_without_loading_the_envs():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "['sortie/Aerial-v1', 'sortie/Rescue-v1'] False"
+    assert out.strip() == ("['sortie/Aerial-v1', 'sortie/Household-v1', 'sortie/Rescue-v1'] False")
 
 
 def test_registering_again_changes_nothing():

@@ -45,7 +45,7 @@ class HouseholdOracle:
             self.state = self.state.observe(record)
         self._seen_rounds = len(history)
         remaining = [
-            keypath[matched(keypath, list(history), self.task) :] for keypath in self.task.keypaths
+            keypath[matched(keypath, history, self.task) :] for keypath in self.task.keypaths
         ]
         try:
             steps = shortest_plan(self.state, remaining)
