@@ -132,19 +132,19 @@ class SupportsManipulation(Protocol):
         ...
 
     def look_around(self, headings: tuple[float, ...]) -> tuple[Frames, ...]:
-        """Render the head camera at each heading (degrees from the base's, left positive).
+        """Render the head camera's sensors at each heading (degrees from the base's, left +)."""
+        ...
 
-        Each view has the backend's sensors and always the semantic image (the mission reads
-        from it what the robot has seen).
+    def shown_around(self, headings: tuple[float, ...]) -> tuple[frozenset[str], ...]:
+        """Return, per heading, the names of the objects the head camera's view shows.
+
+        What a perfect detector would report: the mission learns from it what the robot has
+        seen (sensor-only skills act on nothing else).
         """
         ...
 
     def put_on(self, name: str, furniture: str) -> Event:
         """Put held object ``name`` on (or, for a container, inside) ``furniture``."""
-        ...
-
-    def instance_names(self) -> dict[int, str]:
-        """Return the scene object name of every instance id of the semantic images."""
         ...
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,8 @@ class _World:
     renderer: Renderer
     _nav: NavGraph | None = field(default=None, repr=False)
     _layout: HouseLayout | None = field(default=None, repr=False)
+    names: dict[int, str] | None = field(default=None, repr=False)
+    """Instance id -> object name, made on first use."""
 
     @classmethod
     def build(cls, spec: WorldSpec, placements: list[Placement]) -> _World:
@@ -270,15 +272,40 @@ class EmbeddedBackend(PositionQueries):
         return body.pose
 
     def look_around(self, headings: tuple[float, ...]) -> tuple[Frames, ...]:
-        """Render the head camera at each heading from the base's (the semantic image always)."""
-        sensors = self.sensors | {Sensor.SEMANTIC}
+        """Render the head camera's sensors at each heading from the base's."""
+        return tuple(self._head_view(self.camera, h, self.sensors) for h in headings)
+
+    def shown_around(self, headings: tuple[float, ...]) -> tuple[frozenset[str], ...]:
+        """Return, per heading, the names of the objects covering ``visible_pixels`` of the view.
+
+        Unless the body's camera renders semantic images anyway, they are rendered for this
+        at a quarter of its pixels (half the width and height, the same field of view), with
+        the pixel count scaled alike: what a detector finds is the same, at a quarter the cost.
+        """
+        camera, pixels = self.camera, self.visible_pixels
+        if Sensor.SEMANTIC not in self.sensors:
+            camera = replace(
+                camera, width=max(8, camera.width // 2), height=max(8, camera.height // 2)
+            )
+            pixels = max(1, pixels // 4)
+        names = self.instance_names()
+        shown = []
+        for heading in headings:
+            semantic = self._head_view(camera, heading, {Sensor.SEMANTIC}).semantic
+            assert semantic is not None
+            ids, counts = np.unique(semantic, return_counts=True)
+            shown.append(
+                frozenset(
+                    names[int(i)] for i, c in zip(ids, counts, strict=True) if i and c >= pixels
+                )
+            )
+        return tuple(shown)
+
+    def _head_view(self, camera: CameraSpec, heading: float, sensors: Collection[Sensor]) -> Frames:
         pose = self.pose()
         eye = (pose.x, pose.y, pose.z + self._eye_height())
         renderer = self._require_world().renderer
-        return tuple(
-            renderer.render(self.camera, eye, pose.yaw + heading, self._pitch, sensors)
-            for heading in headings
-        )
+        return renderer.render(camera, eye, pose.yaw + heading, self._pitch, sensors)
 
     def put_on(self, name: str, furniture: str) -> Event:
         """Put held object ``name`` at a free spot on (a container: inside) ``furniture``."""
@@ -299,8 +326,10 @@ class EmbeddedBackend(PositionQueries):
 
     def instance_names(self) -> dict[int, str]:
         """Return the scene object name of every instance id of the semantic images."""
-        scene = self._require_world().scene
-        return {scene.id_of(o.name): o.name for o in scene.objects}
+        world = self._require_world()
+        if world.names is None:
+            world.names = {world.scene.id_of(o.name): o.name for o in world.scene.objects}
+        return world.names
 
     def oracle_view(self) -> EmbeddedOracleView:
         """Return privileged knowledge of the current world."""

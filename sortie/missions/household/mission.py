@@ -12,8 +12,6 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-import numpy as np
-
 from sortie.backends.base import (
     Backend,
     StepOutcome,
@@ -53,8 +51,6 @@ from sortie.missions.stages import Stage
 
 HEADINGS = (0.0, 90.0, 180.0, 270.0)
 """The four views' headings from the base's, degrees (left positive): front, left, back, right."""
-SEEN_PIXELS = 10
-"""Pixels a thing must cover in a view to count as seen (by the robot and its detector)."""
 _EVENTS = {
     Verb.PICK: EventKind.PICKED_UP,
     Verb.PUT: EventKind.DROPPED,
@@ -122,7 +118,7 @@ class HouseholdMission(MissionRuntime):
         self.executor = Executor(
             backend, self.oracle, self.house, self.task, skills, self.profile, self.seed
         )
-        self.names = self._nameable(backend.instance_names())
+        self.names = self._nameable()
         self.rounds: list[RoundRecord] = []
         self.ended, self.success = False, False
         self.seen: set[str] = set()
@@ -157,13 +153,10 @@ class HouseholdMission(MissionRuntime):
             skills=tuple((s.name, s.role) for s in skills),
         )
 
-    def _nameable(self, instances: dict[int, str]) -> dict[int, str]:
-        """Return the instance ids of the things a planner may name (a door means its container)."""
-        doors = {t.door: t.name for t in self.house.things.values() if t.door}
-        names = {}
-        for instance, name in instances.items():
-            if name in self.house.things or name in doors:
-                names[instance] = doors.get(name, name)
+    def _nameable(self) -> dict[str, str]:
+        """Return the scene objects that stand for things a planner may name (a door: its owner)."""
+        names = {name: name for name in self.house.things}
+        names.update({t.door: t.name for t in self.house.things.values() if t.door})
         return names
 
     # --- one round -----------------------------------------------------------------------
@@ -200,8 +193,9 @@ class HouseholdMission(MissionRuntime):
         return record.model_copy(update={"round": self.rounds[-1]})
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> HouseholdObservation:
-        views = self.backend.look_around(HEADINGS)  # type: ignore[attr-defined]
-        detections = tuple(self._detected(v) for v in views)
+        backend: Any = self.backend
+        views = backend.look_around(HEADINGS)
+        detections = tuple(self._detected(shown) for shown in backend.shown_around(HEADINGS))
         for names in detections:
             self.seen.update(names)
         last = self.rounds[-1] if self.rounds else None
@@ -223,17 +217,9 @@ class HouseholdMission(MissionRuntime):
             rounds_left=max(0, self.task.max_rounds - self.steps),
         )
 
-    def _detected(self, view: Frames) -> tuple[str, ...]:
-        """Return the names of the things covering at least ``SEEN_PIXELS`` of a view."""
-        if view.semantic is None:
-            return ()
-        ids, counts = np.unique(view.semantic, return_counts=True)
-        shown = {
-            self.names[int(i)]
-            for i, c in zip(ids, counts, strict=True)
-            if c >= SEEN_PIXELS and int(i) in self.names
-        }
-        return tuple(sorted(shown))
+    def _detected(self, shown: frozenset[str]) -> tuple[str, ...]:
+        """Return the things a planner may name among what a view shows (a door: its container)."""
+        return tuple(sorted({self.names[n] for n in shown if n in self.names}))
 
     def _facts(self) -> dict[str, Any]:
         return HouseholdFacts(
