@@ -322,7 +322,7 @@ def _furnish(
         host = _place(kit, rng, state, kind, room.name)
         if host is not None:
             hosts.append(host)
-    _set_room_approach(kit, state, room)
+    _set_room_approach(state, room, room_type)
     return hosts
 
 
@@ -540,11 +540,10 @@ def _add_piece(
     height = "inside_z" if piece.kind in CONTAINERS else "surface_z"
     attributes[height] = round(piece.surface_z, 4)
     body_parts = [p.transformed(placed.matrix) for p in piece.body]
-    if piece.kind in CONTAINERS:
-        attributes["door"] = f"{piece.kind}_{_next(kit, piece.kind)}_door"
     body = kit.add(piece.kind, body_parts)
     body.attributes.update(attributes)
     if piece.kind in CONTAINERS:
+        body.attributes["door"] = f"{body.name}_door"
         _add_door(kit, body, placed, bool(rng.random() < 0.3))
     return Host(
         body.name,
@@ -555,11 +554,6 @@ def _add_piece(
         piece.surface_z,
         piece.headroom,
     )
-
-
-def _next(kit: WorldKit, semantic: str) -> int:
-    """Return the number the kit gives the next object of ``semantic``."""
-    return kit._counts.get(semantic, 0)  # noqa: SLF001 - the kit names objects this way
 
 
 def _add_door(kit: WorldKit, body: SceneObject, placed: Placed, starts_open: bool) -> None:
@@ -588,8 +582,8 @@ def _add_door(kit: WorldKit, body: SceneObject, placed: Placed, starts_open: boo
     )
 
 
-def _set_room_approach(kit: WorldKit, state: RoomState, room: SceneObject) -> None:
-    """Give the room a free standing point: the free point nearest its centre."""
+def _set_room_approach(state: RoomState, room: SceneObject, room_type: str) -> None:
+    """Mark the floor as a room and give it the free standing point nearest its centre."""
     labels, inner = _raster(state, [])
     target = _label_at(labels, inner, state.points[0]) if state.points else 0
     cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
@@ -603,9 +597,9 @@ def _set_room_approach(kit: WorldKit, state: RoomState, room: SceneObject) -> No
     else:
         point = state.points[0]
     room.attributes.update(
-        role="room", room_type=room.name.rsplit("_", 1)[0], approach_x=point[0], approach_y=point[1]
+        role="room", room_type=room_type, approach_x=point[0], approach_y=point[1]
     )
-    room.attributes["approach_yaw"] = 0.0
+    room.attributes["approach_yaw"] = 0.0  # any way will do in the open
 
 
 # --- items ---------------------------------------------------------------------------------
