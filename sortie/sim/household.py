@@ -272,6 +272,16 @@ def resting_on(scene: Scene, layout: HouseLayout, furniture: str) -> tuple[str, 
     )
 
 
+def item_base(scene: Scene, name: str) -> tuple[float, float, float] | None:
+    """Return where item ``name``'s base centre is now, ``(x, y, z)``; None while hidden.
+
+    Moving an item from here to a spot of ``place_spots`` is a pure translation by their
+    difference (on top of any transform it already has).
+    """
+    disc = _disc(scene, name)
+    return None if disc is None else (disc[0], disc[1], disc[3])
+
+
 def item_radius(scene: Scene, name: str) -> float:
     """Return the radius of the circle around item ``name``'s footprint, as built."""
     low, high = scene[name].bounds()
