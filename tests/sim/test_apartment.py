@@ -112,9 +112,12 @@ def test_approach_points_stand_near_their_furniture():
             assert 0.4 <= gap <= 0.9, (seed, piece.name, gap)
 
 
-@pytest.mark.parametrize("seed", [0, 7])
+@pytest.mark.parametrize("seed", [0, 7, 21])
 def test_approach_points_are_on_the_graph_and_joined(seed):
-    """Every room and furniture approach has a graph node within 0.2 m, all mutually reachable."""
+    """Every room and furniture approach has a graph node within 0.2 m, all mutually reachable.
+
+    Seed 21 has two floors meeting under a doorway on a grid line (its sill keeps it open).
+    """
     scene, layout = _apartment(seed)
     graph = NavGraph.build(scene, PLANNING)
     points = [r.approach for r in layout.rooms] + [p.approach for p in layout.furniture]

@@ -49,6 +49,7 @@ CLEAR = 0.65
 PASSAGE = 0.6
 """Half the narrowest gap kept open between obstacles on the way to every approach point."""
 RASTER = 0.05
+SILL = 0.005
 ROOM_TYPES = ("kitchen", "living_room", "bedroom", "bathroom", "dining_room", "study", "hallway")
 
 FURNISHING: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -255,9 +256,27 @@ def _add_structure(
         ]
         a, b = ((at, start), (at, end)) if axis == 0 else ((start, at), (end, at))
         kit.add("wall", wall(a, b, 0.0, WALL_HEIGHT, wall_colour, openings or None, WALL))
+    sill = jitter_color(rng, (120, 110, 100), 10)
+    for i, doorway in enumerate(plan.doorways):
+        _add_sill(kit, doorway, sill, f"sill_{i}")
     ceiling = slab(x0 - 0.1, y0 - 0.1, x1 + 0.1, y1 + 0.1, WALL_HEIGHT, WALL_HEIGHT + 0.1)
     kit.add("ceiling", ceiling)
     return rooms
+
+
+def _add_sill(kit: WorldKit, doorway: Doorway, colour: tuple[int, int, int], name: str) -> None:
+    """Add a doorway's sill, 5 mm proud of the floors it joins.
+
+    Two rooms' floors meet under the doorway; a ray down exactly on that seam can slip
+    between them, and the navigation graph would lose the column that crosses the doorway.
+    """
+    half, depth = DOORWAY[0] / 2, WALL
+    at, along = doorway.at, doorway.along
+    if doorway.axis == 0:
+        rect = (at - depth, along - half, at + depth, along + half)
+    else:
+        rect = (along - half, at - depth, along + half, at + depth)
+    kit.add("floor", floor_slab(*rect, SILL, colour), name=name, kind="sill")
 
 
 # --- furniture -----------------------------------------------------------------------------
@@ -520,6 +539,8 @@ def _add_piece(
     state.bodies.append(placed.footprint)
     if placed.swing:
         state.bodies.append(placed.swing)
+    if placed.sweep:
+        state.keep.append(placed.sweep)  # nothing may stand where the door turns
     state.points.append(approach)
     sx0, sy0, sx1, sy1 = placed.surface
     aim = ((sx0 + sx1) / 2 - approach[0], (sy0 + sy1) / 2 - approach[1])
