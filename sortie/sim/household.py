@@ -27,7 +27,17 @@ from typing import TypeVar
 import numpy as np
 
 from sortie.core.errors import ConfigError
+from sortie.sim.assets.household import CONTAINERS, ITEMS, RECEPTACLES
 from sortie.sim.scene import Dynamics, Scene, SceneObject
+
+ROOM_TYPES = ("kitchen", "living_room", "bedroom", "bathroom", "dining_room", "study", "hallway")
+"""The room types an apartment's rooms are named by."""
+RECEPTACLE_KINDS: tuple[str, ...] = RECEPTACLES
+"""Furniture kinds items are put on."""
+CONTAINER_KINDS: tuple[str, ...] = CONTAINERS
+"""Furniture kinds items are put in, behind a door."""
+ITEM_KINDS: tuple[str, ...] = tuple(ITEMS)
+"""Every kind of small portable object."""
 
 Rect = tuple[float, float, float, float]
 Approach = tuple[float, float, float]

@@ -11,13 +11,21 @@ from sortie.core.errors import ParameterError
 from sortie.core.observation import Sensor
 from sortie.sim.assets.household import item_mesh, item_radius
 from sortie.sim.camera import CameraSpec
-from sortie.sim.household import HouseLayout, house_layout
+from sortie.sim.household import (
+    CONTAINER_KINDS,
+    ITEM_KINDS,
+    RECEPTACLE_KINDS,
+    ROOM_TYPES,
+    HouseLayout,
+    house_layout,
+)
 from sortie.sim.navigation import NavGraph
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene
+from sortie.sim.semantics import CLASS_IDS
 from sortie.sim.shapes import PLANNING
 from sortie.sim.worlds import build_world
-from sortie.sim.worlds.apartment import ROOM_TYPES
+from sortie.sim.worlds.apartment import FURNISHING
 
 SEEDS = range(20)
 
@@ -54,6 +62,13 @@ def test_every_room_type_is_known_and_every_apartment_has_a_kitchen():
         rooms = _apartment(seed)[1].rooms
         assert all(r.room_type in ROOM_TYPES and r.name.startswith(r.room_type) for r in rooms)
         assert "kitchen" in {r.room_type for r in rooms}, seed
+
+
+def test_every_room_type_has_its_furniture_and_every_kind_a_semantic_class():
+    """Each room type lists furniture to hold; every furniture and item kind is its own class."""
+    assert set(FURNISHING) == set(ROOM_TYPES)
+    kinds = [*RECEPTACLE_KINDS, *CONTAINER_KINDS, *ITEM_KINDS]
+    assert len(set(kinds)) == len(kinds) and set(kinds) <= set(CLASS_IDS)
 
 
 def test_items_come_in_thirty_kinds_and_some_kind_is_ambiguous():

@@ -50,7 +50,6 @@ PASSAGE = 0.6
 """Half the narrowest gap kept open between obstacles on the way to every approach point."""
 RASTER = 0.05
 SILL = 0.005
-ROOM_TYPES = ("kitchen", "living_room", "bedroom", "bathroom", "dining_room", "study", "hallway")
 
 FURNISHING: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "kitchen": (
