@@ -53,15 +53,15 @@ SILL = 0.005
 
 FURNISHING: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "kitchen": (
-        ("fridge", "sink", "counter"),
-        ("counter", "cabinet", "dishwasher", "microwave", "drawer", "table"),
+        ("fridge", "sink", "counter", "counter"),
+        ("cabinet", "dishwasher", "microwave", "drawer", "table"),
     ),
-    "living_room": (("sofa", "tv_stand", "coffee_table"), ("shelf", "cabinet", "drawer")),
+    "living_room": (("sofa", "tv_stand", "coffee_table", "shelf"), ("cabinet", "drawer")),
     "bedroom": (("bed", "wardrobe", "nightstand"), ("nightstand", "drawer", "desk")),
     "bathroom": (("sink", "cabinet"), ("shelf",)),
     "dining_room": (("table", "cabinet"), ("shelf", "drawer")),
-    "study": (("desk", "shelf"), ("drawer", "cabinet")),
-    "hallway": (("shelf",), ("cabinet", "drawer")),
+    "study": (("desk", "shelf", "drawer"), ("cabinet",)),
+    "hallway": (("shelf", "cabinet"), ("drawer",)),
 }
 """Per room type: the pieces it always tries to hold, then the ones ``clutter`` may add."""
 
