@@ -50,18 +50,19 @@ PASSAGE = 0.6
 """Half the narrowest gap kept open between obstacles on the way to every approach point."""
 RASTER = 0.05
 SILL = 0.005
+SILL_COLOUR = (120, 110, 100)
 
 FURNISHING: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "kitchen": (
-        ("fridge", "sink", "counter", "counter"),
-        ("cabinet", "dishwasher", "microwave", "drawer", "table"),
+        ("fridge", "sink", "counter"),
+        ("counter", "cabinet", "dishwasher", "microwave", "drawer", "table"),
     ),
-    "living_room": (("sofa", "tv_stand", "coffee_table", "shelf"), ("cabinet", "drawer")),
+    "living_room": (("sofa", "tv_stand", "coffee_table"), ("shelf", "cabinet", "drawer")),
     "bedroom": (("bed", "wardrobe", "nightstand"), ("nightstand", "drawer", "desk")),
     "bathroom": (("sink", "cabinet"), ("shelf",)),
     "dining_room": (("table", "cabinet"), ("shelf", "drawer")),
-    "study": (("desk", "shelf", "drawer"), ("cabinet",)),
-    "hallway": (("shelf", "cabinet"), ("drawer",)),
+    "study": (("desk", "shelf"), ("drawer", "cabinet")),
+    "hallway": (("shelf",), ("cabinet", "drawer")),
 }
 """Per room type: the pieces it always tries to hold, then the ones ``clutter`` may add."""
 
@@ -116,6 +117,10 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     for i, rect in enumerate(plan.rects):
         hosts += _furnish(kit, rng, rooms[i], types[i], rect, plan, i, clutter)
     _add_items(kit, rng, hosts, round(count * (2.5 + 6.0 * clutter)))
+    # Last, and without drawing from rng: the suites written before the sills name the same
+    # objects, with the same instance ids.
+    for i, doorway in enumerate(plan.doorways):
+        _add_sill(kit, doorway, f"sill_{i}")
     x0, y0, x1, y1 = _outline(plan.rects)
     return kit.scene(
         (x0 - 0.3, y0 - 0.3, x1 + 0.3, y1 + 0.3), str(params["lighting"]), topdown_cut=2.4
@@ -255,15 +260,12 @@ def _add_structure(
         ]
         a, b = ((at, start), (at, end)) if axis == 0 else ((start, at), (end, at))
         kit.add("wall", wall(a, b, 0.0, WALL_HEIGHT, wall_colour, openings or None, WALL))
-    sill = jitter_color(rng, (120, 110, 100), 10)
-    for i, doorway in enumerate(plan.doorways):
-        _add_sill(kit, doorway, sill, f"sill_{i}")
     ceiling = slab(x0 - 0.1, y0 - 0.1, x1 + 0.1, y1 + 0.1, WALL_HEIGHT, WALL_HEIGHT + 0.1)
     kit.add("ceiling", ceiling)
     return rooms
 
 
-def _add_sill(kit: WorldKit, doorway: Doorway, colour: tuple[int, int, int], name: str) -> None:
+def _add_sill(kit: WorldKit, doorway: Doorway, name: str) -> None:
     """Add a doorway's sill, 5 mm proud of the floors it joins.
 
     Two rooms' floors meet under the doorway; a ray down exactly on that seam can slip
@@ -275,7 +277,7 @@ def _add_sill(kit: WorldKit, doorway: Doorway, colour: tuple[int, int, int], nam
         rect = (at - depth, along - half, at + depth, along + half)
     else:
         rect = (along - half, at - depth, along + half, at + depth)
-    kit.add("floor", floor_slab(*rect, SILL, colour), name=name, kind="sill")
+    kit.add("floor", floor_slab(*rect, SILL, SILL_COLOUR), name=name, kind="sill")
 
 
 # --- furniture -----------------------------------------------------------------------------
@@ -538,8 +540,6 @@ def _add_piece(
     state.bodies.append(placed.footprint)
     if placed.swing:
         state.bodies.append(placed.swing)
-    if placed.sweep:
-        state.keep.append(placed.sweep)  # nothing may stand where the door turns
     state.points.append(approach)
     sx0, sy0, sx1, sy1 = placed.surface
     aim = ((sx0 + sx1) / 2 - approach[0], (sy0 + sy1) / 2 - approach[1])
