@@ -27,7 +27,17 @@ from typing import TypeVar
 import numpy as np
 
 from sortie.core.errors import ConfigError
+from sortie.sim.assets.household import CONTAINERS, ITEMS, RECEPTACLES
 from sortie.sim.scene import Dynamics, Scene, SceneObject
+
+ROOM_TYPES = ("kitchen", "living_room", "bedroom", "bathroom", "dining_room", "study", "hallway")
+"""The room types an apartment's rooms are named by."""
+RECEPTACLE_KINDS: tuple[str, ...] = RECEPTACLES
+"""Furniture kinds items are put on."""
+CONTAINER_KINDS: tuple[str, ...] = CONTAINERS
+"""Furniture kinds items are put in, behind a door."""
+ITEM_KINDS: tuple[str, ...] = tuple(ITEMS)
+"""Every kind of small portable object."""
 
 Rect = tuple[float, float, float, float]
 Approach = tuple[float, float, float]
@@ -270,6 +280,16 @@ def resting_on(scene: Scene, layout: HouseLayout, furniture: str) -> tuple[str, 
         and abs(disc[3] - piece.surface_z) <= RESTING
         and _contains(piece.surface, disc[0], disc[1])
     )
+
+
+def item_base(scene: Scene, name: str) -> tuple[float, float, float] | None:
+    """Return where item ``name``'s base centre is now, ``(x, y, z)``; None while hidden.
+
+    Moving an item from here to a spot of ``place_spots`` is a pure translation by their
+    difference (on top of any transform it already has).
+    """
+    disc = _disc(scene, name)
+    return None if disc is None else (disc[0], disc[1], disc[3])
 
 
 def item_radius(scene: Scene, name: str) -> float:

@@ -5,7 +5,8 @@ import math
 import pytest
 
 from sortie.core.errors import ConfigError
-from sortie.sim.household import house_layout, place_spots, resting_on
+from sortie.sim.household import house_layout, item_base, item_radius, place_spots, resting_on
+from sortie.sim.mesh import pose_matrix
 from sortie.sim.scene import Scene, SceneObject
 from sortie.sim.worlds import build_world
 
@@ -37,9 +38,10 @@ def _changed(scene: Scene, name: str, drop: str | None = None, **values) -> Scen
 
 
 def test_layout_lists_every_room_piece_and_item(scene):
-    """The layout has one room per floor and every object with a household role."""
+    """The layout has one room per floor (sills aside) and every object with a household role."""
     layout = house_layout(scene)
-    assert {r.name for r in layout.rooms} == {o.name for o in scene.of_class("floor")}
+    floors = {o.name for o in scene.of_class("floor") if not o.name.startswith("sill_")}
+    assert {r.name for r in layout.rooms} == floors
     roles = [o.attributes.get("role") for o in scene.objects]
     assert len(layout.furniture) == roles.count("receptacle") + roles.count("container")
     assert len(layout.items) == roles.count("item") > 10
@@ -137,3 +139,25 @@ def test_place_spots_on_unknown_furniture_names_the_known(scene):
     """An unknown furniture name is refused with the list of furniture."""
     with pytest.raises(ConfigError, match="no receptacle or container named 'moon_0'"):
         place_spots(scene, house_layout(scene), "moon_0", 1)
+
+
+def test_an_item_moved_to_a_spot_rests_there(scene):
+    """Translating an item by spot minus ``item_base`` puts its base on the new surface."""
+    layout = house_layout(scene)
+    item = layout.items[0]
+    others = [p for p in layout.furniture if p.name != item.host and p.role == "receptacle"]
+    target = max(others, key=lambda p: p.surface[2] - p.surface[0])
+    spot = place_spots(scene, layout, target.name, 1, radius=item_radius(scene, item.name))[0]
+    base = item_base(scene, item.name)
+    assert base is not None
+    scene.set_transform(
+        item.name, pose_matrix(tuple(s - b for s, b in zip(spot, base, strict=True)))
+    )
+    try:
+        assert item.name in resting_on(scene, layout, target.name)
+        moved = item_base(scene, item.name)
+        assert (
+            moved is not None and max(abs(m - s) for m, s in zip(moved, spot, strict=True)) < 1e-3
+        )
+    finally:
+        scene.reset_state()

@@ -49,7 +49,8 @@ CLEAR = 0.65
 PASSAGE = 0.6
 """Half the narrowest gap kept open between obstacles on the way to every approach point."""
 RASTER = 0.05
-ROOM_TYPES = ("kitchen", "living_room", "bedroom", "bathroom", "dining_room", "study", "hallway")
+SILL = 0.005
+SILL_COLOUR = (120, 110, 100)
 
 FURNISHING: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "kitchen": (
@@ -116,6 +117,10 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     for i, rect in enumerate(plan.rects):
         hosts += _furnish(kit, rng, rooms[i], types[i], rect, plan, i, clutter)
     _add_items(kit, rng, hosts, round(count * (2.5 + 6.0 * clutter)))
+    # Last, and without drawing from rng: the suites written before the sills name the same
+    # objects, with the same instance ids.
+    for i, doorway in enumerate(plan.doorways):
+        _add_sill(kit, doorway, f"sill_{i}")
     x0, y0, x1, y1 = _outline(plan.rects)
     return kit.scene(
         (x0 - 0.3, y0 - 0.3, x1 + 0.3, y1 + 0.3), str(params["lighting"]), topdown_cut=2.4
@@ -260,6 +265,21 @@ def _add_structure(
     return rooms
 
 
+def _add_sill(kit: WorldKit, doorway: Doorway, name: str) -> None:
+    """Add a doorway's sill, 5 mm proud of the floors it joins.
+
+    Two rooms' floors meet under the doorway; a ray down exactly on that seam can slip
+    between them, and the navigation graph would lose the column that crosses the doorway.
+    """
+    half, depth = DOORWAY[0] / 2, WALL
+    at, along = doorway.at, doorway.along
+    if doorway.axis == 0:
+        rect = (at - depth, along - half, at + depth, along + half)
+    else:
+        rect = (along - half, at - depth, along + half, at + depth)
+    kit.add("floor", floor_slab(*rect, SILL, SILL_COLOUR), name=name, kind="sill")
+
+
 # --- furniture -----------------------------------------------------------------------------
 
 
@@ -322,7 +342,7 @@ def _furnish(
         host = _place(kit, rng, state, kind, room.name)
         if host is not None:
             hosts.append(host)
-    _set_room_approach(kit, state, room)
+    _set_room_approach(state, room, room_type)
     return hosts
 
 
@@ -540,11 +560,10 @@ def _add_piece(
     height = "inside_z" if piece.kind in CONTAINERS else "surface_z"
     attributes[height] = round(piece.surface_z, 4)
     body_parts = [p.transformed(placed.matrix) for p in piece.body]
-    if piece.kind in CONTAINERS:
-        attributes["door"] = f"{piece.kind}_{_next(kit, piece.kind)}_door"
     body = kit.add(piece.kind, body_parts)
     body.attributes.update(attributes)
     if piece.kind in CONTAINERS:
+        body.attributes["door"] = f"{body.name}_door"
         _add_door(kit, body, placed, bool(rng.random() < 0.3))
     return Host(
         body.name,
@@ -555,11 +574,6 @@ def _add_piece(
         piece.surface_z,
         piece.headroom,
     )
-
-
-def _next(kit: WorldKit, semantic: str) -> int:
-    """Return the number the kit gives the next object of ``semantic``."""
-    return kit._counts.get(semantic, 0)  # noqa: SLF001 - the kit names objects this way
 
 
 def _add_door(kit: WorldKit, body: SceneObject, placed: Placed, starts_open: bool) -> None:
@@ -588,8 +602,8 @@ def _add_door(kit: WorldKit, body: SceneObject, placed: Placed, starts_open: boo
     )
 
 
-def _set_room_approach(kit: WorldKit, state: RoomState, room: SceneObject) -> None:
-    """Give the room a free standing point: the free point nearest its centre."""
+def _set_room_approach(state: RoomState, room: SceneObject, room_type: str) -> None:
+    """Mark the floor as a room and give it the free standing point nearest its centre."""
     labels, inner = _raster(state, [])
     target = _label_at(labels, inner, state.points[0]) if state.points else 0
     cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
@@ -603,9 +617,9 @@ def _set_room_approach(kit: WorldKit, state: RoomState, room: SceneObject) -> No
     else:
         point = state.points[0]
     room.attributes.update(
-        role="room", room_type=room.name.rsplit("_", 1)[0], approach_x=point[0], approach_y=point[1]
+        role="room", room_type=room_type, approach_x=point[0], approach_y=point[1]
     )
-    room.attributes["approach_yaw"] = 0.0
+    room.attributes["approach_yaw"] = 0.0  # any way will do in the open
 
 
 # --- items ---------------------------------------------------------------------------------
