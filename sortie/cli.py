@@ -42,8 +42,9 @@ DEFAULT_STORE = Path("runs/sortie.db")
 DEMO_RUNS = (
     ("rescue", "rescue-smoke-v1", ("oracle", "explorer", "random"), "level"),
     ("aerial", "aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"),
+    ("household", "household-smoke-v1", ("oracle", "random"), "attribute"),
 )
-"""What ``sortie demo`` runs: per family, a smoke suite, three agents, the table's grouping."""
+"""What ``sortie demo`` runs: per family, a smoke suite, its agents, the table's grouping."""
 
 
 # Shared by run and sweep: which episodes to run, and when a failing run gives up.
@@ -156,7 +157,7 @@ def demo(
         "demo-out"
     ),
 ) -> None:
-    """Run the smoke suites with three agents each; print the leaderboards, write HTML."""
+    """Run the smoke suites with two or three agents each; print the leaderboards, write HTML."""
     from sortie.report import write_portal, write_site
     from sortie.report.render import leaderboard, render_table
     from sortie.report.tables import report_rows
