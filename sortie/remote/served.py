@@ -9,6 +9,7 @@ from sortie.agents.base import AGENTS, Agent, SupportsOracle, SupportsStepOutput
 from sortie.core.errors import ConfigError, ParameterError
 from sortie.remote.convert import action_to_wire, brief_from_wire, observation_from_wire
 from sortie.remote.wire import (
+    FAMILY_ACTIONS,
     ActResponse,
     BriefMessage,
     Hello,
@@ -52,8 +53,10 @@ class AgentEndpoint:
         if isinstance(probe, SupportsOracle):
             raise ConfigError(f"agent {name!r} is privileged (it reads the world): not servable")
         self.sensors = sorted(str(s) for s in probe.sensors)
-        families = agent_families(self.factory)
-        self.families = sorted(families) if families is not None else None
+        # Household observations (four views, history) have no wire form yet: only the
+        # families the wire carries are served.
+        families = set(agent_families(self.factory) or FAMILY_ACTIONS) & set(FAMILY_ACTIONS)
+        self.families = sorted(families)
 
     def hello(self) -> Hello:
         """Return the agent's name, families and sensors."""
