@@ -19,7 +19,7 @@ import numpy as np
 from sortie.agents.household.oracle import plan_state
 from sortie.agents.household.plans import PlanError, shortest_plan
 from sortie.agents.oracle import OracleAgent
-from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
+from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
 from sortie.core.household import (
@@ -58,26 +58,25 @@ LONG = 10
 class HouseholdValidator:
     """Reads candidate worlds and replays candidate tasks on one reusable embedded backend."""
 
-    backend: object
+    backend: EmbeddedBackend
 
     @classmethod
     def create(cls) -> HouseholdValidator:
         """Create the backend (no sensors: the oracle needs none)."""
-        return cls(build_backend(DEFAULT_BACKEND, {}, body="manipulator", sensors=()))
+        return cls(EmbeddedBackend(body="manipulator", sensors=()))
 
     def house(self, spec: EpisodeSpec) -> House:
         """Return the household state of ``spec``'s world at the start."""
-        backend = self.backend
-        backend.reset(spec, 0)  # type: ignore[attr-defined]
-        oracle = backend.oracle_view()  # type: ignore[attr-defined]
+        self.backend.reset(spec, 0)
+        oracle = self.backend.oracle_view()
         states = oracle.open_states()
         return House.from_objects(oracle.objects(), lambda door: states[door])
 
     def replay(self, spec: EpisodeSpec) -> None:
         """Replay the oracle with perfect skills; reject unless it succeeds with every goal met."""
-        mission = HouseholdMission(self.backend, skills="perfect")  # type: ignore[arg-type]
+        mission = HouseholdMission(self.backend, skills="perfect")
         agent = OracleAgent()
-        agent.attach(self.backend.oracle_view())  # type: ignore[attr-defined]
+        agent.attach(self.backend.oracle_view())
         header = episode_header(spec, PluginRef(name="oracle"), backend_ref(spec.family))
         footer = run_episode(mission, agent, header)
         if footer.outcome is not Outcome.SUCCESS:

@@ -23,6 +23,7 @@ from sortie.core.household import (
     ErrorCode,
     HouseholdTask,
     ObjectRole,
+    Point,
     RoundRecord,
     RoundStatus,
     Verb,
@@ -239,7 +240,7 @@ class Executor:
         for attempt in range(1, tries + 1):
             works, how_far = attempt_works(self.seed, base.round, attempt, rate)
             attempts.append(self._attempt(verb, skill, target, place, works, how_far))
-            if works:
+            if attempts[-1].success:
                 done = f"{_phrase(verb, target, place)} done"
                 return self._done(base, RoundStatus.SUCCESS, None, done, attempts)
         return self._failed(base, verb, skill, attempts, how_far)
@@ -275,9 +276,10 @@ class Executor:
         how_far: float,
     ) -> AttemptRecord:
         if verb is Verb.GO_TO:
-            path, seconds = self._drive(target, 1.0 if works else how_far)
+            path, seconds, arrived = self._drive(target, 1.0 if works else how_far)
+            done = works and arrived
             return AttemptRecord(
-                skill=skill.name, success=works, timed_out=not works, path=path, seconds=seconds
+                skill=skill.name, success=done, timed_out=not done, path=path, seconds=seconds
             )
         if works:
             self._manipulate(verb, target, place)
@@ -305,23 +307,25 @@ class Executor:
             house.open[target.name] = verb is Verb.OPEN
 
     # --- base motion --------------------------------------------------------------------------
-    def _drive(self, target: Thing, share: float) -> tuple[list[tuple[float, float, float]], float]:
-        """Drive ``share`` of the way to the target's standing pose; return the path and time."""
+    def _drive(self, target: Thing, share: float) -> tuple[list[Point], float, bool]:
+        """Drive ``share`` of the way to the target's standing pose.
+
+        Returns the base's path, the seconds it took and whether the base stands where it
+        was headed (a blocked end point leaves it where it was).
+        """
         start = self.backend.pose()
         goal = self._standing_pose(target)
         if goal is None:  # the held item: the robot is already there
-            return [start.position()], 1.0
+            return [start.position()], 1.0, True
         route = self.oracle.shortest_path(start.position(), goal.position())
         if not route:
-            return [start.position()], 1.0
+            return [start.position()], 1.0, False
         points, end = _along([start.position(), *route[1:]], share)
-        yaw = (
-            goal.yaw
-            if share >= 1.0
-            else _heading(points[-2] if len(points) > 1 else start.position(), end, start.yaw)
-        )
-        self.backend.move_base(Pose(end[0], end[1], end[2], yaw))
-        return points, 1.0 + _length(points) / BASE_SPEED
+        yaw = goal.yaw if share >= 1.0 else _heading(points[-2], end, start.yaw)
+        landed = self.backend.move_base(Pose(end[0], end[1], end[2], yaw))
+        if math.dist(landed.position()[:2], end[:2]) > 0.05:
+            return [start.position()], 1.0, False
+        return points, 1.0 + _length(points) / BASE_SPEED, True
 
     def _standing_pose(self, target: Thing) -> Pose | None:
         if target.role is not ObjectRole.ITEM:
@@ -379,9 +383,7 @@ def _phrase(verb: Verb, target: Thing, place: Thing | None) -> str:
     return f"{verb.value.replace('_', ' ').capitalize()} {target.name}{where}"
 
 
-def _along(
-    points: list[tuple[float, float, float]], share: float
-) -> tuple[list[tuple[float, float, float]], tuple[float, float, float]]:
+def _along(points: list[Point], share: float) -> tuple[list[Point], Point]:
     """Return the path cut at ``share`` of its length, and where it ends."""
     if share >= 1.0 or len(points) < 2:
         return points, points[-1]
@@ -391,20 +393,20 @@ def _along(
         leg = math.dist(a, b)
         if leg >= left:
             t = left / leg if leg else 0.0
-            end = tuple(p + t * (q - p) for p, q in zip(a, b, strict=True))
-            kept.append(end)  # type: ignore[arg-type]
-            return kept, end  # type: ignore[return-value]
+            end = (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2]))
+            kept.append(end)
+            return kept, end
         left -= leg
         kept.append(b)
     return kept, kept[-1]
 
 
-def _length(points: Iterable[tuple[float, float, float]]) -> float:
+def _length(points: Iterable[Point]) -> float:
     points = list(points)
     return sum(math.dist(a, b) for a, b in zip(points, points[1:], strict=False))
 
 
-def _heading(a: tuple[float, float, float], b: tuple[float, float, float], default: float) -> float:
+def _heading(a: Point, b: Point, default: float) -> float:
     if math.isclose(a[0], b[0]) and math.isclose(a[1], b[1]):
         return default
     return math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))

@@ -10,7 +10,7 @@ carrying out every step of one of the task's keypaths in order (SR: TP = 1 and `
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol, cast
 
 from sortie.backends.base import (
     Backend,
@@ -36,11 +36,12 @@ from sortie.core.observation import (
 )
 from sortie.core.trajectory import StepRecord
 from sortie.metrics.household import task_progress
-from sortie.missions.household.executor import Executor
+from sortie.missions.household.executor import Executor, Manipulator
 from sortie.missions.household.house import House
 from sortie.missions.household.skills import (
     Profile,
     Setting,
+    Skill,
     offered,
     parse_profile,
     parse_setting,
@@ -57,6 +58,10 @@ _EVENTS = {
     Verb.OPEN: EventKind.DOOR_OPENED,
     Verb.CLOSE: EventKind.DOOR_CLOSED,
 }
+
+
+class Robot(Manipulator, SupportsOracleView, Protocol):
+    """A backend the household rules can run on: a manipulator with an oracle view."""
 
 
 class HouseholdFailure(StrEnum):
@@ -108,10 +113,15 @@ class HouseholdMission(MissionRuntime):
                 f"{type(backend).__name__} has not"
             )
 
+    @property
+    def robot(self) -> Robot:
+        """Return the backend as what the household rules drive (checked when created)."""
+        return cast(Robot, self.backend)
+
     # --- setup ---------------------------------------------------------------------------
     def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
         self.task = household_task(spec)
-        backend: Any = self.backend
+        backend = self.robot
         self.oracle = backend.oracle_view()
         self.house = House.from_objects(self.oracle.objects(), backend.door_state)
         skills = offered(self.setting)
@@ -134,7 +144,7 @@ class HouseholdMission(MissionRuntime):
         assert isinstance(observation, HouseholdObservation)
         return observation
 
-    def _brief(self, spec: EpisodeSpec, skills: tuple[Any, ...]) -> Brief:
+    def _brief(self, spec: EpisodeSpec, skills: tuple[Skill, ...]) -> Brief:
         views = ", ".join(VIEW_NAMES)
         text = (
             f"{self.task.instruction}\n"
@@ -193,7 +203,7 @@ class HouseholdMission(MissionRuntime):
         return record.model_copy(update={"round": self.rounds[-1]})
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> HouseholdObservation:
-        backend: Any = self.backend
+        backend = self.robot
         views = backend.look_around(HEADINGS)
         detections = tuple(self._detected(shown) for shown in backend.shown_around(HEADINGS))
         for names in detections:
