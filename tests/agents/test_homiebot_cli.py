@@ -17,11 +17,12 @@ pytestmark = pytest.mark.usefixtures("secret")
 def run(tmp_path: Path, agent: str, *args: str) -> Trajectory:
     """Run the first task of household-smoke-v1 through the CLI; return its record."""
     out = tmp_path / agent
-    result = CliRunner().invoke(
-        app,
+    cli(
         [
             "run",
             "household-smoke-v1",
+            "--run-id",
+            agent,
             "--agent",
             agent,
             "--limit",
@@ -33,9 +34,15 @@ def run(tmp_path: Path, agent: str, *args: str) -> Trajectory:
             *args,
         ],
     )
-    assert result.exit_code == 0, result.output
     (path,) = out.rglob("*.jsonl")
     return read_trajectory(path)
+
+
+def cli(words: list[str]) -> str:
+    """Run a sortie command; return its output, checking it succeeded."""
+    result = CliRunner().invoke(app, words, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 def model_args(server: ModelServer, *more: str) -> list[str]:
@@ -83,3 +90,11 @@ def test_a_server_answering_garbage_ends_the_run_as_a_failure_not_an_error(tmp_p
     assert record.footer.failure_reason == "ended_unfinished"
     assert [c.error for c in record.steps[0].model_calls] == ["format"] * 6
     assert server.count == 6 and server.listings == 1
+
+
+def test_the_report_labels_a_text_observation_run(tmp_path):
+    """``sortie report`` marks a run whose agent was given text instead of images."""
+    with ModelServer(lambda messages: "no idea", models=("test-vlm",)) as server:
+        run(tmp_path, "homiebot", *model_args(server, "observation=text"))
+    output = cli(["report", "--run", "homiebot", "--store", str(tmp_path / "s.db")])
+    assert "homiebot (text observation)" in output
