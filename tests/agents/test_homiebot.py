@@ -99,6 +99,14 @@ def test_the_plain_form_is_parsed(text, subtask, skill):
     assert data["skill"] == skill
 
 
+def test_braces_in_a_plain_analysis_do_not_hide_the_subtask():
+    """A plain answer whose analysis holds a JSON-like aside is still read as the plain form."""
+    data = parse_answer(
+        'Analysis: the note says {"x": 1}.\nSubtask: [Open, fridge] Model: articulate'
+    )
+    assert data["subtask"]["action"] == "Open" and data["skill"] == "articulate"
+
+
 def test_a_plain_subtask_of_four_parts_is_refused():
     """``[Put, a, b, c]`` is not a subtask: the error says how many parts were found."""
     with pytest.raises(ValueError, match="4 parts"):
@@ -144,10 +152,10 @@ def test_the_window_keeps_the_system_prompt_and_the_last_rounds(play):  # noqa: 
     with ModelServer(scripted(plan_answers())) as server:
         play(homiebot(server, window="1"), SPEC, skills="perfect")
         roles = [[m["role"] for m in r["messages"]] for r in server.requests]
-        kept = server.requests[3]["messages"][1]["content"]
+        kept, answered = (m["content"] for m in server.requests[3]["messages"][1:3])
     assert roles[0] == ["system", "user"]
     assert roles[3] == ["system", "user", "assistant", "user"]
-    assert "Round 3;" in kept
+    assert "Round 3;" in kept and answered == plan_answers()[2]
 
 
 def test_the_default_window_is_three_rounds(play):  # noqa: F811

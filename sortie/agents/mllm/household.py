@@ -83,13 +83,19 @@ def answer_schema(analysis: bool) -> type[BaseModel]:
 def parse_answer(text: str) -> Any:
     """Return an answer as data: a JSON object, else EMMOE's plain form.
 
+    JSON without a subtask (braces inside a plain answer's analysis, say) gives way to the
+    plain form when there is one.
+
     Raises:
         ValueError: the text is neither.
     """
     try:
-        return extract_json(text)
+        data = extract_json(text)
     except ValueError:
         return parse_plain(text)
+    if (isinstance(data, dict) and "subtask" in data) or not _SUBTASK.search(text):
+        return data
+    return parse_plain(text)
 
 
 def parse_plain(text: str) -> dict[str, Any]:
@@ -202,11 +208,11 @@ class HomieBotAgent(ModelAgent):
         if not isinstance(observation, HouseholdObservation):
             raise ParameterError("homiebot plays household missions only")
         step = {"role": "user", "content": self._content(observation)}
-        reply = self._ask(step)
+        reply, answer = self._ask(step)
         self.note(reply)
         if reply.value is None:
             return Subtask(Verb.END.value, "", "")
-        self.turns.append((_without_images(step), reply.value.model_dump_json()))
+        self.turns.append((_without_images(step), answer))
         return _subtask(reply.value)
 
     # --- the request ------------------------------------------------------------------
@@ -271,8 +277,11 @@ class HomieBotAgent(ModelAgent):
         return ""
 
     # --- asking and re-asking ---------------------------------------------------------
-    def _ask(self, step: Message) -> Reply:
-        """Ask, re-asking an unreadable answer; return every attempt's text and calls."""
+    def _ask(self, step: Message) -> tuple[Reply, str]:
+        """Ask, re-asking an unreadable answer.
+
+        Return every attempt's text and calls, and the text of the answer used ("" if none).
+        """
         messages = [self._system(), *self._window(), step]
         texts: list[str] = []
         calls: list[Any] = []
@@ -281,12 +290,12 @@ class HomieBotAgent(ModelAgent):
             texts.append(reply.text)
             calls += reply.calls
             if reply.value is not None:
-                return Reply(_attempts_text(texts), tuple(calls), reply.value)
+                return Reply(_attempts_text(texts), tuple(calls), reply.value), reply.text
             error = reply.error or "no answer"
             texts[-1] = f"{reply.text}\n[attempt {attempt + 1} refused: {error}]"
             messages = [*messages, *self._reask(reply.text, error, attempt + 1)]
         texts.append(f"[no readable answer in {self.reasks + 1} attempts: the round is end]")
-        return Reply(_attempts_text(texts), tuple(calls), None, error)
+        return Reply(_attempts_text(texts), tuple(calls), None, error), ""
 
     def _window(self) -> list[Message]:
         return [
