@@ -234,6 +234,7 @@ class MllmAerialAgent(ModelAgent):
             f"View {age} step(s) ago shows: {objects_text(names)}"
             for age, names in zip(range(len(earlier), 0, -1), earlier, strict=True)
         ]
+        lines.insert(0, "No images are sent: what the views show follows instead, as classes.")
         lines.append(f"Current view shows: {objects_text(self._seen(observation))}")
         return [{"type": "text", "text": line} for line in lines]
 
