@@ -379,7 +379,7 @@ def report(
         with _open_store(store) as opened:
             chosen = choose_columns(opened, run_ids, columns)
             rows = report_rows(opened, run_ids, group, chosen, ts_variant, reference)
-            title = " · ".join(run_ids)
+            title = " · ".join(_run_label(opened, run_id) for run_id in run_ids)
             if ts_variant != "paper":
                 title += f" · TS: {ts_variant}"
             if reference:
@@ -599,6 +599,13 @@ def _print_timings(store: Store, runs: list[str], fmt: str) -> None:
     if fmt in ("table", "markdown"):
         shares = run_time_shares(store, runs)
         _print(time_table(shares) if fmt == "table" else "\n" + time_markdown(shares))
+
+
+def _run_label(store: Store, run_id: str) -> str:
+    """Return a run's id, marked when its agent was shown text instead of images."""
+    config = store.run_config(run_id) or {}
+    args = (config.get("agent") or {}).get("args") or {}
+    return f"{run_id} (text observation)" if args.get("observation") == "text" else run_id
 
 
 def _title(text: str, fmt: str) -> str:

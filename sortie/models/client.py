@@ -116,10 +116,12 @@ class ModelClient:
         messages: list[Message],
         schema: type[BaseModel] | None = None,
         parse: Parser = extract_json,
+        revalidate: bool = True,
     ) -> Reply:
         """Return the model's answer to ``messages``; with ``schema``, validated against it.
 
-        An answer that fails validation is retried once with the error shown to the model;
+        An answer that fails validation is retried once with the error shown to the model
+        (unless ``revalidate`` is False: callers with their own re-asking, ``homiebot``);
         if it fails again the reply carries ``error`` and no value (the caller records an
         invalid action). So does an answer of the wrong shape (a malformed body: its raw text,
         cut, is the reply's text). Server failures beyond the retry limit raise.
@@ -134,6 +136,8 @@ class ModelClient:
         value, error = self._validated(schema, text, parse)
         if value is None and error is not None:
             calls[-1] = _format_error(calls[-1])
+            if not revalidate:
+                return Reply(text, tuple(calls), None, error)
             text, more, error = self._answer(self._retry_messages(messages, text, error), schema)
             calls += more
             if error is None:

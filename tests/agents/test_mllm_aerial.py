@@ -161,3 +161,26 @@ def test_a_scripted_model_flies_a_whole_mission_and_its_report_is_judged(tmp_pat
     assert result.footer.outcome == "success" and result.metrics["sr"] == 1.0
     assert trajectory.footer.facts["verdict"]["match"] is True
     assert all(step.model_calls for step in trajectory.steps)
+
+
+def test_text_mode_sends_the_classes_in_view_as_a_plain_string():
+    """observation=text: earlier and current views as class lists in one string, no image."""
+    semantic = np.zeros((8, 8), dtype=np.int32)
+    semantic[:2, :2], semantic[4:, 4:] = 3, 7
+    brief = Brief(
+        "aerial", "reporting", "Find the red car.", semantic_classes={3: "car", 7: "tree"}
+    )
+    seen = MissionObservation(Frames(semantic=semantic), False, time_left=10.0)
+    empty = MissionObservation(Frames(semantic=np.zeros((8, 8), np.int32)), False, time_left=9.0)
+    answer = {"box": None, "reasoning": "", "action": "up", "magnitude": 1, "report": None}
+    with ModelServer(lambda m: json.dumps({**answer, "done": False})) as server:
+        pilot = MllmAerialAgent(
+            model="test-vlm", base_url=server.base_url, observation="text", **FAST
+        )
+        pilot.reset(brief, 0)
+        pilot.act(seen)
+        pilot.act(empty)
+        content = server.requests[1]["messages"][1]["content"]
+    assert isinstance(content, str)
+    assert "View 1 step(s) ago shows: car, tree" in content
+    assert "Current view shows: nothing" in content

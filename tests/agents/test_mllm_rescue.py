@@ -231,3 +231,22 @@ def test_own_prompt_dir_is_used_and_recorded(tmp_path):
         steps = run(server, tmp_path / "out", budget=0.4, prompt_dir=str(folder)).steps
         assert re.search("HINT:", server.requests[0]["messages"][1]["content"][0]["text"])
     assert "HINT:" in recover(steps[0].agent_output or "")["rescue_step.txt"]
+
+
+def test_text_mode_sends_a_plain_string_of_what_the_camera_sees(tmp_path):
+    """observation=text: the request is one string naming the classes in view, no image."""
+    answer = json.dumps({"reasoning": "on", "seen": "a person", "command": "forward"})
+    with ModelServer(lambda messages: answer) as server:
+        record = run(server, tmp_path, budget=2.0, observation="text")
+        content = server.requests[0]["messages"][1]["content"]
+    assert isinstance(content, str)
+    seen = content.split("Your camera sees: ", 1)[1].split(", ")
+    assert "person" in seen and seen == sorted(seen)
+    assert record.header.agent.args["observation"] == "text"
+
+
+def test_text_mode_asks_for_the_semantic_camera_instead_of_rgb():
+    """In text mode the agent needs semantic images (for the classes), not colour ones."""
+    where = {"model": "m", "base_url": "http://127.0.0.1:9"}
+    assert MllmRescueAgent(**where, observation="text").sensors == frozenset({"semantic"})
+    assert MllmRescueAgent(**where).sensors == frozenset({"rgb"})

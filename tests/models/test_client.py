@@ -142,6 +142,15 @@ def test_two_violations_give_a_format_error(secret):
     assert [c.error for c in reply.calls] == ["format", "format"]
 
 
+def test_without_revalidation_an_off_schema_answer_is_not_retried(secret):
+    """``revalidate=False``: one call, marked a format error, for the caller to re-ask."""
+    with ModelServer(answer) as server:
+        server.inject(Fault.VIOLATE)
+        reply = client(server).ask(MESSAGES, Answer, revalidate=False)
+    assert reply.value is None and "schema" in (reply.error or "") and server.count == 1
+    assert [c.error for c in reply.calls] == ["format"]
+
+
 def test_a_huge_answer_is_a_format_error(secret):
     """A 1 MB answer is refused as too long, then retried."""
     with ModelServer(answer) as server:

@@ -18,7 +18,16 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, Field, create_model, field_validator
 
-from sortie.agents.mllm.common import ModelAgent, as_flag, as_int
+from sortie.agents.mllm.common import (
+    ModelAgent,
+    ObservationMode,
+    as_flag,
+    as_int,
+    as_mode,
+    objects_text,
+    plain_content,
+    seen_classes,
+)
 from sortie.core.actions import (
     Action,
     FlightPrimitive,
@@ -135,6 +144,7 @@ class MllmAerialAgent(ModelAgent):
         reasoning: bool | str = True,
         prompt_dir: str | None = None,
         image_format: str = "png",
+        observation: str = ObservationMode.IMAGES,
         **model_args: Any,
     ) -> None:
         """Configure the agent; nothing is contacted until the first step.
@@ -147,6 +157,8 @@ class MllmAerialAgent(ModelAgent):
             reasoning: ask for reasoning (False: the no-reasoning ablation).
             prompt_dir: folder with your own ``aerial_system.txt`` and ``aerial_step.txt``.
             image_format: ``png`` (lossless, default) or ``jpeg``.
+            observation: ``images`` (default), or ``text``: the classes the semantic
+                camera shows instead of each image, sent as plain text.
             **model_args: model client settings, as for ``mllm-rescue``.
         """
         super().__init__(
@@ -155,11 +167,17 @@ class MllmAerialAgent(ModelAgent):
         self.history = as_int("history", history)
         self.box, self.reasoning = as_flag("box", box), as_flag("reasoning", reasoning)
         self.schema = answer_schema(self.box, self.reasoning)
+        self.mode = as_mode(observation)
+        self.sensors = frozenset(
+            {Sensor.SEMANTIC if self.mode is ObservationMode.TEXT else Sensor.RGB}
+        )
         self._setup(Brief("aerial", "", ""))
 
     def _setup(self, brief: Brief) -> None:
         self.brief = brief
         self.images: deque[NDArray[np.uint8]] = deque(maxlen=max(self.history, 1))
+        self.seen: deque[list[str]] = deque(maxlen=max(self.history, 1))
+        """In text mode, what each earlier view showed (instead of ``images``)."""
         self.actions: list[str] = []
         self.report: str | None = None
         """The last report the model gave (read by the mission's judge when it ends)."""
@@ -176,6 +194,8 @@ class MllmAerialAgent(ModelAgent):
         self.note(reply)
         if observation.frames.rgb is not None and self.history > 0:
             self.images.append(observation.frames.rgb)
+        if self.mode is ObservationMode.TEXT and self.history > 0:
+            self.seen.append(self._seen(observation))
         return self._execute(reply)
 
     def _messages(self, observation: MissionObservation) -> list[dict[str, Any]]:
@@ -188,6 +208,12 @@ class MllmAerialAgent(ModelAgent):
             history=history or "(none yet)",
         )
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if self.mode is ObservationMode.TEXT:
+            content += self._seen_parts(observation)
+            return [
+                {"role": "system", "content": system},
+                {"role": "user", "content": plain_content(content)},
+            ]
         earlier = list(self.images)[-self.history :] if self.history > 0 else []
         for age, rgb in zip(range(len(earlier), 0, -1), earlier, strict=True):
             content += [{"type": "text", "text": f"View {age} step(s) ago:"}, self.image(rgb)]
@@ -197,6 +223,20 @@ class MllmAerialAgent(ModelAgent):
                 self.image(observation.frames.rgb),
             ]
         return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+
+    def _seen(self, observation: MissionObservation) -> list[str]:
+        return seen_classes(observation.frames.semantic, self.brief.semantic_classes)
+
+    def _seen_parts(self, observation: MissionObservation) -> list[dict[str, Any]]:
+        """Return the text observation: what earlier views and the current one show."""
+        earlier = list(self.seen)[-self.history :] if self.history > 0 else []
+        lines = [
+            f"View {age} step(s) ago shows: {objects_text(names)}"
+            for age, names in zip(range(len(earlier), 0, -1), earlier, strict=True)
+        ]
+        lines.insert(0, "No images are sent: what the views show follows instead, as classes.")
+        lines.append(f"Current view shows: {objects_text(self._seen(observation))}")
+        return [{"type": "text", "text": line} for line in lines]
 
     def _fields_text(self) -> str:
         names = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -119,3 +120,48 @@ def as_flag(name: str, raw: bool | str) -> bool:
         raise ParameterError(
             f"agent argument {name}: expected true or false, got {raw!r}"
         ) from None
+
+
+class ObservationMode(StrEnum):
+    """What a model agent is shown of its camera (the ``observation`` agent argument)."""
+
+    IMAGES = "images"
+    TEXT = "text"
+    """The text-observation ablation: the names of the things in view, no image."""
+
+
+def as_mode(raw: str) -> ObservationMode:
+    """Return the ``observation`` agent argument, or raise naming the modes."""
+    try:
+        return ObservationMode(str(raw).strip().lower())
+    except ValueError:
+        allowed = ", ".join(m.value for m in ObservationMode)
+        raise ParameterError(
+            f"agent argument observation: expected one of {allowed}, got {raw!r}"
+        ) from None
+
+
+def seen_classes(semantic: NDArray[np.int32] | None, classes: dict[int, str]) -> list[str]:
+    """Return the classes a semantic image shows, sorted: what a perfect detector reports.
+
+    Instance ids the label map does not name are left out (a detector knows only classes).
+    """
+    if semantic is None:
+        return []
+    ids = (int(i) for i in np.unique(semantic) if i != 0)
+    return sorted({classes[i] for i in ids if i in classes})
+
+
+def objects_text(names: list[str] | tuple[str, ...]) -> str:
+    """Return a list of object names as one line (``nothing`` if empty)."""
+    return ", ".join(names) if names else "nothing"
+
+
+def plain_content(content: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """Return a message content of text parts alone as one string (text-only servers).
+
+    A content holding an image is returned unchanged.
+    """
+    if all(part.get("type") == "text" for part in content):
+        return "\n".join(str(part["text"]) for part in content)
+    return content

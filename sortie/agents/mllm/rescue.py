@@ -17,7 +17,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
-from sortie.agents.mllm.common import ModelAgent, as_flag, as_float, as_int
+from sortie.agents.mllm.common import (
+    ModelAgent,
+    ObservationMode,
+    as_flag,
+    as_float,
+    as_int,
+    as_mode,
+    objects_text,
+    plain_content,
+    seen_classes,
+)
 from sortie.core.actions import Action, Interact, Interaction, InvalidAction, Move
 from sortie.core.observation import Brief, Event, EventKind, MissionObservation, Sensor
 from sortie.models.client import Reply
@@ -66,6 +76,7 @@ class MllmRescueAgent(ModelAgent):
         image_format: str = "png",
         max_speed: float | str = 1.5,
         max_turn: float | str = 30.0,
+        observation: str = ObservationMode.IMAGES,
         **model_args: Any,
     ) -> None:
         """Configure the agent; nothing is contacted until the first step.
@@ -79,6 +90,9 @@ class MllmRescueAgent(ModelAgent):
             image_format: ``png`` (lossless, default) or ``jpeg``.
             max_speed: walking speed limit of the mission, m/s.
             max_turn: turn limit per step of the mission, degrees.
+            observation: ``images`` (default), or ``text``: the classes the semantic
+                camera shows instead of the images (and no reference picture), sent as
+                plain text, for models without vision.
             **model_args: model client settings (``model``, ``base_url``, ``cache``,
                 ``replay``, ``timeout``, ``max_retries``, ``backoff``, ...); see
                 ``sortie.models.ModelConfig``. Never the API key: that comes from the
@@ -94,6 +108,10 @@ class MllmRescueAgent(ModelAgent):
             as_float("max_turn", max_turn),
         )
         self.schema = answer_schema(self.reasoning)
+        self.mode = as_mode(observation)
+        self.sensors = frozenset(
+            {Sensor.SEMANTIC if self.mode is ObservationMode.TEXT else Sensor.RGB}
+        )
         self._setup(Brief("rescue", "", ""))
 
     def _setup(self, brief: Brief) -> None:
@@ -135,6 +153,13 @@ class MllmRescueAgent(ModelAgent):
             memory=self._memory_text(),
         )
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if self.mode is ObservationMode.TEXT:
+            seen = seen_classes(observation.frames.semantic, self.brief.semantic_classes)
+            content.append({"type": "text", "text": f"Your camera sees: {objects_text(seen)}"})
+            return [
+                {"role": "system", "content": system},
+                {"role": "user", "content": plain_content(content)},
+            ]
         reference = self.brief.images.get("reference")
         if reference is not None:
             content += [
