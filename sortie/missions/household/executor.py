@@ -321,7 +321,8 @@ class Executor:
         if not route:
             return [start.position()], 1.0, False
         points, end = _along([start.position(), *route[1:]], share)
-        yaw = goal.yaw if share >= 1.0 else _heading(points[-2], end, start.yaw)
+        before = points[-2] if len(points) > 1 else start.position()
+        yaw = goal.yaw if share >= 1.0 else _heading(before, end, start.yaw)
         landed = self.backend.move_base(Pose(end[0], end[1], end[2], yaw))
         if math.dist(landed.position()[:2], end[:2]) > 0.05:
             return [start.position()], 1.0, False

@@ -133,3 +133,13 @@ def test_the_privileged_skill_is_not_offered_in_sensor_only(play: Play) -> None:
     """all_in_one needs object poses: in sensor-only it is F1."""
     first = rounds(play([go("fridge_0")], setting="sensor-only"))[0]
     assert first.code is ErrorCode.F1
+
+
+def test_a_failed_drive_to_where_the_robot_stands_keeps_it_there(play: Play) -> None:
+    """A go_to whose route is a single point (already there) records one position, no error."""
+    found = []
+    for seed in range(40):
+        recorder = play([go("counter_0"), ("go_to", "counter_0", "grasp")], seed=seed)
+        assert recorder.footer.outcome != "error"
+        found += [a for a in rounds(recorder)[1].attempts if not a.success]
+    assert found and all(len(a.path) >= 1 for a in found)
