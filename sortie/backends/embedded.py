@@ -263,10 +263,16 @@ class EmbeddedBackend(PositionQueries):
         body = self._require_body()
         if not isinstance(body, Walker):
             raise ConfigError(f"embedded backend: a {self.body_kind} has no base to move")
+        scene, held = self._require_world().scene, self._held
+        if held is not None:  # the gripper's load moves with the base: it blocks nothing
+            scene.set_hidden(held, True)
         try:
             body.place(pose)
         except InvalidPoseError:
             pass  # the motion's end is blocked: the base stops where it was
+        finally:
+            if held is not None:
+                scene.set_hidden(held, self.body_kind != "manipulator")
         self._steps += 1
         self._carry_held()
         return body.pose

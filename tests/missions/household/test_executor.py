@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.household import ErrorCode, RoundStatus
-from tests.missions.household.conftest import Play, go
+from sortie.core.pose import Pose
+from tests.missions.household.conftest import PUT_MUG, Play, go
+from tests.missions.household.kitchen import episode
 
 AIO = "all_in_one"
 
@@ -143,3 +146,12 @@ def test_a_failed_drive_to_where_the_robot_stands_keeps_it_there(play: Play) -> 
         assert recorder.footer.outcome != "error"
         found += [a for a in rounds(recorder)[1].attempts if not a.success]
     assert found and all(len(a.path) >= 1 for a in found)
+
+
+def test_what_the_gripper_holds_does_not_block_the_base(kitchen: None) -> None:
+    """Holding the apple, the base moves 0.2 m ahead (onto where the apple was held): it arrives."""
+    backend = EmbeddedBackend(body="manipulator", sensors=())
+    backend.reset(episode([PUT_MUG]).model_copy(update={"start": Pose(2.6, 0.0, 0.0, 0.0)}), 0)
+    backend.pick_up("apple_0")
+    landed = backend.move_base(Pose(2.8, 0.0, 0.0, 0.0))
+    assert landed.x == pytest.approx(2.8)
