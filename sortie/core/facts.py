@@ -13,7 +13,7 @@ that never ran (its worker kept dying) has no facts at all and reads as all defa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -167,37 +167,33 @@ def facts_of(trajectory: Trajectory) -> FamilyFacts:
     return facts
 
 
-def rescue_facts(trajectory: Trajectory) -> RescueFacts:
-    """Return the facts of a rescue record (``facts_of``, checked to be rescue facts)."""
+F = TypeVar("F", bound=Facts)
+
+
+def _facts_as(trajectory: Trajectory, kind: type[F], family: str) -> F:
+    """Return ``facts_of(trajectory)`` if it is of ``kind``; else raise naming both families."""
     facts = facts_of(trajectory)
-    if not isinstance(facts, RescueFacts):
+    if not isinstance(facts, kind):
         raise ConfigError(
-            f"{_name(trajectory)}: expected a rescue record, got a "
+            f"{_name(trajectory)}: expected a {family} record, got a "
             f"{trajectory.header.episode.family} one"
         )
     return facts
+
+
+def rescue_facts(trajectory: Trajectory) -> RescueFacts:
+    """Return the facts of a rescue record (``facts_of``, checked to be rescue facts)."""
+    return _facts_as(trajectory, RescueFacts, "rescue")
 
 
 def aerial_facts(trajectory: Trajectory) -> AerialFacts:
     """Return the facts of an aerial record (``facts_of``, checked to be aerial facts)."""
-    facts = facts_of(trajectory)
-    if not isinstance(facts, AerialFacts):
-        raise ConfigError(
-            f"{_name(trajectory)}: expected an aerial record, got a "
-            f"{trajectory.header.episode.family} one"
-        )
-    return facts
+    return _facts_as(trajectory, AerialFacts, "aerial")
 
 
 def household_facts(trajectory: Trajectory) -> HouseholdFacts:
     """Return the facts of a household record (``facts_of``, checked to be household facts)."""
-    facts = facts_of(trajectory)
-    if not isinstance(facts, HouseholdFacts):
-        raise ConfigError(
-            f"{_name(trajectory)}: expected a household record, got a "
-            f"{trajectory.header.episode.family} one"
-        )
-    return facts
+    return _facts_as(trajectory, HouseholdFacts, "household")
 
 
 def _name(trajectory: Trajectory) -> str:

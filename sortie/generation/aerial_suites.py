@@ -16,7 +16,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import SuiteHeader
 from sortie.generation.aerial import GENERATOR, GENERATOR_VERSION, generate_mission
 from sortie.generation.aerial_checks import AerialValidator
-from sortie.generation.plans import numbered_jobs
+from sortie.generation.plans import generate_jobs, numbered_jobs
 from sortie.sim.worlds import FLIGHT_WORLDS
 
 WORLDS = tuple(FLIGHT_WORLDS)
@@ -67,10 +67,11 @@ class AerialPlan:
     ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
         """Generate the suite; return its header and missions."""
         validator = AerialValidator()
-        episodes = []
-        for block, index, episode_id in self.jobs():
-            episodes.append(self.episode(block, index, episode_id, validator))
-            on_episode(episodes[-1])
+
+        def make(block: AerialBlock, index: int, episode_id: str) -> EpisodeSpec:
+            return self.episode(block, index, episode_id, validator)
+
+        episodes = generate_jobs(self.jobs(), make, on_episode)
         header = SuiteHeader(
             suite=self.name,
             generator=GENERATOR,

@@ -25,6 +25,7 @@ from sortie.generation.household import (
     generate_task,
 )
 from sortie.generation.household_tasks import TEMPLATES
+from sortie.generation.plans import generate_jobs
 
 MIX = {
     "short": 12,
@@ -90,10 +91,11 @@ class HouseholdPlan:
     ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
         """Generate the suite; return its header and tasks."""
         validator = HouseholdValidator.create()
-        episodes = []
-        for kind, number, episode_id in self.jobs():
-            episodes.append(self.episode(kind, number, episode_id, validator))
-            on_episode(episodes[-1])
+
+        def make(block: str, index: int, episode_id: str) -> EpisodeSpec:
+            return self.episode(block, index, episode_id, validator)
+
+        episodes = generate_jobs(self.jobs(), make, on_episode)
         header = SuiteHeader(
             suite=self.name,
             generator=GENERATOR,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
+
+from sortie.core.episode import EpisodeSpec
 
 
 class Counted(Protocol):
@@ -26,3 +28,19 @@ def numbered_jobs(name: str, blocks: Sequence[B]) -> list[tuple[B, int, str]]:
             jobs.append((block, index, f"{name}/{number:04d}"))
             number += 1
     return jobs
+
+
+J = TypeVar("J")
+
+
+def generate_jobs(
+    jobs: Sequence[tuple[J, int, str]],
+    make: Callable[[J, int, str], EpisodeSpec],
+    on_episode: Callable[[EpisodeSpec], None] = lambda e: None,
+) -> list[EpisodeSpec]:
+    """Return ``make(block, index, episode_id)`` for every job, telling ``on_episode`` of each."""
+    episodes = []
+    for block, index, episode_id in jobs:
+        episodes.append(make(block, index, episode_id))
+        on_episode(episodes[-1])
+    return episodes

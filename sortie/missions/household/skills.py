@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 
 import numpy as np
 
@@ -97,22 +98,25 @@ def best_skill(verb: Verb, large: bool, skills: tuple[Skill, ...]) -> Skill:
     return max(skills, key=lambda s: s.rate(verb, large, Profile.DEFAULT))
 
 
+E = TypeVar("E", Setting, Profile)
+
+
+def _parse(kind: type[E], value: str, what: str) -> E:
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(member.value for member in kind)
+        raise ConfigError(f"household {what} {value!r} is not one of: {allowed}") from None
+
+
 def parse_setting(value: str) -> Setting:
     """Return the setting named ``value``, or raise saying which exist."""
-    try:
-        return Setting(value)
-    except ValueError:
-        allowed = ", ".join(s.value for s in Setting)
-        raise ConfigError(f"household setting {value!r} is not one of: {allowed}") from None
+    return _parse(Setting, value, "setting")
 
 
 def parse_profile(value: str) -> Profile:
     """Return the skill profile named ``value``, or raise saying which exist."""
-    try:
-        return Profile(value)
-    except ValueError:
-        allowed = ", ".join(p.value for p in Profile)
-        raise ConfigError(f"household skills {value!r} is not one of: {allowed}") from None
+    return _parse(Profile, value, "skills")
 
 
 def attempt_works(seed: int, round_: int, attempt: int, rate: float) -> tuple[bool, float]:
