@@ -40,6 +40,9 @@ class _World:
     caster: RayCaster
     renderer: Renderer
     _nav: NavGraph | None = field(default=None, repr=False)
+    _bases: dict[str, tuple[int, tuple[float, float, float]]] = field(
+        default_factory=dict, repr=False
+    )
 
     @classmethod
     def build(cls, spec: WorldSpec, placements: list[Placement]) -> _World:
@@ -48,6 +51,23 @@ class _World:
         )
         caster = RayCaster(scene)
         return cls((spec, placements), scene, caster, Renderer(scene, caster))
+
+    def base_of(self, name: str) -> tuple[float, float, float]:
+        """Return the base centre (x, y, lowest z) of object ``name`` where it is now.
+
+        Kept per scene state (static objects never move), because oracles and missions ask
+        for the same objects every step and a box over many vertices is not free.
+        """
+        obj = self.scene[name]
+        version = self.scene.version if obj.is_dynamic else -1
+        known = self._bases.get(name)
+        if known is None or known[0] != version:
+            parts = self.scene.current_parts(obj)
+            low = np.min([p.bounds()[0] for p in parts], axis=0)
+            high = np.max([p.bounds()[1] for p in parts], axis=0)
+            base = (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
+            known = self._bases[name] = (version, base)
+        return known[1]
 
     @property
     def nav(self) -> NavGraph:
@@ -248,10 +268,7 @@ class EmbeddedBackend(PositionQueries):
         if name == self._held:
             pose = self.pose()
             return (pose.x, pose.y, pose.z)
-        parts = world.scene.current_parts(world.scene[name])
-        low = np.min([p.bounds()[0] for p in parts], axis=0)
-        high = np.max([p.bounds()[1] for p in parts], axis=0)
-        return (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
+        return world.base_of(name)
 
     def _apply(self, action: Move | Fly) -> tuple[float, tuple[Event, ...]]:
         body = self._require_body()
