@@ -51,6 +51,34 @@ class Template:
     lead: NDArray[np.float64]  # the sweep rays' distance from their origin to the outline
     tmax: NDArray[np.float64]  # the sweep rows' value is added per probe
 
+    def buffers(self) -> ProbeBuffers:
+        """Return fresh scratch arrays for casting this layout again and again."""
+        n = len(self.origins)
+        return ProbeBuffers(
+            np.empty((n, 3)),
+            np.empty((n, 3), np.float32),
+            np.empty((n, 3)),
+            np.empty((n, 3), np.float32),
+            np.empty(len(self.lead)),
+            self.tmax.astype(np.float32),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeBuffers:
+    """Scratch arrays of one probe layout, so that a probe allocates nothing to build its rays.
+
+    The float64 arrays hold the exact products, the float32 ones what the ray engine takes
+    (the same rounding as converting a fresh float64 result).
+    """
+
+    origins64: NDArray[np.float64]
+    origins: NDArray[np.float32]
+    directions64: NDArray[np.float64]
+    directions: NDArray[np.float32]
+    sweep64: NDArray[np.float64]
+    tmax: NDArray[np.float32]
+
 
 @cache
 def template(n: int, radius: float, height: float, base: float, down: float) -> Template:
