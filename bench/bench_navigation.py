@@ -68,7 +68,7 @@ def measure(scene: Scene, cell: float, queries: int = 20) -> list[str]:
 def main() -> None:
     """Build each world's graph and print the measurements."""
     parser = argparse.ArgumentParser(description=__doc__)
-    ground = [name for name in WORLDS.names() if name not in FLIGHT_WORLDS]
+    ground = [name for name in WORLDS.names() if name not in FLIGHT_WORLDS or FLIGHT_WORLDS[name]]
     parser.add_argument("--worlds", default=",".join(ground))
     parser.add_argument("--cell", type=float, default=0.25)
     args = parser.parse_args()

@@ -39,10 +39,10 @@ class _World:
     scene: Scene
     caster: RayCaster
     renderer: Renderer
-    _nav: NavGraph | None = field(default=None, repr=False)
     _bases: dict[str, tuple[int, tuple[float, float, float]]] = field(
         default_factory=dict, repr=False
     )
+    _nav: NavGraph | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, spec: WorldSpec, placements: list[Placement]) -> _World:
@@ -51,6 +51,13 @@ class _World:
         )
         caster = RayCaster(scene)
         return cls((spec, placements), scene, caster, Renderer(scene, caster))
+
+    @property
+    def nav(self) -> NavGraph:
+        """Return the navigation graph, built on first use (only oracles pay for it)."""
+        if self._nav is None:
+            self._nav = NavGraph.build(self.scene, PLANNING)
+        return self._nav
 
     def base_of(self, name: str) -> tuple[float, float, float]:
         """Return the base centre (x, y, lowest z) of object ``name`` where it is now.
@@ -68,13 +75,6 @@ class _World:
             base = (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
             known = self._bases[name] = (version, base)
         return known[1]
-
-    @property
-    def nav(self) -> NavGraph:
-        """Return the navigation graph, built on first use (only oracles pay for it)."""
-        if self._nav is None:
-            self._nav = NavGraph.build(self.scene, PLANNING)
-        return self._nav
 
 
 class EmbeddedBackend(PositionQueries):
