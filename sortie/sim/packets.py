@@ -11,6 +11,7 @@ mismatched library can cost speed but never change a result.
 
 from __future__ import annotations
 
+import ctypes.util
 import os
 import warnings
 from functools import cache
@@ -25,13 +26,18 @@ ENV_SWITCH = "SORTIE_PACKETS"
 """Set to 0 to keep every cast on embreex (for comparisons, or if the extension misbehaves)."""
 
 
-def library_path() -> Path | None:
-    """Return the Embree 4 shared library that embreex loads, or None if none is found."""
+def library_path() -> str | None:
+    """Return the Embree 4 library to open, or None if there is none.
+
+    The one the embreex wheel ships comes first; else the system's (e.g. Debian's).
+    """
     import embreex
 
     folder = Path(embreex.__file__).resolve().parent.parent / "embreex.libs"
     found = sorted(folder.glob("libembree4*.so*"))
-    return found[0] if found else None
+    if found:
+        return str(found[0])
+    return ctypes.util.find_library("embree4")
 
 
 @cache
@@ -47,13 +53,13 @@ def extension() -> ModuleType | None:
     if path is None:
         return None
     try:
-        module.load(str(path))
+        module.load(path)
     except OSError as error:
         warnings.warn(f"Embree packets off: {error}", RuntimeWarning, stacklevel=2)
         return None
     if not _agrees(module):
         warnings.warn(
-            f"Embree packets off: {path.name} traced a test scene differently from embreex",
+            f"Embree packets off: {path} traced a test scene differently from embreex",
             RuntimeWarning,
             stacklevel=2,
         )
