@@ -22,6 +22,8 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
+HitArrays = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]]
+"""A trace's hits: distance (inf: none), triangle (-1: none), and the barycentrics u, v."""
 ENV_SWITCH = "SORTIE_PACKETS"
 """Set to 0 to keep every cast on embreex (for comparisons, or if the extension misbehaves)."""
 
@@ -90,20 +92,21 @@ def trace(
     tmax: NDArray[np.float32] | None = None,
     dynamic_rows: NDArray[np.uint8] | None = None,
     width: int = 0,
-) -> tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]]:
+    out: HitArrays | None = None,
+) -> HitArrays:
     """Trace rays against a static and a dynamic scene; return ``t, triangle, u, v``.
 
     ``t`` is inf and ``triangle`` -1 where nothing is hit; dynamic triangles are numbered after
     the static ones. ``dynamic_rows`` (0/1 per ray) limits which rays meet the dynamic scene;
     ``width`` > 0 says the rays are rows of an image that wide (traced in 4 x 4 tiles).
     Inputs must be C-contiguous float32: ``directions`` (N, 3), ``origins`` (N, 3) or (1, 3)
-    (one origin for every ray, such as a camera's eye).
+    (one origin for every ray, such as a camera's eye). ``out`` receives the hits instead of
+    new arrays (a body's probe reads them at once and casts again).
     """
     module = extension()
     assert module is not None, "trace needs the extension (check available())"
     n = len(directions)
-    t, tri = np.empty(n, np.float32), np.empty(n, np.int32)
-    u, v = np.empty(n, np.float32), np.empty(n, np.float32)
+    t, tri, u, v = out if out is not None else hit_arrays(n)
     offset = fixed.triangles if fixed is not None else 0
     module.trace(
         None if fixed is None else fixed.handle,
@@ -120,6 +123,16 @@ def trace(
         v,
     )
     return t, tri, u, v
+
+
+def hit_arrays(n: int) -> HitArrays:
+    """Return empty ``t, triangle, u, v`` arrays for ``n`` rays."""
+    return (
+        np.empty(n, np.float32),
+        np.empty(n, np.int32),
+        np.empty(n, np.float32),
+        np.empty(n, np.float32),
+    )
 
 
 def _agrees(module: ModuleType) -> bool:

@@ -246,18 +246,23 @@ class RayCaster:
         return hits
 
     def cast_prepared(
-        self, origins: NDArray[np.float32], directions: NDArray[np.float32], tmax: NDArray
+        self,
+        origins: NDArray[np.float32],
+        directions: NDArray[np.float32],
+        tmax: NDArray,
+        out: packets.HitArrays | None = None,
     ) -> Hits:
         """Cast bounded rays given as C-contiguous float32 arrays (bodies' probes, every step).
 
         The same hits as ``cast``: with packets, one call with no conversions, copies or box
-        tests (Embree culls the small dynamic scene itself); with embreex, ``cast``.
+        tests (Embree culls the small dynamic scene itself), written into ``out`` if given
+        (the hits are then only good until the next cast into it); with embreex, ``cast``.
         """
         if not self.packets:
             return self.cast(origins, directions, tmax)
         self.sync()
         t, triangle, u, v = packets.trace(
-            self._static_packets, self._dynamic_packets, origins, directions, tmax
+            self._static_packets, self._dynamic_packets, origins, directions, tmax, out=out
         )
         return Hits(t, triangle, u, v)
 

@@ -230,7 +230,7 @@ class Walker:
         np.copyto(buf.directions, np.matmul(tpl.directions, frame[:3], out=buf.directions64))
         sweep = len(tpl.lead)
         np.copyto(buf.tmax[:sweep], np.add(tpl.lead, length + SKIN, out=buf.sweep64))
-        hits = self.caster.cast_prepared(buf.origins, buf.directions, buf.tmax)
+        hits = self.caster.cast_prepared(buf.origins, buf.directions, buf.tmax, buf.hits)
         normals = self.caster.table.normal[hits.triangle]
         free, normal, obstacle = self._read_sweep(hits, normals, tpl.lead, ux, uy)
         ground, ceiling = self._read_ground(hits, normals, sweep, stride.feet, n)

@@ -12,6 +12,7 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.sim.packets import HitArrays, hit_arrays
 from sortie.sim.shapes import WalkerShape
 
 CLEARANCE = 0.01
@@ -61,6 +62,7 @@ class Template:
             np.empty((n, 3), np.float32),
             np.empty(len(self.lead)),
             self.tmax.astype(np.float32),
+            hit_arrays(n),
         )
 
 
@@ -78,6 +80,7 @@ class ProbeBuffers:
     directions: NDArray[np.float32]
     sweep64: NDArray[np.float64]
     tmax: NDArray[np.float32]
+    hits: HitArrays  # what the probe's cast found, read before the next probe
 
 
 @cache
