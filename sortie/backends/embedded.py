@@ -42,6 +42,9 @@ class _World:
     scene: Scene
     caster: RayCaster
     renderer: Renderer
+    _bases: dict[str, tuple[int, tuple[float, float, float]]] = field(
+        default_factory=dict, repr=False
+    )
     _nav: NavGraph | None = field(default=None, repr=False)
     _layout: HouseLayout | None = field(default=None, repr=False)
     names: dict[int, str] | None = field(default=None, repr=False)
@@ -68,6 +71,23 @@ class _World:
         if self._nav is None:
             self._nav = NavGraph.build(self.scene, PLANNING)
         return self._nav
+
+    def base_of(self, name: str) -> tuple[float, float, float]:
+        """Return the base centre (x, y, lowest z) of object ``name`` where it is now.
+
+        Kept per scene state (static objects never move), because oracles and missions ask
+        for the same objects every step and a box over many vertices is not free.
+        """
+        obj = self.scene[name]
+        version = self.scene.version if obj.is_dynamic else -1
+        known = self._bases.get(name)
+        if known is None or known[0] != version:
+            parts = self.scene.current_parts(obj)
+            low = np.min([p.bounds()[0] for p in parts], axis=0)
+            high = np.max([p.bounds()[1] for p in parts], axis=0)
+            base = (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
+            known = self._bases[name] = (version, base)
+        return known[1]
 
 
 class EmbeddedBackend(PositionQueries):
@@ -348,10 +368,7 @@ class EmbeddedBackend(PositionQueries):
         if name == self._held:
             pose = self.pose()
             return (pose.x, pose.y, pose.z)
-        parts = world.scene.current_parts(world.scene[name])
-        low = np.min([p.bounds()[0] for p in parts], axis=0)
-        high = np.max([p.bounds()[1] for p in parts], axis=0)
-        return (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
+        return world.base_of(name)
 
     def _apply(self, action: Move | Fly) -> tuple[float, tuple[Event, ...]]:
         body = self._require_body()

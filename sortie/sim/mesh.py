@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,6 +35,9 @@ class Mesh:
     colors: NDArray[np.uint8]
     uvs: NDArray[np.float32] | None = None
     texture: NDArray[np.uint8] | None = None
+    _bounds: tuple[NDArray[np.float32], NDArray[np.float32]] | None = field(
+        default=None, init=False, repr=False
+    )
 
     @property
     def triangle_count(self) -> int:
@@ -55,8 +58,17 @@ class Mesh:
         return self.transformed(pose_matrix(offset, yaw))
 
     def bounds(self) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Return the (min, max) corners of the axis-aligned bounding box."""
-        return self.vertices.min(axis=0), self.vertices.max(axis=0)
+        """Return the (min, max) corners of the axis-aligned bounding box (read-only arrays).
+
+        Computed once per mesh: meshes are never changed in place, and oracles and missions
+        ask for the same objects' boxes every step.
+        """
+        if self._bounds is None:
+            low, high = self.vertices.min(axis=0), self.vertices.max(axis=0)
+            low.flags.writeable = high.flags.writeable = False
+            object.__setattr__(self, "_bounds", (low, high))
+        assert self._bounds is not None
+        return self._bounds
 
 
 def pose_matrix(offset: Vec3 = (0.0, 0.0, 0.0), yaw: float = 0.0, pitch: float = 0.0) -> NDArray:

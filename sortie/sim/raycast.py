@@ -5,6 +5,9 @@ go into a second, small one, rebuilt only when the scene's state changes; each c
 both and keeps the nearer hit. Per-triangle tables (object id, colour, normal, texture
 coordinates) are indexed by the hit triangle; their last row is the "no hit" row, so a miss
 (index -1) reads it without a branch.
+
+Two engines give the same hits: Embree packets through ``sortie.sim.packets`` (16 rays per
+call, both scenes in one pass) when the extension is built, else embreex one ray at a time.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from embreex import rtcore_scene
 from embreex.mesh_construction import TriangleMesh
 from numpy.typing import NDArray
 
+from sortie.core.errors import ConfigError
+from sortie.sim import packets
 from sortie.sim.mesh import Mesh
+from sortie.sim.packets import PacketScene
 from sortie.sim.scene import Scene
 
 MISS = np.float32(np.inf)
@@ -148,6 +154,10 @@ def _embree_scene(corners: NDArray[np.float32]) -> rtcore_scene.EmbreeScene | No
     return scene
 
 
+def _packet_scene(corners: NDArray[np.float32]) -> PacketScene | None:
+    return PacketScene(corners) if len(corners) else None
+
+
 def _run(
     embree: rtcore_scene.EmbreeScene, origins: NDArray, directions: NDArray, tmax: NDArray | None
 ) -> dict[str, NDArray]:
@@ -158,17 +168,30 @@ def _run(
 class RayCaster:
     """Casts batches of rays into a scene, keeping its dynamic part in step with the scene."""
 
-    def __init__(self, scene: Scene) -> None:
+    def __init__(self, scene: Scene, use_packets: bool | None = None) -> None:
+        """Prepare the scene's static part; ``use_packets`` None means "when available"."""
         self.scene = scene
+        self.packets = packets.available() if use_packets is None else use_packets
+        if self.packets and not packets.available():
+            raise ConfigError(
+                "RayCaster: Embree packets asked for, but sortie.sim._packets is not built or "
+                f"is switched off ({packets.ENV_SWITCH}=0); allowed here: use_packets=False or None"
+            )
         ids = {o.name: i + 1 for i, o in enumerate(scene.objects)}
         all_parts = [p for o in scene.objects for p in o.parts]
         self.atlas = TextureAtlas(all_parts)
         static = [(ids[o.name], p) for o in scene.objects if not o.is_dynamic for p in o.parts]
         self.static = TriangleTable.build(static, self.atlas)
-        self._static_embree = _embree_scene(self.static.corners)
+        self._static_embree: rtcore_scene.EmbreeScene | None = None
+        self._static_packets: PacketScene | None = None
+        if self.packets:
+            self._static_packets = _packet_scene(self.static.corners)
+        else:
+            self._static_embree = _embree_scene(self.static.corners)
         self._dynamic_names = [(ids[o.name], o) for o in scene.objects if o.is_dynamic]
         self._version = -1
         self._dynamic_embree: rtcore_scene.EmbreeScene | None = None
+        self._dynamic_packets: PacketScene | None = None
         self.dynamic_boxes = np.zeros((0, 2, 3), np.float32)
         self.table = self.static
         self.sync()
@@ -179,7 +202,10 @@ class RayCaster:
             return
         parts = [(i, p) for i, o in self._dynamic_names for p in self.scene.current_parts(o)]
         dynamic = TriangleTable.build(parts, self.atlas)
-        self._dynamic_embree = _embree_scene(dynamic.corners)
+        if self.packets:
+            self._dynamic_packets = _packet_scene(dynamic.corners)
+        else:
+            self._dynamic_embree = _embree_scene(dynamic.corners)
         self.table = self.static.concat(dynamic) if len(dynamic) else self.static
         self.dynamic_boxes = _part_boxes(parts)
         self._version = self.scene.version
@@ -190,19 +216,26 @@ class RayCaster:
         directions: NDArray,
         tmax: NDArray | float | None = None,
         dynamic_rows: NDArray[np.intp] | None = None,
+        width: int = 0,
     ) -> Hits:
         """Cast rays; ``t`` is in units of each direction's length, capped at ``tmax``.
 
         ``dynamic_rows`` limits the rays tested against dynamic geometry to those rows (the
         renderer passes the pixels where a dynamic object can appear); None tests them all.
+        ``width`` > 0 says the rays are the rows of an image that wide (packets trace it in
+        tiles; the hits are the same either way). One origin row serves every direction.
         """
         self.sync()
-        origins = np.ascontiguousarray(origins, dtype=np.float32)
+        origins = np.ascontiguousarray(origins, dtype=np.float32).reshape(-1, 3)
         directions = np.ascontiguousarray(directions, dtype=np.float32)
         limit = None
         if tmax is not None:
             # A copy: Embree needs a writable buffer, and broadcast_to gives a read-only view.
-            limit = np.array(np.broadcast_to(tmax, (len(origins),)), np.float32)
+            limit = np.array(np.broadcast_to(tmax, (len(directions),)), np.float32)
+        if self.packets:
+            return self._cast_packets(origins, directions, limit, dynamic_rows, width)
+        if len(origins) != len(directions):
+            origins = np.array(np.broadcast_to(origins, directions.shape))
         if self._static_embree is None:
             hits = _no_hits(len(origins))
         else:
@@ -211,6 +244,48 @@ class RayCaster:
             if dynamic_rows is not None or self._may_reach_dynamic(origins, directions, limit):
                 hits = self._cast_dynamic(hits, origins, directions, limit, dynamic_rows)
         return hits
+
+    def cast_prepared(
+        self,
+        origins: NDArray[np.float32],
+        directions: NDArray[np.float32],
+        tmax: NDArray,
+        out: packets.HitArrays | None = None,
+    ) -> Hits:
+        """Cast bounded rays given as C-contiguous float32 arrays (bodies' probes, every step).
+
+        The same hits as ``cast``: with packets, one call with no conversions, copies or box
+        tests (Embree culls the small dynamic scene itself), written into ``out`` if given
+        (the hits are then only good until the next cast into it); with embreex, ``cast``.
+        """
+        if not self.packets:
+            return self.cast(origins, directions, tmax)
+        self.sync()
+        t, triangle, u, v = packets.trace(
+            self._static_packets, self._dynamic_packets, origins, directions, tmax, out=out
+        )
+        return Hits(t, triangle, u, v)
+
+    def _cast_packets(
+        self,
+        origins: NDArray[np.float32],
+        directions: NDArray[np.float32],
+        limit: NDArray[np.float32] | None,
+        dynamic_rows: NDArray[np.intp] | None,
+        width: int,
+    ) -> Hits:
+        """Cast through Embree packets, static and dynamic scene in one pass."""
+        moving, mask = self._dynamic_packets, None
+        if moving is not None and dynamic_rows is not None:
+            if len(dynamic_rows):
+                mask = np.zeros(len(directions), np.uint8)
+                mask[dynamic_rows] = 1
+            else:
+                moving = None
+        t, triangle, u, v = packets.trace(
+            self._static_packets, moving, origins, directions, limit, mask, width
+        )
+        return Hits(t, triangle, u, v)
 
     def _may_reach_dynamic(
         self, origins: NDArray, directions: NDArray, limit: NDArray | None

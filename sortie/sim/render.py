@@ -51,8 +51,13 @@ class Renderer:
         pitch = spec.pitch if pitch is None else pitch
         dirs = world_rays(spec, yaw, pitch)
         self.caster.sync()
-        rows = dynamic_pixels(spec, eye, yaw, pitch, self.caster.dynamic_boxes)
-        hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs, dynamic_rows=rows)
+        if self.caster.packets:
+            # Embree's own culling of the small dynamic scene is cheaper than finding the
+            # pixels it may cover, and the hits are the same.
+            hits = self.caster.cast(np.array([eye], np.float32), dirs, width=spec.width)
+        else:
+            rows = dynamic_pixels(spec, eye, yaw, pitch, self.caster.dynamic_boxes)
+            hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs, dynamic_rows=rows)
         shape = (spec.height, spec.width)
         depth = hits.t.reshape(shape) if Sensor.DEPTH in sensors else None
         semantic = None

@@ -54,6 +54,9 @@ class SceneObject:
     dynamics: Dynamics = Dynamics.STATIC
     open_transform: NDArray[np.float64] | None = None
     starts_open: bool = False
+    _bounds: tuple[NDArray[np.float32], NDArray[np.float32]] | None = field(
+        default=None, init=False, repr=False
+    )
 
     @property
     def is_dynamic(self) -> bool:
@@ -61,9 +64,14 @@ class SceneObject:
         return self.dynamics is not Dynamics.STATIC
 
     def bounds(self) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """Return the (min, max) corners of its built geometry."""
-        lows, highs = zip(*(p.bounds() for p in self.parts), strict=True)
-        return np.min(lows, axis=0), np.max(highs, axis=0)
+        """Return the (min, max) corners of its built geometry (read-only arrays, kept)."""
+        if self._bounds is None:
+            lows, highs = zip(*(p.bounds() for p in self.parts), strict=True)
+            low, high = np.min(lows, axis=0), np.max(highs, axis=0)
+            low.flags.writeable = high.flags.writeable = False
+            object.__setattr__(self, "_bounds", (low, high))
+        assert self._bounds is not None
+        return self._bounds
 
     def center(self) -> NDArray[np.float32]:
         """Return the centre of its built bounding box."""

@@ -21,6 +21,8 @@ from sortie.core.pose import Pose, wrap_degrees
 from sortie.sim.bodies.walker_rays import (
     CLEARANCE,
     PER_SAMPLE,
+    ProbeBuffers,
+    Template,
     clearance_rays,
     template,
 )
@@ -120,6 +122,17 @@ class Walker:
         self._base = shape.step + CLEARANCE  # height above the feet of the down and up rays
         self._spacing = shape.radius / 4
         self._pose: Pose | None = None
+        self._frame = np.array([[0.0, 0, 0], [0, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
+        self._layouts: dict[int, tuple[Template, ProbeBuffers]] = {}
+
+    def _layout(self, n: int) -> tuple[Template, ProbeBuffers]:
+        """Return the probe layout with ``n`` samples and its scratch arrays (kept per ``n``)."""
+        found = self._layouts.get(n)
+        if found is None:
+            shape = self.shape
+            tpl = template(n, shape.radius, shape.height, self._base, self._base + self.max_drop)
+            found = self._layouts[n] = (tpl, tpl.buffers())
+        return found
 
     @property
     def pose(self) -> Pose:
@@ -206,23 +219,18 @@ class Walker:
 
     def _probe(self, stride: _Stride, ux: float, uy: float, length: float, n: int) -> _Probe:
         """Cast one probe along the move ``length * (ux, uy)`` with ``n`` ground samples."""
-        tpl = template(
-            n, self.shape.radius, self.shape.height, self._base, self._base + self.max_drop
-        )
+        tpl, buf = self._layout(n)
         piece = length / n
-        frame = np.array(
-            [
-                [ux, uy, 0.0],
-                [-uy, ux, 0.0],
-                [0.0, 0.0, 1.0],
-                [ux * piece, uy * piece, 0.0],
-                [stride.x, stride.y, stride.feet],
-            ]
-        )
+        frame = self._frame
+        frame[0, 0], frame[0, 1], frame[1, 0], frame[1, 1] = ux, uy, -uy, ux
+        frame[3, 0], frame[3, 1] = ux * piece, uy * piece
+        frame[4, 0], frame[4, 1], frame[4, 2] = stride.x, stride.y, stride.feet
+        # Products in float64, then rounded once to float32: the rays of a plain cast.
+        np.copyto(buf.origins, np.matmul(tpl.origins, frame, out=buf.origins64))
+        np.copyto(buf.directions, np.matmul(tpl.directions, frame[:3], out=buf.directions64))
         sweep = len(tpl.lead)
-        tmax = tpl.tmax.copy()
-        tmax[:sweep] += length + SKIN
-        hits = self.caster.cast(tpl.origins @ frame, tpl.directions @ frame[:3], tmax)
+        np.copyto(buf.tmax[:sweep], np.add(tpl.lead, length + SKIN, out=buf.sweep64))
+        hits = self.caster.cast_prepared(buf.origins, buf.directions, buf.tmax, buf.hits)
         normals = self.caster.table.normal[hits.triangle]
         free, normal, obstacle = self._read_sweep(hits, normals, tpl.lead, ux, uy)
         ground, ceiling = self._read_ground(hits, normals, sweep, stride.feet, n)

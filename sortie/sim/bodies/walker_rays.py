@@ -12,6 +12,7 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.sim.packets import HitArrays, hit_arrays
 from sortie.sim.shapes import WalkerShape
 
 CLEARANCE = 0.01
@@ -50,6 +51,36 @@ class Template:
     directions: NDArray[np.float64]  # (N, 3)
     lead: NDArray[np.float64]  # the sweep rays' distance from their origin to the outline
     tmax: NDArray[np.float64]  # the sweep rows' value is added per probe
+
+    def buffers(self) -> ProbeBuffers:
+        """Return fresh scratch arrays for casting this layout again and again."""
+        n = len(self.origins)
+        return ProbeBuffers(
+            np.empty((n, 3)),
+            np.empty((n, 3), np.float32),
+            np.empty((n, 3)),
+            np.empty((n, 3), np.float32),
+            np.empty(len(self.lead)),
+            self.tmax.astype(np.float32),
+            hit_arrays(n),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeBuffers:
+    """Scratch arrays of one probe layout, so that a probe allocates nothing to build its rays.
+
+    The float64 arrays hold the exact products, the float32 ones what the ray engine takes
+    (the same rounding as converting a fresh float64 result).
+    """
+
+    origins64: NDArray[np.float64]
+    origins: NDArray[np.float32]
+    directions64: NDArray[np.float64]
+    directions: NDArray[np.float32]
+    sweep64: NDArray[np.float64]
+    tmax: NDArray[np.float32]
+    hits: HitArrays  # what the probe's cast found, read before the next probe
 
 
 @cache

@@ -20,6 +20,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
 from sortie.core.errors import ConfigError
+from sortie.sim.navigation import cache
 from sortie.sim.navigation.clearance import near_hits, probe
 from sortie.sim.navigation.doors import door_blocks, walkable_scene
 from sortie.sim.navigation.links import column_slots, link_neighbours
@@ -96,22 +97,41 @@ class NavGraph:
 
     @classmethod
     def build(cls, scene: Scene, shape: WalkerShape = WALKER, cell: float = 0.25) -> NavGraph:
-        """Build the graph of ``scene`` for ``shape`` on a grid of ``cell`` metres."""
+        """Return the graph of ``scene`` for ``shape`` on a grid of ``cell`` metres.
+
+        A graph built before for the same geometry, shape, cell and code comes from the
+        cache (see ``cache``): from this process, or from disk without casting a ray.
+        """
         if not cell > 0:
             raise ConfigError(f"navigation: cell must be a positive size in metres, got {cell!r}")
-        caster = RayCaster(walkable_scene(scene))
+        key = cache.graph_key(scene, shape, cell)
+        known = cache.remembered(key)
+        if isinstance(known, NavGraph):
+            return known
         grid = Grid.over(scene.bounds, cell)
-        hits = peel_columns(caster, grid, shape)
-        columns, z, semantic = standing_surfaces(hits, shape)
-        positions = np.column_stack([grid.centres(columns), z])
-        probes = probe(caster, positions, cell, shape)
-        clear = ~crowded(hits, grid, columns, z, shape)
-        clear &= ~near_hits(positions, probes.points, shape)
-        keep = np.flatnonzero(clear)
-        positions, columns = positions[keep], columns[keep]
-        adjacency = link_neighbours(grid, columns, positions, probes.blocked_moves[keep], shape)
-        doors, door_nodes = door_blocks(scene, positions, cell, shape)
-        return cls(grid, shape, positions, columns, semantic[keep], adjacency, doors, door_nodes)
+        parts = cache.load(key)
+        if parts is None:
+            parts = _find_parts(scene, grid, shape)
+            cache.store(key, parts)
+        graph = cls.assemble(grid, shape, parts)
+        cache.remember(key, graph)
+        return graph
+
+    @classmethod
+    def assemble(cls, grid: Grid, shape: WalkerShape, parts: cache.GraphParts) -> NavGraph:
+        """Return the graph whose nodes and blocked moves are ``parts`` (its edges linked)."""
+        positions = np.column_stack([grid.centres(parts.columns), parts.z])
+        adjacency = link_neighbours(grid, parts.columns, positions, parts.blocked_moves, shape)
+        return cls(
+            grid,
+            shape,
+            positions,
+            parts.columns,
+            parts.semantic,
+            adjacency,
+            parts.doors,
+            parts.door_nodes,
+        )
 
     @property
     def node_count(self) -> int:
@@ -349,6 +369,22 @@ class NavGraph:
         rank = np.empty_like(sizes)
         rank[np.argsort(-sizes, kind="stable")] = np.arange(len(sizes))
         return rank[labels].astype(np.int32)
+
+
+def _find_parts(scene: Scene, grid: Grid, shape: WalkerShape) -> cache.GraphParts:
+    """Cast the rays of a graph build: surfaces, room for the body, blocked moves, doors."""
+    caster = RayCaster(walkable_scene(scene))
+    hits = peel_columns(caster, grid, shape)
+    columns, z, semantic = standing_surfaces(hits, shape)
+    positions = np.column_stack([grid.centres(columns), z])
+    probes = probe(caster, positions, grid.cell, shape)
+    clear = ~crowded(hits, grid, columns, z, shape)
+    clear &= ~near_hits(positions, probes.points, shape)
+    keep = np.flatnonzero(clear)
+    doors, door_nodes = door_blocks(scene, positions[keep], grid.cell, shape)
+    return cache.GraphParts(
+        z[keep], columns[keep], semantic[keep], probes.blocked_moves[keep], doors, door_nodes
+    )
 
 
 def _walk_back(predecessors: NDArray[np.int32], source: int, target: int) -> list[int]:

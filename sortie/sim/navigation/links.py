@@ -20,17 +20,18 @@ def link_neighbours(
 ) -> csr_matrix:
     """Return the edges between neighbours a step apart whose probes at each other hit nothing."""
     slots = column_slots(grid, columns)
-    nodes = np.arange(len(columns))
     rows, cols = [], []
     for d, (di, dj) in enumerate(STEPS[:4]):  # the other four are the same edges reversed
         there = grid.shifted(columns, di, dj)
-        for level in range(slots.shape[1]):
-            other = np.where(there >= 0, slots[there, level], -1)
-            ok = other >= 0
-            ok[ok] = np.abs(positions[ok, 2] - positions[other[ok], 2]) <= shape.step
-            ok[ok] = ~blocked_moves[ok, d] & ~blocked_moves[other[ok], d + 4]
-            rows.append(nodes[ok])
-            cols.append(other[ok])
+        # Every node of the neighbour column at once; the order of the pairs does not matter,
+        # since the sparse matrix sorts each row's columns.
+        others = np.where(there[:, None] >= 0, slots[np.maximum(there, 0)], -1)
+        a, level = np.nonzero(others >= 0)
+        b = others[a, level]
+        ok = np.abs(positions[a, 2] - positions[b, 2]) <= shape.step
+        ok &= ~blocked_moves[a, d] & ~blocked_moves[b, d + 4]
+        rows.append(a[ok])
+        cols.append(b[ok])
     a, b = np.concatenate(rows), np.concatenate(cols)
     length = np.linalg.norm(positions[a] - positions[b], axis=1)
     n = len(columns)

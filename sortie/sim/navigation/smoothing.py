@@ -48,11 +48,11 @@ class Corridor:
         points = start + np.linspace(0.0, 1.0, count)[:, None] * (end - start)
         fi = (points[:, 0] - self.grid.x0) / self.grid.cell
         fj = (points[:, 1] - self.grid.y0) / self.grid.cell
-        for i in _corner_indices(fi):
-            for j in _corner_indices(fj):
-                if not self._supported(i, j, points[:, 2]):
-                    return False
-        return True
+        (i0, i1), (j0, j1) = _corner_indices(fi), _corner_indices(fj)
+        # The four corners of every sample in one test (string pulling calls this often).
+        i = np.concatenate([i0, i0, i1, i1])
+        j = np.concatenate([j0, j1, j0, j1])
+        return self._supported(i, j, np.tile(points[:, 2], 4))
 
     def _supported(
         self, i: NDArray[np.int64], j: NDArray[np.int64], z: NDArray[np.float64]

@@ -197,7 +197,24 @@ def crowded(
         for dj in range(-reach, reach + 1):
             if math.hypot(di, dj) * grid.cell > limit:
                 continue
-            near = grid.shifted(columns, di, dj)
-            between = hits.count_above(near, low) > hits.count_above(near, high)
-            blocked |= between | hits.inside_solid(near, high)
+            blocked |= _crowding(hits, grid.shifted(columns, di, dj), low, high)
     return blocked
+
+
+def _crowding(
+    hits: ColumnHits,
+    near: NDArray[np.int64],
+    low: NDArray[np.float64],
+    high: NDArray[np.float64],
+) -> NDArray[np.bool_]:
+    """Return whether column ``near`` (-1: off the grid) has a hit or a solid in (low, high].
+
+    The same test as ``count_above`` and ``inside_solid`` together, with each column's hits
+    gathered once instead of three times (this loop is a fifth of a graph build).
+    """
+    inside = np.maximum(near, 0)
+    z = hits.z[inside]
+    above_high = np.where(near >= 0, (z > high[:, None]).sum(axis=1), 0)
+    above_low = np.where(near >= 0, (z > low[:, None]).sum(axis=1), 0)
+    last_up = hits.up[inside, np.maximum(above_high - 1, 0)]
+    return (above_low > above_high) | ((above_high > 0) & last_up)

@@ -1,0 +1,196 @@
+"""Built navigation graphs kept by scene digest: in this process, and on disk between runs.
+
+A graph depends only on the scene's non-portable geometry, the walker planned for, the cell
+size and the code that builds it; the key hashes all four (the code as the bytes of the
+navigation modules and the ray caster, so any change to them makes new keys). On disk a graph
+is an uncompressed ``.npz`` of what the ray casts found (node heights, columns, classes,
+blocked moves, door blocks); the edges are linked again on loading, which is a tenth of a
+build. Files are written to a temporary name and renamed, so parallel workers never read a
+half-written one; an unreadable file is rebuilt and replaced.
+
+The folder is ``$SORTIE_CACHE/graphs``, else ``$XDG_CACHE_HOME/sortie/graphs``, else
+``~/.cache/sortie/graphs``; ``SORTIE_GRAPH_CACHE=0`` turns the disk cache off. The oldest
+files go once more than ``DISK_KEPT`` are stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import OrderedDict
+from dataclasses import astuple, dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sortie.sim.scene import Dynamics, Scene
+from sortie.sim.shapes import WalkerShape
+
+FORMAT = 1
+"""Bumped when the file layout changes."""
+DISK_KEPT = 400
+"""Graph files kept on disk (about 1 MB each for a 100 m world at 0.25 m cells)."""
+MEMORY_KEPT = 4
+"""Graphs kept in this process (a repeated world costs nothing the second time)."""
+SWITCH = "SORTIE_GRAPH_CACHE"
+
+
+@dataclass(frozen=True, slots=True)
+class GraphParts:
+    """What a graph build finds with rays; the edges follow from it without casting.
+
+    Attributes:
+        z: (N,) node heights; x and y are their columns' centres.
+        columns: (N,) grid column of each node.
+        semantic: (N,) class id of what each node stands on.
+        blocked_moves: (N, 8) whether the probe toward each neighbour hit before it.
+        doors: names of the openables.
+        door_nodes: per door, the nodes its closed geometry blocks.
+    """
+
+    z: NDArray[np.float64]
+    columns: NDArray[np.int64]
+    semantic: NDArray[np.int32]
+    blocked_moves: NDArray[np.bool_]
+    doors: tuple[str, ...]
+    door_nodes: tuple[NDArray[np.int64], ...]
+
+
+_memory: OrderedDict[str, object] = OrderedDict()
+
+
+def graph_key(scene: Scene, shape: WalkerShape, cell: float) -> str:
+    """Return the key of the graph of ``scene`` for ``shape`` at ``cell`` metres."""
+    # Lighting, the top-down cut and routes do not change a graph: left out of the key.
+    planned = Scene([o for o in scene.objects if o.dynamics is not Dynamics.PORTABLE], scene.bounds)
+    h = hashlib.sha256(planned.digest().encode())
+    h.update(json.dumps([FORMAT, astuple(shape), cell, _code_digest()]).encode())
+    return h.hexdigest()
+
+
+def remembered(key: str) -> object | None:
+    """Return the graph kept in this process under ``key``, or None."""
+    graph = _memory.get(key)
+    if graph is not None:
+        _memory.move_to_end(key)
+    return graph
+
+
+def remember(key: str, graph: object) -> None:
+    """Keep ``graph`` in this process under ``key``, dropping the least recently used."""
+    _memory[key] = graph
+    _memory.move_to_end(key)
+    while len(_memory) > MEMORY_KEPT:
+        _memory.popitem(last=False)
+
+
+def folder() -> Path | None:
+    """Return the disk cache's folder, or None when the disk cache is off."""
+    if os.environ.get(SWITCH, "1") == "0":
+        return None
+    root = os.environ.get("SORTIE_CACHE")
+    if root:
+        return Path(root) / "graphs"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "sortie" / "graphs"
+
+
+def load(key: str) -> GraphParts | None:
+    """Return the parts stored under ``key``, or None if absent, off or unreadable."""
+    where = folder()
+    path = where / f"{key}.npz" if where else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return _parts_of(data)
+    except (OSError, ValueError, KeyError):
+        return None  # a damaged file: the caller builds again and replaces it
+
+
+def store(key: str, parts: GraphParts) -> None:
+    """Write ``parts`` under ``key`` (atomically); a cache that cannot be written is skipped."""
+    where = folder()
+    if where is None:
+        return
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=where, suffix=".tmp", delete=False) as out:
+            np.savez(out, **_arrays_of(parts))  # type: ignore[arg-type]
+        os.replace(out.name, where / f"{key}.npz")
+        _trim(where)
+    except OSError:
+        return
+
+
+def _arrays_of(parts: GraphParts) -> dict[str, NDArray]:
+    sizes = np.array([len(nodes) for nodes in parts.door_nodes], np.int64)
+    nodes = np.concatenate(parts.door_nodes) if parts.door_nodes else np.zeros(0, np.int64)
+    return {
+        "z": parts.z,
+        "columns": parts.columns.astype(np.int32),
+        "semantic": parts.semantic,
+        "blocked_moves": np.packbits(parts.blocked_moves, axis=1),
+        "doors": np.array(parts.doors, dtype=str),
+        "door_sizes": sizes,
+        "door_nodes": nodes.astype(np.int64),
+    }
+
+
+def _parts_of(data: np.lib.npyio.NpzFile) -> GraphParts:
+    columns = data["columns"].astype(np.int64)
+    blocked = np.unpackbits(data["blocked_moves"], axis=1, count=8).astype(bool)
+    if blocked.shape != (len(columns), 8) or len(data["z"]) != len(columns):
+        raise ValueError("graph cache: arrays of different lengths")
+    cuts = np.cumsum(data["door_sizes"])[:-1]
+    door_nodes = tuple(np.split(data["door_nodes"].astype(np.int64), cuts))
+    doors = tuple(str(name) for name in data["doors"])
+    if len(door_nodes) != len(doors):
+        door_nodes = door_nodes[: len(doors)]  # no doors: split gives one empty piece
+    return GraphParts(
+        data["z"].astype(np.float64),
+        columns,
+        data["semantic"].astype(np.int32),
+        blocked,
+        doors,
+        door_nodes,
+    )
+
+
+def _trim(where: Path) -> None:
+    files = sorted(where.glob("*.npz"), key=lambda p: p.stat().st_mtime)
+    for old in files[: max(0, len(files) - DISK_KEPT)]:
+        old.unlink(missing_ok=True)
+
+
+@cache
+def _code_digest() -> str:
+    """Return a hash of the code a graph comes from, and of the ray engine's versions.
+
+    The navigation package, the scene, meshes, semantic classes and ray casting (both
+    engines' sources); numpy's and embreex's versions stand for the libraries.
+    """
+    import embreex
+
+    here = Path(__file__).resolve().parent
+    sim = here.parent
+    files = sorted(here.glob("*.py")) + [
+        sim / name
+        for name in (
+            "raycast.py",
+            "scene.py",
+            "mesh.py",
+            "semantics.py",
+            "packets.py",
+            "_packets.c",
+        )
+    ]
+    h = hashlib.sha256(f"{np.__version__} {getattr(embreex, '__version__', '?')}".encode())
+    for path in files:
+        if path.is_file():
+            h.update(path.name.encode() + path.read_bytes())
+    return h.hexdigest()

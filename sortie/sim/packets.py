@@ -1,0 +1,163 @@
+"""Embree packet tracing: the compiled ``sortie.sim._packets`` when it is built and agrees.
+
+embreex intersects one ray per Embree call. ``_packets`` (a small C extension built at install,
+``sortie/sim/_packets.c``) opens the Embree library that embreex ships, builds the same robust
+triangle scenes, and traces 16 rays per call (4 x 4 pixel tiles for images), the static and
+the dynamic scene in one pass. The ray caster uses it when ``available()``; otherwise, or with
+``SORTIE_PACKETS=0`` in the environment, it keeps to embreex. Before the first use, a small
+scene is traced both ways: any difference in a hit disables the packets for the process, so a
+mismatched library can cost speed but never change a result.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import warnings
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+from numpy.typing import NDArray
+
+HitArrays = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]]
+"""A trace's hits: distance (inf: none), triangle (-1: none), and the barycentrics u, v."""
+ENV_SWITCH = "SORTIE_PACKETS"
+"""Set to 0 to keep every cast on embreex (for comparisons, or if the extension misbehaves)."""
+
+
+def library_path() -> str | None:
+    """Return the Embree 4 library to open, or None if there is none.
+
+    The one the embreex wheel ships comes first; else the system's (e.g. Debian's).
+    """
+    import embreex
+
+    folder = Path(embreex.__file__).resolve().parent.parent / "embreex.libs"
+    found = sorted(folder.glob("libembree4*.so*"))
+    if found:
+        return str(found[0])
+    return ctypes.util.find_library("embree4")
+
+
+@cache
+def extension() -> ModuleType | None:
+    """Return the loaded extension, or None when it is switched off, missing or disagrees."""
+    if os.environ.get(ENV_SWITCH, "1") == "0":
+        return None
+    try:
+        module = import_module("sortie.sim._packets")
+    except ImportError:
+        return None
+    path = library_path()
+    if path is None:
+        return None
+    try:
+        module.load(path)
+    except OSError as error:
+        warnings.warn(f"Embree packets off: {error}", RuntimeWarning, stacklevel=2)
+        return None
+    if not _agrees(module):
+        warnings.warn(
+            f"Embree packets off: {path} traced a test scene differently from embreex",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return module
+
+
+def available() -> bool:
+    """Return whether casts go through Embree packets in this process."""
+    return extension() is not None
+
+
+class PacketScene:
+    """One committed Embree scene of triangles, owned by the extension."""
+
+    def __init__(self, corners: NDArray[np.float32]) -> None:
+        module = extension()
+        assert module is not None, "PacketScene needs the extension (check available())"
+        self.handle = module.new_scene(np.ascontiguousarray(corners, np.float32))
+        self.triangles = len(corners)
+
+
+def trace(
+    fixed: PacketScene | None,
+    moving: PacketScene | None,
+    origins: NDArray[np.float32],
+    directions: NDArray[np.float32],
+    tmax: NDArray[np.float32] | None = None,
+    dynamic_rows: NDArray[np.uint8] | None = None,
+    width: int = 0,
+    out: HitArrays | None = None,
+) -> HitArrays:
+    """Trace rays against a static and a dynamic scene; return ``t, triangle, u, v``.
+
+    ``t`` is inf and ``triangle`` -1 where nothing is hit; dynamic triangles are numbered after
+    the static ones. ``dynamic_rows`` (0/1 per ray) limits which rays meet the dynamic scene;
+    ``width`` > 0 says the rays are rows of an image that wide (traced in 4 x 4 tiles).
+    Inputs must be C-contiguous float32: ``directions`` (N, 3), ``origins`` (N, 3) or (1, 3)
+    (one origin for every ray, such as a camera's eye). ``out`` receives the hits instead of
+    new arrays (a body's probe reads them at once and casts again).
+    """
+    module = extension()
+    assert module is not None, "trace needs the extension (check available())"
+    n = len(directions)
+    t, tri, u, v = out if out is not None else hit_arrays(n)
+    offset = fixed.triangles if fixed is not None else 0
+    module.trace(
+        None if fixed is None else fixed.handle,
+        None if moving is None else moving.handle,
+        offset,
+        origins,
+        directions,
+        tmax,
+        dynamic_rows,
+        width,
+        t,
+        tri,
+        u,
+        v,
+    )
+    return t, tri, u, v
+
+
+def hit_arrays(n: int) -> HitArrays:
+    """Return empty ``t, triangle, u, v`` arrays for ``n`` rays."""
+    return (
+        np.empty(n, np.float32),
+        np.empty(n, np.int32),
+        np.empty(n, np.float32),
+        np.empty(n, np.float32),
+    )
+
+
+def _agrees(module: ModuleType) -> bool:
+    """Return whether the extension and embreex hit a small test scene identically."""
+    from embreex import rtcore_scene
+    from embreex.mesh_construction import TriangleMesh
+
+    rng = np.random.default_rng(0)
+    corners = rng.uniform(-1, 1, (64, 3, 3)).astype(np.float32)
+    origins = rng.uniform(-3, 3, (256, 3)).astype(np.float32)
+    directions = (rng.uniform(-1, 1, (256, 3)) - origins / 3).astype(np.float32)
+    reference = rtcore_scene.EmbreeScene()
+    TriangleMesh(reference, corners)
+    expected = reference.run(origins, directions, output=1)
+    handle = module.new_scene(corners)
+    n = len(origins)
+    t, tri = np.empty(n, np.float32), np.empty(n, np.int32)
+    u, v = np.empty(n, np.float32), np.empty(n, np.float32)
+    module.trace(handle, None, 0, origins, directions, None, None, 16, t, tri, u, v)
+    hit = expected["primID"] >= 0
+    return bool(
+        hit.any()
+        and np.array_equal(tri, expected["primID"])
+        and np.array_equal(t[hit], expected["tfar"][hit])
+        and np.array_equal(u[hit], expected["u"][hit])
+        and np.array_equal(v[hit], expected["v"][hit])
+        and np.isinf(t[~hit]).all()
+    )

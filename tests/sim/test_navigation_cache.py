@@ -1,0 +1,103 @@
+import numpy as np
+import pytest
+
+from sortie.sim.mesh import box
+from sortie.sim.navigation import NavGraph, cache
+from sortie.sim.navigation import graph as graph_module
+from sortie.sim.scene import Dynamics, SceneObject
+from sortie.sim.shapes import PLANNING
+from sortie.sim.worlds import build_world
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Every test gets an empty disk cache and an empty in-process cache."""
+    monkeypatch.setenv("SORTIE_CACHE", str(tmp_path))
+    monkeypatch.delenv(cache.SWITCH, raising=False)
+    monkeypatch.setattr(cache, "_memory", type(cache._memory)())
+
+
+def _same(a: NavGraph, b: NavGraph) -> bool:
+    return (
+        np.array_equal(a.positions, b.positions)
+        and np.array_equal(a.columns, b.columns)
+        and np.array_equal(a.semantic, b.semantic)
+        and (a.adjacency != b.adjacency).nnz == 0
+        and a.doors == b.doors
+        and all(np.array_equal(x, y) for x, y in zip(a.door_nodes, b.door_nodes, strict=True))
+    )
+
+
+def _count_builds(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    original = graph_module._find_parts
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(graph_module, "_find_parts", counted)
+    return calls
+
+
+def test_a_graph_read_from_disk_equals_a_fresh_build(monkeypatch, tmp_path):
+    """The flexible room's graph (a door included) comes back from disk identical."""
+    scene = build_world("flexible_room", 0)
+    fresh = NavGraph.build(scene, PLANNING)
+    assert list((tmp_path / "graphs").glob("*.npz"))
+    monkeypatch.setattr(cache, "_memory", type(cache._memory)())
+    builds = _count_builds(monkeypatch)
+    loaded = NavGraph.build(scene, PLANNING)
+    assert not builds and loaded is not fresh and fresh.doors
+    assert _same(fresh, loaded)
+
+
+def test_the_same_scene_twice_in_a_process_costs_one_build(monkeypatch):
+    """A second build of the same geometry returns the graph kept in memory."""
+    builds = _count_builds(monkeypatch)
+    scene = build_world("flexible_room", 0)
+    first = NavGraph.build(scene, PLANNING)
+    assert NavGraph.build(build_world("flexible_room", 0), PLANNING) is first
+    assert len(builds) == 1
+
+
+def test_moving_a_portable_object_keeps_the_key_and_a_wall_changes_it():
+    """Portable objects are not planned around; any other geometry is part of the key."""
+    scene = build_world("flexible_room", 0)
+    key = cache.graph_key(scene, PLANNING, 0.25)
+    crate = SceneObject(
+        "crate_9", "crate", (box((0.5, 0.5, 0.5), (0, 0, 0.25), (9, 9, 9)),), {}, Dynamics.PORTABLE
+    )
+    wall = SceneObject("extra_wall", "wall", (box((0.2, 3, 2), (1, 1, 1), (9, 9, 9)),))
+    with_crate = type(scene)([*scene.objects, crate], scene.bounds)
+    with_wall = type(scene)([*scene.objects, wall], scene.bounds)
+    assert cache.graph_key(with_crate, PLANNING, 0.25) == key
+    assert cache.graph_key(with_wall, PLANNING, 0.25) != key
+    assert cache.graph_key(scene, PLANNING, 0.5) != key
+
+
+def test_a_damaged_file_is_rebuilt_and_replaced(monkeypatch, tmp_path):
+    """An unreadable cache file costs a build, never an error, and is written again."""
+    scene = build_world("flexible_room", 0)
+    fresh = NavGraph.build(scene, PLANNING)
+    (path,) = (tmp_path / "graphs").glob("*.npz")
+    path.write_bytes(b"not a graph")
+    monkeypatch.setattr(cache, "_memory", type(cache._memory)())
+    builds = _count_builds(monkeypatch)
+    assert _same(NavGraph.build(scene, PLANNING), fresh)
+    assert len(builds) == 1 and cache.load(path.stem) is not None
+
+
+def test_switching_the_disk_cache_off_writes_nothing(monkeypatch, tmp_path):
+    """With SORTIE_GRAPH_CACHE=0 a build leaves no file behind."""
+    monkeypatch.setenv(cache.SWITCH, "0")
+    NavGraph.build(build_world("flexible_room", 0), PLANNING)
+    assert not (tmp_path / "graphs").exists()
+
+
+def test_only_the_newest_files_are_kept(monkeypatch, tmp_path):
+    """Past ``DISK_KEPT`` files the oldest are deleted."""
+    monkeypatch.setattr(cache, "DISK_KEPT", 1)
+    NavGraph.build(build_world("flexible_room", 0), PLANNING)
+    NavGraph.build(build_world("flexible_room", 1), PLANNING)
+    assert len(list((tmp_path / "graphs").glob("*.npz"))) == 1

@@ -1,0 +1,118 @@
+import numpy as np
+import pytest
+
+from sortie.core.errors import ConfigError
+from sortie.core.pose import Pose
+from sortie.sim import packets
+from sortie.sim.bodies import Walker
+from sortie.sim.camera import CameraSpec
+from sortie.sim.mesh import box
+from sortie.sim.raycast import RayCaster
+from sortie.sim.render import Renderer
+from sortie.sim.scene import Dynamics, Scene, SceneObject
+from sortie.sim.worlds import build_world
+
+needs_packets = pytest.mark.skipif(
+    not packets.available(), reason="the Embree packet extension is not built here"
+)
+
+
+def _frames(scene: Scene, use_packets: bool, poses: list[Pose]) -> list:
+    """Render RGB, depth and semantic images from ``poses`` with one engine."""
+    renderer = Renderer(scene, RayCaster(scene, use_packets=use_packets))
+    spec = CameraSpec(64, 48, 90.0)
+    return [renderer.render(spec, (p.x, p.y, p.z + 1.6), p.yaw) for p in poses]
+
+
+def _same_frames(a: list, b: list) -> bool:
+    return all(
+        np.array_equal(x.rgb, y.rgb)
+        and np.array_equal(x.depth, y.depth)
+        and np.array_equal(x.semantic, y.semantic)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+@needs_packets
+@pytest.mark.parametrize("world", ["campus", "forest", "station", "tower"])
+def test_packet_frames_equal_embreex_frames_pixel_for_pixel(world):
+    """RGB, depth and semantic images are identical through packets and through embreex."""
+    scene = build_world(world, 0)
+    rng = np.random.default_rng(0)
+    xmin, ymin, xmax, ymax = scene.bounds
+    poses = [
+        Pose(float(rng.uniform(xmin, xmax)), float(rng.uniform(ymin, ymax)), 0.0, 45.0 * k)
+        for k in range(8)
+    ]
+    assert _same_frames(_frames(scene, False, poses), _frames(scene, True, poses))
+
+
+@needs_packets
+def test_packet_frames_equal_embreex_frames_with_doors_moving():
+    """Opening and closing the campus doors changes both engines' images identically."""
+    scene = build_world("campus", 0)
+    doors = [o for o in scene.objects if o.dynamics is Dynamics.OPENABLE]
+    poses = []
+    for door in doors[:4]:
+        (x, y, _), yaw = door.center(), 0.0
+        poses += [
+            Pose(float(x) - 3.0, float(y), 0.0, yaw),
+            Pose(float(x) + 3.0, float(y), 0.0, 180),
+        ]
+    for state in (False, True):
+        for door in doors:
+            scene.set_open(door.name, state)
+        assert _same_frames(_frames(scene, False, poses), _frames(scene, True, poses))
+
+
+@needs_packets
+def test_walker_walks_the_same_path_through_packets_and_embreex():
+    """Two hundred random walker steps in the campus end at identical poses with either engine."""
+    scene = build_world("campus", 0)
+    paths = []
+    for use in (False, True):
+        scene.reset_state()
+        walker = Walker(RayCaster(scene, use_packets=use))
+        walker.place(Pose(0.0, -20.0, 0.0, 90.0))
+        rng = np.random.default_rng(3)
+        paths.append([walker.step(float(rng.uniform(-40, 40)), 1.2, 0.2).pose for _ in range(200)])
+    assert paths[0] == paths[1]
+
+
+@needs_packets
+def test_one_origin_serves_every_ray():
+    """Casting with a single origin row gives the hits of that origin repeated for every ray."""
+    wall = SceneObject("wall", "wall", (box((0.2, 20, 6), (5.0, 0, 3), (200, 50, 50)),))
+    caster = RayCaster(Scene([wall], (-10, -10, 10, 10)), use_packets=True)
+    directions = np.float32([[1, 0, 0], [1, 0.5, 0], [-1, 0, 0]])
+    one = caster.cast(np.float32([[0, 0, 1]]), directions)
+    many = caster.cast(np.float32([[0, 0, 1]] * 3), directions)
+    assert np.array_equal(one.t, many.t) and np.array_equal(one.triangle, many.triangle)
+    assert np.isinf(one.t[2]) and one.t[0] == pytest.approx(4.9)
+
+
+@needs_packets
+def test_dynamic_rows_limit_the_rays_that_meet_moving_objects():
+    """A ray left out of ``dynamic_rows`` passes through a door to the wall behind it."""
+    wall = SceneObject("wall", "wall", (box((0.2, 20, 6), (10.0, 0, 3), (200, 50, 50)),))
+    door = SceneObject(
+        "door", "door", (box((0.1, 1, 2), (5, 0, 1), (50, 50, 200)),), dynamics=Dynamics.OPENABLE
+    )
+    scene = Scene([wall, door], (-10, -10, 10, 10))
+    caster = RayCaster(scene, use_packets=True)
+    directions = np.float32([[1, 0, 0], [1, 0, 0]])
+    hits = caster.cast(np.float32([[0, 0, 1]]), directions, dynamic_rows=np.array([1]))
+    assert caster.object_ids(hits).tolist() == [scene.id_of("wall"), scene.id_of("door")]
+
+
+def test_switching_packets_off_keeps_casts_on_embreex(monkeypatch):
+    """With SORTIE_PACKETS=0 the extension is not used and casters fall back to embreex."""
+    monkeypatch.setenv(packets.ENV_SWITCH, "0")
+    assert packets.extension.__wrapped__() is None
+
+
+def test_asking_for_packets_where_there_are_none_is_an_error(monkeypatch):
+    """A caster told to use packets in a process without them refuses instead of falling back."""
+    monkeypatch.setattr(packets, "available", lambda: False)
+    with pytest.raises(ConfigError, match="packets asked for"):
+        RayCaster(Scene([], (-1, -1, 1, 1)), use_packets=True)
