@@ -1,5 +1,6 @@
 import contextlib
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,12 @@ from sortie.metrics.rescue import WALL_CLOCK_METRICS
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 from sortie.suites import load_suite
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _graph_cache(tmp_path_factory) -> None:
+    """Keep the navigation graphs the tests build out of the user's cache folder."""
+    os.environ["SORTIE_CACHE"] = str(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.fixture(scope="session")
