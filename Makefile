@@ -39,6 +39,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_navigation.py
 	$(BIN)/python bench/bench_records.py
 	$(BIN)/python bench/bench_oracle.py --workers 2 --runs 2
+	$(BIN)/python bench/bench_household.py --repeats 3 --workers 2
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from sortie.agents.household.oracle import plan_state
 from sortie.agents.household.plans import PlanError, shortest_plan
 from sortie.agents.oracle import OracleAgent
-from sortie.backends.embedded import EmbeddedBackend
+from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
 from sortie.core.household import (
@@ -36,7 +37,7 @@ from sortie.core.trajectory import Outcome, PluginRef
 from sortie.generation.household_tasks import TEMPLATES, Draft, mentioned, task_objects
 from sortie.generation.rejected import Rejected
 from sortie.missions.household.house import House
-from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.household.mission import HouseholdMission, Robot
 from sortie.missions.household.skills import Setting, best_skill, offered
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header
@@ -58,12 +59,13 @@ LONG = 10
 class HouseholdValidator:
     """Reads candidate worlds and replays candidate tasks on one reusable embedded backend."""
 
-    backend: EmbeddedBackend
+    backend: Robot
 
     @classmethod
     def create(cls) -> HouseholdValidator:
         """Create the backend (no sensors: the oracle needs none)."""
-        return cls(EmbeddedBackend(body="manipulator", sensors=()))
+        backend = build_backend(DEFAULT_BACKEND, {}, body="manipulator", sensors=())
+        return cls(cast(Robot, backend))
 
     def house(self, spec: EpisodeSpec) -> House:
         """Return the household state of ``spec``'s world at the start."""
