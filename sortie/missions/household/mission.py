@@ -110,7 +110,7 @@ class HouseholdMission(MissionRuntime):
         if missing:
             raise ConfigError(
                 f"household missions need a backend with {', '.join(missing)}; "
-                f"{type(backend).__name__} has not"
+                f"{type(backend).__name__} lacks them"
             )
 
     @property
