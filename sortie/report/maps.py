@@ -215,9 +215,17 @@ def _draw_path(
     """Draw one polyline per run of steps in the same stage, in that stage's colour."""
     last = topdown.pixel(start.x, start.y)
     for stage, run in groupby(steps, key=lambda s: s.stage):
-        points = [last] + [topdown.pixel(s.pose.x, s.pose.y) for s in run]
+        points = [last] + [topdown.pixel(x, y) for s in run for x, y in _travelled(s)]
         draw.line(points, fill=STAGE_COLOURS.get(stage, OTHER), width=2, joint="curve")
         last = points[-1]
+
+
+def _travelled(step: StepRecord) -> list[tuple[float, float]]:
+    """Return where the body went in a step: a household round's base paths, else its pose."""
+    if step.round is None:
+        return [(step.pose.x, step.pose.y)]
+    points = [(x, y) for attempt in step.round.attempts for x, y, _ in attempt.path]
+    return [*points, (step.pose.x, step.pose.y)]
 
 
 def _draw_route(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec) -> None:

@@ -195,3 +195,23 @@ def test_the_pages_load_in_a_browser_and_run_no_planner_script(browser, pages) -
         assert visit.errors == [] and visit.images_loaded()
         assert visit.page.evaluate("typeof window.pwned") == "undefined"
     assert SCRIPT in visit.page.locator("section.rounds").inner_text()
+
+
+def test_the_map_follows_a_rounds_base_path_not_a_straight_line():
+    """A household round's drawn path goes through its attempt's waypoints, then its pose."""
+    from sortie.core.household import AttemptRecord, RoundRecord, RoundStatus
+    from sortie.core.trajectory import StepRecord
+    from sortie.report.maps import _travelled
+
+    path = [(0.0, 0.0, 0.0), (1.0, 2.0, 0.0), (3.0, 2.0, 0.0)]
+    attempt = AttemptRecord(skill="image_nav", success=True, path=path)
+    record = RoundRecord(round=1, action="go_to", status=RoundStatus.SUCCESS, attempts=[attempt])
+    step = StepRecord(
+        index=1,
+        pose=[3.0, 2.0, 0.0, 0.0],
+        action={},
+        clock_sim=1.0,
+        clock_latency=1.0,
+        round=record,
+    )
+    assert _travelled(step) == [(0.0, 0.0), (1.0, 2.0), (3.0, 2.0), (3.0, 2.0)]
