@@ -292,12 +292,19 @@ def run(
 @app.command()
 def generate(
     what: Annotated[
-        str, typer.Argument(help="rescue (episodes of one level), aerial (missions) or suites.")
+        str,
+        typer.Argument(
+            help="rescue (episodes of one level), aerial (missions), household (tasks) or suites."
+        ),
     ],
     level: Annotated[str | None, typer.Option(help="Rescue level, L1..L5.")] = None,
     types: Annotated[
         str | None,
-        typer.Option("--type", help="Aerial mission type, e.g. patrol or reporting+inspection."),
+        typer.Option(
+            "--type",
+            help="Aerial mission type (e.g. patrol, reporting+inspection) or household "
+            "template (e.g. long, logical+human_style).",
+        ),
     ] = None,
     world: Annotated[
         str | None,
@@ -310,7 +317,7 @@ def generate(
         bool, typer.Option(help="suites: regenerate and compare with the committed files.")
     ] = False,
 ) -> None:
-    """Generate rescue episodes or aerial missions, or rebuild the committed suites (--check)."""
+    """Generate rescue episodes, aerial missions or household tasks, or rebuild the suites."""
     from sortie.generation.cli import generate_command
 
     try:

@@ -14,7 +14,7 @@ from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_resc
 from sortie.generation.suites import SUITE_DIR, SUITES, check_suites, write_suites
 from sortie.missions.rescue.spec import LEVELS
 
-TARGETS = ("rescue", "aerial", "suites")
+TARGETS = ("rescue", "aerial", "household", "suites")
 
 
 def generate_command(
@@ -33,7 +33,9 @@ def generate_command(
 
     ``rescue`` writes ``count`` episodes of ``level`` (in ``world``, or the level's worlds
     in turn) to ``out``; ``aerial`` writes ``count`` missions of ``types`` (e.g. ``patrol``
-    or ``reporting+inspection``) in ``world``, or the five flight worlds in turn; ``suites``
+    or ``reporting+inspection``) in ``world``, or the five flight worlds in turn;
+    ``household`` writes ``count`` tasks of template ``types`` (e.g. ``long`` or
+    ``logical+human_style``), each in its own seeded apartment; ``suites``
     rebuilds every committed suite, or with ``check`` regenerates them elsewhere and
     compares byte for byte.
     """
@@ -42,6 +44,9 @@ def generate_command(
         return True
     if what == "aerial":
         _aerial(types, world, count, seed, out, echo)
+        return True
+    if what == "household":
+        _household(types, count, seed, out, echo)
         return True
     if what == "suites":
         return _suites(check, echo)
@@ -110,6 +115,22 @@ def _aerial(
         missions,
     )
     echo(f"{path}: {len(missions)} missions in {time.perf_counter() - started:.1f} s")
+
+
+def _household(
+    kind: str | None, count: int, seed: int, out: Path | None, echo: Callable[[str], object]
+) -> None:
+    from sortie.generation.household_suites import HouseholdPlan
+    from sortie.generation.household_tasks import TEMPLATES
+
+    if kind not in TEMPLATES:
+        given = "is required" if kind is None else f"{kind!r} is not a template"
+        raise ConfigError(f"generate household: --type {given}; allowed: {', '.join(TEMPLATES)}")
+    path = out or Path(f"household-{kind.replace('+', '-')}-seed{seed}.jsonl")
+    started = time.perf_counter()
+    header, tasks = HouseholdPlan(path.stem, seed, (kind,) * count).build()
+    write_suite(path, header, tasks)
+    echo(f"{path}: {len(tasks)} tasks in {time.perf_counter() - started:.1f} s")
 
 
 def _suites(check: bool, echo: Callable[[str], object]) -> bool:
