@@ -178,9 +178,9 @@ def test_unsatisfiable_level_names_level_world_and_reason():
 
 
 def test_unknown_generate_target_is_refused():
-    """`generate` refuses a target other than rescue, aerial or suites."""
-    with pytest.raises(ConfigError, match="allowed: rescue, aerial, suites"):
-        generate_command("household")
+    """`generate` refuses a target other than rescue, aerial, household or suites."""
+    with pytest.raises(ConfigError, match="allowed: rescue, aerial, household, suites"):
+        generate_command("kitchen")
 
 
 def test_committed_suites_have_the_rescuebench_counts():
