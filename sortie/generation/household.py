@@ -23,8 +23,8 @@ from sortie.agents.oracle import OracleAgent
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
+from sortie.core.facts import HouseholdFacts
 from sortie.core.household import (
-    GoalCondition,
     HouseholdTask,
     KeyStep,
     ObjectRole,
@@ -36,6 +36,7 @@ from sortie.core.pose import Pose
 from sortie.core.trajectory import Outcome, PluginRef
 from sortie.generation.household_tasks import TEMPLATES, Draft, mentioned, task_objects
 from sortie.generation.rejected import Rejected
+from sortie.metrics.household import goal_met
 from sortie.missions.household.house import House
 from sortie.missions.household.mission import HouseholdMission, Robot
 from sortie.missions.household.skills import Setting, best_skill, offered
@@ -84,21 +85,12 @@ class HouseholdValidator:
         if footer.outcome is not Outcome.SUCCESS:
             problem = next((r.feedback for r in mission.rounds if r.failed), footer.failure_reason)
             raise Rejected(f"the oracle did not carry it out: {problem}")
-        unmet = [g for g in mission.task.goals if not goal_met(g, mission.house)]
+        facts = HouseholdFacts.model_validate(footer.facts)
+        unmet = [g for g in mission.task.goals if not goal_met(g, facts)]
         if unmet:
             raise Rejected(
                 f"goal not met by the oracle: {unmet[0].relation.value} {unmet[0].object}"
             )
-
-
-def goal_met(goal: GoalCondition, house: House) -> bool:
-    """Return whether a goal condition holds in ``house``."""
-    if goal.relation.value in ("open", "closed"):
-        return house.open[goal.object] == (goal.relation.value == "open")
-    if goal.relation.value == "held":
-        return house.held == goal.object
-    place = house.places[goal.object]
-    return (place.relation, place.place) == (goal.relation.value, goal.place)
 
 
 def generate_task(
