@@ -117,7 +117,9 @@ def _thing(info: ObjectInfo) -> Thing:
         kind = str(attributes.get("room_type", info.semantic))
     else:
         kind = str(attributes.get("kind", info.semantic))
-    door = str(attributes["door"]) if role is ObjectRole.CONTAINER else None
+    door = str(attributes.get("door", "")) if role is ObjectRole.CONTAINER else None
+    if door == "":
+        raise ConfigError(f"household scene: container {info.name} names no door")
     if role is not ObjectRole.ITEM and approach is None:
         raise ConfigError(f"household scene: {info.name} ({role.value}) has no approach_x/_y/_yaw")
     room = info.name if role is ObjectRole.ROOM else attributes.get("room")

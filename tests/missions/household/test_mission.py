@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sortie.agents.oracle import OracleAgent
 from sortie.agents.random_agent import RandomAgent
+from sortie.backends.base import ObjectInfo
 from sortie.backends.embedded import EmbeddedBackend
+from sortie.core.errors import ConfigError
 from sortie.core.observation import VIEW_NAMES, HouseholdObservation
+from sortie.missions.household.house import House
 from sortie.missions.household.mission import HouseholdMission
 from tests.missions.household.conftest import PUT_MUG, Play, go
 from tests.missions.household.kitchen import episode
@@ -93,3 +98,15 @@ def test_the_brief_names_the_views_actions_and_skills(kitchen: None) -> None:
         "articulate",
         "all_in_one",
     ]
+
+
+def test_a_container_without_a_door_is_a_clear_error() -> None:
+    """A scene whose container names no door is refused, naming the container."""
+    box = ObjectInfo(
+        "fridge_0",
+        "fridge",
+        (0.0, 0.0, 0.0),
+        {"role": "container", "approach_x": 1.0, "approach_y": 0.0, "approach_yaw": 180.0},
+    )
+    with pytest.raises(ConfigError, match="container fridge_0 names no door"):
+        House.from_objects([box], lambda door: False)
