@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from sortie.agents.mllm import HomieBotAgent
-from sortie.agents.mllm.household import parse_answer
+from sortie.agents.mllm.household_prompts import parse_answer
 from sortie.agents.mllm.prompts import Prompts, recover
 from sortie.core.errors import ParameterError
 from sortie.core.observation import Sensor
