@@ -15,9 +15,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Tests also cover the Ray executor, the embedding judge (torch), OCR, the unrealcv and airsim
-# backends (their real clients against local test servers) and the MissionBench importer.
+# backends (their real clients against local test servers), the MissionBench importer and the
+# exports (datasets, and TRL training on them).
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install -q -e '.[dev,ray,judge,ocr,unreal,airsim,missionbench]'
+	$(BIN)/pip install -q -e '.[dev,ray,judge,ocr,unreal,airsim,missionbench,export]'
 	touch $(TEST_STAMP)
 
 demo: $(STAMP)

@@ -75,3 +75,10 @@ def recover(text: str) -> dict[str, str]:
         pieces[i]: pieces[i + 1][:-1] if pieces[i + 1].endswith("\n") else pieces[i + 1]
         for i in range(1, len(pieces) - 1, 2)
     }
+
+
+def without_templates(text: str) -> str:
+    """Return a step's agent text without the templates ``Prompts.record`` put before it."""
+    if _END not in text:
+        return text
+    return text.split(_END, 1)[1].lstrip("\n")

@@ -1,0 +1,145 @@
+"""``sortie export sft|dpo|demos``: read a stored run, build the rows, write the dataset."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sortie
+from sortie.core.errors import ConfigError
+from sortie.export.files import Rows, check_out, write_dataset
+from sortie.export.source import StoredRun, open_run
+from sortie.run.store import Store
+
+KINDS = ("sft", "dpo", "demos")
+_FAMILIES = {"sft": {"household"}, "dpo": {"household"}, "demos": {"rescue", "aerial"}}
+_COLUMNS = {
+    "sft": "messages (TRL conversational form), images (with images=true), episode_id, key, "
+    "round, kind",
+    "dpo": "prompt, chosen, rejected (TRL conversational form), images (with images=true), "
+    "episode_id, key, round, kind (replan, order, action or skill)",
+    "demos": "observation.image, observation.state (x, y, z, yaw), action (see export.json), "
+    "action.json, episode_index, frame_index, timestamp, next.done, next.success, stage, "
+    "task, episode_id, key",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRequest:
+    """What to export: the kind, the run, where to, and the kind's options."""
+
+    kind: str
+    store: Path
+    run_id: str
+    out: Path
+    overrides: Mapping[str, str]
+    seed: int = 0
+    failures: bool = False
+    paraphrase: int = 0
+    model_args: Mapping[str, str] | None = None
+
+
+def export_command(request: ExportRequest, echo: Callable[[str], None]) -> Path:
+    """Write the export ``request`` asks for; return the parquet file's path.
+
+    Raises:
+        ConfigError: an unknown kind, a run of the wrong family, nothing to export, an output
+            folder in the way, or a record that does not replay; nothing is written then.
+        ParameterError: a bad ``-a`` argument or paraphrase count.
+    """
+    if request.kind not in KINDS:
+        raise ConfigError(f"export {request.kind!r}: expected one of {', '.join(KINDS)}")
+    check_out(request.out)
+    _check_installed()
+    store = Store(request.store)
+    try:
+        run = open_run(store, request.run_id, frozenset(_FAMILIES[request.kind]), request.kind)
+        rows, settings = _rows(request, run)
+    finally:
+        store.close()
+    if not rows.rows:
+        what = "successful episodes" if request.kind == "demos" else "usable rounds"
+        raise ConfigError(f"run {request.run_id!r} has no {what}: nothing to export")
+    for kind, count in sorted(rows.counts.items()):
+        echo(f"{kind}: {count}")
+    manifest = _manifest(request, run, rows, settings)
+    path = write_dataset(request.out, rows.rows, _card(request, run, rows), manifest)
+    echo(f"wrote {len(rows.rows)} rows to {path}")
+    return path
+
+
+def _rows(request: ExportRequest, run: StoredRun) -> tuple[Rows, dict[str, Any]]:
+    if request.kind == "demos":
+        from sortie.export.demos import ACTION_NAMES, demo_rows
+
+        if request.overrides:
+            raise ConfigError("sortie export demos takes no -a arguments")
+        return demo_rows(run, request.failures), {"action": list(ACTION_NAMES[run.family])}
+    from sortie.export.household import dpo_rows, sft_rows
+    from sortie.export.paraphrase import paraphrased
+    from sortie.export.planner import planned_rounds
+
+    if request.paraphrase < 0 or (request.paraphrase and request.kind != "sft"):
+        raise ConfigError("--paraphrase: a count of 0 or more, for sft only")
+    pairs = list(planned_rounds(run, request.overrides))
+    shown = pairs[0][0].shows_images if pairs else True
+    rounds = [planned for _, planned in pairs]
+    if request.kind == "dpo":
+        return dpo_rows(rounds, shown, request.seed), {"images": shown, "seed": request.seed}
+    counts = Rows()
+    more = paraphrased(rounds, request.paraphrase, request.model_args or {}, counts)
+    rows = sft_rows(more, shown)
+    rows.counts.update(counts.counts)
+    return rows, {"images": shown, "paraphrase": request.paraphrase}
+
+
+def _check_installed() -> None:
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "sortie export needs Hugging Face datasets: pip install 'sortie[export]'"
+        ) from None
+
+
+def _manifest(
+    request: ExportRequest, run: StoredRun, rows: Rows, settings: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "kind": request.kind,
+        "store": str(request.store),
+        "run": run.run_id,
+        "family": run.family,
+        "agent": run.config.get("agent", {}),
+        "arguments": dict(request.overrides),
+        "rows": len(rows.rows),
+        "counts": dict(rows.counts),
+        "settings": settings,
+        "sortie_version": sortie.__version__,
+    }
+
+
+def _card(request: ExportRequest, run: StoredRun, rows: Rows) -> str:
+    agent = run.config.get("agent", {}).get("name", "?")
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(rows.counts.items()))
+    return f"""---
+configs:
+- config_name: default
+  data_files:
+  - split: train
+    path: data/*.parquet
+---
+# sortie export: {request.kind} from run {run.run_id}
+
+Made by `sortie export {request.kind}` (sortie {sortie.__version__}) from run `{run.run_id}`
+({run.family}, agent `{agent}`, {len(run.episodes)} episodes) of the store `{request.store}`.
+The run's records were replayed on sortie's embedded simulator to rebuild every observation.
+
+- Rows: {len(rows.rows)} ({counts})
+- Columns: {_COLUMNS[request.kind]}
+- Settings and counts: `export.json`
+
+Load it with `datasets.load_dataset("{request.out}", split="train")`.
+"""

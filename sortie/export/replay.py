@@ -1,0 +1,114 @@
+"""Replaying a stored record: the observation before every step, checked against the record.
+
+Runs are deterministic (same seed, same world, same actions, same outcome), so a record and
+the run's settings give back each observation the agent was shown. Each replayed step is
+compared with the stored one (pose, and for a household round its status and code); the
+first difference is an error naming the record and the step, never silently other data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sortie.backends.base import Backend
+from sortie.backends.catalog import HARNESS_ARGS, build_backend
+from sortie.core.errors import ConfigError
+from sortie.core.observation import Brief, MissionObservation
+from sortie.core.pose import Pose
+from sortie.core.records_io import Trajectory
+from sortie.core.serialize import action_from_dict
+from sortie.core.trajectory import StepRecord
+from sortie.missions.registry import FAMILIES
+from sortie.missions.runtime import MissionRuntime
+from sortie.run.jobs import backend_ref
+
+POSE_TOLERANCE = 1e-6
+"""Metres (and degrees) a replayed pose may differ from the stored one."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedStep:
+    """One step of a replay: what the agent saw before it, and the step as stored."""
+
+    observation: MissionObservation
+    record: StepRecord
+    brief: Brief
+    pose: Pose
+    """Where the agent was before the step."""
+
+
+def replay(
+    trajectory: Trajectory,
+    path: Path,
+    run_config: Mapping[str, Any],
+    sensors: Collection[str],
+) -> Iterator[ReplayedStep]:
+    """Yield each step of the record at ``path`` with the observation before it.
+
+    ``run_config`` is the run's stored configuration (its household setting and skills, its
+    judge); ``sensors`` are the images to render (they do not change what happens).
+
+    Raises:
+        ConfigError: the run was not on the embedded simulator, or a step does not replay as
+            recorded (another sortie version, or a damaged record).
+    """
+    header = trajectory.header
+    if header.backend.name != "embedded":
+        raise ConfigError(
+            f"{path}: recorded on backend {header.backend.name!r}; export replays records "
+            "on the embedded simulator only"
+        )
+    runtime, backend = _runtime(trajectory, run_config, sensors)
+    try:
+        observation = runtime.reset(header.episode, header.seed)
+        assert runtime.brief is not None
+        charged = 0.0
+        for step in trajectory.steps:
+            yield ReplayedStep(observation, step, runtime.brief, backend.pose())
+            action = action_from_dict(step.action)
+            observation, again = runtime.step(action, step.clock_latency - charged)
+            _check_same(path, step, again)
+            charged = step.clock_latency
+    finally:
+        backend.close()
+
+
+def _runtime(
+    trajectory: Trajectory, run_config: Mapping[str, Any], sensors: Collection[str]
+) -> tuple[MissionRuntime, Backend]:
+    header = trajectory.header
+    family_name = header.episode.family
+    own = {k: v for k, v in header.backend.args.items() if k not in HARNESS_ARGS}
+    ref = backend_ref(family_name, sorted(sensors), header.backend.name, own)
+    harness = {k: ref.args[k] for k in HARNESS_ARGS if k in ref.args}
+    backend = build_backend(ref.name, own, **harness)
+    family = FAMILIES.get(family_name)
+    settings = {"triggers": header.config.get("triggers", "assisted"), **run_config}
+    chosen = {k: settings[k] for k in family.settings if k in settings}
+    runtime = family(backend, clock=header.config.get("clock", "sim"), **chosen)
+    return runtime, backend
+
+
+def _check_same(path: Path, stored: StepRecord, again: StepRecord) -> None:
+    where = f"{path}: step {stored.index}"
+    drift = max(
+        abs(a - b) for a, b in zip(stored.pose.as_list(), again.pose.as_list(), strict=True)
+    )
+    if not math.isfinite(drift) or drift > POSE_TOLERANCE:
+        raise ConfigError(
+            f"{where} does not replay: pose {stored.pose.as_list()} recorded, "
+            f"{again.pose.as_list()} replayed (made by another sortie version?)"
+        )
+    if stored.round is not None and again.round is not None:
+        recorded = (stored.round.status, stored.round.code)
+        replayed = (again.round.status, again.round.code)
+        if recorded != replayed:
+            raise ConfigError(
+                f"{where} does not replay: round {recorded[0].value} "
+                f"({recorded[1] or 'no code'}) recorded, {replayed[0].value} "
+                f"({replayed[1] or 'no code'}) replayed"
+            )
