@@ -44,7 +44,7 @@ def paraphrased(
     try:
         for planned in rounds:
             yield planned
-            if client is None or planned.answer is None:
+            if client is None or planned.answer is None or not planned.task:
                 continue
             for number in range(count):
                 rewrite = _ask(client, planned, number)

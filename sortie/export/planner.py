@@ -25,10 +25,12 @@ from sortie.agents.mllm.household_prompts import (
 )
 from sortie.agents.mllm.prompts import HEADER, Prompts, recover, without_templates
 from sortie.core.household import RoundRecord, RoundStatus, Verb
+from sortie.core.observation import HouseholdObservation
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import Outcome, StepRecord
 from sortie.export.replay import replay
 from sortie.export.source import StoredRun
+from sortie.run.store import StoredEpisode
 
 HOMIEBOT = "homiebot"
 TEMPLATES = ("household_system.txt", "household_step.txt")
@@ -73,36 +75,42 @@ def planned_rounds(
         agent = trajectory.header.agent
         own = agent.args if agent.name == HOMIEBOT else {}
         settings = PromptSettings.from_args({**own, **overrides})
-        prompter = HouseholdPrompter(_prompts(trajectory), settings)
-        sensors = ["rgb"] if settings.shows_images else []
-        success = trajectory.footer.outcome is Outcome.SUCCESS
-        task = trajectory.header.episode.mission.get("objects", {})
-        first = True
-        for replayed in replay(trajectory, episode.record, run.config, sensors):
-            record = replayed.record.round
-            if first:
-                prompter.start(replayed.brief)
-                first = False
-            if record is None:
-                continue
-            messages, step = prompter.request(replayed.observation)  # type: ignore[arg-type]
-            answer, said = _answer(agent.name, replayed.record, record, settings, task)
-            if said is not None:
-                prompter.remember(step, said)
-            role = task.get(record.target_object or "", {}).get("role", "receptacle")
-            yield (
-                settings,
-                PlannedRound(
-                    episode.episode_id,
-                    episode.key,
-                    record,
-                    messages,
-                    answer,
-                    success,
-                    replayed.brief.skills,
-                    role != "item",
-                ),
-            )
+        for planned in _episode_rounds(run, episode, trajectory, settings):
+            yield settings, planned
+
+
+def _episode_rounds(
+    run: StoredRun, episode: StoredEpisode, trajectory: Trajectory, settings: PromptSettings
+) -> Iterator[PlannedRound]:
+    """Yield one episode's rounds, rebuilding each request as the planner's window grew."""
+    prompter = HouseholdPrompter(_prompts(trajectory), settings)
+    sensors = ["rgb"] if settings.shows_images else []
+    success = trajectory.footer.outcome is Outcome.SUCCESS
+    objects = trajectory.header.episode.mission.get("objects", {})
+    for index, replayed in enumerate(replay(trajectory, episode.record, run.config, sensors)):
+        if index == 0:
+            prompter.start(replayed.brief)
+        record = replayed.record.round
+        observation = replayed.observation
+        if record is None or not isinstance(observation, HouseholdObservation):
+            continue
+        messages, step = prompter.request(observation)
+        name = trajectory.header.agent.name
+        answer, said = _answer(name, replayed.record, record, settings, objects)
+        if said is not None:
+            prompter.remember(step, said)
+        role = objects.get(record.target_object or "", {}).get("role", "receptacle")
+        yield PlannedRound(
+            episode.episode_id,
+            episode.key,
+            record,
+            messages,
+            answer,
+            success,
+            replayed.brief.skills,
+            role != "item",
+            observation.task or replayed.brief.text,
+        )
 
 
 def _prompts(trajectory: Trajectory) -> Prompts:
