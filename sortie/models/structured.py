@@ -1,8 +1,8 @@
 """Structured output: response formats, the schema in the prompt, and reading answers.
 
 The fallback chain, strongest first: a ``json_schema`` response format (the server constrains
-the answer), then JSON mode with the schema written into the prompt, then the schema in the
-prompt alone. Whatever the mode, the answer is validated with pydantic, and one retry shows
+the answer), then JSON mode with the schema written into the prompt (and into the format,
+where llama.cpp's servers read it), then the schema in the prompt alone. Whatever the mode, the answer is validated with pydantic, and one retry shows
 the model its validation error.
 """
 
@@ -35,7 +35,9 @@ def response_format(mode: str, schema: type[BaseModel]) -> dict[str, Any] | None
             },
         }
     if mode == Structured.JSON:
-        return {"type": "json_object"}
+        # llama.cpp's servers turn this schema into a grammar that constrains the answer (they
+        # refuse json_schema); other servers in JSON mode ignore it or refuse, stepping down.
+        return {"type": "json_object", "schema": schema.model_json_schema()}
     return None
 
 
