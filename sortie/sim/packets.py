@@ -135,6 +135,10 @@ def hit_arrays(n: int) -> HitArrays:
     )
 
 
+_KEPT: list[object] = []
+"""The self-test's embreex scene, kept for the life of the process (see ``_agrees``)."""
+
+
 def _agrees(module: ModuleType) -> bool:
     """Return whether the extension and embreex hit a small test scene identically."""
     from embreex import rtcore_scene
@@ -145,6 +149,10 @@ def _agrees(module: ModuleType) -> bool:
     origins = rng.uniform(-3, 3, (256, 3)).astype(np.float32)
     directions = (rng.uniform(-1, 1, (256, 3)) - origins / 3).astype(np.float32)
     reference = rtcore_scene.EmbreeScene()
+    # Kept alive: releasing embreex's default device (all threads) beside the extension's
+    # one-thread device left a oneTBB worker spinning on sched_yield for the rest of the
+    # process (a core lost while a run waits on a model server; measured, bench_llm.py).
+    _KEPT.append(reference)
     TriangleMesh(reference, corners)
     expected = reference.run(origins, directions, output=1)
     handle = module.new_scene(corners)

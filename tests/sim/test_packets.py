@@ -116,3 +116,32 @@ def test_asking_for_packets_where_there_are_none_is_an_error(monkeypatch):
     monkeypatch.setattr(packets, "available", lambda: False)
     with pytest.raises(ConfigError, match="packets asked for"):
         RayCaster(Scene([], (-1, -1, 1, 1)), use_packets=True)
+
+
+IDLE_CHECK = """
+import resource, time
+from sortie.backends.embedded import EmbeddedBackend
+from sortie.suites import load_suite
+backend = EmbeddedBackend(body="walker", sensors=("rgb",))
+backend.reset(load_suite("rescue-smoke-v1").episodes[0], 0)
+used = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+before = used()
+time.sleep(1.0)
+print(used() - before)
+"""
+
+
+@needs_packets
+def test_an_idle_process_uses_no_cpu_after_building_a_world():
+    """No thread is left spinning after the packet self-test and a world's build.
+
+    Releasing embreex's default device beside the extension's one-thread device once left a
+    oneTBB worker spinning on sched_yield for the rest of the process: a core taken from a
+    model server while a run waited on it. CPU seconds while asleep show it plainly.
+    """
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", IDLE_CHECK], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout.split()[-1]) < 0.2
