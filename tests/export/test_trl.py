@@ -166,33 +166,24 @@ def check_images(batch: dict[str, Any], model: Any) -> None:
     assert tokens == images * PATCHES
 
 
-@pytest.mark.parametrize("observation", ["text", "images"])
-def test_sft_trainer_takes_two_steps_on_the_sft_export(household, tmp_path, observation):
-    rows = exported(household, tmp_path, "sft", "-a", f"observation={observation}")
-    build = text_model if observation == "text" else vision_model
-    model, processing = build(rows)
-    trainer = SFTTrainer(
-        model=model,
-        args=settings(SFTConfig, tmp_path),
-        train_dataset=rows,
-        processing_class=processing,
-    )
-    batch = trained(trainer, model)
-    if observation == "images":
-        check_images(batch, model)
+TRAINERS = {"sft": (SFTTrainer, SFTConfig), "dpo": (DPOTrainer, DPOConfig)}
 
 
 @pytest.mark.parametrize("observation", ["text", "images"])
-def test_dpo_trainer_takes_two_steps_on_the_dpo_export(household, tmp_path, observation):
-    rows = exported(household, tmp_path, "dpo", "-a", f"observation={observation}")
+@pytest.mark.parametrize("kind", ["sft", "dpo"])
+def test_trl_trainer_takes_two_steps_on_the_export(household, tmp_path, kind, observation):
+    """SFTTrainer on an SFT export, DPOTrainer (with its reference model) on a DPO export."""
+    rows = exported(household, tmp_path, kind, "-a", f"observation={observation}")
     build = text_model if observation == "text" else vision_model
     model, processing = build(rows)
-    trainer = DPOTrainer(
+    trainer_class, config_class = TRAINERS[kind]
+    reference = {"ref_model": copy.deepcopy(model)} if kind == "dpo" else {}
+    trainer = trainer_class(
         model=model,
-        ref_model=copy.deepcopy(model),
-        args=settings(DPOConfig, tmp_path),
+        args=settings(config_class, tmp_path),
         train_dataset=rows,
         processing_class=processing,
+        **reference,
     )
     batch = trained(trainer, model)
     if observation == "images":
