@@ -32,17 +32,19 @@ from sortie.core.household import RoundStatus, Verb
 from sortie.export.conversations import answer_message, trl_messages
 from sortie.export.files import Rows
 from sortie.export.planner import PlannedRound
+from sortie.missions.household.executor import parse_verb
 from sortie.missions.household.skills import SKILLS, Profile
 
-DPO_KINDS = ("replan", "order", "action", "skill")
 NON_STANDARD = {
-    Verb.GO_TO: ("navigate", "walk_to", "goto", "move to"),
-    Verb.PICK: ("grab", "take", "pick up", "grasp"),
-    Verb.PUT: ("place", "drop", "put down", "insert"),
+    Verb.GO_TO: ("walk_to", "move to", "approach", "head to"),
+    Verb.PICK: ("grab", "take", "lift", "grasp"),
+    Verb.PUT: ("drop", "put down", "insert", "set"),
     Verb.OPEN: ("unlock", "pull", "open door"),
     Verb.CLOSE: ("shut", "push", "close door"),
 }
-"""Names for each action that the executor does not take (EMMOE's 'non-standard names')."""
+"""Names for each action that the executor does not take (EMMOE's 'non-standard names');
+the executor's own aliases (``goto``, ``navigate``, ``pick up``, ``place``) are not among them,
+and ``_wrong_action`` checks each name against the executor's reading."""
 OUTSIDE = ("wash", "turn_on", "toggle", "slice")
 """Actions outside every list (EMMOE's 'actions outside the available list')."""
 
@@ -125,7 +127,8 @@ def _carried_out(planned: PlannedRound) -> bool:
 def _wrong_action(planned: PlannedRound, rng: np.random.Generator) -> str:
     verb = planned.record.verb
     names = (*NON_STANDARD.get(verb, ()), *OUTSIDE) if verb is not None else OUTSIDE
-    return str(names[int(rng.integers(len(names)))])
+    refused = [name for name in names if parse_verb(name) is None]
+    return refused[int(rng.integers(len(refused)))]
 
 
 def _worse_skill(planned: PlannedRound, rng: np.random.Generator) -> str | None:

@@ -149,7 +149,7 @@ def _accepted_text(output: str) -> str | None:
     text = without_templates(output)
     if _ATTEMPT in text:
         text = text.rsplit(_ATTEMPT, 1)[1].split("\n", 1)[-1]
-    if text.startswith("[no readable answer") or "] [cut]" in text[-8:]:
+    if text.startswith("[no readable answer") or text.endswith(" [cut]"):
         return None
     return text
 
