@@ -64,6 +64,16 @@ BackendOption = Annotated[
 BackendArgOption = Annotated[
     list[str] | None, typer.Option("--backend-arg", "-b", help="Backend argument k=v.")
 ]
+# Shared by run and sweep: the settings that decide a run's results beside the agent.
+ClockOption = Annotated[str, typer.Option(help="Budget clock: sim or latency.")]
+TriggersOption = Annotated[str, typer.Option(help="assisted or native interactions.")]
+JudgeOption = Annotated[str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")]
+SettingOption = Annotated[
+    str, typer.Option(help="What household skills know: privileged or sensor-only.")
+]
+SkillsOption = Annotated[
+    str, typer.Option(help="Household skills' success model: default or perfect.")
+]
 
 
 def _fail(error: SortieError, code: int = 2) -> typer.Exit:
@@ -213,8 +223,8 @@ def run(
     out: Annotated[
         Path | None, typer.Option(help="Folder for the records (default: beside the store).")
     ] = None,
-    clock: Annotated[str, typer.Option(help="Budget clock: sim or latency.")] = "sim",
-    triggers: Annotated[str, typer.Option(help="assisted or native interactions.")] = "assisted",
+    clock: ClockOption = "sim",
+    triggers: TriggersOption = "assisted",
     seed: Annotated[int, typer.Option(help="Run seed.")] = 0,
     retry_errors: Annotated[
         bool, typer.Option(help="Re-run stored episodes that ended in an agent/backend error.")
@@ -227,15 +237,9 @@ def run(
     record_frames: Annotated[
         bool, typer.Option(help="Store each step's ego RGB image (by content hash).")
     ] = False,
-    judge: Annotated[
-        str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")
-    ] = "exact",
-    setting: Annotated[
-        str, typer.Option(help="What household skills know: privileged or sensor-only.")
-    ] = "privileged",
-    skills: Annotated[
-        str, typer.Option(help="Household skills' success model: default or perfect.")
-    ] = "default",
+    judge: JudgeOption = "exact",
+    setting: SettingOption = "privileged",
+    skills: SkillsOption = "default",
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
@@ -493,6 +497,11 @@ def sweep(
     store: StoreOption = DEFAULT_STORE,
     group: GroupOption = "level",
     fmt: FormatOption = "table",
+    clock: ClockOption = "sim",
+    triggers: TriggersOption = "assisted",
+    judge: JudgeOption = "exact",
+    setting: SettingOption = "privileged",
+    skills: SkillsOption = "default",
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
@@ -517,6 +526,11 @@ def sweep(
             workers=workers,
             run_id=run_id,
             store=store,
+            clock=clock,
+            triggers=triggers,
+            judge=judge,
+            setting=setting,
+            skills=skills,
             limit=limit,
             episodes=_episode_ids(episodes),
             max_consecutive_errors=max_consecutive_errors,

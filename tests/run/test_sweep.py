@@ -5,6 +5,7 @@ from sortie.cli import app
 from sortie.core.errors import ParameterError
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.run.batch import RunRequest
+from sortie.run.store import Store
 from sortie.run.sweep import parse_vary, sweep_requests
 from sortie.testing.episodes import aerial_hop
 
@@ -63,6 +64,18 @@ def test_sweep_runs_every_setting_and_prints_their_table(tmp_path):
     assert result.exit_code == 0, result.output
     assert "| r-max_move=2 | all | 3 |" in result.output
     assert "| r-max_move=8 | all | 3 |" in result.output
+
+
+def test_sweep_passes_the_run_settings_to_every_run(tmp_path):
+    """--clock (like --judge, --setting and --skills) reaches each run's stored config."""
+    suite = tmp_path / "hops.jsonl"
+    write_suite(suite, SuiteHeader(suite="hops"), [aerial_hop(episode_id="hops/0")])
+    words = ["sweep", str(suite), "--agent", "random", "--vary", "max_move=2,8"]
+    words += ["--run-id", "r", "--store", str(tmp_path / "s.db"), "--clock", "latency"]
+    result = CliRunner().invoke(app, words)
+    assert result.exit_code == 0, result.output
+    with Store(tmp_path / "s.db") as store:
+        assert [store.run_config(run)["clock"] for run in store.runs()] == ["latency"] * 2
 
 
 class _FailingAgent:
