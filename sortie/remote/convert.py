@@ -5,14 +5,19 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from pydantic import ValidationError
+
 from sortie.core.actions import Action
+from sortie.core.household import RoundRecord
 from sortie.core.observation import (
+    VIEW_NAMES,
     ActionLimits,
     Brief,
     CameraInfo,
     Event,
     EventKind,
     Frames,
+    HouseholdObservation,
     MissionObservation,
 )
 from sortie.core.serialize import action_from_dict, action_to_dict
@@ -20,9 +25,12 @@ from sortie.remote.wire import (
     BriefMessage,
     Camera,
     EventMessage,
+    HouseholdMessage,
     Image,
     Limits,
     ObservationMessage,
+    RoundMessage,
+    SkillInfo,
     StageInfo,
     WireError,
     action_schema,
@@ -50,6 +58,8 @@ def brief_to_wire(brief: Brief) -> BriefMessage:
         limits=Limits(**asdict(brief.limits)),
         camera=None if camera is None else Camera(**asdict(camera)),
         action_schema=action_schema(brief.family),
+        actions=list(brief.actions),
+        skills=[SkillInfo(name=name, role=role) for name, role in brief.skills],
     )
 
 
@@ -68,6 +78,8 @@ def brief_from_wire(message: BriefMessage) -> Brief:
         semantic_classes=dict(message.semantic_classes),
         limits=ActionLimits(**message.limits.model_dump()),
         camera=None if camera is None else CameraInfo(**camera.model_dump()),
+        actions=tuple(message.actions),
+        skills=tuple((skill.name, skill.role) for skill in message.skills),
     )
 
 
@@ -88,6 +100,7 @@ def observation_to_wire(observation: MissionObservation) -> ObservationMessage:
         step=observation.step,
         clock=observation.clock,
         time_left=observation.time_left,
+        household=_household_to_wire(observation),
     )
 
 
@@ -95,10 +108,10 @@ def observation_from_wire(message: ObservationMessage) -> MissionObservation:
     """Return the MissionObservation a wire observation describes.
 
     Raises:
-        WireError: an event kind sortie does not know (422).
+        WireError: an event kind or a household round sortie does not know (422).
     """
     frames = Frames(**{name: decode_image(image) for name, image in message.frames.items()})
-    return MissionObservation(
+    common = (
         frames,
         message.carrying,
         tuple(_event(e) for e in message.events),
@@ -106,6 +119,57 @@ def observation_from_wire(message: ObservationMessage) -> MissionObservation:
         message.clock,
         message.time_left,
     )
+    part = message.household
+    if part is None:
+        return MissionObservation(*common)
+    return HouseholdObservation(
+        *common,
+        views=tuple(Frames(rgb=decode_image(part.views[n])) for n in VIEW_NAMES if n in part.views),
+        task=part.task,
+        inventory=tuple(part.inventory),
+        history=tuple(_round(r) for r in part.history),
+        feedback=part.feedback,
+        code=part.code,
+        detections=tuple(tuple(names) for names in part.detections),
+        round=part.round,
+        rounds_left=part.rounds_left,
+    )
+
+
+def _household_to_wire(observation: MissionObservation) -> HouseholdMessage | None:
+    """Return the household part of an observation (None for the other families).
+
+    Each round of the history travels without its attempts (the skills' base paths).
+    """
+    if not isinstance(observation, HouseholdObservation):
+        return None
+    views = zip(VIEW_NAMES, observation.views, strict=False)
+    return HouseholdMessage(
+        views={name: encode_image(v.rgb) for name, v in views if v.rgb is not None},  # type: ignore[misc]
+        task=observation.task,
+        inventory=list(observation.inventory),
+        history=[
+            RoundMessage(**r.model_dump(mode="json", exclude={"attempts"}))
+            for r in observation.history
+            if isinstance(r, RoundRecord)
+        ],
+        feedback=observation.feedback,
+        code=observation.code,
+        detections=[list(names) for names in observation.detections],
+        round=observation.round,
+        rounds_left=observation.rounds_left,
+    )
+
+
+def _round(message: RoundMessage) -> RoundRecord:
+    try:
+        return RoundRecord.model_validate(message.model_dump())
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise WireError(
+            422, "invalid", f"household round {message.round}: {where}: {first['msg']}"
+        ) from None
 
 
 def action_to_wire(action: Action) -> Any:

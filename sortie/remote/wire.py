@@ -20,8 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from sortie.core.errors import SortieError
 
-SCHEMA_VERSION = 1
-"""The version every message carries; an end refuses messages of another version."""
+SCHEMA_VERSION = 2
+"""The version every message carries; an end refuses messages of another version.
+
+2: household missions (the brief's actions and skills, the household part of observations).
+"""
 MAX_REQUEST_BYTES = 32 * 2**20
 """The largest request a server reads (a brief with reference images stays far below)."""
 MAX_RESPONSE_BYTES = 4 * 2**20
@@ -149,10 +152,18 @@ class StageInfo(WireModel):
     instruction: str
 
 
+class SkillInfo(WireModel):
+    """A skill offered to a household planner, and what it is for."""
+
+    name: str
+    role: str
+
+
 class BriefMessage(WireModel):
     """What the agent is told when an episode starts (``sortie.core.observation.Brief``).
 
-    ``action_schema`` is the JSON schema of the actions the family accepts.
+    ``action_schema`` is the JSON schema of the actions the family accepts; ``actions`` and
+    ``skills`` are what a household planner may name (empty for the other families).
     """
 
     family: str
@@ -167,6 +178,8 @@ class BriefMessage(WireModel):
     limits: Limits
     camera: Camera | None = None
     action_schema: dict[str, Any] = Field(default_factory=dict)
+    actions: list[str] = Field(default_factory=list, max_length=100)
+    skills: list[SkillInfo] = Field(default_factory=list, max_length=100)
 
     def image(self, name: str) -> NDArray[Any] | None:
         """Return the named reference image as an array, or None if the brief has none."""
@@ -182,8 +195,50 @@ class EventMessage(WireModel):
     detail: str = ""
 
 
+class RoundMessage(WireModel):
+    """One earlier household round: the subtask named, how it ended, the executor's answer."""
+
+    round: int = Field(ge=1)
+    action: str
+    target: str = ""
+    place: str | None = None
+    skill: str = ""
+    verb: str | None = None
+    target_object: str | None = None
+    place_object: str | None = None
+    status: Literal["success", "failure", "end"]
+    code: str | None = None
+    feedback: str = ""
+    inventory: list[str] = Field(default_factory=list, max_length=10)
+
+
+class HouseholdMessage(WireModel):
+    """The household part of an observation (``sortie.core.observation.HouseholdObservation``).
+
+    ``views`` are the head camera's RGB images by direction; ``detections`` per view the names
+    of the things it shows (what a perfect detector reports), in the order of ``VIEWS``.
+    """
+
+    views: dict[Literal["front", "left", "back", "right"], Image] = Field(default_factory=dict)
+    task: str = ""
+    inventory: list[str] = Field(default_factory=list, max_length=10)
+    history: list[RoundMessage] = Field(default_factory=list, max_length=1000)
+    feedback: str = ""
+    code: str | None = None
+    detections: list[list[str]] = Field(default_factory=list, max_length=4)
+    round: int = 0
+    rounds_left: int = 0
+
+
+VIEWS = ("front", "left", "back", "right")
+"""The household views, in the order the planner is given them."""
+
+
 class ObservationMessage(WireModel):
-    """What the agent perceives after a step: its images and state, never its position."""
+    """What the agent perceives after a step: its images and state, never its position.
+
+    A household observation also has ``household`` (the front view is ``frames["rgb"]``).
+    """
 
     frames: dict[Literal["rgb", "depth", "semantic"], Image] = Field(default_factory=dict)
     carrying: bool
@@ -191,6 +246,7 @@ class ObservationMessage(WireModel):
     step: int
     clock: float
     time_left: float
+    household: HouseholdMessage | None = None
 
     def image(self, name: str) -> NDArray[Any] | None:
         """Return the ``rgb``, ``depth`` or ``semantic`` image, or None if not sent."""
@@ -265,6 +321,7 @@ ACTIONS: TypeAdapter[Any] = TypeAdapter(WireAction)
 FAMILY_ACTIONS: dict[str, tuple[type[WireModel], ...]] = {
     "rescue": (MoveAction, InteractAction),
     "aerial": (FlyAction, TaskWireAction),
+    "household": (SubtaskAction,),
 }
 """The action types each family accepts; any other is an invalid action in its missions."""
 
@@ -274,6 +331,8 @@ def action_schema(family: str) -> dict[str, Any]:
     kinds = FAMILY_ACTIONS.get(family)
     if kinds is None:
         return ACTIONS.json_schema()
+    if len(kinds) == 1:
+        return TypeAdapter(kinds[0]).json_schema()
     union = Annotated[kinds[0] | kinds[1], Field(discriminator="type")]  # type: ignore[valid-type]
     return TypeAdapter(union).json_schema()
 

@@ -65,8 +65,8 @@ def test_a_retried_step_gets_the_same_answer_without_asking_the_policy_again(pol
     [
         (b"{oops", 400, "malformed"),
         (b'{"schema_version": 9, "session": "s"}', 400, "schema_version"),
-        (b'{"schema_version": 1, "session": "s"}', 422, "invalid"),
-        (b'{"schema_version": 1, "session": "../x", "seed": 0, "brief": {}}', 422, "invalid"),
+        (b'{"schema_version": 2, "session": "s"}', 422, "invalid"),
+        (b'{"schema_version": 2, "session": "../x", "seed": 0, "brief": {}}', 422, "invalid"),
     ],
     ids=["malformed", "version", "missing-fields", "bad-session"],
 )

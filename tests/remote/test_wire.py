@@ -143,16 +143,16 @@ def test_an_unknown_action_is_a_422_that_says_what_was_wrong(action, found):
     [
         (b"{not json", 400, "malformed"),
         (b"[1, 2]", 400, "malformed"),
-        (b'{"schema_version": 2, "agent": "x"}', 400, "schema_version"),
+        (b'{"schema_version": 1, "agent": "x"}', 400, "schema_version"),
         (b'{"agent": "x"}', 400, "schema_version"),
-        (b'{"schema_version": 1, "agent": 3}', 422, "invalid"),
+        (b'{"schema_version": 2, "agent": 3}', 422, "invalid"),
         (
-            b'{"schema_version": 1, "agent": "x", "padding": "' + b"x" * 2000 + b'"}',
+            b'{"schema_version": 2, "agent": "x", "padding": "' + b"x" * 2000 + b'"}',
             413,
             "too_large",
         ),
     ],
-    ids=["not-json", "not-object", "version-2", "no-version", "wrong-type", "too-large"],
+    ids=["not-json", "not-object", "version-1", "no-version", "wrong-type", "too-large"],
 )
 def test_a_bad_message_is_refused_with_its_status_and_code(body, status, code):
     """Malformed, oversized, other-version and invalid messages each get their own error."""
@@ -163,5 +163,51 @@ def test_a_bad_message_is_refused_with_its_status_and_code(body, status, code):
 
 def test_a_wrong_version_names_both_versions():
     """The schema_version error says which version came and which one this end speaks."""
-    with pytest.raises(WireError, match=r"schema_version 2 is not spoken here; this end speaks 1"):
-        parse_message(wire.Hello, b'{"schema_version": 2, "agent": "x"}')
+    with pytest.raises(WireError, match=r"schema_version 1 is not spoken here; this end speaks 2"):
+        parse_message(wire.Hello, b'{"schema_version": 1, "agent": "x"}')
+
+
+def test_a_household_brief_and_observation_round_trip(tmp_path):
+    """The offered actions and skills, the four views, the task, history and detections."""
+    from sortie.backends.embedded import EmbeddedBackend
+    from sortie.core.actions import Subtask
+    from sortie.missions.household.mission import HouseholdMission
+    from sortie.suites import load_suite
+
+    backend = EmbeddedBackend(body="manipulator", sensors=("rgb",))
+    mission = HouseholdMission(backend, skills="perfect")
+    spec = load_suite("household-smoke-v1").episodes[0]
+    mission.reset(spec, seed=0)
+    observation, _ = mission.step(Subtask("go_to", "table_0", "image_nav"))
+    brief = mission.brief
+    back_brief = brief_from_wire(
+        wire.BriefMessage.model_validate_json(brief_to_wire(brief).model_dump_json())
+    )
+    assert (back_brief.actions, back_brief.skills) == (brief.actions, brief.skills)
+    assert '"subtask"' in json.dumps(brief_to_wire(brief).action_schema)
+    message = ActRequest(session="s", step=1, observation=observation_to_wire(observation))
+    back = observation_from_wire(
+        parse_message(ActRequest, message.model_dump_json().encode()).observation
+    )
+    assert len(back.views) == 4 and all(
+        np.array_equal(a.rgb, b.rgb) for a, b in zip(back.views, observation.views, strict=True)
+    )
+    same = ("task", "inventory", "feedback", "code", "detections", "round", "rounds_left")
+    assert all(getattr(back, name) == getattr(observation, name) for name in same)
+    (sent,) = observation.history
+    assert back.history == (sent.model_copy(update={"attempts": []}),)
+    backend.close()
+
+
+def test_a_household_round_of_an_unknown_code_is_refused():
+    """A history round whose error code sortie does not know is a 422 naming the round."""
+    body = {"round": 1, "action": "pick", "status": "failure", "code": "Z9"}
+    message = wire.ObservationMessage(
+        carrying=False,
+        step=1,
+        clock=1.0,
+        time_left=1.0,
+        household=wire.HouseholdMessage(history=[wire.RoundMessage(**body)]),
+    )
+    with pytest.raises(WireError, match="household round 1: code"):
+        observation_from_wire(message)
