@@ -11,12 +11,23 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sortie.core.actions import Action
+from sortie.agents.mllm.household_prompts import history_line
+from sortie.core.actions import Action, Subtask
 from sortie.core.errors import ConfigError, SortieError
-from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.core.household import RoundRecord
+from sortie.core.observation import (
+    VIEW_NAMES,
+    Brief,
+    HouseholdObservation,
+    MissionObservation,
+    Sensor,
+)
 from sortie.core.trajectory import StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.remote.keys import SCALES, Binding, action_for, keys_for
 from sortie.remote.wire import WireError, encode_image
+
+WORDS_LIMIT = 200
+"""Longest action, target, place or skill a household page may send."""
 
 
 class PlayerLeftError(SortieError):
@@ -49,6 +60,8 @@ class Desk:
             keys=[{"key": b.key, "label": b.label} for b in self._bindings.values()],
             scales=list(SCALES) if brief.family == "aerial" else [],
             max_steps=brief.limits.max_steps,
+            actions=list(brief.actions),
+            skills=[{"name": name, "role": role} for name, role in brief.skills],
         )
 
     def ask(self, observation: MissionObservation) -> Action:
@@ -69,6 +82,7 @@ class Desk:
                     f"{e.kind.value} {e.target or ''} {e.detail}".strip()
                     for e in observation.events
                 ],
+                **household_view(observation),
             )
             while self._action is None and not self._stopped:
                 self._changed.wait()
@@ -121,6 +135,28 @@ class Desk:
             self._action = action_for(self._bindings, key, scale, report)
             self._update(phase="stepping")
 
+    def choose(self, seq: int, action: str, target: str, skill: str, place: str | None) -> None:
+        """Hand over a household subtask chosen while the page showed view ``seq``.
+
+        The words go to the executor as given, as a planner's do (an unknown name is its F2).
+
+        Raises:
+            WireError: (409) no round is waiting, or the page showed an older view; (422) no
+                action, or a word longer than ``WORDS_LIMIT``.
+        """
+        words = (action, target, skill, place or "")
+        if not action.strip() or any(len(word) > WORDS_LIMIT for word in words):
+            raise WireError(
+                422, "invalid", f"subtask: an action, and words of at most {WORDS_LIMIT} letters"
+            )
+        with self._changed:
+            if self.view["phase"] != "waiting" or seq != self.view["seq"]:
+                raise WireError(409, "busy", f"view {seq} is not the one waiting for a subtask")
+            if self.view.get("family") != "household":
+                raise WireError(422, "invalid", "subtasks are for household missions")
+            self._action = Subtask(action.strip(), target.strip(), skill.strip(), place or None)
+            self._update(phase="stepping")
+
     def state(self) -> dict[str, Any]:
         """Return a copy of what the page shows."""
         with self._changed:
@@ -132,6 +168,29 @@ class Desk:
             self._changed.notify_all()
 
 
+def household_view(observation: MissionObservation) -> dict[str, Any]:
+    """Return what the page shows of a household round (nothing for the other families).
+
+    ``targets`` are the names a person can pick from: what the four views show and what the
+    gripper holds (any other name can be typed).
+    """
+    if not isinstance(observation, HouseholdObservation):
+        return {}
+    views = zip(VIEW_NAMES, observation.views, strict=False)
+    seen = {name for names in observation.detections for name in names}
+    return {
+        "views": {name: encode_image(v.rgb).data for name, v in views if v.rgb is not None},
+        "task": observation.task,
+        "inventory": list(observation.inventory),
+        "history": [history_line(r) for r in observation.history if isinstance(r, RoundRecord)],
+        "feedback": observation.feedback,
+        "code": observation.code,
+        "round": observation.round,
+        "rounds_left": observation.rounds_left,
+        "targets": sorted(seen | set(observation.inventory)),
+    }
+
+
 class HumanAgent:
     """A person at the page of ``sortie play``: each key press is one action.
 
@@ -140,7 +199,7 @@ class HumanAgent:
     """
 
     name = "human"
-    families = frozenset({"rescue", "aerial"})
+    families = frozenset({"rescue", "aerial", "household"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
 
     def __init__(self, desk: Desk | None = None) -> None:

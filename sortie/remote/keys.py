@@ -88,7 +88,9 @@ def _task(key: str, kind: TaskActionKind) -> Binding:
 
 
 def keys_for(family: str, limits: ActionLimits) -> dict[str, Binding]:
-    """Return the family's key bindings by key."""
+    """Return the family's key bindings by key (none for household: its page has a form)."""
+    if family == "household":
+        return {}
     keys = drone_keys(limits) if family == "aerial" else walker_keys(limits)
     return {binding.key: binding for binding in keys}
 

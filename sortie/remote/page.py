@@ -1,7 +1,9 @@
 """The page of ``sortie play``: the ego view, the brief, time and steps left, stages and keys.
 
 Served on loopback by ``PageServer``: ``GET /`` is the page, ``GET /play/state`` what it shows
-(polled), ``POST /play/key`` a key press (``{"key", "seq", "scale", "report"}``).
+(polled), ``POST /play/key`` a key press (``{"key", "seq", "scale", "report"}``), and for a
+household round ``POST /play/subtask`` the subtask chosen (``{"seq", "action", "target",
+"skill", "place"}``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ table { border-collapse: collapse; } td { padding: 2px 8px; border-bottom: 1px s
 .done { color: #080; } .active { font-weight: bold; } kbd { border: 1px solid #888;
   border-radius: 3px; padding: 0 4px; background: #f4f4f4; }
 #status { font-weight: bold; margin: .5em 0; }
+#views img { width: 192px; height: 192px; image-rendering: pixelated; background: #222; }
+#views figure { display: inline-block; margin: 0 4px 4px 0; } #views figcaption { font-size: 12px; }
+#subtask input { width: 11em; } #history { font-family: monospace; white-space: pre-line; }
 </style></head><body>
 <div><img id="view" alt="ego view"><div id="status">starting…</div>
 <div id="numbers"></div><div id="events"></div></div>
@@ -32,7 +37,18 @@ table { border-collapse: collapse; } td { padding: 2px 8px; border-bottom: 1px s
 <h3>Stages</h3><table id="stages"></table>
 <div id="drone" hidden><h3>Magnitude</h3><p id="scale"></p>
 <p>Report: <input id="report" size="30" placeholder="sent with each action"></p></div>
-<h3>Keys</h3><table id="keys"></table></div>
+<div id="household" hidden><div id="views"></div>
+<p id="round"></p><p>Holding: <span id="inventory"></span></p><p id="feedback"></p>
+<h3>Subtask</h3><form id="subtask">
+<label>action <input id="action" list="actions" autocomplete="off"></label>
+<label>target <input id="target" list="targets" autocomplete="off"></label><br>
+<label>place (put) <input id="place" list="targets" autocomplete="off"></label>
+<label>skill <input id="skill" list="skills" autocomplete="off"></label>
+<button id="send" type="submit">send</button></form>
+<datalist id="actions"></datalist><datalist id="targets"></datalist>
+<datalist id="skills"></datalist>
+<p id="skillroles"></p><h3>History</h3><div id="history"></div></div>
+<div id="keyed"><h3>Keys</h3><table id="keys"></table></div></div>
 <script>
 let state = {seq: -1}, scale = 1.0, sent = -1;
 const $ = (id) => document.getElementById(id);
@@ -62,8 +78,37 @@ function show(s) {
     row.insertCell().textContent = k.label;
   }
   $("drone").hidden = !(s.scales || []).length;
+  showHousehold(s);
   $("scale").textContent = (s.scales || []).map((v, i) =>
     `${i + 1}: ${v * 100}%${v === scale ? " ←" : ""}`).join("  ");
+}
+function options(id, values) {
+  $(id).innerHTML = "";
+  for (const v of values) {
+    const o = document.createElement("option"); o.value = v; $(id).append(o);
+  }
+}
+function showHousehold(s) {
+  const on = s.family === "household";
+  $("household").hidden = !on; $("keyed").hidden = on; $("view").hidden = on;
+  if (!on) return;
+  $("views").innerHTML = "";
+  for (const [name, data] of Object.entries(s.views || {})) {
+    const f = document.createElement("figure"), img = document.createElement("img");
+    img.src = "data:image/png;base64," + data; img.alt = name; f.append(img);
+    const c = document.createElement("figcaption"); c.textContent = name; f.append(c);
+    $("views").append(f);
+  }
+  $("text").textContent = s.task || s.text || s.message || "";
+  $("round").textContent = s.round === undefined ? "" :
+    `round ${s.round + 1}, ${s.rounds_left} left`;
+  $("inventory").textContent = (s.inventory || []).join(", ") || "nothing";
+  const code = s.code ? ` (${s.code})` : "";
+  $("feedback").textContent = s.feedback ? `Feedback: ${s.feedback}${code}` : "";
+  $("history").textContent = (s.history || []).join("\\n") || "(nothing yet)";
+  options("actions", s.actions || []); options("targets", s.targets || []);
+  options("skills", (s.skills || []).map((k) => k.name));
+  $("skillroles").textContent = (s.skills || []).map((k) => `${k.name}: ${k.role}`).join("; ");
 }
 async function poll() {
   try { const r = await fetch("/play/state"); show(await r.json()); } catch (e) {}
@@ -82,6 +127,17 @@ document.addEventListener("keydown", async (event) => {
   const body = {key: event.key, seq: state.seq, scale: scale, report: $("report").value || null};
   await fetch("/play/key", {method: "POST", headers: {"Content-Type": "application/json"},
                             body: JSON.stringify(body)});
+});
+$("subtask").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (state.phase !== "waiting" || sent === state.seq) return;
+  sent = state.seq;
+  const body = {seq: state.seq, action: $("action").value, target: $("target").value,
+                skill: $("skill").value, place: $("place").value || null};
+  const answer = await fetch("/play/subtask", {method: "POST",
+    headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  if (answer.ok) { for (const id of ["action", "target", "place", "skill"]) $(id).value = ""; }
+  else { sent = -1; $("status").textContent = (await answer.json()).message; }
 });
 poll();
 </script></body></html>
@@ -136,6 +192,28 @@ def press(desk: Desk, body: bytes) -> None:
     desk.press(key, seq, scale, report)
 
 
+def choose(desk: Desk, body: bytes) -> None:
+    """Hand a household subtask body to the desk.
+
+    Raises:
+        WireError: a body that is not ``{"seq": int, "action": str, ...}`` (400), or what
+            ``Desk.choose`` refuses.
+    """
+    try:
+        data = json.loads(body)
+        seq, words = data["seq"], [data.get(k) or "" for k in ("action", "target", "skill")]
+        place = data.get("place")
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        raise WireError(400, "malformed", f"subtask: {error!r}; need seq and action") from None
+    texts = all(isinstance(w, str) for w in words) and isinstance(place, str | None)
+    if not isinstance(seq, int) or not texts:
+        raise WireError(400, "malformed", "subtask: seq is a number, the words are text")
+    desk.choose(seq, words[0], words[1], words[2], place)
+
+
+_POSTS = {"/play/key": press, "/play/subtask": choose}
+
+
 def _from_the_page(headers: Any) -> bool:
     """Return whether a POST looks like the play page's own: JSON, to a loopback host.
 
@@ -165,11 +243,12 @@ def _handler(desk: Desk) -> type[BaseHTTPRequestHandler]:
             if not _from_the_page(self.headers):
                 self._json(403, {"error": "refused", "message": "key presses come from the page"})
                 return
-            if self.path != "/play/key" or length > MAX_KEY_BYTES:
-                self._json(404 if self.path != "/play/key" else 413, {"error": "refused"})
+            handle = _POSTS.get(self.path)
+            if handle is None or length > MAX_KEY_BYTES:
+                self._json(404 if handle is None else 413, {"error": "refused"})
                 return
             try:
-                press(desk, self.rfile.read(length))
+                handle(desk, self.rfile.read(length))
             except WireError as error:
                 self._json(error.status, {"error": error.code, "message": error.message})
                 return

@@ -135,11 +135,11 @@ def test_a_4xx_answer_is_an_invalid_action_and_the_episode_goes_on(tmp_path, tin
 
 
 def test_an_answer_of_another_schema_version_is_an_invalid_action(tmp_path, tiny_rescue):
-    """An answer in schema version 2 is not used: the step is recorded as invalid."""
-    answer = lambda: walk().model_copy(update={"schema_version": 2})  # noqa: E731
+    """An answer in schema version 1 (another than this end's) is not used: it is invalid."""
+    answer = lambda: walk().model_copy(update={"schema_version": 1})  # noqa: E731
     with serving(Answering(answer)) as server:
         (episode, _) = remote_run(tmp_path, tiny_rescue, server.url)
-    assert episode.outcome == "failure" and "schema_version 2" in invalid_events(episode)[0]
+    assert episode.outcome == "failure" and "schema_version 1" in invalid_events(episode)[0]
 
 
 def test_an_oversized_answer_is_an_invalid_action(tmp_path, tiny_rescue):

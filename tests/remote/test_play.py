@@ -5,10 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from sortie.core.records_io import read_trajectory
 from sortie.remote.human import Desk
 from sortie.remote.play import PlayRequest, play
+from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from sortie.suites import load_suite
+from tests.conftest import run_stored
 
 from .keyplan import key_plan
 
@@ -39,7 +42,8 @@ class Session:
     def __init__(self, store: Path, episode: str = EPISODE) -> None:
         self.served, self.url, self.results, self.error = threading.Event(), "", [], None
         self.desk = Desk()
-        request = PlayRequest("rescue-smoke-v1", (episode,), port=0, store=store, run_id="me")
+        suite = episode.split("/")[0]
+        request = PlayRequest(suite, (episode,), port=0, store=store, run_id="me")
         self.thread = threading.Thread(target=self._run, args=(request,), daemon=True)
         self.thread.start()
         assert self.served.wait(timeout=60), "the page was never served"
@@ -121,3 +125,50 @@ def test_a_session_stopped_mid_episode_stores_it_as_agent_error(tmp_path):
     (result,) = session.results
     assert (result.footer.outcome, result.footer.failure_reason) == ("error", "agent_error")
     assert "the player left at step 0" in (result.footer.error or "")
+
+
+HOUSEHOLD = "household-smoke-v1/0001"
+
+
+def oracle_rounds(tmp_path: Path) -> list:
+    """Return the rounds of the oracle's run of the household task (same seed as play's)."""
+    request = RunRequest(
+        ("household-smoke-v1",), "oracle", store=tmp_path / "o.db", run_id="o", limit=1
+    )
+    run_stored(request)
+    with Store(tmp_path / "o.db") as store:
+        (episode,) = store.episodes("o")
+    return [s.round for s in read_trajectory(episode.record).steps if s.round is not None]
+
+
+def test_a_household_task_played_on_the_page_is_stored_as_human_and_succeeds(tmp_path, browser):
+    """The oracle's subtasks typed into the page's form carry the task out: a stored SR 100."""
+    rounds = oracle_rounds(tmp_path)
+    session = Session(tmp_path / "s.db", HOUSEHOLD)
+    page = browser.new_page()
+    seen = -1
+    try:
+        page.goto(session.url, wait_until="load")
+        for planned in rounds:
+            page.wait_for_function(
+                "seen => state.phase === 'waiting' && state.seq > seen", arg=seen, timeout=20_000
+            )
+            seen = page.evaluate("state.seq")
+            if planned.round == 1:
+                views = page.eval_on_selector_all("#views img", "images => images.length")
+                targets = page.evaluate("state.targets")
+            for field in ("action", "target", "place", "skill"):
+                page.fill(f"#{field}", getattr(planned, field) or "")
+            page.click("#send")
+        page.wait_for_function(
+            "state.phase === 'ended' || state.phase === 'finished'", timeout=20_000
+        )
+        shown = page.inner_text("body")
+    finally:
+        page.close()
+        session.thread.join(timeout=30)
+    assert session.error is None and not session.thread.is_alive()
+    with Store(tmp_path / "s.db") as store:
+        (episode,) = store.episodes("me")
+    assert (episode.outcome, episode.steps, episode.metrics["sr"]) == ("success", len(rounds), 1.0)
+    assert views == 4 and targets and "image_nav" in shown and "success" in shown
