@@ -60,6 +60,22 @@ class Session:
         self.served.set()
 
 
+def play_on_page(browser, session: Session, drive) -> str:
+    """Open the page, let ``drive(page)`` play, wait for the end; return the page's text."""
+    page = browser.new_page()
+    try:
+        page.goto(session.url, wait_until="load")
+        drive(page)
+        page.wait_for_function(
+            "state.phase === 'ended' || state.phase === 'finished'", timeout=20_000
+        )
+        return page.inner_text("body")
+    finally:
+        page.close()
+        session.thread.join(timeout=30)
+        assert session.error is None and not session.thread.is_alive()
+
+
 def press_all(page, keys: list[str]) -> None:
     """Press each key once the page shows a new view waiting for it."""
     seen = -1
@@ -78,18 +94,7 @@ def test_an_l1_episode_played_with_keys_is_stored_as_human_and_scores_tcr_100(tm
     )
     assert outcome == "success"
     session = Session(tmp_path / "s.db")
-    page = browser.new_page()
-    try:
-        page.goto(session.url, wait_until="load")
-        press_all(page, keys)
-        page.wait_for_function(
-            "state.phase === 'ended' || state.phase === 'finished'", timeout=20_000
-        )
-        shown = page.inner_text("body")
-    finally:
-        page.close()
-        session.thread.join(timeout=30)
-    assert session.error is None and not session.thread.is_alive()
+    shown = play_on_page(browser, session, lambda page: press_all(page, keys))
     with Store(tmp_path / "s.db") as store:
         (episode,) = store.episodes("me")
         config = store.run_config("me")
@@ -141,34 +146,28 @@ def oracle_rounds(tmp_path: Path) -> list:
     return [s.round for s in read_trajectory(episode.record).steps if s.round is not None]
 
 
+def type_all(page, rounds: list, first: dict) -> None:
+    """Type each round's subtask into the form once the page waits for it; note round 1's page."""
+    seen = -1
+    for planned in rounds:
+        page.wait_for_function(
+            "seen => state.phase === 'waiting' && state.seq > seen", arg=seen, timeout=20_000
+        )
+        seen = page.evaluate("state.seq")
+        if planned.round == 1:
+            first["views"] = page.eval_on_selector_all("#views img", "images => images.length")
+            first["targets"] = page.evaluate("state.targets")
+        for field in ("action", "target", "place", "skill"):
+            page.fill(f"#{field}", getattr(planned, field) or "")
+        page.click("#send")
+
+
 def test_a_household_task_played_on_the_page_is_stored_as_human_and_succeeds(tmp_path, browser):
     """The oracle's subtasks typed into the page's form carry the task out: a stored SR 100."""
-    rounds = oracle_rounds(tmp_path)
+    rounds, first = oracle_rounds(tmp_path), {}
     session = Session(tmp_path / "s.db", HOUSEHOLD)
-    page = browser.new_page()
-    seen = -1
-    try:
-        page.goto(session.url, wait_until="load")
-        for planned in rounds:
-            page.wait_for_function(
-                "seen => state.phase === 'waiting' && state.seq > seen", arg=seen, timeout=20_000
-            )
-            seen = page.evaluate("state.seq")
-            if planned.round == 1:
-                views = page.eval_on_selector_all("#views img", "images => images.length")
-                targets = page.evaluate("state.targets")
-            for field in ("action", "target", "place", "skill"):
-                page.fill(f"#{field}", getattr(planned, field) or "")
-            page.click("#send")
-        page.wait_for_function(
-            "state.phase === 'ended' || state.phase === 'finished'", timeout=20_000
-        )
-        shown = page.inner_text("body")
-    finally:
-        page.close()
-        session.thread.join(timeout=30)
-    assert session.error is None and not session.thread.is_alive()
+    shown = play_on_page(browser, session, lambda page: type_all(page, rounds, first))
     with Store(tmp_path / "s.db") as store:
         (episode,) = store.episodes("me")
     assert (episode.outcome, episode.steps, episode.metrics["sr"]) == ("success", len(rounds), 1.0)
-    assert views == 4 and targets and "image_nav" in shown and "success" in shown
+    assert first["views"] == 4 and first["targets"] and "image_nav" in shown and "success" in shown
