@@ -2,8 +2,8 @@
 
 The fallback chain, strongest first: a ``json_schema`` response format (the server constrains
 the answer), then JSON mode with the schema written into the prompt (and into the format,
-where llama.cpp's servers read it), then the schema in the prompt alone. Whatever the mode, the answer is validated with pydantic, and one retry shows
-the model its validation error.
+where llama.cpp's servers read it), then the schema in the prompt alone. Whatever the mode,
+the answer is validated with pydantic, and one retry shows the model its validation error.
 """
 
 from __future__ import annotations
