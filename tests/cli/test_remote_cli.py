@@ -34,7 +34,7 @@ def test_agent_server_serves_a_registered_agent_on_loopback(tmp_path):
             url = re.search(r"http://127\.0\.0\.1:\d+", line)
             assert url, line
             hello = RemoteAgent(url.group(0), timeout=10).hello()
-            assert (hello.agent, hello.families) == ("random", ["aerial", "rescue"])
+            assert (hello.agent, hello.families) == ("random", ["aerial", "household", "rescue"])
         finally:
             server.terminate()
             server.wait(timeout=10)
