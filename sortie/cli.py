@@ -383,7 +383,6 @@ def export(
         _parse_params(model_args or [], "--model-arg"),
     )
     try:
-        _open_store(store).close()
         export_command(request, console.print)
     except SortieError as error:
         raise _fail(error) from None

@@ -199,6 +199,13 @@ def build_backend(
     return backend_class(name)(**harness, **resolve_args(name, args))
 
 
+def build_from_ref(ref: Any) -> Any:
+    """Build the backend a ``PluginRef`` names: its own arguments and the harness's ones."""
+    own = {k: v for k, v in ref.args.items() if k not in HARNESS_ARGS}
+    harness = {k: ref.args[k] for k in HARNESS_ARGS if k in ref.args}
+    return build_backend(ref.name, own, **harness)
+
+
 def backend_table() -> list[dict[str, str]]:
     """Return one row per registered backend: name, capabilities, arguments, extra."""
     from sortie.backends import BACKENDS

@@ -53,6 +53,8 @@ def export_command(request: ExportRequest, echo: Callable[[str], None]) -> Path:
         raise ConfigError(f"export {request.kind!r}: expected one of {', '.join(KINDS)}")
     check_out(request.out)
     _check_installed()
+    if not request.store.exists():  # opening would create it: a missing store is a typo
+        raise ConfigError(f"{request.store}: no results store here; pass --store PATH")
     store = Store(request.store)
     try:
         run = open_run(store, request.run_id, frozenset(_FAMILIES[request.kind]), request.kind)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -31,7 +30,7 @@ import numpy as np
 from sortie.core.household import RoundStatus, Verb
 from sortie.export.conversations import answer_message, trl_messages
 from sortie.export.files import Rows
-from sortie.export.planner import PlannedRound
+from sortie.export.planner import PlannedRound, answer_json
 from sortie.missions.household.executor import parse_verb
 from sortie.missions.household.skills import SKILLS, Profile
 
@@ -73,8 +72,8 @@ def dpo_rows(rounds: Iterable[PlannedRound], with_images: bool, seed: int) -> Ro
                 prompt, images = trl_messages(planned.messages, with_images)
                 pair = {
                     "prompt": prompt,
-                    "chosen": [answer_message(_text(chosen), with_images)],
-                    "rejected": [answer_message(_text(rejected), with_images)],
+                    "chosen": [answer_message(answer_json(chosen), with_images)],
+                    "rejected": [answer_message(answer_json(rejected), with_images)],
                 }
                 out.rows.append(_row(planned, kind, with_images, pair, images))
                 out.counts[kind] += 1
@@ -173,10 +172,6 @@ def _episodes(rounds: Iterable[PlannedRound]) -> Iterator[list[PlannedRound]]:
         current.append(planned)
     if current:
         yield current
-
-
-def _text(answer: dict[str, Any]) -> str:
-    return json.dumps(answer, ensure_ascii=False)
 
 
 def _row(

@@ -59,7 +59,12 @@ class PlannedRound:
     @property
     def answer_text(self) -> str:
         """Return the answer as one JSON object (the form the planner is asked for)."""
-        return json.dumps(self.answer, ensure_ascii=False)
+        return answer_json(self.answer)
+
+
+def answer_json(answer: dict[str, Any] | None) -> str:
+    """Return an answer as the one JSON object a planner is asked for."""
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def planned_rounds(
@@ -141,7 +146,7 @@ def _answer(
             return None, None
         return _canonical(data, settings.analysis), text
     answer = _expert_answer(record, settings.analysis, roles)
-    return answer, json.dumps(answer, ensure_ascii=False)
+    return answer, answer_json(answer)
 
 
 def _accepted_text(output: str) -> str | None:

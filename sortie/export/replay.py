@@ -15,16 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from sortie.backends.base import Backend
-from sortie.backends.catalog import HARNESS_ARGS, build_backend
+from sortie.backends.catalog import HARNESS_ARGS, build_from_ref
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
 from sortie.core.serialize import action_from_dict
 from sortie.core.trajectory import StepRecord
-from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime
-from sortie.run.jobs import backend_ref
+from sortie.run.jobs import backend_ref, mission_runtime
 
 POSE_TOLERANCE = 1e-6
 """Metres (and degrees) a replayed pose may differ from the stored one."""
@@ -81,16 +80,13 @@ def _runtime(
     trajectory: Trajectory, run_config: Mapping[str, Any], sensors: Collection[str]
 ) -> tuple[MissionRuntime, Backend]:
     header = trajectory.header
-    family_name = header.episode.family
     own = {k: v for k, v in header.backend.args.items() if k not in HARNESS_ARGS}
-    ref = backend_ref(family_name, sorted(sensors), header.backend.name, own)
-    harness = {k: ref.args[k] for k in HARNESS_ARGS if k in ref.args}
-    backend = build_backend(ref.name, own, **harness)
-    family = FAMILIES.get(family_name)
+    backend = build_from_ref(
+        backend_ref(header.episode.family, sorted(sensors), header.backend.name, own)
+    )
     settings = {"triggers": header.config.get("triggers", "assisted"), **run_config}
-    chosen = {k: settings[k] for k in family.settings if k in settings}
-    runtime = family(backend, clock=header.config.get("clock", "sim"), **chosen)
-    return runtime, backend
+    clock = header.config.get("clock", "sim")
+    return mission_runtime(header.episode.family, backend, clock, settings), backend
 
 
 def _check_same(path: Path, stored: StepRecord, again: StepRecord) -> None:

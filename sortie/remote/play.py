@@ -11,15 +11,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from sortie.backends import BACKENDS
-from sortie.missions.registry import FAMILIES
+from sortie.backends.catalog import build_from_ref
 from sortie.remote.human import Desk, HumanAgent
 from sortie.remote.page import PageServer
 from sortie.run.batch import RunRequest, plan_run
 from sortie.run.episode import JsonlRecorder, run_episode
-from sortie.run.jobs import Job, JobResult, header_of, score_record
+from sortie.run.jobs import Job, JobResult, header_of, run_runtime, score_record
 from sortie.run.store import Store
 
 
@@ -83,12 +81,7 @@ def _played(
 def play_job(job: Job, desk: Desk) -> JobResult:
     """Run one job with the person at ``desk``, write its record and score it."""
     started = time.perf_counter()
-    ref = job.run.backend_for(job.episode.family)
-    backend = BACKENDS.get(ref.name)(**ref.args)
-    family = FAMILIES.get(job.episode.family)
-    settings: dict[str, Any] = {"triggers": job.run.triggers, "judge": job.run.judge}
-    runtime = family(
-        backend, clock=job.run.clock, **{k: v for k, v in settings.items() if k in family.settings}
-    )
+    backend = build_from_ref(job.run.backend_for(job.episode.family))
+    runtime = run_runtime(job, backend)
     run_episode(runtime, HumanAgent(desk), header_of(job), [JsonlRecorder(job.record), desk])
     return score_record(job, time.perf_counter() - started)

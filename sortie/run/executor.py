@@ -24,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 from sortie.backends import Backend
-from sortie.backends.catalog import HARNESS_ARGS, build_backend
+from sortie.backends.catalog import build_from_ref
 from sortie.core.trajectory import FailureReason
 from sortie.run.jobs import Job, JobResult, record_failure, run_job
 
@@ -68,9 +68,7 @@ def backend_for(backends: Backends, job: Job) -> Backend:
     ref = job.run.backend_for(job.episode.family)
     key = json.dumps(ref.model_dump(), sort_keys=True, default=str)
     if key not in backends:
-        own = {k: v for k, v in ref.args.items() if k not in HARNESS_ARGS}
-        harness = {k: ref.args[k] for k in HARNESS_ARGS if k in ref.args}
-        backends[key] = build_backend(ref.name, own, **harness)
+        backends[key] = build_from_ref(ref)
     return backends[key]
 
 

@@ -39,6 +39,7 @@ from sortie.core.trajectory import (
 from sortie.metrics.scorers import SCORERS
 from sortie.missions.aerial.spec import CAMERA
 from sortie.missions.registry import FAMILIES, check_episode
+from sortie.missions.runtime import MissionRuntime
 from sortie.run.episode import JsonlRecorder, run_episode
 from sortie.run.frames import FrameKeeper
 
@@ -268,16 +269,7 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     """Run one job on ``backend`` with a fresh agent, write its record and score it."""
     started = time.perf_counter()
     agent: Agent = job.run.factory(**job.run.agent.args)
-    family = FAMILIES.get(job.episode.family)
-    settings: dict[str, Any] = {
-        "triggers": job.run.triggers,
-        "judge": job.run.judge,
-        "setting": job.run.setting,
-        "skills": job.run.skills,
-    }
-    runtime = family(
-        backend, clock=job.run.clock, **{k: v for k, v in settings.items() if k in family.settings}
-    )
+    runtime = run_runtime(job, backend)
     if isinstance(agent, SupportsOracle):
         if not isinstance(backend, SupportsOracleView):
             raise ConfigError(
@@ -288,6 +280,27 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     keep = FrameKeeper(job.frames) if job.frames is not None else None
     run_episode(runtime, agent, header_of(job), [JsonlRecorder(job.record)], keep)
     return score_record(job, time.perf_counter() - started)
+
+
+def run_runtime(job: Job, backend: Backend) -> MissionRuntime:
+    """Return the rules of the job's family over ``backend``, with the run's settings."""
+    settings = {
+        "triggers": job.run.triggers,
+        "judge": job.run.judge,
+        "setting": job.run.setting,
+        "skills": job.run.skills,
+    }
+    return mission_runtime(job.episode.family, backend, job.run.clock, settings)
+
+
+def mission_runtime(
+    family_name: str, backend: Backend, clock: str, settings: Mapping[str, Any]
+) -> MissionRuntime:
+    """Return family ``family_name``'s rules over ``backend``, with those ``settings`` it takes."""
+    family = FAMILIES.get(family_name)
+    return family(
+        backend, clock=clock, **{k: v for k, v in settings.items() if k in family.settings}
+    )
 
 
 def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -> JobResult:
