@@ -13,7 +13,7 @@ setup(
             "sortie.sim._packets",
             ["sortie/sim/_packets.c"],
             libraries=["dl", "m"],
-            extra_compile_args=["-O2"],
+            extra_compile_args=["-O2", "-ffp-contract=off"],
             optional=True,
         )
     ]

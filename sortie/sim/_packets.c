@@ -23,7 +23,6 @@
 #define BUFFER_VERTEX 1
 #define GEOMETRY_TRIANGLE 0
 #define SCENE_FLAG_ROBUST 4
-#define STATIC_MARK 1u /* geomID given to static hits before the dynamic pass */
 
 typedef struct __attribute__((aligned(64))) {
     float org_x[16], org_y[16], org_z[16], tnear[16];
@@ -87,8 +86,8 @@ static int find(void **slot, const char *name) {
 }
 
 static PyObject *load(PyObject *self, PyObject *args) {
-    const char *path;
-    if (!PyArg_ParseTuple(args, "s", &path)) return NULL;
+    const char *path, *config = "threads=1";
+    if (!PyArg_ParseTuple(args, "s|s", &path, &config)) return NULL;
     if (E.device != NULL) Py_RETURN_NONE;
     E.library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (E.library == NULL) return PyErr_Format(PyExc_OSError, "cannot open %s: %s", path, dlerror());
@@ -100,16 +99,17 @@ static PyObject *load(PyObject *self, PyObject *args) {
         find((void **)&E.attach, "rtcAttachGeometry") || find((void **)&E.intersect16, "rtcIntersect16") ||
         find((void **)&E.intersect1, "rtcIntersect1"))
         return NULL;
-    /* One thread: each sortie process is one of several sharing the machine's cores. */
-    E.device = E.new_device("threads=1");
+    E.device = E.new_device(config);
     if (E.device == NULL) return PyErr_Format(PyExc_OSError, "rtcNewDevice failed (error %d)", E.device_error(NULL));
     Py_RETURN_NONE;
 }
 
-/* A committed Embree scene and the box around its triangles (to skip it cheaply). */
+/* A committed Embree scene, the box around its triangles (to skip it cheaply) and its corners
+ * (Embree's vertex buffer, four floats a vertex), from which each hit is measured again. */
 typedef struct {
     void *handle;
     float low[3], high[3];
+    const float *vertices;
 } Scene;
 
 static void drop_scene(PyObject *capsule) {
@@ -168,6 +168,7 @@ static PyObject *new_scene(PyObject *self, PyObject *args) {
         return PyErr_Format(PyExc_RuntimeError, "Embree error %d while building a scene", error);
     }
     box->handle = scene;
+    box->vertices = vertices;
     PyObject *capsule = PyCapsule_New(box, "sortie.embree.scene", drop_scene);
     if (capsule == NULL) {
         E.release_scene(scene);
@@ -232,43 +233,101 @@ static int may_meet(const Scene *scene, const RayHit16 *p, const int *lanes) {
     return 0;
 }
 
-/* Trace one packet of ``lanes`` rays at ``rows`` against both scenes and write the hits. */
+/* Where a ray meets a triangle, in double precision: the distance ``t`` and barycentrics.
+ *
+ * Embree's own t, u, v are float32 and their last bits depend on the kernels it picks for the
+ * CPU (SSE, AVX2, AVX-512 use other approximations and other orders). Measured again here with
+ * one fixed sequence of IEEE double operations (Moeller-Trumbore, no fused multiply-add: the
+ * build passes -ffp-contract=off), the same triangle gives the same numbers on every x86-64 CPU.
+ * sortie.sim.raycast.exact_hits is the same formula in numpy, operation for operation. */
+typedef struct {
+    double t, u, v;
+} Exact;
+
+static Exact measure(const float *vertices, unsigned int prim, const RayHit16 *p, int k) {
+    const float *a = vertices + 12 * (size_t)prim, *b = a + 4, *c = a + 8;
+    double ox = p->ray.org_x[k], oy = p->ray.org_y[k], oz = p->ray.org_z[k];
+    double dx = p->ray.dir_x[k], dy = p->ray.dir_y[k], dz = p->ray.dir_z[k];
+    double ax = a[0], ay = a[1], az = a[2];
+    double e1x = (double)b[0] - ax, e1y = (double)b[1] - ay, e1z = (double)b[2] - az;
+    double e2x = (double)c[0] - ax, e2y = (double)c[1] - ay, e2z = (double)c[2] - az;
+    double px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
+    double det = e1x * px + e1y * py + e1z * pz;
+    double sx = ox - ax, sy = oy - ay, sz = oz - az;
+    double qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
+    Exact hit;
+    hit.u = (sx * px + sy * py + sz * pz) / det;
+    hit.v = (dx * qx + dy * qy + dz * qz) / det;
+    hit.t = (e2x * qx + e2y * qy + e2z * qz) / det;
+    return hit;
+}
+
+/* Embree's search runs a little past each ray's tmax (GROW) so that a hit right at tmax is found
+ * on every CPU; the exact distance then decides, against tmax itself. */
+static float grown(float tmax) { return isinf(tmax) ? tmax : tmax + 1e-4f * fabsf(tmax) + 1e-5f; }
+
+typedef struct {
+    Exact exact;
+    unsigned int prim;
+    int found;
+} Found;
+
+/* Read lane ``k``'s hit in ``scene`` (if any) and measure it exactly; ``limit`` is its tmax. */
+static Found found_in(const Scene *scene, const RayHit16 *p, int k, float limit) {
+    Found f = {{INFINITY, 0.0, 0.0}, INVALID, 0};
+    if (p->hit.geom[k] == INVALID) return f;
+    f.exact = measure(scene->vertices, p->hit.prim[k], p, k);
+    f.prim = p->hit.prim[k];
+    f.found = f.exact.t <= (double)limit;
+    return f;
+}
+
+/* Trace one packet of ``lanes`` rays at ``rows`` against both scenes and write the hits. The
+ * dynamic scene's hit replaces the static one only when exactly nearer. */
 static void trace_packet(const Batch *b, const Py_ssize_t *rows, int lanes) {
     RayHit16 p;
-    float fixed_t[16];
+    float limit[16];
+    Found fixed[16], moving[16];
     int valid[16], again[16], any_again = 0;
     for (int k = 0; k < 16; k++) {
         valid[k] = k < lanes ? -1 : 0;
-        if (k < lanes) set_lane(&p, k, b, rows[k]);
-        else set_lane(&p, k, b, rows[0]);
+        set_lane(&p, k, b, rows[k < lanes ? k : 0]);
+        limit[k] = p.ray.tfar[k];
+        p.ray.tfar[k] = grown(limit[k]);
+        fixed[k].found = moving[k].found = 0;
     }
-    if (b->fixed) E.intersect16(valid, b->fixed->handle, &p, NULL);
+    if (b->fixed) {
+        E.intersect16(valid, b->fixed->handle, &p, NULL);
+        for (int k = 0; k < lanes; k++) fixed[k] = found_in(b->fixed, &p, k, limit[k]);
+    }
     if (b->moving) {
         for (int k = 0; k < 16; k++) {
             again[k] = valid[k] && (!b->dynamic_rows || b->dynamic_rows[rows[k < lanes ? k : 0]]) ? -1 : 0;
             any_again |= again[k];
-            fixed_t[k] = p.ray.tfar[k];
-            if (p.hit.geom[k] != INVALID) {
-                p.hit.geom[k] = STATIC_MARK;
-                /* Only strictly nearer dynamic hits replace a static one, as with two casts. */
-                p.ray.tfar[k] = nextafterf(p.ray.tfar[k], -INFINITY);
-            }
+            if (k < lanes && fixed[k].found) p.ray.tfar[k] = grown((float)fixed[k].exact.t);
+            else p.ray.tfar[k] = grown(limit[k]);
+            p.hit.geom[k] = INVALID;
         }
-        if (any_again && may_meet(b->moving, &p, again)) E.intersect16(again, b->moving->handle, &p, NULL);
+        if (any_again && may_meet(b->moving, &p, again)) {
+            E.intersect16(again, b->moving->handle, &p, NULL);
+            for (int k = 0; k < lanes; k++)
+                if (again[k]) moving[k] = found_in(b->moving, &p, k, limit[k]);
+        }
     }
     for (int k = 0; k < lanes; k++) {
         Py_ssize_t row = rows[k];
-        unsigned int geom = p.hit.geom[k];
-        if (geom == INVALID) {
+        int dynamic = moving[k].found && (!fixed[k].found || moving[k].exact.t < fixed[k].exact.t);
+        const Found *f = dynamic ? &moving[k] : &fixed[k];
+        if (!f->found) {
             b->t[row] = INFINITY;
             b->triangle[row] = -1;
-        } else {
-            int dynamic = b->moving && geom == 0;
-            b->t[row] = dynamic || !b->moving ? p.ray.tfar[k] : fixed_t[k];
-            b->triangle[row] = (int32_t)p.hit.prim[k] + (dynamic ? b->offset : 0);
+            b->u[row] = b->v[row] = 0.0f;
+            continue;
         }
-        b->u[row] = p.hit.u[k];
-        b->v[row] = p.hit.v[k];
+        b->t[row] = (float)f->exact.t;
+        b->triangle[row] = (int32_t)f->prim + (dynamic ? b->offset : 0);
+        b->u[row] = (float)f->exact.u;
+        b->v[row] = (float)f->exact.v;
     }
 }
 
@@ -348,7 +407,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"load", load, METH_VARARGS, "load(path): open libembree4 at path and create the device."},
+    {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v)."},
     {NULL, NULL, 0, NULL},

@@ -22,10 +22,29 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.core.errors import ConfigError
+
 HitArrays = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]]
 """A trace's hits: distance (inf: none), triangle (-1: none), and the barycentrics u, v."""
 ENV_SWITCH = "SORTIE_PACKETS"
 """Set to 0 to keep every cast on embreex (for comparisons, or if the extension misbehaves)."""
+
+ENV_ISA = "SORTIE_EMBREE_ISA"
+"""Embree's kernels to use (sse4.2, avx, avx2, avx512); unset: the best the CPU has."""
+ISAS = ("sse4.2", "avx", "avx2", "avx512")
+
+
+def device_config() -> str:
+    """Return the Embree device configuration: one thread, and the ISA asked for, if any.
+
+    One thread: each sortie process is one of several sharing the machine's cores.
+    """
+    isa = os.environ.get(ENV_ISA, "")
+    if not isa:
+        return "threads=1"
+    if isa not in ISAS:
+        raise ConfigError(f"{ENV_ISA}: unknown Embree ISA {isa!r}; allowed: {', '.join(ISAS)}")
+    return f"threads=1,isa={isa}"
 
 
 def library_path() -> str | None:
@@ -55,7 +74,7 @@ def extension() -> ModuleType | None:
     if path is None:
         return None
     try:
-        module.load(path)
+        module.load(path, device_config())
     except OSError as error:
         warnings.warn(f"Embree packets off: {error}", RuntimeWarning, stacklevel=2)
         return None
@@ -144,6 +163,8 @@ def _agrees(module: ModuleType) -> bool:
     from embreex import rtcore_scene
     from embreex.mesh_construction import TriangleMesh
 
+    from sortie.sim.raycast import Rays
+
     rng = np.random.default_rng(0)
     corners = rng.uniform(-1, 1, (64, 3, 3)).astype(np.float32)
     origins = rng.uniform(-3, 3, (256, 3)).astype(np.float32)
@@ -154,18 +175,17 @@ def _agrees(module: ModuleType) -> bool:
     # process (a core lost while a run waits on a model server; measured, bench_llm.py).
     _KEPT.append(reference)
     TriangleMesh(reference, corners)
-    expected = reference.run(origins, directions, output=1)
+    expected, _ = Rays.bounded(origins, directions, None).hits(reference, corners, 0)
     handle = module.new_scene(corners)
     n = len(origins)
     t, tri = np.empty(n, np.float32), np.empty(n, np.int32)
     u, v = np.empty(n, np.float32), np.empty(n, np.float32)
     module.trace(handle, None, 0, origins, directions, None, None, 16, t, tri, u, v)
-    hit = expected["primID"] >= 0
+    hit = expected.triangle >= 0
     return bool(
         hit.any()
-        and np.array_equal(tri, expected["primID"])
-        and np.array_equal(t[hit], expected["tfar"][hit])
-        and np.array_equal(u[hit], expected["u"][hit])
-        and np.array_equal(v[hit], expected["v"][hit])
-        and np.isinf(t[~hit]).all()
+        and np.array_equal(tri, expected.triangle)
+        and np.array_equal(t, expected.t)
+        and np.array_equal(u, expected.u)
+        and np.array_equal(v, expected.v)
     )

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from sortie.core.errors import ConfigError
 from sortie.sim import packets
+from sortie.sim.exact import NUDGES, Faces, exact_hits, settle
 from sortie.sim.mesh import Mesh
 from sortie.sim.packets import PacketScene
 from sortie.sim.scene import Scene
@@ -88,6 +89,7 @@ class TriangleTable:
     normal: NDArray[np.float32]  # (T+1, 3) unit
     textured: NDArray[np.bool_]  # (T+1,)
     uv: NDArray[np.float32]  # (T+1, 3, 2) atlas pixel coordinates
+    faces: Faces  # (T,) what deciding a hit exactly needs (sortie.sim.exact)
 
     @classmethod
     def build(cls, parts: list[tuple[int, Mesh]], atlas: TextureAtlas) -> TriangleTable:
@@ -117,6 +119,7 @@ class TriangleTable:
             np.vstack([normal, np.zeros((1, 3))]).astype(np.float32),
             np.append(textured, False),
             np.concatenate([uv, np.zeros((1, 3, 2), np.float32)]),
+            Faces.of(corners),
         )
 
     @classmethod
@@ -129,6 +132,7 @@ class TriangleTable:
             np.zeros((1, 3), np.float32),
             np.zeros(1, bool),
             np.zeros((1, 3, 2), np.float32),
+            Faces.of(np.zeros((0, 3, 3), np.float32)),
         )
 
     def __len__(self) -> int:
@@ -143,6 +147,7 @@ class TriangleTable:
             np.concatenate([self.normal[:-1], other.normal]),
             np.concatenate([self.textured[:-1], other.textured]),
             np.concatenate([self.uv[:-1], other.uv]),
+            self.faces.followed_by(other.faces),
         )
 
 
@@ -158,11 +163,64 @@ def _packet_scene(corners: NDArray[np.float32]) -> PacketScene | None:
     return PacketScene(corners) if len(corners) else None
 
 
-def _run(
-    embree: rtcore_scene.EmbreeScene, origins: NDArray, directions: NDArray, tmax: NDArray | None
-) -> dict[str, NDArray]:
-    result: dict[str, NDArray] = embree.run(origins, directions, dists=tmax, output=1)
-    return result
+@dataclass(frozen=True, slots=True)
+class Rays:
+    """A batch of float32 rays for embreex, each bounded by ``limit`` (inf: unbounded)."""
+
+    origins: NDArray[np.float32]
+    directions: NDArray[np.float32]
+    limit: NDArray[np.float32]
+
+    @classmethod
+    def bounded(
+        cls, origins: NDArray, directions: NDArray, limit: NDArray[np.float32] | None
+    ) -> Rays:
+        """Return the rays, unbounded where ``limit`` is None."""
+        if limit is None:
+            limit = np.full(len(directions), np.inf, np.float32)
+        return cls(origins, directions, limit)
+
+    def subset(self, rows: NDArray[np.intp]) -> Rays:
+        """Return the rays at ``rows``."""
+        return Rays(
+            np.ascontiguousarray(self.origins[rows]),
+            np.ascontiguousarray(self.directions[rows]),
+            self.limit[rows],
+        )
+
+    def hits(
+        self,
+        embree: rtcore_scene.EmbreeScene,
+        corners: NDArray[np.float32],
+        offset: int,
+        search: NDArray[np.float32] | None = None,
+    ) -> tuple[Hits, NDArray[np.float64]]:
+        """Return the hits in ``embree`` (triangles numbered from ``offset``), measured exactly.
+
+        Embree searches a little past ``search`` (default: each ray's limit), so a hit right at
+        the limit is found on every CPU; its exact distance (``exact_hits``) then decides.
+        Also returns that distance in float64 (inf: no hit).
+        """
+        bound = self.limit if search is None else search
+        tfar = np.where(np.isinf(bound), bound, grown(bound)).astype(np.float32)
+        result = embree.run(self.origins, self.directions, dists=tfar, output=1)
+        local = result["primID"].astype(np.int64)
+        t, u, v = exact_hits(corners[offset:], self.origins, self.directions, local)
+        found = (local >= 0) & (t <= self.limit)
+        triangle = np.where(found, local + offset, -1).astype(np.int32)
+        t = np.where(found, t, np.inf)
+        hits = Hits(
+            t.astype(np.float32),
+            triangle,
+            np.where(found, u, 0.0).astype(np.float32),
+            np.where(found, v, 0.0).astype(np.float32),
+        )
+        return hits, t
+
+
+def grown(limit: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Return how far Embree searches for a ray bounded by ``limit`` (a little further)."""
+    return limit + np.float32(1e-4) * np.abs(limit) + np.float32(1e-5)
 
 
 class RayCaster:
@@ -232,17 +290,8 @@ class RayCaster:
         if tmax is not None:
             # A copy: Embree needs a writable buffer, and broadcast_to gives a read-only view.
             limit = np.array(np.broadcast_to(tmax, (len(directions),)), np.float32)
-        if self.packets:
-            return self._cast_packets(origins, directions, limit, dynamic_rows, width)
-        if len(origins) != len(directions):
-            origins = np.array(np.broadcast_to(origins, directions.shape))
-        if self._static_embree is None:
-            hits = _no_hits(len(origins))
-        else:
-            hits = _to_hits(_run(self._static_embree, origins, directions, limit), 0)
-        if self._dynamic_embree is not None and (dynamic_rows is None or len(dynamic_rows)):
-            if dynamic_rows is not None or self._may_reach_dynamic(origins, directions, limit):
-                hits = self._cast_dynamic(hits, origins, directions, limit, dynamic_rows)
+        hits = self._trace(origins, directions, limit, dynamic_rows, width)
+        self._settle(hits, origins, directions, limit)
         return hits
 
     def cast_prepared(
@@ -264,7 +313,87 @@ class RayCaster:
         t, triangle, u, v = packets.trace(
             self._static_packets, self._dynamic_packets, origins, directions, tmax, out=out
         )
-        return Hits(t, triangle, u, v)
+        hits = Hits(t, triangle, u, v)
+        self._settle(hits, origins, directions, tmax)
+        return hits
+
+    def _trace(
+        self,
+        origins: NDArray[np.float32],
+        directions: NDArray[np.float32],
+        limit: NDArray[np.float32] | None,
+        dynamic_rows: NDArray[np.intp] | None,
+        width: int,
+    ) -> Hits:
+        """Cast through whichever engine this caster uses (see ``cast``)."""
+        if self.packets:
+            return self._cast_packets(origins, directions, limit, dynamic_rows, width)
+        if len(origins) != len(directions):
+            origins = np.array(np.broadcast_to(origins, directions.shape))
+        rays = Rays.bounded(origins, directions, limit)
+        if self._static_embree is None:
+            hits, exact_t = _no_hits(len(origins)), np.full(len(origins), np.inf)
+        else:
+            hits, exact_t = rays.hits(self._static_embree, self.table.corners, 0)
+        if self._dynamic_embree is not None and (dynamic_rows is None or len(dynamic_rows)):
+            if dynamic_rows is not None or self._may_reach_dynamic(origins, directions, limit):
+                hits = self._cast_dynamic(hits, exact_t, rays, dynamic_rows)
+        return hits
+
+    def _settle(
+        self,
+        hits: Hits,
+        origins: NDArray[np.float32],
+        directions: NDArray[np.float32],
+        limit: NDArray[np.float32] | None,
+    ) -> None:
+        """Cast the rays that met an edge again from nudged origins; write their hits in place.
+
+        Which of two triangles meeting at an edge Embree reports depends on the CPU, so such a
+        ray is decided by a nudged copy that meets no edge (``exact.settle``, ``NUDGES``). Every
+        nudged ray is tested against the dynamic scene too, whatever ``dynamic_rows`` said.
+        """
+        many = np.array(np.broadcast_to(origins, directions.shape)) if len(origins) == 1 else origins
+        rows = np.flatnonzero(self._decide(hits, many, directions))
+        for nudge in NUDGES:
+            if not rows.size:
+                return
+            starts = np.ascontiguousarray(many[rows] + nudge)
+            ways = np.ascontiguousarray(directions[rows])
+            sub_limit = None if limit is None else np.ascontiguousarray(limit[rows])
+            again = self._trace(starts, ways, sub_limit, None, 0)
+            unsure = self._decide(again, starts, ways)
+            self._remeasure(hits, rows, again.triangle, many[rows], ways, sub_limit)
+            rows = rows[unsure]
+
+    def _remeasure(
+        self,
+        hits: Hits,
+        rows: NDArray[np.intp],
+        triangle: NDArray[np.int32],
+        origins: NDArray[np.float32],
+        directions: NDArray[np.float32],
+        limit: NDArray[np.float32] | None,
+    ) -> None:
+        """Write the hits of the un-nudged rays at ``rows`` on the triangles the nudged found."""
+        t, u, v = exact_hits(self.table.corners, origins, directions, triangle.astype(np.int64))
+        found = (triangle >= 0) & (t <= (np.inf if limit is None else limit))
+        hits.t[rows] = np.where(found, t, np.inf).astype(np.float32)
+        hits.triangle[rows] = np.where(found, triangle, -1)
+        hits.u[rows] = np.where(found, u, 0.0).astype(np.float32)
+        hits.v[rows] = np.where(found, v, 0.0).astype(np.float32)
+
+    def _decide(
+        self, hits: Hits, origins: NDArray[np.float32], directions: NDArray[np.float32]
+    ) -> NDArray[np.bool_]:
+        """Settle coincident faces in place (``exact.settle``); return the ambiguous rays."""
+        return settle(
+            self.table.faces,
+            self.table.corners,
+            origins,
+            directions,
+            (hits.t, hits.triangle, hits.u, hits.v),
+        )
 
     def _cast_packets(
         self,
@@ -304,27 +433,17 @@ class RayCaster:
         return bool(((boxes[:, 0] <= high) & (boxes[:, 1] >= low)).all(axis=1).any())
 
     def _cast_dynamic(
-        self,
-        hits: Hits,
-        origins: NDArray,
-        directions: NDArray,
-        limit: NDArray | None,
-        rows: NDArray[np.intp] | None,
+        self, hits: Hits, exact_t: NDArray[np.float64], rays: Rays, rows: NDArray[np.intp] | None
     ) -> Hits:
-        """Cast (some) rays against the dynamic geometry and keep the nearer hits."""
+        """Cast (some) rays against the dynamic geometry and keep the exactly nearer hits."""
         if rows is None:
-            rows = np.arange(len(origins))
-        sub_limit = None if limit is None else np.ascontiguousarray(limit[rows])
-        extra = _to_hits(
-            _run(
-                self._dynamic_embree,
-                np.ascontiguousarray(origins[rows]),
-                np.ascontiguousarray(directions[rows]),
-                sub_limit,
-            ),
-            len(self.static),
+            rows = np.arange(len(rays.origins))
+        sub = rays.subset(rows)
+        nearest = np.where(np.isfinite(hits.t[rows]), exact_t[rows], sub.limit)
+        extra, extra_t = sub.hits(
+            self._dynamic_embree, self.table.corners, len(self.static), nearest.astype(np.float32)
         )
-        nearer = extra.t < hits.t[rows]
+        nearer = np.isfinite(extra.t) & (extra_t < exact_t[rows])
         return hits.replaced(rows[nearer], extra.subset(nearer))
 
     def object_ids(self, hits: Hits) -> NDArray[np.int32]:
@@ -337,15 +456,6 @@ def _part_boxes(parts: list[tuple[int, Mesh]]) -> NDArray[np.float32]:
     if not parts:
         return np.zeros((0, 2, 3), np.float32)
     return np.array([m.bounds() for _, m in parts], np.float32)
-
-
-def _to_hits(result: dict[str, NDArray], offset: int) -> Hits:
-    tri = result["primID"].astype(np.int32)
-    hit = tri >= 0
-    t = np.where(hit, result["tfar"], MISS).astype(np.float32)
-    if offset:
-        tri = np.where(hit, tri + offset, -1).astype(np.int32)
-    return Hits(t, tri, result["u"], result["v"])
 
 
 def _no_hits(n: int) -> Hits:

@@ -1,0 +1,294 @@
+"""Hits that are the same on every x86-64 CPU: exact distances, shared edges, coincident faces.
+
+Embree picks its kernels at run time (SSE4.2, AVX, AVX2, AVX-512), and they round differently:
+the float32 distance of a hit differs in its last bits from one CPU to another, and where two
+triangles meet (an edge, or two faces in one plane, such as a box standing on a floor) the
+triangle it reports can differ too. A threshold downstream (a probe's reach, a headroom, a
+pixel count) then flips, and with it a navigation graph, a path or a generated episode.
+
+So Embree only *finds* the triangle; what a hit is, is decided here, the same way everywhere:
+
+- **Distance and barycentrics** are measured again from the triangle's corners in float64 with
+  one fixed sequence of IEEE operations (``exact_hits``; ``sortie/sim/_packets.c`` does the same,
+  operation for operation, and numpy never fuses a multiply and an add).
+- **Coincident faces**: triangles that lie in one plane and overlap are each other's partners
+  (``Faces``). A hit on one of them goes to the face the ray enters (facing it) before one it
+  leaves, then to the lowest triangle index: whichever partner Embree reported, the answer is
+  the same.
+- **Edges**: a hit within ``EDGE_BAND`` of its triangle's edge (or just outside it), or of a
+  partner's, is ambiguous; the caller casts that ray again from an origin nudged by about a
+  millimetre (``NUDGES``) until it meets no edge.
+
+What remains CPU-dependent is a ray that passes within float32 rounding (about a micrometre) of
+a triangle's outline without meeting any face there; docs/simulator.md states the promise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+EDGE_BAND = 1e-4
+"""Metres: a hit this close to an edge (of its triangle or of a coincident one) is ambiguous."""
+NUDGES = (
+    np.array([0.6e-3, 0.8e-3, 0.5e-3], np.float32),
+    np.array([-0.7e-3, 0.3e-3, -0.6e-3], np.float32),
+    np.array([0.2e-3, -0.9e-3, 0.4e-3], np.float32),
+)
+"""Offsets (about 1 mm, along no axis or diagonal) of an ambiguous ray's origin, tried in turn
+until the nudged ray is not ambiguous; after the last one its hit stands."""
+PLANE_DECIMALS = 4
+"""Planes are compared at 0.1 mm (offset) and 1e-4 (normal): faces that close are coincident."""
+
+Floats = NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Partners:
+    """For each triangle, a list of other triangles (compressed rows: ``start``, ``index``)."""
+
+    start: NDArray[np.int64]
+    index: NDArray[np.int64]
+
+    @classmethod
+    def none(cls, count: int) -> Partners:
+        """Return empty lists for ``count`` triangles."""
+        return cls(np.zeros(count + 1, np.int64), np.zeros(0, np.int64))
+
+    @classmethod
+    def of_pairs(cls, count: int, owner: NDArray[np.int64], other: NDArray[np.int64]) -> Partners:
+        """Return the lists holding ``other[k]`` for ``owner[k]``, in triangle order."""
+        order = np.lexsort((other, owner))
+        start = np.zeros(count + 1, np.int64)
+        np.cumsum(np.bincount(owner, minlength=count), out=start[1:])
+        return cls(start, other[order])
+
+    def counts(self, triangle: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Return how many partners each of ``triangle`` has."""
+        return self.start[triangle + 1] - self.start[triangle]
+
+    def pairs(self, rows: NDArray[np.int64], triangle: NDArray[np.int64]) -> tuple[
+        NDArray[np.int64], NDArray[np.int64]
+    ]:
+        """Return (row, partner) for every partner of ``triangle[i]``, row ``rows[i]``."""
+        counts = self.counts(triangle)
+        owner = np.repeat(rows, counts)
+        first = np.repeat(self.start[triangle] - np.cumsum(counts) + counts, counts)
+        return owner, self.index[first + np.arange(len(owner))]
+
+    def shifted(self, offset: int) -> Partners:
+        """Return these lists with every triangle index raised by ``offset``."""
+        return Partners(self.start, self.index + offset)
+
+    def followed_by(self, other: Partners) -> Partners:
+        """Return these lists, then ``other``'s (whose indices are already shifted)."""
+        start = np.concatenate([self.start[:-1], other.start + self.start[-1]])
+        return Partners(start, np.concatenate([self.index, other.index]))
+
+
+@dataclass(frozen=True, slots=True)
+class Faces:
+    """What deciding a hit exactly needs of each triangle.
+
+    Attributes:
+        normal: (T, 3) unit normals in float64 (zero for a degenerate triangle).
+        reach: (T, 3) metres from the edge where ``u``, ``v``, ``1 - u - v`` is 0 (a-c, a-b,
+            b-c) per unit of that barycentric: the triangle's height over that edge.
+        same: coincident partners facing the same way, with a lower index.
+        opposite: coincident partners facing the other way.
+    """
+
+    normal: Floats
+    reach: Floats
+    same: Partners
+    opposite: Partners
+
+    @classmethod
+    def of(cls, corners: NDArray[np.float32]) -> Faces:
+        """Return the faces of (T, 3, 3) triangles, partners found among them."""
+        a, b, c = (corners[:, i].astype(np.float64) for i in range(3))
+        cross = np.column_stack(_cross(b - a, c - a))
+        twice_area = np.sqrt(np.sum(np.square(cross), axis=1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            normal = np.where(twice_area[:, None] > 1e-12, cross / twice_area[:, None], 0.0)
+            reach = np.column_stack(
+                [
+                    twice_area / np.maximum(np.sqrt(np.sum(np.square(q - p), axis=1)), 1e-12)
+                    for p, q in ((a, c), (a, b), (b, c))
+                ]
+            )
+        same, opposite = _coincident(corners, normal, a)
+        return cls(normal, reach, same, opposite)
+
+    def followed_by(self, other: Faces) -> Faces:
+        """Return these faces, then ``other``'s (no partners across the two)."""
+        shift = len(self.normal)
+        return Faces(
+            np.concatenate([self.normal, other.normal]),
+            np.concatenate([self.reach, other.reach]),
+            self.same.followed_by(other.same.shifted(shift)),
+            self.opposite.followed_by(other.opposite.shifted(shift)),
+        )
+
+    def edge_gap(self, triangle: NDArray[np.int64], u: Floats, v: Floats) -> Floats:
+        """Return how far inside its triangle each hit lies, in metres (negative: outside)."""
+        reach = self.reach[triangle]
+        w = 1.0 - u - v
+        return np.minimum(np.minimum(u * reach[:, 0], v * reach[:, 1]), w * reach[:, 2])
+
+
+def exact_hits(
+    corners: NDArray[np.float32],
+    origins: NDArray[np.float32],
+    directions: NDArray[np.float32],
+    triangle: NDArray[np.int64],
+) -> tuple[Floats, Floats, Floats]:
+    """Return where each ray meets its ``triangle`` (-1: none, inf): ``t``, ``u``, ``v``.
+
+    Moeller-Trumbore in float64 from the float32 inputs, in the order ``_packets.c`` uses.
+    """
+    hit = triangle >= 0
+    a, b, c = (corners[np.maximum(triangle, 0), i].astype(np.float64) for i in range(3))
+    o, d = origins.astype(np.float64), directions.astype(np.float64)
+    e1, e2, s = b - a, c - a, o - a
+    px, py, pz = _cross(d, e2)
+    det = e1[:, 0] * px + e1[:, 1] * py + e1[:, 2] * pz
+    qx, qy, qz = _cross(s, e1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = (s[:, 0] * px + s[:, 1] * py + s[:, 2] * pz) / det
+        v = (d[:, 0] * qx + d[:, 1] * qy + d[:, 2] * qz) / det
+        t = (e2[:, 0] * qx + e2[:, 1] * qy + e2[:, 2] * qz) / det
+    return np.where(hit, t, np.inf), np.where(hit, u, 0.0), np.where(hit, v, 0.0)
+
+
+def settle(
+    faces: Faces,
+    corners: NDArray[np.float32],
+    origins: NDArray[np.float32],
+    directions: NDArray[np.float32],
+    hits: tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]],
+) -> NDArray[np.bool_]:
+    """Give each hit on coincident faces to its winner (in place); return the ambiguous rays.
+
+    ``origins`` has a row per ray. ``hits`` is ``(t, triangle, u, v)``. A ray is ambiguous
+    when its hit, or a coincident face, has an edge within ``EDGE_BAND`` of the hit point.
+    """
+    t, triangle, u, v = hits
+    tri = triangle.astype(np.int64)
+    found = tri >= 0
+    ambiguous = np.zeros(len(tri), bool)
+    gap = faces.edge_gap(tri[found], u[found].astype(np.float64), v[found].astype(np.float64))
+    ambiguous[found] = gap <= EDGE_BAND  # near an edge, or (by Embree's rounding) outside
+    rows = np.flatnonzero(found)
+    if not rows.size or not (len(faces.same.index) or len(faces.opposite.index)):
+        return ambiguous
+    _give_to_winners(faces, corners, origins, directions, hits, rows, ambiguous)
+    return ambiguous
+
+
+def _give_to_winners(
+    faces: Faces,
+    corners: NDArray[np.float32],
+    origins: NDArray[np.float32],
+    directions: NDArray[np.float32],
+    hits: tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]],
+    rows: NDArray[np.int64],
+    ambiguous: NDArray[np.bool_],
+) -> None:
+    t, triangle, u, v = hits
+    tri = triangle[rows].astype(np.int64)
+    facing = _facing(faces, tri, directions[rows])
+    owner, other = faces.same.pairs(rows, tri)
+    back = ~facing
+    owner2, other2 = faces.opposite.pairs(rows[back], tri[back])
+    owner, other = np.concatenate([owner, owner2]), np.concatenate([other, other2])
+    if not owner.size:
+        return
+    pt, pu, pv = exact_hits(corners, origins[owner], directions[owner], other)
+    gap = faces.edge_gap(other, pu, pv)
+    ambiguous[owner[np.abs(gap) <= EDGE_BAND]] = True
+    inside = gap > EDGE_BAND
+    owner, other, pt, pu, pv = owner[inside], other[inside], pt[inside], pu[inside], pv[inside]
+    # Winner: the face the ray enters before one it leaves, then the lowest index.
+    rank = np.where(_facing(faces, other, directions[owner]), 0, 1) * len(faces.normal) + other
+    own_rank = np.where(facing, 0, 1) * len(faces.normal) + tri
+    best = np.full(len(triangle), np.iinfo(np.int64).max)
+    best[rows] = own_rank
+    np.minimum.at(best, owner, rank)
+    wins = rank == best[owner]
+    owner, other = owner[wins], other[wins]
+    t[owner], triangle[owner] = pt[wins].astype(np.float32), other.astype(np.int32)
+    u[owner], v[owner] = pu[wins].astype(np.float32), pv[wins].astype(np.float32)
+
+
+def _facing(faces: Faces, triangle: NDArray[np.int64], directions: NDArray) -> NDArray[np.bool_]:
+    """Return whether each ray meets the front of its triangle (enters the solid behind it)."""
+    n, d = faces.normal[triangle], directions.astype(np.float64)
+    return n[:, 0] * d[:, 0] + n[:, 1] * d[:, 1] + n[:, 2] * d[:, 2] < 0
+
+
+def _coincident(
+    corners: NDArray[np.float32], normal: Floats, a: Floats
+) -> tuple[Partners, Partners]:
+    """Return the partners of each triangle: same plane, overlapping boxes; same way, other way."""
+    count = len(corners)
+    first, second = _overlapping_in_plane(corners, normal, a)
+    same_way = np.sum(normal[first] * normal[second], axis=1) > 0
+    f, s = first[same_way], second[same_way]
+    low, high = np.minimum(f, s), np.maximum(f, s)
+    same = Partners.of_pairs(count, high, low)  # each keeps the lower-index one
+    f, s = first[~same_way], second[~same_way]
+    opposite = Partners.of_pairs(count, np.concatenate([f, s]), np.concatenate([s, f]))
+    return same, opposite
+
+
+def _overlapping_in_plane(
+    corners: NDArray[np.float32], normal: Floats, a: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the pairs (i < j) of triangles in one plane whose boxes overlap.
+
+    Sorted by plane, then by where they start along x, each triangle's candidates are the run
+    of later ones in its plane that start before it ends.
+    """
+    flat = np.any(normal != 0, axis=1)
+    lead = np.argmax(np.abs(normal) > 1e-6, axis=1)
+    sign = np.where(np.take_along_axis(normal, lead[:, None], axis=1)[:, 0] < 0, -1.0, 1.0)
+    plane = np.column_stack([normal * sign[:, None], np.sum(normal * a, axis=1) * sign])
+    keys = np.round(plane, PLANE_DECIMALS)
+    keys[~flat] = np.nan
+    _, label = np.unique(keys, axis=0, return_inverse=True)
+    label = np.where(flat, label.ravel(), -1 - np.arange(len(corners)))
+    low = corners.min(axis=1).astype(np.float64) - EDGE_BAND
+    high = corners.max(axis=1).astype(np.float64) + EDGE_BAND
+    order = np.lexsort((low[:, 0], label))
+    sorted_label, sorted_low = label[order], low[order, 0]
+    # Candidates: later in the same plane, starting before this one ends along x.
+    end = _ends(sorted_label, sorted_low, high[order, 0])
+    counts = end - np.arange(len(order)) - 1
+    i = np.repeat(np.arange(len(order)), counts)
+    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts))
+    first, second = order[i], order[j]
+    overlap = np.all((low[first] <= high[second]) & (low[second] <= high[first]), axis=1)
+    first, second = first[overlap], second[overlap]
+    return np.minimum(first, second), np.maximum(first, second)
+
+
+def _ends(label: NDArray[np.int64], low: Floats, high: Floats) -> NDArray[np.int64]:
+    """Return, per sorted triangle, the end of the run of same-label ones starting before
+    it ends along x (the sort is by label, then low x)."""
+    position = np.arange(len(label))
+    # Search a combined key: label first, then x; labels are integers, x is bounded.
+    span = float(np.max(np.abs(np.concatenate([low, high])), initial=1.0)) * 2 + 1
+    key = label * span + low
+    return np.maximum(np.searchsorted(key, label * span + high, side="right"), position + 1)
+
+
+def _cross(p: Floats, q: Floats) -> tuple[Floats, Floats, Floats]:
+    """Return the components of ``p x q``, each as ``a * b - c * d`` (the order the C uses)."""
+    return (
+        p[:, 1] * q[:, 2] - p[:, 2] * q[:, 1],
+        p[:, 2] * q[:, 0] - p[:, 0] * q[:, 2],
+        p[:, 0] * q[:, 1] - p[:, 1] * q[:, 0],
+    )
