@@ -19,9 +19,14 @@ COMPARE_FOLDER = "compare"
 def write_comparisons(
     out: Path, runs: Sequence[str], pages: Sequence[Sequence[EpisodePage]]
 ) -> list[tuple[str, str]]:
-    """Write a side-by-side page of every two runs that share episodes; return (title, path)."""
+    """Write a side-by-side page of every two runs that share episodes; return (title, path).
+
+    Each pair and the list come in run id order, whatever order ``runs`` has.
+    """
     written = []
-    for (first, left), (second, right) in combinations(zip(runs, pages, strict=True), 2):
+    # By run id, not by the order the runs came in (the store lists them by creation time).
+    by_name = sorted(zip(runs, pages, strict=True), key=lambda pair: pair[0])
+    for (first, left), (second, right) in combinations(by_name, 2):
         shared = _shared(left, right)
         if not shared:
             continue

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sortie.core.errors import ParameterError
+from sortie.sim.linear import product
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ def camera_rotation(yaw: float, pitch: float) -> NDArray[np.float32]:
     cp, sp = math.cos(math.radians(pitch)), math.sin(math.radians(pitch))
     rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
     ry = np.array([[cp, 0, -sp], [0, 1, 0], [sp, 0, cp]])
-    return (rz @ ry).astype(np.float32)
+    return product(rz, ry).astype(np.float32)
 
 
 def world_rays(spec: CameraSpec, yaw: float, pitch: float | None = None) -> NDArray[np.float32]:
@@ -106,7 +107,7 @@ def dynamic_pixels(
     if len(boxes) == 0:
         return np.zeros(0, np.intp)
     corners = _box_corners(boxes) - np.asarray(eye, np.float32)
-    cam = corners @ camera_rotation(yaw, pitch)  # world -> camera: multiply by R (R^T row form)
+    cam = product(corners, camera_rotation(yaw, pitch))  # world -> camera: R^T, in row form
     forward = cam[..., 0]
     mask = np.zeros((spec.height, spec.width), bool)
     for box_cam, fwd in zip(cam, forward, strict=True):

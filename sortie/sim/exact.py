@@ -39,6 +39,9 @@ NUDGES = (
 )
 """Offsets (about 1 mm, along no axis or diagonal) of an ambiguous ray's origin, tried in turn
 until the nudged ray is not ambiguous; after the last one its hit stands."""
+BOX_MARGIN = 1e-3
+"""Metres: a partner whose box, grown by this, misses the hit point is not measured (a cheap
+first cut; the exact test decides the rest)."""
 PLANE_DECIMALS = 4
 """Planes are compared at 0.1 mm (offset) and 1e-4 (normal): faces that close are coincident."""
 
@@ -69,9 +72,9 @@ class Partners:
         """Return how many partners each of ``triangle`` has."""
         return self.start[triangle + 1] - self.start[triangle]
 
-    def pairs(self, rows: NDArray[np.int64], triangle: NDArray[np.int64]) -> tuple[
-        NDArray[np.int64], NDArray[np.int64]
-    ]:
+    def pairs(
+        self, rows: NDArray[np.int64], triangle: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Return (row, partner) for every partner of ``triangle[i]``, row ``rows[i]``."""
         counts = self.counts(triangle)
         owner = np.repeat(rows, counts)
@@ -98,12 +101,16 @@ class Faces:
             b-c) per unit of that barycentric: the triangle's height over that edge.
         same: coincident partners facing the same way, with a lower index.
         opposite: coincident partners facing the other way.
+        low: (T, 3) the corner of each triangle's box nearest -inf, grown by ``BOX_MARGIN``.
+        high: (T, 3) the opposite corner, grown likewise.
     """
 
     normal: Floats
     reach: Floats
     same: Partners
     opposite: Partners
+    low: Floats
+    high: Floats
 
     @classmethod
     def of(cls, corners: NDArray[np.float32]) -> Faces:
@@ -120,7 +127,9 @@ class Faces:
                 ]
             )
         same, opposite = _coincident(corners, normal, a)
-        return cls(normal, reach, same, opposite)
+        low = corners.min(axis=1).astype(np.float64) - BOX_MARGIN
+        high = corners.max(axis=1).astype(np.float64) + BOX_MARGIN
+        return cls(normal, reach, same, opposite, low, high)
 
     def followed_by(self, other: Faces) -> Faces:
         """Return these faces, then ``other``'s (no partners across the two)."""
@@ -130,6 +139,8 @@ class Faces:
             np.concatenate([self.reach, other.reach]),
             self.same.followed_by(other.same.shifted(shift)),
             self.opposite.followed_by(other.opposite.shifted(shift)),
+            np.concatenate([self.low, other.low]),
+            np.concatenate([self.high, other.high]),
         )
 
     def edge_gap(self, triangle: NDArray[np.int64], u: Floats, v: Floats) -> Floats:
@@ -204,6 +215,9 @@ def _give_to_winners(
     back = ~facing
     owner2, other2 = faces.opposite.pairs(rows[back], tri[back])
     owner, other = np.concatenate([owner, owner2]), np.concatenate([other, other2])
+    point = origins[owner].astype(np.float64) + t[owner, None] * directions[owner]
+    near = np.all((faces.low[other] <= point) & (point <= faces.high[other]), axis=1)
+    owner, other = owner[near], other[near]
     if not owner.size:
         return
     pt, pu, pv = exact_hits(corners, origins[owner], directions[owner], other)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.sim.linear import product
+
 Color = tuple[int, int, int]
 Vec3 = tuple[float, float, float]
 
@@ -50,7 +52,7 @@ class Mesh:
 
     def transformed(self, matrix: NDArray[np.float64]) -> Mesh:
         """Return a copy moved by a 4x4 homogeneous transform."""
-        verts = self.vertices.astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+        verts = product(self.vertices.astype(np.float64), matrix[:3, :3].T) + matrix[:3, 3]
         return Mesh(verts.astype(np.float32), self.faces, self.colors, self.uvs, self.texture)
 
     def moved(self, offset: Vec3 = (0.0, 0.0, 0.0), yaw: float = 0.0) -> Mesh:
@@ -78,7 +80,7 @@ def pose_matrix(offset: Vec3 = (0.0, 0.0, 0.0), yaw: float = 0.0, pitch: float =
     rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
     ry = np.array([[cp, 0, -sp], [0, 1, 0], [sp, 0, cp]])
     matrix = np.eye(4)
-    matrix[:3, :3] = rz @ ry
+    matrix[:3, :3] = product(rz, ry)
     matrix[:3, 3] = offset
     return matrix
 

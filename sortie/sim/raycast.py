@@ -353,7 +353,9 @@ class RayCaster:
         ray is decided by a nudged copy that meets no edge (``exact.settle``, ``NUDGES``). Every
         nudged ray is tested against the dynamic scene too, whatever ``dynamic_rows`` said.
         """
-        many = np.array(np.broadcast_to(origins, directions.shape)) if len(origins) == 1 else origins
+        many = (
+            np.array(np.broadcast_to(origins, directions.shape)) if len(origins) == 1 else origins
+        )
         rows = np.flatnonzero(self._decide(hits, many, directions))
         for nudge in NUDGES:
             if not rows.size:

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from sortie.core.observation import Frames, Sensor
 from sortie.sim.camera import CameraSpec, dynamic_pixels, world_rays
+from sortie.sim.linear import product
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.scene import Scene
 
@@ -107,7 +108,7 @@ class Renderer:
         table = self.caster.table
         if self._lit is None or self._lit_table is not table:
             light = self._light
-            lambert = np.maximum(table.normal @ self._sun, 0.0)
+            lambert = np.maximum(product(table.normal, self._sun), 0.0)
             shade = (light.ambient + light.sun * lambert)[:, None] * np.asarray(light.tint)
             color = np.clip(table.color * shade * 255.0 + 0.5, 0, 255).astype(np.uint8)
             self._lit = _LitColors(color, shade.mean(axis=1).astype(np.float32))

@@ -18,6 +18,8 @@ ARGS = [
     "--disable-sync",
 ]
 
+LONGEST_WAIT_MS = 180_000
+
 
 def _unavailable(reason: str) -> None:
     # `make test` sets SORTIE_REQUIRE_BROWSER=1 after installing Chromium: there, a missing
@@ -47,6 +49,10 @@ class Visit:
 
     def __init__(self, browser, path: Path) -> None:
         self.page = browser.new_page()
+        # Every wait below is for the page's own signal (its load event, an element, a link's
+        # navigation); the bound only stops a test that hangs, so it leaves room for a loaded
+        # 2-core machine, where 30 s ran out once.
+        self.page.set_default_timeout(LONGEST_WAIT_MS)
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
@@ -212,10 +218,10 @@ def test_a_click_on_a_column_head_sorts_the_rows(browser, site):
 def test_the_side_by_side_page_loads_and_links_to_both_episodes(browser, site):
     """The comparison opens from the index, shows its maps, and reaches an episode page."""
     visit = Visit(browser, site)
-    visit.page.get_by_role("link", name=f"failing and {SAYING_RUN}, side by side").click()
-    visit.page.wait_for_load_state("load")
+    with visit.page.expect_navigation(wait_until="load"):
+        visit.page.get_by_role("link", name=f"failing and {SAYING_RUN}, side by side").click()
     assert visit.images_loaded() and visit.page.locator("img").count() == 4
-    visit.page.get_by_role("link", name="failing").first.click()
-    visit.page.wait_for_load_state("load")
+    with visit.page.expect_navigation(wait_until="load"):
+        visit.page.get_by_role("link", name="failing").first.click()
     assert visit.page.locator("h1").inner_text() == "s/frames · failing"
     assert visit.errors == []

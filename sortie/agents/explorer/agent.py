@@ -320,7 +320,9 @@ class ExplorerAgent:
         half = self.map.size // 2
         ys = (rows - half + 0.5)[:, None] * self.cell - self.pose.y
         xs = (cols - half + 0.5)[None, :] * self.cell - self.pose.x
-        bearing = np.degrees(np.arctan2(ys, xs)) - self.pose.yaw
+        # numpy's arctan2 comes from CPU-specific kernels that differ in the last bits; a
+        # micro-degree grid makes the frontier scores, and so the argmin, the same everywhere.
+        bearing = np.round(np.degrees(np.arctan2(ys, xs)), 6) - self.pose.yaw
         bearing = np.abs((bearing + 180) % 360 - 180)
         penalty = 1.5 * bearing / 90.0 + np.where(np.hypot(xs, ys) < 1.0, np.inf, 0.0)
         for bx, by in self._banned:

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sortie.sim.assets.props import PALETTE, shade
+from sortie.sim.linear import product
 from sortie.sim.mesh import Color, Mesh, box, cylinder, merge, pose_matrix, sphere
 
 Rect = tuple[float, float, float, float]
@@ -371,7 +372,7 @@ def _container(kind: str, width: float, spec: FurnitureKind, rgb: Color, hinge: 
     hx = hinge * width / 2
     turn = pose_matrix((0.0, 0.0, 0.0), -90.0 * hinge)
     hinge_point = np.array([hx, d / 2, 0.0])
-    turn[:3, 3] = hinge_point - turn[:3, :3] @ hinge_point
+    turn[:3, 3] = hinge_point - product(turn[:3, :3], hinge_point)
     edge = hx + hinge * 2 * PANEL  # the panel and its handle
     swing = (min(hx, edge), d / 2, max(hx, edge), d / 2 + width)
     sweep = (min(hx, hx - hinge * width), d / 2, max(hx, hx - hinge * width), d / 2 + width)

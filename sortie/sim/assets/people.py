@@ -13,6 +13,7 @@ import numpy as np
 
 from sortie.sim.assets.props import PALETTE, pick, shade
 from sortie.sim.kit import WorldKit
+from sortie.sim.linear import product
 from sortie.sim.mesh import Color, Mesh, box, merge, pose_matrix, sphere
 from sortie.sim.scene import AttributeValue, Dynamics, SceneObject
 
@@ -99,8 +100,8 @@ def add_person(
     if posture == "lying":
         # Pitch 90 turns the body's front (+x) up and its head to -x; the turn of 180
         # brings the head round to +x, then it slides back so the middle sits on position.
-        flat = pose_matrix((-0.87, 0.0, LYING_LIFT), 180.0) @ pose_matrix(pitch=90.0)
-        body = body.transformed(pose_matrix(position, yaw) @ flat)
+        flat = product(pose_matrix((-0.87, 0.0, LYING_LIFT), 180.0), pose_matrix(pitch=90.0))
+        body = body.transformed(product(pose_matrix(position, yaw), flat))
     else:
         body = body.moved(position, yaw)
     return kit.add(

@@ -6,6 +6,8 @@ Vehicles are built in a local frame (front towards +x, wheels on z = 0) and then
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from sortie.sim.assets.painted import ground_label
@@ -165,7 +167,7 @@ def park_cars(
     for (x0, y0), (x1, y1) in lanes:
         span = float(np.hypot(x1 - x0, y1 - y0))
         dx, dy = (x1 - x0) / span, (y1 - y0) / span
-        yaw = float(np.degrees(np.arctan2(dy, dx)))
+        yaw = float(np.degrees(math.atan2(dy, dx)))
         hx = abs(dx) * length / 2 + abs(dy) * width / 2  # axis-aligned footprint
         hy = abs(dy) * length / 2 + abs(dx) * width / 2
         for t in np.arange(4.0, span - 4.0, 6.5):

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from sortie.core.actions import FlightPrimitive
 from sortie.core.errors import InvalidPoseError, ParameterError, SimulationError
 from sortie.core.pose import Pose, wrap_degrees
+from sortie.sim.linear import product
 from sortie.sim.raycast import RayCaster
 from sortie.sim.shapes import MULTIROTOR, MultirotorShape
 
@@ -124,11 +125,11 @@ class Multirotor:
             return 0.0, None
         side, up = _perpendiculars(direction)
         frame = np.stack((direction, side, up))
-        origins = np.array(pose.position()) + self._sweep @ frame
+        origins = np.array(pose.position()) + product(self._sweep, frame)
         directions = np.broadcast_to(direction, origins.shape)
         hits = self.caster.cast(origins, directions, self._lead + (length + SKIN))
         # Faces seen from behind are the way out of something the body is already in.
-        facing = self.caster.table.normal[hits.triangle] @ direction < 0
+        facing = product(self.caster.table.normal[hits.triangle], direction) < 0
         t = np.where(facing, hits.t - self._lead, np.inf)
         j = int(np.argmin(t))
         if not np.isfinite(t[j]):

@@ -26,6 +26,7 @@ from sortie.sim.bodies.walker_rays import (
     clearance_rays,
     template,
 )
+from sortie.sim.linear import product
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.shapes import WALKER, WalkerShape
 
@@ -226,8 +227,8 @@ class Walker:
         frame[3, 0], frame[3, 1] = ux * piece, uy * piece
         frame[4, 0], frame[4, 1], frame[4, 2] = stride.x, stride.y, stride.feet
         # Products in float64, then rounded once to float32: the rays of a plain cast.
-        np.copyto(buf.origins, np.matmul(tpl.origins, frame, out=buf.origins64))
-        np.copyto(buf.directions, np.matmul(tpl.directions, frame[:3], out=buf.directions64))
+        np.copyto(buf.origins, product(tpl.origins, frame, out=buf.origins64))
+        np.copyto(buf.directions, product(tpl.directions, frame[:3], out=buf.directions64))
         sweep = len(tpl.lead)
         np.copyto(buf.tmax[:sweep], np.add(tpl.lead, length + SKIN, out=buf.sweep64))
         hits = self.caster.cast_prepared(buf.origins, buf.directions, buf.tmax, buf.hits)

@@ -8,6 +8,7 @@ the roof; every world names its patrol routes (``Routes``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -114,7 +115,7 @@ def park_along(
     (x0, y0), (x1, y1) = start, end
     span = float(np.hypot(x1 - x0, y1 - y0))
     dx, dy = (x1 - x0) / span, (y1 - y0) / span
-    yaw = float(np.degrees(np.arctan2(dy, dx)))
+    yaw = float(np.degrees(math.atan2(dy, dx)))
     cars = []
     for t in np.arange(4.0, span - 3.0, 7.0):
         x, y = float(x0 + dx * t), float(y0 + dy * t)
@@ -235,7 +236,7 @@ def power_line(
     for i, (x, y, z) in enumerate(towers):
         nx, ny = towers[min(i + 1, len(towers) - 1)][:2]
         px, py = towers[max(i - 1, 0)][:2]
-        yaw = float(np.degrees(np.arctan2(ny - py, nx - px)))
+        yaw = float(np.degrees(math.atan2(ny - py, nx - px)))
         add_pylon(kit, (x, y, z), yaw, f"{prefix}-{i + 1:02d}", line)
     add_power_line(kit, towers, line)
     return tuple((float(x), float(y)) for x, y in points)
@@ -305,6 +306,6 @@ def viewing_pose(
     """
     x, y, _ = (float(v) for v in obj.center())
     top = float(obj.bounds()[1][2])
-    back = height / np.tan(np.radians(-pitch))
+    back = height / math.tan(math.radians(-pitch))
     c, s = np.cos(np.radians(yaw)), np.sin(np.radians(yaw))
     return Pose(x - back * c, y - back * s, top + height, yaw)

@@ -36,6 +36,7 @@ from sortie.sim.assets.household import (
 from sortie.sim.assets.props import pick
 from sortie.sim.assets.structures import Rect, floor_slab, jitter_color, wall
 from sortie.sim.kit import WorldKit
+from sortie.sim.linear import inverse_rigid, product
 from sortie.sim.mesh import pose_matrix, slab
 from sortie.sim.scene import Dynamics, Scene, SceneObject
 from sortie.sim.worlds.base import CLUTTER, LIGHTING, Param, ParamValue, world
@@ -434,7 +435,7 @@ def _moved_rect(rect: Rect, matrix: NDArray[np.float64]) -> Rect:
     corners = np.array(
         [[rect[0], rect[1]], [rect[2], rect[1]], [rect[2], rect[3]], [rect[0], rect[3]]]
     )
-    world = corners @ matrix[:2, :2].T + matrix[:2, 3]
+    world = product(corners, matrix[:2, :2].T) + matrix[:2, 3]
     lo, hi = world.min(axis=0), world.max(axis=0)
     return (
         round(float(lo[0]), 4),
@@ -481,7 +482,7 @@ def _approach(state: RoomState, placed: Placed) -> tuple[float, float] | None:
     """Return the first of the piece's approach points with room for the robot base."""
     own = [placed.footprint] + ([placed.swing] if placed.swing else [])
     for lx, ly in placed.piece.approaches:
-        x, y = placed.matrix[:2, :2] @ (lx, ly) + placed.matrix[:2, 3]
+        x, y = product(placed.matrix[:2, :2], np.array([lx, ly])) + placed.matrix[:2, 3]
         point = (round(float(x), 3), round(float(y), 3))
         if _clearance(state, point, own) >= CLEAR:
             return point
@@ -580,7 +581,7 @@ def _add_door(kit: WorldKit, body: SceneObject, placed: Placed, starts_open: boo
     """Add a container's door (most start closed)."""
     matrix, local = placed.matrix, placed.piece.open_transform
     assert local is not None  # every container has a door
-    turn = matrix @ local @ np.linalg.inv(matrix)
+    turn = product(product(matrix, local), inverse_rigid(matrix))
     parts = [p.transformed(matrix) for p in placed.piece.door]
     door = kit.add(
         body.semantic,

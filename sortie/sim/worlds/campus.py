@@ -8,6 +8,7 @@ opening, so closing a door cuts every path through it: the rescue L4 world.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -143,7 +144,7 @@ def _build_boundaries(
         solid = indoor[edge.a] or (edge.b >= 0 and indoor[edge.b])
         (xa, ya), (xb, yb) = edge.start, edge.end
         length = float(np.hypot(xb - xa, yb - ya))
-        yaw = float(np.degrees(np.arctan2(yb - ya, xb - xa)))
+        yaw = float(np.degrees(math.atan2(yb - ya, xb - xa)))
         width, height = DOOR if solid else GATE
         # Keep the opening, and the wall it slides into, away from the corners.
         offset = float(rng.uniform(2.0, length - 2.0 - width)) if k in linked else None

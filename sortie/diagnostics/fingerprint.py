@@ -1,0 +1,132 @@
+"""A fingerprint of what sortie computes, to compare across CPUs: episodes, records and scores.
+
+Embree and numpy pick their kernels for the CPU at run time, so the same code can compute other
+last bits on another machine; sortie's promise is that nothing it stores or scores changes
+(docs/simulator.md, Same numbers on every machine). This module hashes a fixed sample of that:
+
+- ``episode/<suite>/<n>``: episodes of every committed suite, regenerated alone;
+- ``record/<suite>/<agent>/<episode>``: trajectory records of fixed runs, less what the wall
+  clock decides (timings, the latency clock);
+- ``metrics/<suite>/<agent>/<episode>``: each of those episodes' outcome and metric values.
+
+``python -m sortie.diagnostics.fingerprint`` prints the hashes as JSON, with the kernels that
+made them. The tests run it under
+several Embree ISAs (``SORTIE_EMBREE_ISA``) and numpy dispatch levels
+(``NPY_DISABLE_CPU_FEATURES``) and require the same hashes, and the same as the ones committed
+in ``tests/data/fingerprint.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from sortie.core.records_io import write_suite
+from sortie.generation.suites import SUITES, episode_of
+from sortie.run.batch import RunRequest, execute, plan_run
+from sortie.run.store import Store
+from sortie.suites import load_suite
+
+EPISODES_PER_SUITE = (0, 1)
+"""Which episodes of each committed suite are regenerated (by position in the file)."""
+RUNS = (
+    ("rescue-smoke-v1", "oracle", 4),
+    ("rescue-smoke-v1", "explorer", 2),
+    ("aerial-smoke-v1", "oracle", 4),
+    ("household-smoke-v1", "oracle", 3),
+    ("household-smoke-v1", "random", 2),
+)
+"""(suite, agent, first n episodes) run with run seed 0: oracles, and agents that look."""
+WALL_CLOCK = ("timings", "clock_latency")
+"""Record fields the wall clock decides; left out of the hashes."""
+WALL_CLOCK_METRICS = ("time_latency",)
+
+
+def fingerprint() -> dict[str, str]:
+    """Return the sample's hashes, by item (see the module docstring)."""
+    hashes = dict(_episodes())
+    with tempfile.TemporaryDirectory() as folder:
+        for suite, agent, count in RUNS:
+            hashes.update(_run(Path(folder), suite, agent, count))
+    return dict(sorted(hashes.items()))
+
+
+def _episodes() -> Iterator[tuple[str, str]]:
+    for name, plan in SUITES.items():
+        jobs = plan.jobs()
+        for n in EPISODES_PER_SUITE:
+            block, index, episode_id = jobs[n]
+            spec = episode_of(plan, block, index, episode_id)  # type: ignore[arg-type]
+            yield f"episode/{name}/{n}", _digest(spec.model_dump_json())
+
+
+def _run(folder: Path, suite: str, agent: str, count: int) -> Iterator[tuple[str, str]]:
+    loaded = load_suite(suite)
+    path = folder / f"{suite}-{agent}.jsonl"
+    write_suite(path, loaded.header, loaded.episodes[:count])
+    request = RunRequest((str(path),), agent, store=folder / "store.db", run_id=f"{suite}-{agent}")
+    with Store(request.store) as store:
+        plan = plan_run(request, store)
+        execute(plan, request, store)
+        episodes = store.episodes(plan.run_id)
+    for stored in sorted(episodes, key=lambda e: e.key):
+        where = f"{suite}/{agent}/{stored.episode_id}"
+        lines = stored.record.read_text().splitlines()
+        yield f"record/{where}", _digest("\n".join(_without_wall_clock(line) for line in lines))
+        metrics = {
+            name: "nan" if math.isnan(value) else value
+            for name, value in sorted(stored.metrics.items())
+            if name not in WALL_CLOCK_METRICS
+        }
+        scored = [stored.outcome, stored.failure_reason, metrics]
+        yield f"metrics/{where}", _digest(json.dumps(scored, sort_keys=True))
+
+
+def _without_wall_clock(line: str) -> str:
+    record = json.loads(line)
+    for name in WALL_CLOCK:
+        record.pop(name, None)
+    for stage in record.get("stages", []) if record.get("kind") == "footer" else []:
+        stage.pop("clock_latency", None)
+    return json.dumps(record, sort_keys=True)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def kernels() -> dict[str, object]:
+    """Return the kernels this process runs: Embree's ISA (asked for) and numpy's levels."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    from sortie.sim import packets
+
+    return {
+        "embree": os.environ.get(packets.ENV_ISA) or "best",
+        "packets": packets.available(),
+        "numpy": [name for name in __cpu_dispatch__ if __cpu_features__.get(name)],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the fingerprint as JSON (or write it to ``--out``), with the kernels that made it."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="write the JSON here instead of printing it")
+    args = parser.parse_args(argv)
+    text = json.dumps({"kernels": kernels(), "hashes": fingerprint()}, indent=1) + "\n"
+    if args.out:
+        args.out.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
