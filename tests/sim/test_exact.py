@@ -1,0 +1,92 @@
+"""Hits decided the same way on every CPU: exact distances, coincident faces, edge rays."""
+
+import numpy as np
+import pytest
+
+from sortie.sim.exact import EDGE_BAND, Faces, exact_hits
+from sortie.sim.mesh import Mesh, slab
+from sortie.sim.raycast import RayCaster
+from sortie.sim.scene import Scene, SceneObject
+
+DOWN = np.array([[0.0, 0.0, -1.0]])
+
+
+def _caster(*objects: tuple[str, str, Mesh], packets: bool | None = None) -> RayCaster:
+    scene = Scene([SceneObject(n, c, (m,)) for n, c, m in objects], (-10, -10, 10, 10))
+    return RayCaster(scene, use_packets=packets)
+
+
+def _hit_object(caster: RayCaster, origin, direction=DOWN) -> tuple[str, float]:
+    hits = caster.cast(np.array([origin]), direction)
+    names = [o.name for o in caster.scene.objects]
+    object_id = int(caster.object_ids(hits)[0])
+    return (names[object_id - 1] if object_id else ""), float(hits.t[0])
+
+
+ENGINES = [pytest.param(None, id="default"), pytest.param(False, id="embreex")]
+
+
+@pytest.mark.parametrize("packets", ENGINES)
+def test_a_box_standing_on_a_floor_shows_the_floor_to_a_ray_from_inside_it(packets):
+    """The box's bottom and the floor's top coincide: the ray enters the floor, whatever the order."""
+    floor = ("floor", "floor", slab(-5, -5, 5, 5, -0.1, 0.0))
+    crate = ("crate", "crate", slab(-1, -1, 1, 1, 0.0, 1.0))
+    for objects in ((floor, crate), (crate, floor)):
+        caster = _caster(*objects, packets=packets)
+        assert _hit_object(caster, (0.3, 0.2, 0.5)) == ("floor", pytest.approx(0.5))
+
+
+@pytest.mark.parametrize("packets", ENGINES)
+def test_two_floors_in_one_plane_go_to_the_first_in_scene_order(packets):
+    """A road laid flush on the ground: the hit goes to whichever object comes first."""
+    ground = ("ground", "ground", slab(-5, -5, 5, 5, -0.1, 0.0))
+    road = ("road", "road", slab(-5, -1, 5, 1, -0.1, 0.0))
+    assert _hit_object(_caster(ground, road, packets=packets), (0.3, 0.2, 2.0))[0] == "ground"
+    assert _hit_object(_caster(road, ground, packets=packets), (0.3, 0.2, 2.0))[0] == "road"
+
+
+@pytest.mark.parametrize("packets", ENGINES)
+def test_a_ray_down_a_shared_edge_is_measured_along_itself(packets):
+    """On a quad's diagonal the nudged ray picks a triangle; the distance is the ray's own."""
+    caster = _caster(("floor", "floor", slab(-2, -2, 2, 2, -0.1, 0.0)), packets=packets)
+    on_diagonal = np.array([[0.5, 0.5, 1.25], [-1.0, -1.0, 1.25]])
+    hits = caster.cast(on_diagonal, np.repeat(DOWN, 2, axis=0))
+    assert (hits.triangle >= 0).all() and hits.t.tolist() == [1.25, 1.25]
+
+
+def test_a_ray_exactly_at_its_limit_hits_and_one_just_short_does_not():
+    """The bound is compared with the exact distance, not Embree's float32 one."""
+    caster = _caster(("floor", "floor", slab(-2, -2, 2, 2, -0.1, 0.0)))
+    origin = np.array([[0.3, 0.1, 0.7]])
+    assert np.isfinite(caster.cast(origin, DOWN, np.float32(0.7)).t[0])
+    assert np.isinf(caster.cast(origin, DOWN, np.float32(0.6999)).t[0])
+
+
+def test_exact_hits_measure_a_known_triangle():
+    """A ray straight down onto z = 0.25 at a third of each leg: t, u, v as computed by hand."""
+    corners = np.array([[[0, 0, 0.25], [3, 0, 0.25], [0, 3, 0.25]]], np.float32)
+    t, u, v = exact_hits(
+        corners, np.array([[1.0, 1.0, 2.0]], np.float32), DOWN.astype(np.float32), np.array([0])
+    )
+    assert (t[0], u[0], v[0]) == (1.75, pytest.approx(1 / 3), pytest.approx(1 / 3))
+
+
+def test_faces_pair_coincident_triangles_by_facing():
+    """A crate's bottom pairs with the floor's top as opposite; two stacked tops as same-way."""
+    floor_top = [[0, 0, 0], [4, 0, 0], [4, 4, 0]]
+    crate_bottom = [[1, 1, 0], [1, 2, 0], [2, 2, 0]]  # wound to face down
+    other_top = [[1, 1, 0], [2, 1, 0], [2, 2, 0]]
+    far_top = [[1, 1, 1], [2, 1, 1], [2, 2, 1]]  # another plane
+    faces = Faces.of(np.array([floor_top, crate_bottom, other_top, far_top], np.float32))
+    assert faces.opposite.index[faces.opposite.start[0] : faces.opposite.start[1]].tolist() == [1]
+    assert faces.same.index[faces.same.start[2] : faces.same.start[3]].tolist() == [0]
+    assert faces.same.counts(np.array([3]))[0] == 0 and faces.opposite.counts(np.array([3]))[0] == 0
+
+
+def test_the_edge_gap_is_the_distance_to_the_nearest_edge():
+    """At (3, 1) in the triangle (0,0)-(4,0)-(4,4): 1 m from two edges, 1.41 m from the third."""
+    faces = Faces.of(np.array([[[0, 0, 0], [4, 0, 0], [4, 4, 0]]], np.float32))
+    gap = faces.edge_gap(np.array([0]), np.array([0.5]), np.array([0.25]))
+    assert gap[0] == pytest.approx(1.0)
+    outside = faces.edge_gap(np.array([0]), np.array([0.5]), np.array([-0.01]))
+    assert outside[0] == pytest.approx(-0.04) and outside[0] < EDGE_BAND
