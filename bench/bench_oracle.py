@@ -6,7 +6,7 @@ starts from an empty navigation-graph cache (a temporary ``SORTIE_CACHE``) and b
 episode's graph; later runs read them from that cache. Each row gives wall time and CPU time
 (this process and its workers), so a machine shared with other jobs shows in the gap.
 
-Run: ``.venv/bin/python bench/bench_oracle.py [--suites rescue-l1-v1,...] [--workers 2]
+Run: ``.venv/bin/python bench/bench_oracle.py [--suites rescue-l1-v2,...] [--workers 2]
 [--runs 2]``; prints a table. Target: 213 episodes in under 60 s on 2 workers.
 """
 

@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=3)
     parser.add_argument("--agent", default="random")
     args = parser.parse_args()
-    suite = load_suite("rescue-smoke-v1")
+    suite = load_suite("rescue-smoke-v2")
     run = RunSpec.resolve(args.agent, {})
     jobs = [Job("smoke", spec, 0, Path("unused"), run) for spec in suite.episodes[: args.episodes]]
     table = Table(title=f"Recording cost per step: {args.agent}, {len(jobs)} smoke episodes")

@@ -27,7 +27,7 @@ from sortie.suites import load_suite
 
 def long_record(folder: Path, steps: int) -> Path:
     """Write a record of at least ``steps`` steps into ``folder``; return its path."""
-    suite = load_suite("rescue-l5-v1")
+    suite = load_suite("rescue-l5-v2")
     episode = suite.episodes[0]
     mission = {**episode.mission, "budget_s": steps * 0.2 + 1.0}
     episode = episode.model_copy(update={"mission": mission})

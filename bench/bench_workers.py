@@ -1,6 +1,6 @@
 """Benchmark the local executor: episodes per second against worker count.
 
-Run: ``.venv/bin/python bench/bench_workers.py [--suite rescue-smoke-v1] [--agents oracle,explorer]
+Run: ``.venv/bin/python bench/bench_workers.py [--suite rescue-smoke-v2] [--agents oracle,explorer]
 [--workers 1,2] [--executor local|ray]``; prints a table. Each cell is one stored run into a
 fresh temporary store, so it includes starting the pool (spawned workers import sortie and
 build their backend). Other processes on the machine distort the figures; the table shows the
@@ -38,7 +38,7 @@ def timed_run(suite: str, agent: str, workers: int, executor: str = "local") -> 
 def main() -> None:
     """Time every (agent, worker count) pair and print episodes per second and speed-up."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--suite", default="rescue-smoke-v1")
+    parser.add_argument("--suite", default="rescue-smoke-v2")
     parser.add_argument("--agents", default="oracle,explorer")
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--executor", default="local", choices=("local", "ray"))

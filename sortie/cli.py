@@ -40,7 +40,7 @@ GroupOption = Annotated[
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
 DEMO_RUNS = (
-    ("rescue", "rescue-smoke-v1", ("oracle", "explorer", "random"), "level"),
+    ("rescue", "rescue-smoke-v2", ("oracle", "explorer", "random"), "level"),
     ("aerial", "aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"),
     ("household", "household-smoke-v1", ("oracle", "random"), "attribute"),
 )
@@ -208,7 +208,7 @@ def demo(
 @app.command()
 def run(
     suites: Annotated[
-        list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v1) or files.")
+        list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v2) or files.")
     ],
     agent: Annotated[str, typer.Option(help="Agent name (oracle, random, explorer, ...).")],
     agent_arg: Annotated[
@@ -733,7 +733,7 @@ def agent_server(
 
 @app.command()
 def play(
-    suite: Annotated[str, typer.Argument(help="Suite name (e.g. rescue-l1-v1) or file.")],
+    suite: Annotated[str, typer.Argument(help="Suite name (e.g. rescue-l1-v2) or file.")],
     episode: Annotated[
         list[str] | None, typer.Option(help="Episode id to play (repeatable; default: all).")
     ] = None,

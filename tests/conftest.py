@@ -21,7 +21,7 @@ def _graph_cache(tmp_path_factory) -> None:
 @pytest.fixture(scope="session")
 def smoke3(tmp_path_factory) -> Path:
     """A suite file with the first three smoke episodes (two L1 rooms, one L2 suburb)."""
-    smoke = load_suite("rescue-smoke-v1")
+    smoke = load_suite("rescue-smoke-v2")
     path = tmp_path_factory.mktemp("suites") / "smoke3.jsonl"
     write_suite(path, smoke.header, smoke.episodes[:3])
     return path

@@ -58,7 +58,7 @@ def check_episode_id(value: str) -> str:
 Name = Annotated[str, AfterValidator(check_name)]
 """A name that is safe in a file name and a terminal: see ``check_name``."""
 EpisodeId = Annotated[str, AfterValidator(check_episode_id)]
-"""An episode id: safe names joined by ``/``, e.g. ``rescue-l3-v1/0007``."""
+"""An episode id: safe names joined by ``/``, e.g. ``rescue-l3-v2/0007``."""
 
 
 def _number(value: Any) -> float:
@@ -129,7 +129,7 @@ class EpisodeSpec(Record):
     schema_version: int = SCHEMA_VERSION
     """Version of this record's layout."""
     episode_id: EpisodeId
-    """Unique id within its suite, e.g. ``rescue-l3-v1/0007``."""
+    """Unique id within its suite, e.g. ``rescue-l3-v2/0007``."""
     family: Name
     """Mission family: ``rescue``, ``aerial`` or ``household``."""
     level: Annotated[str, Field(max_length=NAME_LIMIT, pattern=r"^[A-Za-z0-9_.+\-]*$")] = ""

@@ -37,8 +37,8 @@ from sortie.suites import load_suite
 EPISODES_PER_SUITE = (0, 1)
 """Which episodes of each committed suite are regenerated (by position in the file)."""
 RUNS = (
-    ("rescue-smoke-v1", "oracle", 4),
-    ("rescue-smoke-v1", "explorer", 2),
+    ("rescue-smoke-v2", "oracle", 4),
+    ("rescue-smoke-v2", "explorer", 2),
     ("aerial-smoke-v1", "oracle", 4),
     ("household-smoke-v1", "oracle", 3),
     ("household-smoke-v1", "random", 2),

@@ -39,7 +39,7 @@ from sortie.sim.shapes import PLANNING
 from sortie.sim.worlds import WORLDS, build_world
 
 GENERATOR = "sortie.generation.rescue"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 """Bump when a change to generation changes any episode (the suites then get a new version)."""
 WORLD_ATTEMPTS = 12
 """Worlds tried per episode before giving up."""

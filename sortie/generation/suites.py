@@ -64,7 +64,7 @@ class SuitePlan:
 def _level_suite(level: Level, count: int) -> SuitePlan:
     number = int(level.value[1])
     block = Block(level, count, 1000 * number, LEVELS[level].worlds)
-    return SuitePlan(f"rescue-{level.value.lower()}-v1", (block,))
+    return SuitePlan(f"rescue-{level.value.lower()}-v2", (block,))
 
 
 SMOKE_WORLDS = {
@@ -85,7 +85,7 @@ SUITES: dict[str, Plan] = {
                 for level, count in zip(Level, (25, 59, 59, 39, 31), strict=True)
             ),
             SuitePlan(
-                "rescue-smoke-v1",
+                "rescue-smoke-v2",
                 tuple(
                     Block(level, 2, 9000 + int(level.value[1]), worlds)
                     for level, worlds in SMOKE_WORLDS.items()

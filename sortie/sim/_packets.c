@@ -177,12 +177,71 @@ static PyObject *new_scene(PyObject *self, PyObject *args) {
     return capsule;
 }
 
+/* What deciding a hit needs of every triangle of the caster's table (sortie.sim.exact.Faces):
+ * corners, normals, edge heights, grown boxes and the coincident partners (compressed rows).
+ * The arrays belong to Python objects that this capsule holds views of. */
+typedef struct {
+    Py_buffer views[10];
+    const float *corners;
+    const double *normal, *reach, *low, *high;
+    const int64_t *same_start, *same_index, *opposite_start, *opposite_index;
+    Py_ssize_t count;
+} Decider;
+
+static void drop_decider(PyObject *capsule) {
+    Decider *f = PyCapsule_GetPointer(capsule, "sortie.embree.decider");
+    if (f == NULL) return;
+    for (int i = 0; i < 10; i++)
+        if (f->views[i].obj) PyBuffer_Release(&f->views[i]);
+    PyMem_Free(f);
+}
+
+/* new_decider(corners f32 (T,3,3), normal, reach, low, high f64 (T,3), same_start, same_index,
+ * opposite_start, opposite_index int64) -> capsule; the arrays must stay unchanged. */
+static PyObject *new_decider(PyObject *self, PyObject *args) {
+    PyObject *objects[9];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4],
+                          &objects[5], &objects[6], &objects[7], &objects[8]))
+        return NULL;
+    Decider *f = PyMem_Calloc(1, sizeof(Decider));
+    if (f == NULL) return PyErr_NoMemory();
+    PyObject *capsule = PyCapsule_New(f, "sortie.embree.decider", drop_decider);
+    if (capsule == NULL) {
+        PyMem_Free(f);
+        return NULL;
+    }
+    for (int i = 0; i < 9; i++)
+        if (PyObject_GetBuffer(objects[i], &f->views[i], PyBUF_C_CONTIGUOUS) < 0) {
+            Py_DECREF(capsule);
+            return NULL;
+        }
+    f->count = f->views[0].len / (Py_ssize_t)(9 * sizeof(float));
+    Py_ssize_t triples = f->count * 3 * (Py_ssize_t)sizeof(double), starts = (f->count + 1) * (Py_ssize_t)sizeof(int64_t);
+    if (f->views[1].len != triples || f->views[2].len != triples || f->views[3].len != triples ||
+        f->views[4].len != triples || f->views[5].len != starts || f->views[7].len != starts) {
+        Py_DECREF(capsule);
+        return PyErr_Format(PyExc_ValueError, "new_decider: arrays do not match %zd triangles", f->count);
+    }
+    f->corners = f->views[0].buf;
+    f->normal = f->views[1].buf;
+    f->reach = f->views[2].buf;
+    f->low = f->views[3].buf;
+    f->high = f->views[4].buf;
+    f->same_start = f->views[5].buf;
+    f->same_index = f->views[6].buf;
+    f->opposite_start = f->views[7].buf;
+    f->opposite_index = f->views[8].buf;
+    return capsule;
+}
+
 typedef struct {
     const float *origins, *directions, *tmax;
     const uint8_t *dynamic_rows;
     float *t, *u, *v;
     int32_t *triangle;
+    uint8_t *unsure;
     Scene *fixed, *moving;
+    const Decider *decider;
     int32_t offset;
     int one_origin; /* every ray starts at origins[0..2] (a camera's eye) */
 } Batch;
@@ -244,10 +303,8 @@ typedef struct {
     double t, u, v;
 } Exact;
 
-static Exact measure(const float *vertices, unsigned int prim, const RayHit16 *p, int k) {
-    const float *a = vertices + 12 * (size_t)prim, *b = a + 4, *c = a + 8;
-    double ox = p->ray.org_x[k], oy = p->ray.org_y[k], oz = p->ray.org_z[k];
-    double dx = p->ray.dir_x[k], dy = p->ray.dir_y[k], dz = p->ray.dir_z[k];
+static Exact measure_corners(const float *a, const float *b, const float *c, const double o[3], const double d[3]) {
+    double ox = o[0], oy = o[1], oz = o[2], dx = d[0], dy = d[1], dz = d[2];
     double ax = a[0], ay = a[1], az = a[2];
     double e1x = (double)b[0] - ax, e1y = (double)b[1] - ay, e1z = (double)b[2] - az;
     double e2x = (double)c[0] - ax, e2y = (double)c[1] - ay, e2z = (double)c[2] - az;
@@ -260,6 +317,19 @@ static Exact measure(const float *vertices, unsigned int prim, const RayHit16 *p
     hit.v = (dx * qx + dy * qy + dz * qz) / det;
     hit.t = (e2x * qx + e2y * qy + e2z * qz) / det;
     return hit;
+}
+
+static void lane_ray(const RayHit16 *p, int k, double o[3], double d[3]) {
+    o[0] = p->ray.org_x[k], o[1] = p->ray.org_y[k], o[2] = p->ray.org_z[k];
+    d[0] = p->ray.dir_x[k], d[1] = p->ray.dir_y[k], d[2] = p->ray.dir_z[k];
+}
+
+/* ``vertices``: Embree's buffer, four floats a vertex. */
+static Exact measure(const float *vertices, unsigned int prim, const RayHit16 *p, int k) {
+    const float *a = vertices + 12 * (size_t)prim;
+    double o[3], d[3];
+    lane_ray(p, k, o, d);
+    return measure_corners(a, a + 4, a + 8, o, d);
 }
 
 /* Embree's search runs a little past each ray's tmax (GROW) so that a hit right at tmax is found
@@ -280,6 +350,78 @@ static Found found_in(const Scene *scene, const RayHit16 *p, int k, float limit)
     f.prim = p->hit.prim[k];
     f.found = f.exact.t <= (double)limit;
     return f;
+}
+
+
+/* Settling a hit, as sortie.sim.exact.settle does (same rules, same operations): the hit goes
+ * to the coincident face the ray enters, then to the lowest index; ``unsure`` marks a hit near
+ * an edge of its triangle or of a coincident one (the caller casts it again, nudged). */
+#define EDGE_BAND 1e-4
+
+static double edge_gap(const Decider *f, int64_t tri, double u, double v) {
+    const double *r = f->reach + 3 * tri;
+    double w = 1.0 - u - v, a = u * r[0], b = v * r[1], c = w * r[2];
+    double m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+static int facing(const Decider *f, int64_t tri, const double d[3]) {
+    const double *n = f->normal + 3 * tri;
+    return n[0] * d[0] + n[1] * d[1] + n[2] * d[2] < 0;
+}
+
+typedef struct {
+    int64_t rank, tri;
+    Exact exact;
+} Best;
+
+/* Weigh the partners ``index[start[tri]:start[tri + 1]]`` of a hit at ``point``. */
+static void weigh(const Decider *f, const int64_t *start, const int64_t *index, int64_t tri, const double o[3],
+                  const double d[3], const double point[3], Best *best, int *unsure) {
+    for (int64_t i = start[tri]; i < start[tri + 1]; i++) {
+        int64_t other = index[i];
+        const double *low = f->low + 3 * other, *high = f->high + 3 * other;
+        int inside_box = 1;
+        for (int axis = 0; axis < 3; axis++)
+            inside_box &= low[axis] <= point[axis] && point[axis] <= high[axis];
+        if (!inside_box) continue;
+        const float *a = f->corners + 9 * other;
+        Exact e = measure_corners(a, a + 3, a + 6, o, d);
+        double gap = edge_gap(f, other, e.u, e.v);
+        if (fabs(gap) <= EDGE_BAND) *unsure = 1;
+        if (gap <= EDGE_BAND) continue;
+        int64_t rank = (facing(f, other, d) ? 0 : 1) * f->count + other;
+        if (rank < best->rank) {
+            best->rank = rank;
+            best->tri = other;
+            best->exact = e;
+        }
+    }
+}
+
+/* Settle row ``row``'s hit (written by the caller from lane ``k``). */
+static void settle_row(const Batch *b, const RayHit16 *p, int k, Py_ssize_t row) {
+    const Decider *f = b->decider;
+    int64_t tri = b->triangle[row];
+    int unsure = 0;
+    if (tri >= 0) {
+        double o[3], d[3];
+        lane_ray(p, k, o, d);
+        unsure = edge_gap(f, tri, (double)b->u[row], (double)b->v[row]) <= EDGE_BAND;
+        int front = facing(f, tri, d);
+        double t = (double)b->t[row];
+        double point[3] = {o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]};
+        Best best = {(front ? 0 : 1) * f->count + tri, tri, {0.0, 0.0, 0.0}};
+        weigh(f, f->same_start, f->same_index, tri, o, d, point, &best, &unsure);
+        if (!front) weigh(f, f->opposite_start, f->opposite_index, tri, o, d, point, &best, &unsure);
+        if (best.tri != tri) {
+            b->triangle[row] = (int32_t)best.tri;
+            b->t[row] = (float)best.exact.t;
+            b->u[row] = (float)best.exact.u;
+            b->v[row] = (float)best.exact.v;
+        }
+    }
+    b->unsure[row] = (uint8_t)unsure;
 }
 
 /* Trace one packet of ``lanes`` rays at ``rows`` against both scenes and write the hits. The
@@ -329,6 +471,8 @@ static void trace_packet(const Batch *b, const Py_ssize_t *rows, int lanes) {
         b->u[row] = (float)f->exact.u;
         b->v[row] = (float)f->exact.v;
     }
+    if (b->decider)
+        for (int k = 0; k < lanes; k++) settle_row(b, &p, k, rows[k]);
 }
 
 /* Trace ``n`` rays: 4x4 pixel tiles when ``width`` > 0 (rows of an image), else runs of 16. */
@@ -361,12 +505,12 @@ static Scene *scene_of(PyObject *capsule) {
  * origins: float32 (N, 3), or (1, 3) for one origin of every ray; directions: float32 (N, 3); tmax: float32 (N,) or None; dynamic_rows: uint8 (N,) or
  * None (which rays also meet the dynamic scene); outputs: float32/int32 (N,), written. */
 static PyObject *trace(PyObject *self, PyObject *args) {
-    PyObject *fixed, *moving, *tmax_obj, *rows_obj;
+    PyObject *fixed, *moving, *tmax_obj, *rows_obj, *decider_obj = Py_None, *unsure_obj = Py_None;
     int offset;
     Py_ssize_t width;
-    Py_buffer o, d, t, tri, u, v, tmax = {0}, rows = {0};
-    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
-                          &width, &t, &tri, &u, &v))
+    Py_buffer o, d, t, tri, u, v, tmax = {0}, rows = {0}, unsure = {0};
+    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*|OO", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
+                          &width, &t, &tri, &u, &v, &decider_obj, &unsure_obj))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = t.len / (Py_ssize_t)sizeof(float);
@@ -376,6 +520,19 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     if (PyErr_Occurred()) goto done;
     if (tmax_obj != Py_None && PyObject_GetBuffer(tmax_obj, &tmax, PyBUF_C_CONTIGUOUS) < 0) goto done;
     if (rows_obj != Py_None && PyObject_GetBuffer(rows_obj, &rows, PyBUF_C_CONTIGUOUS) < 0) goto done;
+    if (decider_obj != Py_None) {
+        b.decider = PyCapsule_GetPointer(decider_obj, "sortie.embree.decider");
+        if (b.decider == NULL) goto done;
+        if (unsure_obj == Py_None || PyObject_GetBuffer(unsure_obj, &unsure, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "trace: a decider needs an unsure buffer");
+            goto done;
+        }
+        if (unsure.len != n) {
+            PyErr_SetString(PyExc_ValueError, "trace: the unsure buffer does not match the ray count");
+            goto done;
+        }
+        b.unsure = unsure.buf;
+    }
     if ((o.len != 3 * t.len && o.len != 3 * (Py_ssize_t)sizeof(float)) || d.len != 3 * t.len || tri.len != t.len || u.len != t.len || v.len != t.len ||
         (tmax.obj && tmax.len != t.len) || (rows.obj && rows.len != n)) {
         PyErr_SetString(PyExc_ValueError, "trace: buffer sizes do not match the ray count");
@@ -403,13 +560,15 @@ done:
     PyBuffer_Release(&v);
     if (tmax.obj) PyBuffer_Release(&tmax);
     if (rows.obj) PyBuffer_Release(&rows);
+    if (unsure.obj) PyBuffer_Release(&unsure);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
-    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v)."},
+    {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},
+    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure])."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -215,7 +215,8 @@ def _give_to_winners(
     back = ~facing
     owner2, other2 = faces.opposite.pairs(rows[back], tri[back])
     owner, other = np.concatenate([owner, owner2]), np.concatenate([other, other2])
-    point = origins[owner].astype(np.float64) + t[owner, None] * directions[owner]
+    ways = directions[owner].astype(np.float64)
+    point = origins[owner].astype(np.float64) + t[owner].astype(np.float64)[:, None] * ways
     near = np.all((faces.low[other] <= point) & (point <= faces.high[other]), axis=1)
     owner, other = owner[near], other[near]
     if not owner.size:

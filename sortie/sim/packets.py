@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sortie.core.errors import ConfigError
+from sortie.sim.exact import Faces
 
 HitArrays = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]]
 """A trace's hits: distance (inf: none), triangle (-1: none), and the barycentrics u, v."""
@@ -112,6 +113,8 @@ def trace(
     dynamic_rows: NDArray[np.uint8] | None = None,
     width: int = 0,
     out: HitArrays | None = None,
+    decider: object | None = None,
+    unsure: NDArray[np.uint8] | None = None,
 ) -> HitArrays:
     """Trace rays against a static and a dynamic scene; return ``t, triangle, u, v``.
 
@@ -120,7 +123,9 @@ def trace(
     ``width`` > 0 says the rays are rows of an image that wide (traced in 4 x 4 tiles).
     Inputs must be C-contiguous float32: ``directions`` (N, 3), ``origins`` (N, 3) or (1, 3)
     (one origin for every ray, such as a camera's eye). ``out`` receives the hits instead of
-    new arrays (a body's probe reads them at once and casts again).
+    new arrays (a body's probe reads them at once and casts again). With a ``decider``
+    (``new_decider``) each hit is settled as ``sortie.sim.exact.settle`` does, and ``unsure``
+    (uint8, one per ray) marks the rays to cast again, nudged.
     """
     module = extension()
     assert module is not None, "trace needs the extension (check available())"
@@ -140,8 +145,27 @@ def trace(
         tri,
         u,
         v,
+        decider,
+        unsure,
     )
     return t, tri, u, v
+
+
+def new_decider(corners: NDArray[np.float32], faces: Faces) -> object:
+    """Return the extension's handle on what settling hits needs (it keeps the arrays alive)."""
+    module = extension()
+    assert module is not None, "new_decider needs the extension (check available())"
+    return module.new_decider(
+        np.ascontiguousarray(corners, np.float32),
+        faces.normal,
+        faces.reach,
+        faces.low,
+        faces.high,
+        faces.same.start,
+        faces.same.index,
+        faces.opposite.start,
+        faces.opposite.index,
+    )
 
 
 def hit_arrays(n: int) -> HitArrays:

@@ -252,6 +252,7 @@ class RayCaster:
         self._dynamic_packets: PacketScene | None = None
         self.dynamic_boxes = np.zeros((0, 2, 3), np.float32)
         self.table = self.static
+        self._decider: object | None = None
         self.sync()
 
     def sync(self) -> None:
@@ -265,6 +266,8 @@ class RayCaster:
         else:
             self._dynamic_embree = _embree_scene(dynamic.corners)
         self.table = self.static.concat(dynamic) if len(dynamic) else self.static
+        if self.packets:
+            self._decider = packets.new_decider(self.table.corners, self.table.faces)
         self.dynamic_boxes = _part_boxes(parts)
         self._version = self.scene.version
 
@@ -290,8 +293,8 @@ class RayCaster:
         if tmax is not None:
             # A copy: Embree needs a writable buffer, and broadcast_to gives a read-only view.
             limit = np.array(np.broadcast_to(tmax, (len(directions),)), np.float32)
-        hits = self._trace(origins, directions, limit, dynamic_rows, width)
-        self._settle(hits, origins, directions, limit)
+        hits, unsure = self._trace(origins, directions, limit, dynamic_rows, width)
+        self._retry(hits, unsure, origins, directions, limit)
         return hits
 
     def cast_prepared(
@@ -310,11 +313,19 @@ class RayCaster:
         if not self.packets:
             return self.cast(origins, directions, tmax)
         self.sync()
+        unsure = np.empty(len(directions), np.uint8)
         t, triangle, u, v = packets.trace(
-            self._static_packets, self._dynamic_packets, origins, directions, tmax, out=out
+            self._static_packets,
+            self._dynamic_packets,
+            origins,
+            directions,
+            tmax,
+            out=out,
+            decider=self._decider,
+            unsure=unsure,
         )
         hits = Hits(t, triangle, u, v)
-        self._settle(hits, origins, directions, tmax)
+        self._retry(hits, unsure.view(bool), origins, directions, tmax)
         return hits
 
     def _trace(
@@ -324,8 +335,11 @@ class RayCaster:
         limit: NDArray[np.float32] | None,
         dynamic_rows: NDArray[np.intp] | None,
         width: int,
-    ) -> Hits:
-        """Cast through whichever engine this caster uses (see ``cast``)."""
+    ) -> tuple[Hits, NDArray[np.bool_]]:
+        """Cast through this caster's engine, each hit settled (``exact.settle``).
+
+        Also returns which rays are ambiguous (met an edge), to be cast again nudged.
+        """
         if self.packets:
             return self._cast_packets(origins, directions, limit, dynamic_rows, width)
         if len(origins) != len(directions):
@@ -338,35 +352,41 @@ class RayCaster:
         if self._dynamic_embree is not None and (dynamic_rows is None or len(dynamic_rows)):
             if dynamic_rows is not None or self._may_reach_dynamic(origins, directions, limit):
                 hits = self._cast_dynamic(hits, exact_t, rays, dynamic_rows)
-        return hits
+        table = self.table
+        unsure = settle(
+            table.faces, table.corners, origins, directions, (hits.t, hits.triangle, hits.u, hits.v)
+        )
+        return hits, unsure
 
-    def _settle(
+    def _retry(
         self,
         hits: Hits,
+        unsure: NDArray[np.bool_],
         origins: NDArray[np.float32],
         directions: NDArray[np.float32],
         limit: NDArray[np.float32] | None,
     ) -> None:
-        """Cast the rays that met an edge again from nudged origins; write their hits in place.
+        """Cast the ``unsure`` rays again from nudged origins; write their hits in place.
 
         Which of two triangles meeting at an edge Embree reports depends on the CPU, so such a
         ray is decided by a nudged copy that meets no edge (``exact.settle``, ``NUDGES``). Every
         nudged ray is tested against the dynamic scene too, whatever ``dynamic_rows`` said.
         """
-        many = (
-            np.array(np.broadcast_to(origins, directions.shape)) if len(origins) == 1 else origins
-        )
-        rows = np.flatnonzero(self._decide(hits, many, directions))
+        rows = np.flatnonzero(unsure)
+        if not rows.size:
+            return
+        one_origin = len(origins) != len(directions)
+        starts = np.repeat(origins[:1], len(rows), axis=0) if one_origin else origins[rows]
         for nudge in NUDGES:
-            if not rows.size:
-                return
-            starts = np.ascontiguousarray(many[rows] + nudge)
             ways = np.ascontiguousarray(directions[rows])
             sub_limit = None if limit is None else np.ascontiguousarray(limit[rows])
-            again = self._trace(starts, ways, sub_limit, None, 0)
-            unsure = self._decide(again, starts, ways)
-            self._remeasure(hits, rows, again.triangle, many[rows], ways, sub_limit)
-            rows = rows[unsure]
+            again, again_unsure = self._trace(
+                np.ascontiguousarray(starts + nudge), ways, sub_limit, None, 0
+            )
+            self._remeasure(hits, rows, again.triangle, starts, ways, sub_limit)
+            rows, starts = rows[again_unsure], starts[again_unsure]
+            if not rows.size:
+                return
 
     def _remeasure(
         self,
@@ -385,18 +405,6 @@ class RayCaster:
         hits.u[rows] = np.where(found, u, 0.0).astype(np.float32)
         hits.v[rows] = np.where(found, v, 0.0).astype(np.float32)
 
-    def _decide(
-        self, hits: Hits, origins: NDArray[np.float32], directions: NDArray[np.float32]
-    ) -> NDArray[np.bool_]:
-        """Settle coincident faces in place (``exact.settle``); return the ambiguous rays."""
-        return settle(
-            self.table.faces,
-            self.table.corners,
-            origins,
-            directions,
-            (hits.t, hits.triangle, hits.u, hits.v),
-        )
-
     def _cast_packets(
         self,
         origins: NDArray[np.float32],
@@ -404,8 +412,8 @@ class RayCaster:
         limit: NDArray[np.float32] | None,
         dynamic_rows: NDArray[np.intp] | None,
         width: int,
-    ) -> Hits:
-        """Cast through Embree packets, static and dynamic scene in one pass."""
+    ) -> tuple[Hits, NDArray[np.bool_]]:
+        """Cast through Embree packets, static and dynamic scene in one pass, hits settled."""
         moving, mask = self._dynamic_packets, None
         if moving is not None and dynamic_rows is not None:
             if len(dynamic_rows):
@@ -413,10 +421,19 @@ class RayCaster:
                 mask[dynamic_rows] = 1
             else:
                 moving = None
+        unsure = np.empty(len(directions), np.uint8)
         t, triangle, u, v = packets.trace(
-            self._static_packets, moving, origins, directions, limit, mask, width
+            self._static_packets,
+            moving,
+            origins,
+            directions,
+            limit,
+            mask,
+            width,
+            decider=self._decider,
+            unsure=unsure,
         )
-        return Hits(t, triangle, u, v)
+        return Hits(t, triangle, u, v), unsure.view(bool)
 
     def _may_reach_dynamic(
         self, origins: NDArray, directions: NDArray, limit: NDArray | None

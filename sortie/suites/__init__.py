@@ -1,6 +1,6 @@
 """The committed suites, shipped with the package beside this file, and how to load them.
 
-``load_suite("rescue-l3-v1")`` reads a packaged suite through ``importlib.resources`` (so it
+``load_suite("rescue-l3-v2")`` reads a packaged suite through ``importlib.resources`` (so it
 works from a wheel as from a checkout); ``load_suite("my/suite.jsonl")`` reads any suite file.
 ``suite_names()`` lists the packaged ones. How the files are made, and proof that they
 regenerate byte for byte, lives in ``sortie.generation.suites``.
@@ -23,7 +23,7 @@ SUFFIX = ".jsonl"
 
 
 def suite_names() -> list[str]:
-    """Return the names of the packaged suites, sorted (e.g. ``rescue-l1-v1``)."""
+    """Return the names of the packaged suites, sorted (e.g. ``rescue-l1-v2``)."""
     return sorted(
         entry.name.removesuffix(SUFFIX)
         for entry in _folder().iterdir()
@@ -66,7 +66,7 @@ def load_suite(name: str | Path) -> Suite:
     if isinstance(name, Path) or name.endswith(SUFFIX) or len(path.parts) > 1:
         raise ConfigError(
             f"suite {str(name)!r}: no such file (packaged suites are named "
-            f"without a folder or suffix, e.g. 'rescue-l1-v1')"
+            f"without a folder or suffix, e.g. 'rescue-l1-v2')"
         )
     with resources.as_file(suite_file(name)) as packaged:
         return read_suite(Path(packaged), check=check_episode)

@@ -117,7 +117,7 @@ def test_run_refuses_zero_workers(tmp_path):
         app,
         [
             "run",
-            "rescue-smoke-v1",
+            "rescue-smoke-v2",
             "--agent",
             "random",
             "--workers",

@@ -82,16 +82,16 @@ def test_play_refuses_an_unknown_episode_before_serving_the_page(tmp_path):
         app,
         [
             "play",
-            "rescue-smoke-v1",
+            "rescue-smoke-v2",
             "--episode",
-            "rescue-smoke-v1/000",
+            "rescue-smoke-v2/000",
             "--port",
             "0",
             "--store",
             str(tmp_path / "s.db"),
         ],
     )
-    assert result.exit_code == 2 and "no episode 'rescue-smoke-v1/000'" in result.output
+    assert result.exit_code == 2 and "no episode 'rescue-smoke-v2/000'" in result.output
     assert "Open http" not in result.output
 
 
@@ -101,7 +101,7 @@ def test_run_with_agent_human_says_to_play_instead(tmp_path):
         app,
         [
             "run",
-            "rescue-smoke-v1",
+            "rescue-smoke-v2",
             "--agent",
             "human",
             "--limit",

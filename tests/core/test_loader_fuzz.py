@@ -43,7 +43,7 @@ HOSTILE = [
 def _sources() -> list[tuple[str, list[str]]]:
     """Return (header line, episode lines) of two small committed suites."""
     out = []
-    for name in ("rescue-smoke-v1", "aerial-smoke-v1"):
+    for name in ("rescue-smoke-v2", "aerial-smoke-v1"):
         lines = (SUITES / f"{name}.jsonl").read_text().splitlines()
         out.append((lines[0], lines[1:]))
     return out

@@ -80,27 +80,27 @@ def test_a_non_finite_start_yaw_is_refused(tmp_path, token):
 
 def test_invalid_utf8_names_the_line_and_byte(tmp_path):
     """Bytes that are not UTF-8 are refused with their line, byte and column."""
-    lines = _lines("rescue-smoke-v1")
+    lines = _lines("rescue-smoke-v2")
     data = (lines[0] + "\n").encode() + lines[1].encode().replace(b"L1", b"L\xff", 1)
     _refused(_write(tmp_path, [], data), "suite.jsonl:2", "not UTF-8", "0xff")
 
 
 def test_a_byte_order_mark_is_skipped(tmp_path):
     """A file saved with a UTF-8 byte-order mark reads like one without."""
-    data = b"\xef\xbb\xbf" + ("\n".join(_lines("rescue-smoke-v1")) + "\n").encode()
+    data = b"\xef\xbb\xbf" + ("\n".join(_lines("rescue-smoke-v2")) + "\n").encode()
     assert len(read_suite(_write(tmp_path, [], data), check=check_episode).episodes) == 2
 
 
 def test_deep_nesting_is_refused(tmp_path):
     """A thousand nested brackets are a line error, not a RecursionError."""
-    lines = _lines("rescue-smoke-v1")
+    lines = _lines("rescue-smoke-v2")
     deep = lines[1].replace('"params":{}', '"params":{"a":' + "[" * 1000 + "]" * 1000 + "}", 1)
     _refused(_write(tmp_path, [lines[0], deep]), "suite.jsonl:2", "nested deeper")
 
 
 def test_a_huge_integer_is_refused(tmp_path):
     """An integer of 5,000 digits is a line error, not Python's int-conversion ValueError."""
-    lines = _lines("rescue-smoke-v1")
+    lines = _lines("rescue-smoke-v2")
     huge = lines[1].replace('"seed":', '"seed":' + "9" * 5000 + ',"x":', 1)
     _refused(_write(tmp_path, [lines[0], huge]), "suite.jsonl:2", "integer of 5000 digits")
 
@@ -108,39 +108,39 @@ def test_a_huge_integer_is_refused(tmp_path):
 @pytest.mark.parametrize("pose", [None, {}, [[1, 2], 3, 4, 5], [1, 2, "x", 4], [True, 0, 0, 0]])
 def test_a_start_that_is_not_four_numbers_is_refused(tmp_path, pose):
     """null, {}, nested lists or strings where a pose belongs name the field."""
-    lines = _mutated("rescue-smoke-v1", lambda e: e.update(start=pose))
+    lines = _mutated("rescue-smoke-v2", lambda e: e.update(start=pose))
     _refused(_write(tmp_path, lines), "suite.jsonl:2", "start")
 
 
 def test_a_lone_surrogate_is_refused(tmp_path):
     """A string holding a lone UTF-16 surrogate is refused at the line."""
-    lines = _lines("rescue-smoke-v1")
+    lines = _lines("rescue-smoke-v2")
     bad = lines[1].replace('"level":"L1"', '"level":"L1\\ud800"', 1)
     _refused(_write(tmp_path, [lines[0], bad]), "suite.jsonl:2", "lone surrogate")
 
 
 def test_a_family_label_that_does_not_fit_the_fields_is_refused(tmp_path):
     """A rescue episode labelled aerial fails the aerial check, naming the line."""
-    lines = _mutated("rescue-smoke-v1", lambda e: e.update(family="aerial"))
+    lines = _mutated("rescue-smoke-v2", lambda e: e.update(family="aerial"))
     _refused(_write(tmp_path, lines), "suite.jsonl:2", "family is 'aerial'", "a rescue mission")
 
 
 def test_an_unknown_family_is_refused_with_the_known_ones(tmp_path):
     """A misspelt family suggests the right one."""
-    lines = _mutated("rescue-smoke-v1", lambda e: e.update(family="rescu"))
+    lines = _mutated("rescue-smoke-v2", lambda e: e.update(family="rescu"))
     _refused(_write(tmp_path, lines), "Did you mean 'rescue'?")
 
 
 @pytest.mark.parametrize("budget", [float("inf"), 1e19, 0.0, -5.0])
 def test_a_budget_outside_its_range_is_refused(tmp_path, budget):
     """An infinite or absurd mission budget is refused instead of running forever."""
-    lines = _mutated("rescue-smoke-v1", lambda e: e["mission"].update(budget_s=budget))
+    lines = _mutated("rescue-smoke-v2", lambda e: e["mission"].update(budget_s=budget))
     _refused(_write(tmp_path, lines), "suite.jsonl:2")
 
 
 def test_duplicate_episode_ids_are_refused(tmp_path):
     """Two episodes with one id would be one stored row: the second line is refused."""
-    lines = _lines("rescue-smoke-v1")
+    lines = _lines("rescue-smoke-v2")
     _refused(
         _write(tmp_path, [lines[0], lines[1], lines[1]]), "suite.jsonl:3", "already used on line 2"
     )
@@ -151,14 +151,14 @@ def test_duplicate_episode_ids_are_refused(tmp_path):
 )
 def test_unsafe_episode_ids_are_refused(tmp_path, episode_id):
     """Ids that could escape a folder, break a file system or a terminal are refused."""
-    lines = _mutated("rescue-smoke-v1", lambda e: e.update(episode_id=episode_id))
+    lines = _mutated("rescue-smoke-v2", lambda e: e.update(episode_id=episode_id))
     _refused(_write(tmp_path, lines), "suite.jsonl:2", "episode_id")
 
 
 @pytest.mark.parametrize("suite", ["../x", "/tmp/x", "[red]x[/red]", "x" * 101])
 def test_unsafe_suite_names_are_refused(tmp_path, suite):
     """A suite name is used in paths and printed: unsafe ones are refused at line 1."""
-    lines = _lines("rescue-smoke-v1")
+    lines = _lines("rescue-smoke-v2")
     header = json.loads(lines[0])
     header["suite"] = suite
     _refused(_write(tmp_path, [json.dumps(header), *lines[1:]]), "suite.jsonl:1", "suite")
@@ -172,7 +172,7 @@ def test_a_nan_in_a_record_pose_is_refused_when_read_back(tmp_path):
         "schema_version": 2,
         "seed": 1,
         "code_version": "0",
-        "episode": json.loads(_lines("rescue-smoke-v1")[1]),
+        "episode": json.loads(_lines("rescue-smoke-v2")[1]),
         "agent": {"name": "random"},
         "backend": {"name": "embedded"},
     }
@@ -201,7 +201,7 @@ def _v1_record(tmp_path: Path, failure_reason) -> Path:
         "schema_version": 1,
         "seed": 1,
         "code_version": "0",
-        "episode": json.loads(_lines("rescue-smoke-v1")[1]),
+        "episode": json.loads(_lines("rescue-smoke-v2")[1]),
         "agent": {"name": "random"},
         "backend": {"name": "embedded"},
     }
@@ -219,14 +219,14 @@ def test_a_version_1_record_of_an_agent_error_reads_as_an_error(tmp_path):
 
 def test_a_float_that_overflows_is_refused_even_where_any_json_is_allowed(tmp_path):
     """1e999 in the header's free-form settings is refused like Infinity, naming the line."""
-    lines = _lines("rescue-smoke-v1")
+    lines = _lines("rescue-smoke-v2")
     header = lines[0].replace('"settings":{', '"settings":{"x":1e999,', 1)
     _refused(_write(tmp_path, [header, *lines[1:]]), "suite.jsonl:1", "only finite numbers")
 
 
 def test_episode_ids_that_would_share_a_record_file_are_refused(tmp_path):
     """'a__b' inside an id part would map s/a__b and s/a/b to one file: it is refused."""
-    lines = _mutated("rescue-smoke-v1", lambda e: e.update(episode_id="s/a__b"))
+    lines = _mutated("rescue-smoke-v2", lambda e: e.update(episode_id="s/a__b"))
     _refused(_write(tmp_path, lines), "suite.jsonl:2", "'__' is not allowed")
 
 

@@ -9,7 +9,7 @@ from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryHeader
 
 def _episode() -> EpisodeSpec:
     return EpisodeSpec(
-        episode_id="rescue-l1-v1/0001",
+        episode_id="rescue-l1-v2/0001",
         family="rescue",
         level="L1",
         world=WorldSpec(builder="flexible_room", seed=4, params={"size": 12}),

@@ -95,4 +95,4 @@ def household(tmp_path_factory) -> HouseholdRuns:
 def rescue_store(tmp_path_factory) -> tuple[Path, Trajectory]:
     """A store with the oracle's first rescue smoke episode, its frames recorded."""
     store = tmp_path_factory.mktemp("rescue") / "s.db"
-    return store, run(store, "rescue-smoke-v1", "oracle", "oracle", "--record-frames")
+    return store, run(store, "rescue-smoke-v2", "oracle", "oracle", "--record-frames")

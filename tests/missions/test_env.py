@@ -121,8 +121,8 @@ def test_out_of_range_choice_names_the_key():
 
 def test_gymnasium_make_loads_a_committed_suite():
     """gymnasium.make('sortie/Rescue-v1', suite=...) draws from that packaged suite."""
-    env = gymnasium.make("sortie/Rescue-v1", suite="rescue-l1-v1")
-    assert env.unwrapped.episodes == load_suite("rescue-l1-v1").episodes
+    env = gymnasium.make("sortie/Rescue-v1", suite="rescue-l1-v2")
+    assert env.unwrapped.episodes == load_suite("rescue-l1-v2").episodes
 
 
 def test_a_suite_of_another_family_is_refused():
@@ -133,7 +133,7 @@ def test_a_suite_of_another_family_is_refused():
 
 def test_needs_exactly_one_of_episodes_and_suite():
     """Giving both episodes and a suite, or neither, fails naming both."""
-    for kwargs in ({}, {"episodes": [room_rescue()], "suite": "rescue-l1-v1"}):
+    for kwargs in ({}, {"episodes": [room_rescue()], "suite": "rescue-l1-v2"}):
         with pytest.raises(ConfigError, match="exactly one of episodes or suite"):
             RescueEnv(**kwargs)
 
@@ -150,4 +150,4 @@ def test_the_env_refuses_a_backend_that_cannot_carry():
         )
 
     with BACKENDS.override("nohands", NoHands), pytest.raises(ConfigError, match="interactions"):
-        RescueEnv(suite="rescue-smoke-v1", backend="nohands")
+        RescueEnv(suite="rescue-smoke-v2", backend="nohands")

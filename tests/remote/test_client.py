@@ -17,7 +17,7 @@ from .conftest import events_of, remote_run, serving
 
 
 @pytest.mark.parametrize(
-    ("suite", "limit"), [("rescue-smoke-v1", 2), ("aerial-smoke-v1", 4), ("household-smoke-v1", 2)]
+    ("suite", "limit"), [("rescue-smoke-v2", 2), ("aerial-smoke-v1", 4), ("household-smoke-v1", 2)]
 )
 def test_random_served_remotely_scores_what_random_scores_locally(tmp_path, suite, limit):
     """Remote random gets the episode seeds and gives the local run's outcomes and metrics."""

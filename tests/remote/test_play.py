@@ -16,7 +16,7 @@ from tests.conftest import run_stored
 from .keyplan import key_plan
 
 CHROMIUM = Path("/usr/bin/chromium")
-EPISODE = "rescue-smoke-v1/0000"
+EPISODE = "rescue-smoke-v2/0000"
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def press_all(page, keys: list[str]) -> None:
 def test_an_l1_episode_played_with_keys_is_stored_as_human_and_scores_tcr_100(tmp_path, browser):
     """The rounded oracle's key presses on the page rescue the casualty: a stored TCR of 100 %."""
     keys, outcome = key_plan(
-        next(e for e in load_suite("rescue-smoke-v1").episodes if e.episode_id == EPISODE)
+        next(e for e in load_suite("rescue-smoke-v2").episodes if e.episode_id == EPISODE)
     )
     assert outcome == "success"
     session = Session(tmp_path / "s.db")

@@ -52,7 +52,7 @@ def test_another_run_is_measured_against_the_human_paths_not_the_suites(runs):
 def test_paths_come_only_from_successful_episodes(runs):
     """A run with no success gives no reference: a clear error naming it."""
     with Store(runs) as store:
-        assert set(human_paths(store, "ref")) == {"rescue-smoke-v1/0000", "rescue-smoke-v1/0001"}
+        assert set(human_paths(store, "ref")) == {"rescue-smoke-v2/0000", "rescue-smoke-v2/0001"}
         with pytest.raises(ConfigError, match="'rnd' has no successful episode"):
             human_paths(store, "rnd")
 

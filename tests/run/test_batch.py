@@ -55,7 +55,7 @@ def test_an_aerial_agent_is_refused_rescue_suites(tmp_path, smoke3):
     with Store(request.store) as store:
         with pytest.raises(
             ConfigError,
-            match="agent 'heuristic' plays aerial missions; suite rescue-smoke-v1 is rescue",
+            match="agent 'heuristic' plays aerial missions; suite rescue-smoke-v2 is rescue",
         ):
             plan_run(request, store)
         assert store.runs() == []

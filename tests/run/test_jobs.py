@@ -8,7 +8,7 @@ from sortie.run.jobs import RunSpec, check_agent_args, record_path
 
 
 @pytest.mark.parametrize(
-    "name", ["rescue-smoke-v1", "abl-history=0-temperature=0.7", "a_b.c", "x" * NAME_LIMIT]
+    "name", ["rescue-smoke-v2", "abl-history=0-temperature=0.7", "a_b.c", "x" * NAME_LIMIT]
 )
 def test_safe_names_are_accepted(name):
     """Letters, digits and . _ - = up to the limit pass unchanged."""

@@ -20,7 +20,7 @@ def test_a_stored_episode_reads_back_as_its_record_says(tmp_path, smoke3):
     request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r")
     episodes = run_stored(request)
     assert [e.key for e in episodes] == [
-        f"rescue-smoke-v1/rescue-smoke-v1/000{i}/0" for i in range(3)
+        f"rescue-smoke-v2/rescue-smoke-v2/000{i}/0" for i in range(3)
     ]
     with Store(tmp_path / "s.db") as store:
         for episode in episodes:

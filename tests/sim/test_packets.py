@@ -123,7 +123,7 @@ import resource, time
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.suites import load_suite
 backend = EmbeddedBackend(body="walker", sensors=("rgb",))
-backend.reset(load_suite("rescue-smoke-v1").episodes[0], 0)
+backend.reset(load_suite("rescue-smoke-v2").episodes[0], 0)
 used = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 before = used()
 time.sleep(1.0)

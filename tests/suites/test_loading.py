@@ -15,8 +15,8 @@ def test_packaged_suites_are_the_planned_ones():
 
 def test_a_packaged_suite_loads_by_name():
     """load_suite reads a packaged suite by its name; the header names it."""
-    suite = load_suite("rescue-smoke-v1")
-    assert suite.header.suite == "rescue-smoke-v1" and len(suite.episodes) == 10
+    suite = load_suite("rescue-smoke-v2")
+    assert suite.header.suite == "rescue-smoke-v2" and len(suite.episodes) == 10
 
 
 def test_a_suite_file_loads_by_path(tmp_path):
@@ -35,7 +35,7 @@ def test_a_missing_file_is_named(tmp_path):
 
 def test_an_unknown_name_suggests_and_lists():
     """A misspelt name fails with a did-you-mean and the packaged names."""
-    with pytest.raises(UnknownNameError, match="Did you mean 'aerial-smoke-v1'.*rescue-l1-v1"):
+    with pytest.raises(UnknownNameError, match="Did you mean 'aerial-smoke-v1'.*rescue-l1-v2"):
         load_suite("aerial-smoke-v2")
 
 

@@ -1,0 +1,25 @@
+import numpy as np
+
+from sortie.sim.linear import inverse_rigid, product, written_out
+from sortie.sim.mesh import pose_matrix
+
+
+def test_product_adds_the_terms_in_order_without_fused_multiply_adds():
+    """Bit for bit the written-out sum, where OpenBLAS's FMA kernels differ in the last bits."""
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2000, 5)), rng.normal(size=(5, 3))
+    assert np.array_equal(product(a, b), written_out(a, b))
+    assert np.array_equal(product(a, b[:, 0]), written_out(a, b[:, :1])[:, 0])
+
+
+def test_product_of_vectors_and_matrices_matches_the_matrix_product():
+    """Rows times a matrix, a matrix times a vector: the values of ``@`` to rounding."""
+    rng = np.random.default_rng(1)
+    m, v = rng.normal(size=(3, 3)), rng.normal(size=3)
+    assert np.allclose(product(m, v), m @ v) and np.allclose(product(v, m), v @ m)
+
+
+def test_the_rigid_inverse_undoes_a_pose():
+    """A pose times its inverse is the identity."""
+    pose = pose_matrix((1.5, -2.0, 0.3), yaw=37.0, pitch=-12.0)
+    assert np.allclose(product(pose, inverse_rigid(pose)), np.eye(4))
