@@ -63,7 +63,7 @@ def _episodes() -> Iterator[tuple[str, str]]:
         jobs = plan.jobs()
         for n in EPISODES_PER_SUITE:
             block, index, episode_id = jobs[n]
-            spec = episode_of(plan, block, index, episode_id)  # type: ignore[arg-type]
+            spec = episode_of(plan, block, index, episode_id)
             yield f"episode/{name}/{n}", _digest(spec.model_dump_json())
 
 

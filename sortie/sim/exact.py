@@ -291,8 +291,11 @@ def _overlapping_in_plane(
 
 
 def _ends(label: NDArray[np.int64], low: Floats, high: Floats) -> NDArray[np.int64]:
-    """Return, per sorted triangle, the end of the run of same-label ones starting before
-    it ends along x (the sort is by label, then low x)."""
+    """Return, per sorted triangle, where its run of candidates ends.
+
+    The candidates are the later triangles of its label that start before it ends along x
+    (the sort is by label, then by low x).
+    """
     position = np.arange(len(label))
     # Search a combined key: label first, then x; labels are integers, x is bounded.
     span = float(np.max(np.abs(np.concatenate([low, high])), initial=1.0)) * 2 + 1

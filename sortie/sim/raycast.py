@@ -220,7 +220,8 @@ class Rays:
 
 def grown(limit: NDArray[np.float32]) -> NDArray[np.float32]:
     """Return how far Embree searches for a ray bounded by ``limit`` (a little further)."""
-    return limit + np.float32(1e-4) * np.abs(limit) + np.float32(1e-5)
+    bound = limit + np.float32(1e-4) * np.abs(limit) + np.float32(1e-5)  # float32 throughout
+    return bound.astype(np.float32, copy=False)
 
 
 class RayCaster:

@@ -93,4 +93,3 @@ def test_the_fingerprint_is_the_committed_one(fingerprints):
     committed = json.loads(COMMITTED.read_text())["hashes"]
     differ = _differences(committed, fingerprints["best"]["hashes"])
     assert differ == [], f"{len(differ)} items differ; if the change is meant: {UPDATE}"
-

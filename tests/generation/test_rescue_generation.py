@@ -202,4 +202,4 @@ def test_committed_suites_have_the_rescuebench_counts():
 def test_unknown_suite_gets_a_suggestion():
     """A misspelt suite name fails with a suggestion."""
     with pytest.raises(UnknownNameError, match="Did you mean 'rescue-l3-v2'"):
-        load_suite("rescue-l3-v2")
+        load_suite("rescue-l3-v3")

@@ -28,7 +28,7 @@ ENGINES = [pytest.param(None, id="default"), pytest.param(False, id="embreex")]
 
 @pytest.mark.parametrize("packets", ENGINES)
 def test_a_box_standing_on_a_floor_shows_the_floor_to_a_ray_from_inside_it(packets):
-    """The box's bottom and the floor's top coincide: the ray enters the floor, whatever the order."""
+    """The crate's bottom and the floor's top coincide: the ray enters the floor, in any order."""
     floor = ("floor", "floor", slab(-5, -5, 5, 5, -0.1, 0.0))
     crate = ("crate", "crate", slab(-1, -1, 1, 1, 0.0, 1.0))
     for objects in ((floor, crate), (crate, floor)):
