@@ -8,6 +8,8 @@ coordinates) are indexed by the hit triangle; their last row is the "no hit" row
 
 Two engines give the same hits: Embree packets through ``sortie.sim.packets`` (16 rays per
 call, both scenes in one pass) when the extension is built, else embreex one ray at a time.
+Either way Embree only finds the triangle: each hit is then measured and settled the same way
+on every CPU (``sortie.sim.exact``), and a ray that met an edge is cast again, nudged.
 """
 
 from __future__ import annotations

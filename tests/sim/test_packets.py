@@ -145,3 +145,12 @@ def test_an_idle_process_uses_no_cpu_after_building_a_world():
     done = subprocess.run([sys.executable, "-c", IDLE_CHECK], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert float(done.stdout.split()[-1]) < 0.2
+
+
+def test_an_unknown_embree_isa_is_refused_naming_the_allowed_ones(monkeypatch):
+    """SORTIE_EMBREE_ISA=avx3 is a ConfigError listing sse4.2, avx, avx2 and avx512."""
+    monkeypatch.setenv(packets.ENV_ISA, "avx3")
+    with pytest.raises(ConfigError, match="avx3.*allowed: sse4.2, avx, avx2, avx512"):
+        packets.device_config()
+    monkeypatch.setenv(packets.ENV_ISA, "avx2")
+    assert packets.device_config() == "threads=1,isa=avx2"
