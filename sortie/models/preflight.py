@@ -59,6 +59,8 @@ def _try_chat(sdk: openai.OpenAI, config: ModelConfig, served: list[str] | None)
         raise unreachable(config, error) from None
     except (openai.RateLimitError, openai.InternalServerError):
         return  # it is there and knows the request; the run's retries deal with busy spells
+    except (ValueError, RecursionError, openai.APIResponseValidationError) as error:
+        raise _not_openai(config, error) from None
     except openai.APIStatusError as error:
         if error.status_code in (401, 403):
             raise _key_refused(config, error) from None
@@ -100,6 +102,19 @@ def _unknown_model(
             f"model {config.model!r} unknown to the server at "
             f"{redact_url(config.base_url)}; {listed} (a test call answered "
             f"HTTP {error.status_code}: {str(error)[:200]})",
+            config,
+        )
+    )
+
+
+def _not_openai(config: ModelConfig, error: Exception) -> ConfigError:
+    """Return the error for a server whose answer is not an OpenAI chat completion."""
+    return ConfigError(
+        scrub(
+            f"model server at {redact_url(config.base_url)} answered a test call with "
+            f"something that is not an OpenAI-compatible chat completion "
+            f"({type(error).__name__}: {str(error)[:120]}); check that base_url points at "
+            f"the server's OpenAI API (usually ending in /v1)",
             config,
         )
     )

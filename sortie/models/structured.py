@@ -21,6 +21,9 @@ Parser = Callable[[str], Any]
 """Turns answer text into plain data for pydantic (JSON by default)."""
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+MAX_DEPTH = 64
+"""Deepest nesting of objects and arrays an answer may have (a plan needs a handful); deeper
+text is a format error before any parser sees it, instead of a RecursionError mid-run."""
 
 
 def response_format(mode: str, schema: type[BaseModel]) -> dict[str, Any] | None:
@@ -55,8 +58,37 @@ def retry_instructions(error: str) -> str:
     )
 
 
+def nesting(text: str) -> int:
+    """Return how deep ``[`` and ``{`` nest in ``text`` (brackets inside strings do not count)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
 def extract_json(text: str) -> Any:
-    """Return the JSON value in ``text``, tolerating code fences and words around an object."""
+    """Return the JSON value in ``text``, tolerating code fences and words around an object.
+
+    Raises:
+        ValueError: the text holds no JSON value, or one nested deeper than ``MAX_DEPTH``.
+    """
+    deepest = nesting(text)
+    if deepest > MAX_DEPTH:
+        raise ValueError(f"nested {deepest} levels deep; at most {MAX_DEPTH} are read")
     stripped = text.strip()
     fenced = _FENCE.search(stripped)
     if fenced:
@@ -76,8 +108,8 @@ def validate(
     """Return (the validated answer, None), or (None, why it is not valid)."""
     try:
         data = parse(text)
-    except (ValueError, TypeError) as error:
-        return None, f"not parseable: {error}"
+    except (ValueError, TypeError, RecursionError) as error:
+        return None, f"not parseable: {error or type(error).__name__}"
     try:
         return schema.model_validate(data), None
     except ValidationError as error:

@@ -373,3 +373,12 @@ def test_two_servers_of_one_model_do_not_share_cache_entries(secret, tmp_path):
         assert (first.count, second.count) == (1, 1)
     assert (one.value, two.value) == (Answer(command="forward"), Answer(command="back"))
     assert again.value == Answer(command="back") and again.calls[0].cached
+
+
+def test_an_answer_nested_too_deep_is_a_format_error_not_a_crash(secret):
+    """100,000 nested brackets as the answer: refused as a format error, then retried."""
+    said = iter(["[" * 100_000 + "]" * 100_000, '{"command": "go"}'])
+    with ModelServer(lambda messages: next(said)) as server:
+        reply = client(server).ask(MESSAGES, Answer)
+    assert reply.calls[0].error == "format" and reply.value is not None
+    assert "nested 100000 levels deep" in server.requests[-1]["messages"][-1]["content"]

@@ -4,7 +4,7 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.models import ModelClient, ModelConfig
-from sortie.testing.model_server import ModelServer
+from sortie.testing.model_server import Fault, ModelServer
 from tests.models.conftest import FAST
 
 
@@ -71,3 +71,12 @@ def test_a_refused_key_is_said_as_such(secret):
         with pytest.raises(ConfigError, match="refused the API key.*SORTIE_MODEL_API_KEY") as error:
             client(server.base_url).preflight()
     assert secret not in str(error.value)
+
+
+@pytest.mark.parametrize("fault", [Fault.MALFORMED, Fault.DEEP])
+def test_a_server_answering_something_else_than_json_is_a_clear_error(secret, fault):
+    """HTTP 200 with a body that is not a chat completion: a ConfigError naming the server."""
+    with ModelServer(answer) as server:
+        server.inject(fault, times=5)
+        with pytest.raises(ConfigError, match=r"not an OpenAI-compatible chat completion"):
+            client(server.base_url).preflight()
