@@ -74,7 +74,20 @@ def encode_image(array: NDArray[Any]) -> Image:
 
 MAX_PIXELS = 4096 * 4096
 """Largest image (width × height) a message may carry; a PNG is checked before it is unpacked."""
-_UINT8_MODES = {2: ("L",), 3: ("RGB",), 4: ("RGBA",)}
+
+
+def _uint8_modes(shape: tuple[int, ...]) -> tuple[str, ...]:
+    """Return the PNG modes a uint8 image of ``shape`` may come in (none: a shape not allowed)."""
+    if len(shape) == 2:
+        return ("L",)
+    if len(shape) == 3:
+        return {3: ("RGB",), 4: ("RGBA",)}.get(shape[2], ())
+    return ()
+
+
+def _depth_modes(shape: tuple[int, ...]) -> tuple[str, ...]:
+    """Return the PNG modes of a float32 or int32 image of ``shape``: RGBA, and only (H, W)."""
+    return ("RGBA",) if len(shape) == 2 else ()
 
 
 def decode_image(image: Image) -> NDArray[Any]:
@@ -96,7 +109,13 @@ def decode_image(image: Image) -> NDArray[Any]:
 
 def _check_header(png: PILImage.Image, image: Image) -> None:
     """Refuse a PNG whose size or mode differs from the message's, before unpacking it."""
-    height, width = image.shape[0], image.shape[1] if len(image.shape) > 1 else 0
+    modes = _uint8_modes(image.shape) if image.dtype == "uint8" else _depth_modes(image.shape)
+    if not modes:
+        allowed = "(H, W), (H, W, 3) or (H, W, 4)" if image.dtype == "uint8" else "(H, W)"
+        raise WireError(
+            422, "invalid", f"image: {image.dtype} of shape {list(image.shape)}; allowed: {allowed}"
+        )
+    height, width = image.shape[0], image.shape[1]
     if width * height > MAX_PIXELS:
         raise WireError(422, "invalid", f"image of {width}×{height} pixels; at most {MAX_PIXELS}")
     if png.size != (width, height):
@@ -105,7 +124,6 @@ def _check_header(png: PILImage.Image, image: Image) -> None:
             "invalid",
             f"image: PNG is {png.size[0]}×{png.size[1]}, message says {width}×{height}",
         )
-    modes = _UINT8_MODES.get(len(image.shape), ()) if image.dtype == "uint8" else ("RGBA",)
     if png.mode not in modes:
         raise WireError(
             422, "invalid", f"image: PNG mode {png.mode} for {image.dtype} {image.shape}"
@@ -373,7 +391,7 @@ class ResetRequest(Message):
     """``POST /v1/reset``: start episode ``session`` with this seed and brief."""
 
     session: str = Field(pattern=SESSION)
-    seed: int
+    seed: int = Field(ge=0, lt=2**63)
     brief: BriefMessage
 
 

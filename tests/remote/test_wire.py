@@ -211,3 +211,32 @@ def test_a_household_round_of_an_unknown_code_is_refused():
     )
     with pytest.raises(WireError, match="household round 1: code"):
         observation_from_wire(message)
+
+
+def test_a_four_channel_uint8_image_comes_back_bit_for_bit():
+    """A uint8 (H, W, 4) image, as the docstring allows, survives the round trip."""
+    array = np.arange(64, dtype=np.uint8).reshape(4, 4, 4)
+    assert np.array_equal(decode_image(encode_image(array)), array)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "shape"),
+    [("uint8", ()), ("uint8", (4,)), ("uint8", (4, 4, 2)), ("int32", (4, 4, 4)), ("float32", ())],
+)
+def test_an_image_of_a_shape_not_allowed_is_a_422_naming_the_shapes(dtype, shape):
+    """Shapes like [] or (H, W, 2) are refused as invalid, not a server error."""
+    image = encode_image(np.zeros((4, 4), dtype=np.uint8)).model_copy(
+        update={"dtype": dtype, "shape": shape}
+    )
+    with pytest.raises(WireError, match=r"allowed: \(H, W\)") as caught:
+        decode_image(image)
+    assert caught.value.status == 422
+
+
+def test_a_negative_seed_is_a_422(rescue_start):
+    """A reset whose seed is negative is refused as invalid before any episode starts."""
+    reset = wire.ResetRequest(session="s", seed=3, brief=brief_to_wire(rescue_start[0]))
+    body = reset.model_dump(mode="json") | {"seed": -1}
+    with pytest.raises(WireError, match="seed") as caught:
+        parse_message(wire.ResetRequest, json.dumps(body).encode())
+    assert caught.value.status == 422
