@@ -9,6 +9,7 @@ household round ``POST /play/subtask`` the subtask chosen (``{"seq", "action", "
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -150,7 +151,7 @@ class PageServer:
     def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 8766) -> None:
         """Bind the socket (port 0: a free one)."""
         self.desk = desk
-        self.httpd = ThreadingHTTPServer((host, port), _handler(desk))
+        self.httpd = _QuietServer((host, port), _handler(desk, _allowed_hosts(host)))
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -214,20 +215,54 @@ def choose(desk: Desk, body: bytes) -> None:
 _POSTS = {"/play/key": press, "/play/subtask": choose}
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _allowed_hosts(bound: str) -> frozenset[str]:
+    """Return the Host names the page answers to: loopback, and the address it was bound to."""
+    return frozenset((*LOOPBACK, bound)) - {"0.0.0.0", "::", ""}
+
+
+def _host_of(headers: Any) -> str:
+    return (headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
+
+
 def _from_the_page(headers: Any) -> bool:
-    """Return whether a POST looks like the play page's own: JSON, to a loopback host.
+    """Return whether a POST looks like the play page's own: a JSON body.
 
-    A JSON body makes a browser ask first before another site may send it, and a loopback
-    Host header turns away pages that reach this port through a rebound DNS name.
+    A JSON body makes a browser ask first before another site may send it (the Host is
+    checked for every request, in the handler).
     """
-    host = (headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
     kind = (headers.get("Content-Type") or "").split(";")[0].strip()
-    return kind == "application/json" and host in ("127.0.0.1", "localhost", "::1")
+    return kind == "application/json"
 
 
-def _handler(desk: Desk) -> type[BaseHTTPRequestHandler]:
+class _QuietServer(ThreadingHTTPServer):
+    """A threading server that lets a client hang up without printing a traceback."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Say nothing of a client that dropped the connection; report anything else."""
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
+
+
+def _handler(desk: Desk, hosts: frozenset[str]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         timeout = 60.0  # a silent connection frees its thread
+
+        def parse_request(self) -> bool:
+            """Read the request line and headers; refuse a Host that is not this page's.
+
+            A page on another site that reaches this port through a rebound DNS name sends its
+            own name as Host: reading the state (frame, clue) would leak the episode to it.
+            """
+            if not super().parse_request():
+                return False
+            if _host_of(self.headers) not in hosts:
+                message = f"Host {_host_of(self.headers)!r}; allowed: {', '.join(sorted(hosts))}"
+                self._json(403, {"error": "refused", "message": message})
+                return False
+            return True
 
         def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
             if self.path == "/":

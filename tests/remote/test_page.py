@@ -49,3 +49,50 @@ def test_a_key_press_on_the_view_that_waits_is_the_step(desk):
     press(desk, json.dumps({"key": "ArrowLeft", "seq": desk.state()["seq"]}).encode())
     asking.join(timeout=5)
     assert got == [Move(15.0, 0.0)]
+
+
+def _get(url: str, host: str) -> int:
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    connection.putrequest("GET", "/play/state", skip_host=True)
+    connection.putheader("Host", host)
+    connection.endheaders()
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+def test_every_request_with_a_foreign_host_is_refused(desk):
+    """GET /play/state with Host evil.example (a DNS-rebinding read) is a 403; loopback is not."""
+    from sortie.remote.page import PageServer
+
+    server = PageServer(desk, port=0).start()
+    try:
+        port = server.url.rsplit(":", 1)[1].strip("/")
+        assert _get(server.url, "evil.example") == 403
+        assert _get(server.url, f"evil.example:{port}") == 403
+        assert _get(server.url, f"127.0.0.1:{port}") == 200
+        assert _get(server.url, f"localhost:{port}") == 200
+    finally:
+        server.stop()
+
+
+def test_a_client_that_hangs_up_leaves_no_traceback(capsys):
+    """A dropped connection is not reported; any other error in a handler still is."""
+    from sortie.remote.page import _QuietServer
+
+    server = _QuietServer(("127.0.0.1", 0), object)  # type: ignore[arg-type]
+    try:
+        for error in (ConnectionResetError(), BrokenPipeError(), ValueError("a real bug")):
+            try:
+                raise error
+            except Exception:
+                server.handle_error(None, ("127.0.0.1", 1))
+    finally:
+        server.server_close()
+    printed = capsys.readouterr().err
+    assert "a real bug" in printed and "ConnectionResetError" not in printed
+    assert "BrokenPipeError" not in printed
