@@ -106,10 +106,10 @@ class RemoteAgent:
         """
         if self._hello is None:
             try:
-                answer = self.link.send("GET", "/v1/hello")
+                answer = self._scrubbed(self.link.send("GET", "/v1/hello"))
             except LinkError as error:
                 raise ConfigError(
-                    f"{self._where()}: unreachable ({error}); is it running?"
+                    self._scrub(f"{self._where()}: unreachable ({error}); is it running?")
                 ) from None
             self._hello = self._hello_from(answer)
         return self._hello
@@ -120,7 +120,9 @@ class RemoteAgent:
         try:
             return self._read(Hello, answer)
         except WireError as error:
-            raise ConfigError(f"{self._where()}: its hello is unusable: {error}") from None
+            raise ConfigError(
+                self._scrub(f"{self._where()}: its hello is unusable: {error}")
+            ) from None
 
     # --- the episode -------------------------------------------------------------------
     def reset(self, brief: Brief, seed: int) -> None:
@@ -181,7 +183,7 @@ class RemoteAgent:
             try:
                 answer = self.link.send("POST", path, body)
             except LinkError as error:
-                cause = str(error)
+                cause = self._scrub(str(error))
                 continue
             if answer.status not in (502, 503, 504):
                 return self._scrubbed(answer)

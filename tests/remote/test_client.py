@@ -303,3 +303,34 @@ def test_a_server_trickling_its_answer_times_out_on_the_whole_answer():
     assert clock.monotonic() - started < 3.0  # not 40 reads × 0.5 s
     link.close()
     listener.close()
+
+
+def test_a_hello_answer_that_echoes_the_token_never_shows_it(monkeypatch):
+    """A 400 whose body repeats the Authorization header: the error says [token], not the token."""
+    import json
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Echo(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the name http.server calls
+            said = {"error": "bad", "message": f"you sent {self.headers.get('Authorization')}"}
+            body = json.dumps(said).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    token = "tok-secret-987654"
+    monkeypatch.setenv("SORTIE_AGENT_TOKEN", token)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(ConfigError) as caught:
+            RemoteAgent(f"http://127.0.0.1:{server.server_address[1]}").preflight()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert token not in str(caught.value) and "[token]" in str(caught.value)
