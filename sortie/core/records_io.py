@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -46,7 +46,7 @@ EpisodeCheck = Callable[[EpisodeSpec], None]
 class SuiteHeader(Record):
     """First line of a suite file: what the episodes are and how they were made."""
 
-    kind: str = "suite"
+    kind: Literal["suite"] = "suite"
     schema_version: int = SCHEMA_VERSION
     suite: Name
     generator: str = ""
@@ -89,8 +89,10 @@ def read_suite(path: Path, check: EpisodeCheck | None = None) -> Suite:
         raise ConfigError("\n".join(errors) or f"{path}: empty suite file")
     header = _parse(SuiteHeader, rows[0], path, errors)
     episodes = [(row[0], _parse(EpisodeSpec, row, path, errors)) for row in rows[1:]]
-    if header is not None and header.schema_version > SCHEMA_VERSION:
-        errors.append(_newer(path, header.schema_version, SCHEMA_VERSION))
+    if header is not None:
+        errors += _version_errors(path, 1, header.schema_version)
+    for number, spec in episodes:
+        errors += _version_errors(path, number, spec.schema_version) if spec is not None else []
     errors += _duplicates(path, episodes)
     if check is not None:
         errors += [
@@ -155,11 +157,20 @@ def upgrade_v1(rows: list[Row]) -> list[Row]:
     ]
 
 
-def _newer(path: Path, found: int, known: int) -> str:
+def _newer(path: Path, found: int, known: int, line: int = 1) -> str:
     return (
-        f"{path}:1: schema_version {found} is newer than this sortie reads ({known}); "
+        f"{path}:{line}: schema_version {found} is newer than this sortie reads ({known}); "
         "upgrade sortie"
     )
+
+
+def _version_errors(path: Path, line: int, found: int) -> list[str]:
+    """Return the error of a suite line whose schema version this sortie cannot read."""
+    if found < 1:
+        return [f"{path}:{line}: schema_version {found}: versions start at 1"]
+    if found > SCHEMA_VERSION:
+        return [_newer(path, found, SCHEMA_VERSION, line)]
+    return []
 
 
 def _duplicates(path: Path, episodes: list[tuple[int, EpisodeSpec | None]]) -> list[str]:

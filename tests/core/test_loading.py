@@ -243,3 +243,19 @@ def test_a_version_1_record_with_a_list_as_failure_reason_is_a_config_error(tmp_
     path = _v1_record(tmp_path, ["agent_error"])
     with pytest.raises(ConfigError, match="failure_reason"):
         read_trajectory(path)
+
+
+@pytest.mark.parametrize(
+    ("version", "said"), [(0, "start at 1"), (-1, "start at 1"), (999, "newer")]
+)
+def test_an_episode_line_of_an_unknown_schema_version_is_refused(tmp_path, version, said):
+    """Episode lines carry their own schema_version: 0, -1 or 999 name the line."""
+    lines = _mutated("rescue-smoke-v2", lambda e: e.update(schema_version=version))
+    _refused(_write(tmp_path, lines), "suite.jsonl:2", f"schema_version {version}", said)
+
+
+def test_a_header_of_another_kind_is_refused(tmp_path):
+    """A first line whose kind is not "suite" (a trajectory header, say) names the field."""
+    lines = _lines("rescue-smoke-v2")
+    header = json.loads(lines[0]) | {"kind": "header"}
+    _refused(_write(tmp_path, [json.dumps(header), lines[1]]), "suite.jsonl:1", "kind")
