@@ -7,6 +7,7 @@ database is refused, never written; ``lock_file`` gives a run id one writer at a
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import functools
 import os
@@ -111,9 +112,11 @@ def lock_file(path: Path, what: str) -> IO[str]:
 
     Raises:
         StoreError: another process holds the lock (the message names its pid and host).
+        ConfigError: ``path`` is a symbolic link (it is never followed: writing through it
+            would truncate whatever it points at).
     """
     while True:
-        handle = path.open("a+")
+        handle = _open_own(path)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -132,6 +135,20 @@ def lock_file(path: Path, what: str) -> IO[str]:
     handle.write(f"pid {os.getpid()} on {socket.gethostname()} since {since}\n")
     handle.flush()
     return handle
+
+
+def _open_own(path: Path) -> IO[str]:
+    """Open ``path`` for appending without following a symbolic link at its last part."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ConfigError(
+                f"{path}: a symbolic link where a lock file belongs; it is left untouched "
+                "(and so is what it points at): remove it"
+            ) from None
+        raise
+    return os.fdopen(descriptor, "a+")
 
 
 def _same_file(handle: IO[str], path: Path) -> bool:

@@ -227,3 +227,14 @@ def test_a_store_reached_through_a_link_shares_its_run_lock(tmp_path):
         first.begin_run("r", {"seed": 0})
         with Store(tmp_path / "b" / "s.db") as second, pytest.raises(StoreError):
             second.begin_run("r", {"seed": 0})
+
+
+def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_path):
+    """A planted link at <store>.r.lock is never followed: its target keeps its bytes."""
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    (tmp_path / "s.db.r.lock").symlink_to(target)
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(ConfigError, match="symbolic link where a lock file belongs"):
+            store.begin_run("r", {"seed": 0})
+    assert target.read_text() == "keep me\n"
