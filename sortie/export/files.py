@@ -51,6 +51,8 @@ def write_dataset(
     check_out(out)
     if not rows:
         raise ConfigError("nothing to export")
+    out = out.resolve() if out.is_symlink() else out  # a link to an empty folder: fill that
+    _remove_stale_partials(out)
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     try:
@@ -65,3 +67,24 @@ def write_dataset(
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return out / DATA_FILE
+
+
+def _remove_stale_partials(out: Path) -> None:
+    """Remove the half-written folders that killed exports to ``out`` left behind.
+
+    A partial folder is named for the writing process; one whose process is gone is stale.
+    """
+    for partial in out.parent.glob(f".{out.name}.partial-*"):
+        pid = partial.name.rsplit("-", 1)[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: leave its folder alone
+    return True
