@@ -6,12 +6,22 @@ import math
 import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    model_validator,
+)
 
 from sortie.core.errors import ParameterError
 from sortie.core.pose import Pose
 
 SCHEMA_VERSION = 1
+POSTURES = ("standing", "lying")
+"""What a placed person can be built as (``sortie.sim.assets.people.add_person``)."""
 """Version of the episode and suite-header layout (trajectory records have their own)."""
 
 MAX_COORDINATE = 1e6
@@ -121,6 +131,15 @@ class Placement(Record):
         default_factory=dict, max_length=64
     )
     """Looks that clues may quote, e.g. ``{"posture": "lying", "top_color": "red"}``."""
+
+    @model_validator(mode="after")
+    def _posture_is_one_a_person_can_take(self) -> Placement:
+        posture = self.attributes.get("posture")
+        if self.asset == "person" and posture is not None and posture not in POSTURES:
+            raise ValueError(
+                f"placement {self.name!r}: posture {posture!r}; allowed: {', '.join(POSTURES)}"
+            )
+        return self
 
 
 class EpisodeSpec(Record):

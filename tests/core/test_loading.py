@@ -259,3 +259,13 @@ def test_a_header_of_another_kind_is_refused(tmp_path):
     lines = _lines("rescue-smoke-v2")
     header = json.loads(lines[0]) | {"kind": "header"}
     _refused(_write(tmp_path, [json.dumps(header), lines[1]]), "suite.jsonl:1", "kind")
+
+
+def test_a_casualty_posture_the_simulator_cannot_build_is_refused(tmp_path):
+    """posture 'sitting' names the placement and the allowed postures, at load."""
+
+    def sitting(episode):
+        episode["placements"][0]["attributes"]["posture"] = "sitting"
+
+    lines = _mutated("rescue-smoke-v2", sitting)
+    _refused(_write(tmp_path, lines), "suite.jsonl:2", "'sitting'", "allowed: standing, lying")

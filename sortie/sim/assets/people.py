@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sortie.core.episode import POSTURES
 from sortie.sim.assets.props import PALETTE, pick, shade
 from sortie.sim.kit import WorldKit
 from sortie.sim.linear import product
@@ -93,8 +94,8 @@ def add_person(
     Lying, the head points along ``yaw`` and ``position`` is the middle of the body. ``extra``
     attributes (e.g. where they are) follow the outfit's.
     """
-    if posture not in ("standing", "lying"):
-        raise ValueError(f"person posture must be 'standing' or 'lying', got {posture!r}")
+    if posture not in POSTURES:
+        raise ValueError(f"person posture {posture!r}; allowed: {', '.join(POSTURES)}")
     look = outfit or random_outfit(rng)
     body = person_mesh(look)
     if posture == "lying":
