@@ -262,7 +262,7 @@ def test_a_header_of_another_kind_is_refused(tmp_path):
 
 
 def test_a_casualty_posture_the_simulator_cannot_build_is_refused(tmp_path):
-    """posture 'sitting' names the placement and the allowed postures, at load."""
+    """A posture of 'sitting' names the placement and the allowed postures, at load."""
 
     def sitting(episode):
         episode["placements"][0]["attributes"]["posture"] = "sitting"
