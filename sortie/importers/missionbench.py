@@ -37,6 +37,45 @@ TASK_ACTIONS = {"drop": "drop_payload", "land": "land", "collect": "collect_samp
 """A manipulation's ``task_gt`` word and the task action it asks for."""
 CAMERA = {"fov": 90.0, "pitch": -45.0}
 """The camera angles sortie's aerial missions use; a mission with others is refused."""
+POSE_FIELDS = frozenset({"x", "y", "z", "yaw"})
+FIELDS: dict[str, frozenset[str]] = {
+    "": frozenset(
+        {
+            "name",
+            "instruction",
+            "target_object",
+            "camera",
+            "drone_start_pose",
+            "ground_truth",
+            "metadata",
+            "tolerances",
+            "models_related",
+            "langsmith_logging",
+        }
+    ),
+    "camera": frozenset({"fov", "width", "height", "pitch", "roll", "yaw"}),
+    "drone_start_pose": POSE_FIELDS,
+    "ground_truth": frozenset(
+        {"waypoint_gt", "depth", "task_gt", "spatial_results", "point", "high_level_gt"}
+    ),
+    "ground_truth.waypoint_gt": POSE_FIELDS,
+    "metadata": frozenset(
+        {
+            "task_category",
+            "environment",
+            "difficulty",
+            "difficulty_level",
+            "difficulty_description",
+            "target_object",
+            "task",
+            "task_description",
+        }
+    ),
+    "tolerances": frozenset({"MAX_ACTIONS", "MAX_STEP_SIZE", "x", "y", "z", "yaw"}),
+}
+"""The fields MissionBench's mission configs have, by section (top level: ""; ``skip_*`` flags
+too). Any other is refused, as the RescueBench importer refuses unknown fields: a misplaced
+``task_gt`` would otherwise leave an inspection without its expected answer, silently."""
 
 
 def import_missionbench(paths: Sequence[Path], suite: str) -> tuple[SuiteHeader, list[EpisodeSpec]]:
@@ -88,6 +127,7 @@ def _mission(config: Path, suite: str, problems: Problems) -> EpisodeSpec | None
         problems.add(where, CONFIG, f"expected a mapping, got {type(data).__name__}")
         return None
     before = len(problems.found)
+    _check_fields(data, where, problems)
     reader = _Reader(data, where, problems)
     kind = _category(reader)
     start, goal = reader.pose("drone_start_pose"), reader.pose("ground_truth.waypoint_gt")
@@ -176,6 +216,21 @@ class _Reader:
             return None
         north, east, down, yaw = (n or 0.0 for n in numbers)
         return ned_pose(north, east, down, yaw)
+
+
+def _check_fields(data: dict[str, Any], where: str, problems: Problems) -> None:
+    """Note every field that is not one of MissionBench's where it stands (see ``FIELDS``)."""
+    for section, known in FIELDS.items():
+        value = _Reader(data, where, problems).optional(section) if section else data
+        if not isinstance(value, dict):
+            continue
+        for key in value:
+            if section == "" and str(key).startswith("skip_"):
+                continue
+            if key not in known:
+                field = f"{section}.{key}" if section else str(key)
+                allowed = ", ".join(sorted(known))
+                problems.add(where, field, f"unknown field (MissionBench's here are: {allowed})")
 
 
 def _category(reader: _Reader) -> str | None:

@@ -127,3 +127,17 @@ def test_a_folder_without_missions_is_refused(tmp_path):
     """An empty folder is an error, not an empty suite."""
     with pytest.raises(ConfigError, match="no mission folder found"):
         import_missionbench([tmp_path], "mb")
+
+
+def test_a_misplaced_or_unknown_field_is_refused_like_rescuebench_does(tmp_path):
+    """A top-level task_gt (it belongs in ground_truth) and a typo in tolerances are named."""
+    dataset = _copy(tmp_path)
+    inspection = dataset / "Visual_Inspection" / "NHEnv" / "fountain_mission1"
+    config = inspection / "mission_config.yaml"
+    config.write_text(config.read_text() + "task_gt: It is a fountain\n")
+    _edit(config, "MAX_ACTIONS", "MAX_ACTION")
+    with pytest.raises(ConfigError) as caught:
+        import_missionbench([dataset], "mb")
+    message = str(caught.value)
+    assert f"{inspection}: task_gt: unknown field (MissionBench's here are:" in message
+    assert f"{inspection}: tolerances.MAX_ACTION: unknown field" in message
