@@ -64,6 +64,8 @@ def _try_chat(sdk: openai.OpenAI, config: ModelConfig, served: list[str] | None)
     except openai.APIStatusError as error:
         if error.status_code in (401, 403):
             raise _key_refused(config, error) from None
+        if error.status_code == 404 and served is None:
+            raise _no_api_here(config) from None
         raise _unknown_model(config, error, served) from None
 
 
@@ -102,6 +104,22 @@ def _unknown_model(
             f"model {config.model!r} unknown to the server at "
             f"{redact_url(config.base_url)}; {listed} (a test call answered "
             f"HTTP {error.status_code}: {str(error)[:200]})",
+            config,
+        )
+    )
+
+
+def _no_api_here(config: ModelConfig) -> ConfigError:
+    """Return the error for a server that answers 404 to the model list and to a chat call."""
+    hint = (
+        "base_url probably lacks /v1 (e.g. http://HOST:PORT/v1)"
+        if not config.base_url.rstrip("/").endswith("/v1")
+        else "check the server's OpenAI API path"
+    )
+    return ConfigError(
+        scrub(
+            f"no OpenAI API at {redact_url(config.base_url)}: both the model list and a test "
+            f"chat call answered HTTP 404 (not found); {hint}",
             config,
         )
     )

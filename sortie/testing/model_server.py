@@ -90,6 +90,7 @@ class ModelServer:
         any_model: bool = False,
         echo_key: bool = False,
         key: str | None = None,
+        routes: str = "",
     ) -> None:
         """Serve ``policy``'s answers.
 
@@ -106,11 +107,13 @@ class ModelServer:
             echo_key: add the key of the request's Authorization header to every answer and
                 error message, as a careless server or proxy might.
             key: the only API key accepted; other keys get a 401 (None: any key).
+            routes: the only path prefix served (``"/v1"``: as llama.cpp, a request for
+                ``/models`` or ``/chat/completions`` without it is a 404); empty: any prefix.
         """
         self.policy = policy
         self.reject_json_schema, self.reject_json_mode = reject_json_schema, reject_json_mode
         self.refusal_status, self.models, self.any_model = refusal_status, models, any_model
-        self.echo_key, self.key = echo_key, key
+        self.echo_key, self.key, self.routes = echo_key, key, routes
         self.listings = 0
         """``GET /models`` requests answered (they are not in ``requests``)."""
         self.requests: list[dict[str, Any]] = []
@@ -245,7 +248,7 @@ class _Handler(BaseHTTPRequestHandler):
         double = self.server_double
         if not self._authorised():
             return self._send(401, {"error": {"message": "Incorrect API key provided"}})
-        if not self.path.endswith("/models") or double.models is None:
+        if not self._routed("/models") or double.models is None:
             return self._send(404, {"error": {"message": f"no route {self.path}"}})
         with double._lock:
             double.listings += 1
@@ -265,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        if not self.path.endswith("/chat/completions"):
+        if not self._routed("/chat/completions"):
             return self._send(404, {"error": {"message": f"no route {self.path}"}})
         body = json.loads(raw)
         double = self.server_double
@@ -288,6 +291,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is None:
             return self._send(200, completion(self._said(body), body))
         self._misbehave(fault, body)
+
+    def _routed(self, route: str) -> bool:
+        prefix = self.server_double.routes
+        return self.path == prefix + route if prefix else self.path.endswith(route)
 
     def _authorised(self) -> bool:
         key = self.server_double.key

@@ -80,3 +80,12 @@ def test_a_server_answering_something_else_than_json_is_a_clear_error(secret, fa
         server.inject(fault, times=5)
         with pytest.raises(ConfigError, match=r"not an OpenAI-compatible chat completion"):
             client(server.base_url).preflight()
+
+
+def test_a_base_url_without_v1_is_named_as_the_likely_cause(secret):
+    """404 on the model list and on a chat call: the URL, not the model name, is blamed."""
+    with ModelServer(answer, models=("m",), routes="/v1") as server:
+        bare = server.base_url.removesuffix("/v1")
+        with pytest.raises(ConfigError, match=r"no OpenAI API at .*probably lacks /v1") as error:
+            client(bare).preflight()
+    assert "unknown" not in str(error.value)
