@@ -228,6 +228,14 @@ def _check_agent_plays(agent: str, family: str, suites: Mapping[str, Suite]) -> 
         )
 
 
+def _preflight(plan: Plan) -> None:
+    """Build the run's agent once and let it check what it needs (its server), if it can."""
+    if plan.todo:
+        agent = plan.todo[0].run.factory(**plan.todo[0].run.agent.args)
+        if isinstance(agent, SupportsPreflight):
+            agent.preflight()
+
+
 def execute(
     plan: Plan,
     request: RunRequest,
@@ -240,10 +248,11 @@ def execute(
         RunAbortedError: ``request.max_consecutive_errors`` episodes in a row ended in an agent
             or backend error; the run stops (what finished is stored).
     """
-    if plan.todo:  # one agent checks its server before any episode (a ConfigError stops all)
-        agent = plan.todo[0].run.factory(**plan.todo[0].run.agent.args)
-        if isinstance(agent, SupportsPreflight):
-            agent.preflight()
+    try:  # one agent checks its server before any episode (a ConfigError stops all)
+        _preflight(plan)
+    except Exception:
+        store.drop_if_empty(plan.run_id)  # a refused run leaves no empty run behind
+        raise
     streak: list[JobResult] = []
 
     def finished(result: JobResult) -> None:

@@ -214,6 +214,15 @@ class Store:
                 "settings or choose another --run-id"
             )
 
+    def drop_if_empty(self, run_id: str) -> None:
+        """Remove run ``run_id`` if it holds no episode (a run refused before its first one)."""
+        with self._transaction():
+            self._db.execute(
+                "DELETE FROM runs WHERE run_id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM episodes WHERE episodes.run_id = runs.run_id)",
+                (run_id,),
+            )
+
     def _claim(self, run_id: str) -> None:
         """Hold the run's lock file for this store, or say who holds it."""
         if run_id not in self._claims:
