@@ -41,6 +41,8 @@ class CallStats:
     errors: dict[str, int] = field(default_factory=dict)
     """Calls that failed, by kind (``format``, ``rejected``...)."""
     latency_mean: float = math.nan
+    """Seconds per answered call: a refused or failed call (a fast 4xx, a time-out) is not an
+    answer's latency, and is counted in ``errors`` instead."""
     latency_p95: float = math.nan
     format_errors: int = 0
     """Decisions whose answer stayed unusable after the retry, or was malformed."""
@@ -65,8 +67,10 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
             decisions += 1
             format_errors += step.model_calls[-1].error == ErrorKind.FORMAT
             for call in step.model_calls:
-                latencies.append(call.latency)
+                if call.error in (None, "", ErrorKind.FORMAT):  # the model answered
+                    latencies.append(call.latency)
                 totals.update(
+                    calls=1,
                     tokens_in=call.tokens_in,
                     tokens_out=call.tokens_out,
                     retries=call.attempts - 1,
@@ -77,7 +81,7 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
     return CallStats(
         episodes,
         decisions,
-        len(latencies),
+        totals["calls"],
         totals["tokens_in"],
         totals["tokens_out"],
         totals["retries"],

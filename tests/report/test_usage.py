@@ -59,3 +59,10 @@ def test_usage_renders_as_table_and_markdown():
     assert list(stats) == ["mllm-rescue (vlm)"] and stats["mllm-rescue (vlm)"].episodes == 2
     assert usage_table(stats).row_count == 1
     assert "| mllm-rescue (vlm) | 2 | 2 | 2 |" in usage_markdown(stats)
+
+
+def test_a_refused_call_counts_as_a_call_but_not_in_the_mean_latency():
+    """A 0.17 s refusal beside a 97.4 s answer: two calls, one error, mean latency 97.4 s."""
+    stats = call_stats([trajectory([[call(0.17, "client"), call(97.4)]])])
+    assert (stats.calls, stats.errors) == (2, {"client": 1})
+    assert stats.latency_mean == 97.4
