@@ -77,6 +77,8 @@ class AirSimBackend(PositionQueries):
 
     name = "airsim"
     extra = "airsim"
+    client_module = "cosysairsim"
+    """The package the extra installs; checked before a run (``catalog.refusal``)."""
     capabilities = Capabilities(
         bodies=frozenset({"multirotor"}),
         interaction=False,

@@ -9,6 +9,7 @@ can load); a run is checked against them before its first episode.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import inspect
 import math
 from collections.abc import Collection, Mapping
@@ -159,6 +160,9 @@ def _convert(backend: str, parameter: inspect.Parameter, value: Any) -> Any:
 
 def refusal(name: str, needs: Needs) -> str | None:
     """Return why backend ``name`` cannot run what ``needs`` describes, or None if it can."""
+    missing_client = _missing_client(name)
+    if missing_client:
+        return missing_client
     caps = capabilities_of(name)
     if needs.body not in caps.bodies:
         what = _BODY_NAMES.get(needs.body, f"a {needs.body} body")
@@ -175,6 +179,14 @@ def refusal(name: str, needs: Needs) -> str | None:
         if problem:
             return problem
     return None
+
+
+def _missing_client(name: str) -> str | None:
+    """Return why backend ``name``'s client package is not there, or None when it is."""
+    module = getattr(backend_class(name), "client_module", None)
+    if module is None or importlib.util.find_spec(module) is not None:
+        return None
+    return f"its client package {module!r} is not installed: {_install_hint(name)}"
 
 
 def check_backend(name: str, needs: Needs) -> None:

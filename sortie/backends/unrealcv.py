@@ -58,6 +58,8 @@ class UnrealCVBackend(PositionQueries):
 
     name = "unrealcv"
     extra = "unreal"
+    client_module = "unrealcv"
+    """The package the extra installs; checked before a run (``catalog.refusal``)."""
     capabilities = Capabilities(
         bodies=frozenset({"walker"}),
         interaction=True,

@@ -130,3 +130,20 @@ def test_no_module_outside_backends_imports_a_concrete_backend():
             if isinstance(node, ast.ImportFrom) and node.module in concrete:
                 found.append(f"{path.relative_to(root)}: {node.module}")
     assert found == []
+
+
+class NeedsAClient(EmbeddedBackend):
+    """An embedded backend that says it talks through a package that is not installed."""
+
+    extra = "unreal"
+    client_module = "no_such_client_package_for_sortie"
+
+
+def test_a_backend_whose_client_package_is_missing_is_refused_once_before_the_run():
+    """The refusal names the package and the pip extra, instead of an error per episode."""
+    with BACKENDS.override("needy", NeedsAClient):
+        with pytest.raises(ConfigError, match=r"cannot run this suite: its client package "):
+            check_backend("needy", _needs())
+        assert "pip install 'sortie[unreal]'" in (refusal("needy", _needs()) or "")
+    installed = refusal("unrealcv", _needs(sensors=("rgb",), worlds=("unreal.FlexibleRoom",)))
+    assert installed is None  # make test installs the unreal extra
