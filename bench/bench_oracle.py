@@ -25,7 +25,7 @@ from rich.table import Table
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 
-SUITES = ",".join(f"rescue-l{k}-v1" for k in range(1, 6))
+SUITES = ",".join(f"rescue-l{k}-v2" for k in range(1, 6))
 
 
 def cpu_seconds() -> float:

@@ -42,6 +42,9 @@ until the nudged ray is not ambiguous; after the last one its hit stands."""
 BOX_MARGIN = 1e-3
 """Metres: a partner whose box, grown by this, misses the hit point is not measured (a cheap
 first cut; the exact test decides the rest)."""
+REMEASURE_TOLERANCE = 0.01
+"""Metres: how far along the ray the un-nudged ray's hit on the nudged one's triangle may lie
+from the nudged hit point and still be used (see ``RayCaster._remeasure``)."""
 PLANE_DECIMALS = 4
 """Planes are compared at 0.1 mm (offset) and 1e-4 (normal): faces that close are coincident."""
 

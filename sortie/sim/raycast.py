@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from sortie.core.errors import ConfigError
 from sortie.sim import packets
-from sortie.sim.exact import NUDGES, Faces, exact_hits, settle
+from sortie.sim.exact import NUDGES, REMEASURE_TOLERANCE, Faces, exact_hits, settle
 from sortie.sim.mesh import Mesh
 from sortie.sim.packets import PacketScene
 from sortie.sim.scene import Scene
@@ -386,7 +386,7 @@ class RayCaster:
             again, again_unsure = self._trace(
                 np.ascontiguousarray(starts + nudge), ways, sub_limit, None, 0
             )
-            self._remeasure(hits, rows, again.triangle, starts, ways, sub_limit)
+            self._remeasure(hits, rows, again, nudge, starts, ways, sub_limit)
             rows, starts = rows[again_unsure], starts[again_unsure]
             if not rows.size:
                 return
@@ -395,13 +395,28 @@ class RayCaster:
         self,
         hits: Hits,
         rows: NDArray[np.intp],
-        triangle: NDArray[np.int32],
+        nudged: Hits,
+        nudge: NDArray[np.float32],
         origins: NDArray[np.float32],
         directions: NDArray[np.float32],
         limit: NDArray[np.float32] | None,
     ) -> None:
-        """Write the hits of the un-nudged rays at ``rows`` on the triangles the nudged found."""
-        t, u, v = exact_hits(self.table.corners, origins, directions, triangle.astype(np.int64))
+        """Write the hits of the un-nudged rays at ``rows``: the triangles the nudged ones found.
+
+        The distance is the un-nudged ray's own, on the found triangle's plane, when that lies
+        ahead of the ray and within ``REMEASURE_TOLERANCE`` of where the nudged ray hit (a plane
+        nearly along the ray, such as a cone's side seen from below its rim, can meet the ray
+        far off, even behind it); else the nudged hit point's distance along the ray.
+        """
+        triangle = nudged.triangle.astype(np.int64)
+        t, u, v = exact_hits(self.table.corners, origins, directions, triangle)
+        d = directions.astype(np.float64)
+        shift = (nudge.astype(np.float64) * d).sum(axis=1) / (d * d).sum(axis=1)
+        seen = np.maximum(nudged.t.astype(np.float64) + shift, 0.0)  # the nudged point, on the ray
+        with np.errstate(invalid="ignore"):  # inf - inf where the nudged ray met nothing
+            own = (t >= 0) & (np.abs(t - seen) <= REMEASURE_TOLERANCE)
+        t = np.where(own, t, seen)
+        u, v = np.where(own, u, nudged.u), np.where(own, v, nudged.v)
         found = (triangle >= 0) & (t <= (np.inf if limit is None else limit))
         hits.t[rows] = np.where(found, t, np.inf).astype(np.float32)
         hits.triangle[rows] = np.where(found, triangle, -1)

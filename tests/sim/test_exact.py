@@ -90,3 +90,22 @@ def test_the_edge_gap_is_the_distance_to_the_nearest_edge():
     assert gap[0] == pytest.approx(1.0)
     outside = faces.edge_gap(np.array([0]), np.array([0.5]), np.array([-0.01]))
     assert outside[0] == pytest.approx(-0.04) and outside[0] < EDGE_BAND
+
+
+def test_peeling_a_forest_goes_down_every_column_without_repeating_a_surface():
+    """Rays nudged off a canopy's rim are measured ahead of their origin: every column descends.
+
+    A nudged ray that met a cone's steep side, measured along the un-nudged ray on that side's
+    plane, once gave a hit behind the origin; the peel then met it again and again.
+    """
+    from sortie.sim.navigation.doors import walkable_scene
+    from sortie.sim.navigation.surfaces import Grid, peel_columns
+    from sortie.sim.shapes import WALKER
+    from sortie.sim.worlds import build_world
+
+    scene = walkable_scene(build_world("forest", 0, {}))
+    hits = peel_columns(RayCaster(scene), Grid.over(scene.bounds, 0.25), WALKER)
+    below = -1e9  # after a column's last hit
+    z = np.where(np.isnan(hits.z), below, hits.z)
+    steps = np.diff(z, axis=1)
+    assert ((z[:, 1:] == below) | (steps <= -1e-3 + 1e-9)).all()
