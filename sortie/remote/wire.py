@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image as PILImage
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from sortie.core.errors import SortieError
 
@@ -74,6 +74,23 @@ def encode_image(array: NDArray[Any]) -> Image:
 
 MAX_PIXELS = 4096 * 4096
 """Largest image (width × height) a message may carry; a PNG is checked before it is unpacked."""
+MAX_IMAGES = 8
+"""Most images one message may carry (an observation has at most seven: three frames and four
+household views)."""
+MAX_MESSAGE_PIXELS = 4096 * 4096
+"""Most pixels all of one message's images may declare together, checked before any is
+unpacked: decoding costs about four bytes a pixel, so a message stays under about 70 MB."""
+
+
+def check_image_budget(images: list[Image]) -> None:
+    """Raise ValueError if ``images`` are too many or declare too many pixels together."""
+    if len(images) > MAX_IMAGES:
+        raise ValueError(f"{len(images)} images; at most {MAX_IMAGES} a message")
+    pixels = sum(
+        max(image.shape[0], 0) * max(image.shape[1], 0) for image in images if len(image.shape) > 1
+    )
+    if pixels > MAX_MESSAGE_PIXELS:
+        raise ValueError(f"images of {pixels} pixels together; at most {MAX_MESSAGE_PIXELS}")
 
 
 def _uint8_modes(shape: tuple[int, ...]) -> tuple[str, ...]:
@@ -199,6 +216,11 @@ class BriefMessage(WireModel):
     actions: list[str] = Field(default_factory=list, max_length=100)
     skills: list[SkillInfo] = Field(default_factory=list, max_length=100)
 
+    @model_validator(mode="after")
+    def _images_within_budget(self) -> BriefMessage:
+        check_image_budget(list(self.images.values()))
+        return self
+
     def image(self, name: str) -> NDArray[Any] | None:
         """Return the named reference image as an array, or None if the brief has none."""
         return decode_image(self.images[name]) if name in self.images else None
@@ -265,6 +287,12 @@ class ObservationMessage(WireModel):
     clock: float
     time_left: float
     household: HouseholdMessage | None = None
+
+    @model_validator(mode="after")
+    def _images_within_budget(self) -> ObservationMessage:
+        views = list(self.household.views.values()) if self.household else []
+        check_image_budget([*self.frames.values(), *views])
+        return self
 
     def image(self, name: str) -> NDArray[Any] | None:
         """Return the ``rgb``, ``depth`` or ``semantic`` image, or None if not sent."""

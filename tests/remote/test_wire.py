@@ -240,3 +240,17 @@ def test_a_negative_seed_is_a_422(rescue_start):
     with pytest.raises(WireError, match="seed") as caught:
         parse_message(wire.ResetRequest, json.dumps(body).encode())
     assert caught.value.status == 422
+
+
+def test_a_brief_of_many_huge_images_is_refused_before_any_is_unpacked(rescue_start):
+    """Eight 4096 x 4096 PNGs in one brief (577 MB decoded) are a 422 naming the budget."""
+    image = encode_image(np.zeros((4, 4), dtype=np.uint8)).model_copy(
+        update={"shape": (4096, 4096)}
+    )
+    reset = wire.ResetRequest(session="s", seed=3, brief=brief_to_wire(rescue_start[0]))
+    body = reset.model_dump(mode="json")
+    for count, said in ((8, r"pixels together; at most 16777216"), (9, r"9 images; at most 8")):
+        body["brief"]["images"] = {f"i{k}": image.model_dump(mode="json") for k in range(count)}
+        with pytest.raises(WireError, match=said) as caught:
+            parse_message(wire.ResetRequest, json.dumps(body).encode())
+        assert caught.value.status == 422
