@@ -176,8 +176,10 @@ class AgentServer:
         """Return whether a request with this Authorization header may be served."""
         if self.token is None:
             return True
-        given = (header or "").removeprefix("Bearer ").strip()
-        return hmac.compare_digest(given.encode(), self.token.encode())
+        scheme, _, given = (header or "").strip().partition(" ")
+        if scheme.lower() != "bearer":  # RFC 6750: the token alone is not a credential
+            return False
+        return hmac.compare_digest(given.strip().encode(), self.token.encode())
 
 
 class _QuietServer(ThreadingHTTPServer):

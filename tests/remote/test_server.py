@@ -133,6 +133,16 @@ def test_with_a_token_set_a_request_without_it_is_a_401(policy, monkeypatch):
     assert request(server, "GET", "/v1/hello", headers=right)[0] == 200
 
 
+def test_a_token_without_the_bearer_scheme_is_a_401(policy, monkeypatch):
+    """The bare token, or another scheme, is refused; the scheme's case does not matter."""
+    monkeypatch.setenv("SORTIE_AGENT_TOKEN", "s3cret-token")
+    server = policy()
+    for header in ("s3cret-token", "Basic s3cret-token", "Bearers3cret-token"):
+        assert request(server, "GET", "/v1/hello", headers={"Authorization": header})[0] == 401
+    bearer = {"Authorization": "bearer s3cret-token"}
+    assert request(server, "GET", "/v1/hello", headers=bearer)[0] == 200
+
+
 def test_the_server_binds_loopback_by_default(policy):
     """Unless told otherwise the server listens on 127.0.0.1 only."""
     from sortie.remote.policy import PolicyEndpoint
