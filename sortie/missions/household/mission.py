@@ -23,7 +23,7 @@ from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.facts import HouseholdFacts
-from sortie.core.household import RoundRecord, RoundStatus, Verb
+from sortie.core.household import HouseholdTask, RoundRecord, RoundStatus, Verb
 from sortie.core.observation import (
     VIEW_NAMES,
     ActionLimits,
@@ -124,6 +124,7 @@ class HouseholdMission(MissionRuntime):
         backend = self.robot
         self.oracle = backend.oracle_view()
         self.house = House.from_objects(self.oracle.objects(), backend.door_state)
+        _check_task_fits(spec, self.task, self.house)
         skills = offered(self.setting)
         self.executor = Executor(
             backend, self.oracle, self.house, self.task, skills, self.profile, self.seed
@@ -254,3 +255,26 @@ def _events(record: RoundRecord) -> list[Event]:
         )
         return [Event(kind, record.target_object, f"{record.code}: {record.feedback}")]
     return []
+
+
+def _check_task_fits(spec: EpisodeSpec, task: HouseholdTask, house: House) -> None:
+    """Refuse a task that names things its world lacks, or in another role, before round one.
+
+    An impossible task would otherwise be played and scored as an ordinary failure (and
+    crash the oracle): the episode ends as an error instead, counted and never averaged in.
+    """
+    problems = []
+    for name, wanted in task.objects.items():
+        thing = house.things.get(name)
+        if thing is None:
+            problems.append(f"{name!r} is not in the world")
+        elif thing.role is not wanted.role:
+            problems.append(
+                f"{name!r} is a {thing.role.value} in the world, the task says {wanted.role.value}"
+            )
+    if problems:
+        things = ", ".join(sorted(house.things)[:20]) or "none"
+        raise ConfigError(
+            f"episode {spec.episode_id}: task does not fit world {spec.world.builder!r} "
+            f"(seed {spec.world.seed}): {'; '.join(problems[:5])}; its household things: {things}"
+        )

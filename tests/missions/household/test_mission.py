@@ -110,3 +110,13 @@ def test_a_container_without_a_door_is_a_clear_error() -> None:
     )
     with pytest.raises(ConfigError, match="container fridge_0 names no door"):
         House.from_objects([box], lambda door: False)
+
+
+def test_a_task_on_a_world_without_its_things_is_refused_before_round_one(kitchen: None) -> None:
+    """The kitchen task on a room world: a ConfigError naming the missing things, not a play."""
+    spec = episode([PUT_MUG]).model_copy(
+        update={"world": episode([PUT_MUG]).world.model_copy(update={"builder": "flexible_room"})}
+    )
+    mission = HouseholdMission(EmbeddedBackend(body="manipulator", sensors=()))
+    with pytest.raises(ConfigError, match=r"task does not fit world 'flexible_room'.*not in"):
+        mission.reset(spec, 0)
