@@ -261,7 +261,7 @@ def _check_task_fits(spec: EpisodeSpec, task: HouseholdTask, house: House) -> No
     """Refuse a task that names things its world lacks, or in another role, before round one.
 
     An impossible task would otherwise be played and scored as an ordinary failure (and
-    crash the oracle): the episode ends as an error instead, counted and never averaged in.
+    crash the oracle). A ConfigError is bad input: the run stops at this episode, naming it.
     """
     problems = []
     for name, wanted in task.objects.items():
