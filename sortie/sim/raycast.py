@@ -209,15 +209,19 @@ class Rays:
         local = result["primID"].astype(np.int64)
         t, u, v = exact_hits(corners[offset:], self.origins, self.directions, local)
         found = (local >= 0) & (t <= self.limit)
-        triangle = np.where(found, local + offset, -1).astype(np.int32)
-        t = np.where(found, t, np.inf)
-        hits = Hits(
-            t.astype(np.float32),
-            triangle,
-            np.where(found, u, 0.0).astype(np.float32),
-            np.where(found, v, 0.0).astype(np.float32),
-        )
-        return hits, t
+        return found_hits(found, local + offset, t, u, v), np.where(found, t, np.inf)
+
+
+def found_hits(
+    found: NDArray[np.bool_], triangle: NDArray[np.int64], t: NDArray, u: NDArray, v: NDArray
+) -> Hits:
+    """Return float32 hits where ``found``, "no hit" (inf, -1, 0, 0) elsewhere."""
+    return Hits(
+        np.where(found, t, np.inf).astype(np.float32),
+        np.where(found, triangle, -1).astype(np.int32),
+        np.where(found, u, 0.0).astype(np.float32),
+        np.where(found, v, 0.0).astype(np.float32),
+    )
 
 
 def grown(limit: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -418,10 +422,9 @@ class RayCaster:
         t = np.where(own, t, seen)
         u, v = np.where(own, u, nudged.u), np.where(own, v, nudged.v)
         found = (triangle >= 0) & (t <= (np.inf if limit is None else limit))
-        hits.t[rows] = np.where(found, t, np.inf).astype(np.float32)
-        hits.triangle[rows] = np.where(found, triangle, -1)
-        hits.u[rows] = np.where(found, u, 0.0).astype(np.float32)
-        hits.v[rows] = np.where(found, v, 0.0).astype(np.float32)
+        again = found_hits(found, triangle, t, u, v)
+        hits.t[rows], hits.triangle[rows] = again.t, again.triangle
+        hits.u[rows], hits.v[rows] = again.u, again.v
 
     def _cast_packets(
         self,
