@@ -298,7 +298,7 @@ static int may_meet(const Scene *scene, const RayHit16 *p, const int *lanes) {
  * CPU (SSE, AVX2, AVX-512 use other approximations and other orders). Measured again here with
  * one fixed sequence of IEEE double operations (Moeller-Trumbore, no fused multiply-add: the
  * build passes -ffp-contract=off), the same triangle gives the same numbers on every x86-64 CPU.
- * sortie.sim.raycast.exact_hits is the same formula in numpy, operation for operation. */
+ * sortie.sim.exact.exact_hits is the same formula in numpy, operation for operation. */
 typedef struct {
     double t, u, v;
 } Exact;
