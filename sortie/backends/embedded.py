@@ -14,7 +14,7 @@ from sortie.backends.catalog import Capabilities
 from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
-from sortie.core.errors import ConfigError, InvalidPoseError, SimulationError
+from sortie.core.errors import ConfigError, InvalidPoseError, InvalidStartError, SimulationError
 from sortie.core.observation import CameraInfo, Event, EventKind, Frames, Observation, Sensor
 from sortie.core.pose import Pose
 from sortie.sim.bodies import Multirotor, Walker
@@ -165,7 +165,10 @@ class EmbeddedBackend(PositionQueries):
         else:
             shape = MANIPULATOR if self.body_kind == "manipulator" else WALKER
             self._body = Walker(world.caster, shape)
-        self._body.place(spec.start)
+        try:
+            self._body.place(spec.start)
+        except InvalidPoseError as error:  # the episode's own start: bad input, not a crash
+            raise InvalidStartError(f"episode {spec.episode_id}: start: {error}") from None
         self._pitch, self._held, self._collided, self._steps = self.camera.pitch, None, False, 0
         self._visible_cache = None
         return self._observe(())

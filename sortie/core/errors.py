@@ -9,6 +9,7 @@ Every error sortie raises on purpose derives from ``SortieError``::
     ├── MissingExtraError      an optional dependency is not installed
     ├── SimulationError        the simulator was asked something impossible
     │   └── InvalidPoseError   a pose inside geometry or outside the world
+    │       └── InvalidStartError  an episode's own start pose is one (also a ConfigError)
     ├── BackendError           a backend failed while running an episode
     ├── StoreError             the results store cannot be used (disk full, damaged, claimed)
     └── RunAbortedError        a run stopped after too many agent or backend errors in a row
@@ -53,6 +54,10 @@ class SimulationError(SortieError):
 
 class InvalidPoseError(SimulationError, ValueError):
     """A pose inside solid geometry or outside the world."""
+
+
+class InvalidStartError(InvalidPoseError, ConfigError):
+    """An episode's start pose is inside geometry, in the air or outside the world: bad input."""
 
 
 class BackendError(SortieError):

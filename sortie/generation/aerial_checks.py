@@ -87,7 +87,7 @@ class AerialValidator:
         try:
             observation = self.backend.reset(spec.model_copy(update={"start": pose}), 0)
         except InvalidPoseError as error:
-            raise Rejected(f"pose not free: {str(error).split(': ', 1)[-1]}") from None
+            raise Rejected(f"pose not free: {str(error).rsplit(': ', 1)[-1]}") from None
         assert observation.frames.semantic is not None
         return observation.frames.semantic
 

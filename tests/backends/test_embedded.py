@@ -102,6 +102,14 @@ def test_start_inside_a_wall_is_refused():
         EmbeddedBackend(sensors=()).reset(_room(Pose(7.0, 0.0, 0.0, 0.0)), 0)
 
 
+@pytest.mark.parametrize("start", [Pose(7.0, 0.0, 0.0, 0.0), Pose(0.0, 0.0, 5.0, 0.0)])
+def test_a_start_in_a_wall_or_in_the_air_is_bad_input_naming_the_episode(start):
+    """It is a ConfigError (a run stops on it) with the episode id and sortie view's words."""
+    with pytest.raises(ConfigError, match=r"episode .*: start: walker at Pose.*: ") as caught:
+        EmbeddedBackend(sensors=()).reset(_room(start), 0)
+    assert "inside" in str(caught.value) or "no ground" in str(caught.value)
+
+
 def test_oracle_view_gives_positions_and_paths():
     """The oracle view knows where the door is and a walkable path to near it."""
     backend = EmbeddedBackend(sensors=())
