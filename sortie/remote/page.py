@@ -9,12 +9,12 @@ household round ``POST /play/subtask`` the subtask chosen (``{"seq", "action", "
 from __future__ import annotations
 
 import json
-import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from sortie.remote.human import Desk
+from sortie.remote.server import QuietServer
 from sortie.remote.wire import WireError, content_length
 
 MAX_KEY_BYTES = 16 * 1024
@@ -151,7 +151,7 @@ class PageServer:
     def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 8766) -> None:
         """Bind the socket (port 0: a free one)."""
         self.desk = desk
-        self.httpd = _QuietServer((host, port), _handler(desk, _allowed_hosts(host)))
+        self.httpd = QuietServer((host, port), _handler(desk, _allowed_hosts(host)))
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -235,15 +235,6 @@ def _from_the_page(headers: Any) -> bool:
     """
     kind = (headers.get("Content-Type") or "").split(";")[0].strip()
     return kind == "application/json"
-
-
-class _QuietServer(ThreadingHTTPServer):
-    """A threading server that lets a client hang up without printing a traceback."""
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Say nothing of a client that dropped the connection; report anything else."""
-        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            super().handle_error(request, client_address)
 
 
 def _handler(desk: Desk, hosts: frozenset[str]) -> type[BaseHTTPRequestHandler]:

@@ -14,6 +14,7 @@ import hmac
 import json
 import os
 import socket
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -93,7 +94,7 @@ class AgentServer:
         self._lock = threading.Lock()
         self.connections: set[socket.socket] = set()
         """Open client connections, closed by ``stop`` (keep-alive would outlive the server)."""
-        self.httpd = _QuietServer((host, port), _handler(self))
+        self.httpd = QuietServer((host, port), _handler(self))
         self._thread: threading.Thread | None = None
 
     @property
@@ -182,13 +183,18 @@ class AgentServer:
         return hmac.compare_digest(given.strip().encode(), self.token.encode())
 
 
-class _QuietServer(ThreadingHTTPServer):
-    """A threading HTTP server that does not print a traceback for every dropped client."""
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that prints no traceback for a client that hung up.
+
+    The agent server and the play page use it; any other error in a handler is still reported.
+    """
 
     daemon_threads = True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """Ignore a client that went away mid-answer: it sees a lost connection."""
+        """Say nothing of a client that went away mid-answer; report anything else."""
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
 
 
 def _error(code: str, message: str) -> dict[str, Any]:

@@ -320,19 +320,8 @@ class RayCaster:
         if not self.packets:
             return self.cast(origins, directions, tmax)
         self.sync()
-        unsure = np.empty(len(directions), np.uint8)
-        t, triangle, u, v = packets.trace(
-            self._static_packets,
-            self._dynamic_packets,
-            origins,
-            directions,
-            tmax,
-            out=out,
-            decider=self._decider,
-            unsure=unsure,
-        )
-        hits = Hits(t, triangle, u, v)
-        self._retry(hits, unsure.view(bool), origins, directions, tmax)
+        hits, unsure = self._cast_packets(origins, directions, tmax, None, 0, out)
+        self._retry(hits, unsure, origins, directions, tmax)
         return hits
 
     def _trace(
@@ -433,6 +422,7 @@ class RayCaster:
         limit: NDArray[np.float32] | None,
         dynamic_rows: NDArray[np.intp] | None,
         width: int,
+        out: packets.HitArrays | None = None,
     ) -> tuple[Hits, NDArray[np.bool_]]:
         """Cast through Embree packets, static and dynamic scene in one pass, hits settled."""
         moving, mask = self._dynamic_packets, None
@@ -451,6 +441,7 @@ class RayCaster:
             limit,
             mask,
             width,
+            out,
             decider=self._decider,
             unsure=unsure,
         )

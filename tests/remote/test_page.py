@@ -82,9 +82,9 @@ def test_every_request_with_a_foreign_host_is_refused(desk):
 
 def test_a_client_that_hangs_up_leaves_no_traceback(capsys):
     """A dropped connection is not reported; any other error in a handler still is."""
-    from sortie.remote.page import _QuietServer
+    from sortie.remote.server import QuietServer
 
-    server = _QuietServer(("127.0.0.1", 0), object)  # type: ignore[arg-type]
+    server = QuietServer(("127.0.0.1", 0), object)  # type: ignore[arg-type]
     try:
         for error in (ConnectionResetError(), BrokenPipeError(), ValueError("a real bug")):
             try:
