@@ -20,7 +20,7 @@ def product(a: NDArray, b: NDArray, out: NDArray | None = None) -> NDArray:
     ``out`` (float64, the result's shape) receives the product instead of a new array. numpy's
     ``einsum`` (without ``optimize``) never calls BLAS and its loops are built for the baseline
     CPU only, so it adds the plain products in order on every machine (a test holds it to the
-    written-out sum), at two and a half times the speed of writing the sum out here.
+    sum written out), at two and a half times the speed of writing the sum out here.
     """
     a, b = np.asarray(a), np.asarray(b)
     if b.ndim == 1:
@@ -28,14 +28,6 @@ def product(a: NDArray, b: NDArray, out: NDArray | None = None) -> NDArray:
     if out is None:
         return np.einsum("...k,km->...m", a, b)
     return np.einsum("...k,km->...m", a, b, out=out)
-
-
-def written_out(a: NDArray, b: NDArray) -> NDArray:
-    """Return ``a @ b`` as the sum of ``a[..., k] * b[k]`` written out, for checking ``product``."""
-    out = a[..., 0:1] * b[0]
-    for k in range(1, b.shape[0]):
-        out = out + a[..., k : k + 1] * b[k]
-    return out
 
 
 def inverse_rigid(matrix: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -1,7 +1,15 @@
 import numpy as np
 
-from sortie.sim.linear import inverse_rigid, product, written_out
+from sortie.sim.linear import inverse_rigid, product
 from sortie.sim.mesh import pose_matrix
+
+
+def written_out(a, b):
+    """Return ``a @ b`` as the sum of ``a[..., k] * b[k]`` in order: plain multiplies and adds."""
+    out = a[..., 0:1] * b[0]
+    for k in range(1, b.shape[0]):
+        out = out + a[..., k : k + 1] * b[k]
+    return out
 
 
 def test_product_adds_the_terms_in_order_without_fused_multiply_adds():
