@@ -29,6 +29,7 @@ test: $(TEST_STAMP)
 	$(BIN)/ruff check sortie tests bench docs
 	$(BIN)/ruff format --check sortie tests bench docs
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	SORTIE_REQUIRE_BROWSER=1 $(BIN)/pytest
 

@@ -25,12 +25,12 @@ from sortie.core.actions import Action, Subtask
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.trajectory import PluginRef
 from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest
 from sortie.run.cli_run import run_with_progress
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header
 from sortie.run.store import Store
-from sortie.suites import load_suite
 
 
 class BusyOracle(OracleAgent):

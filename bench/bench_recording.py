@@ -20,11 +20,11 @@ from rich.console import Console
 from rich.table import Table
 
 from sortie.backends.embedded import EmbeddedBackend
+from sortie.missions.loading import load_suite
 from sortie.missions.registry import FAMILIES
 from sortie.run.episode import JsonlRecorder, run_episode
 from sortie.run.frames import FrameKeeper
 from sortie.run.jobs import Job, RunSpec, header_of
-from sortie.suites import load_suite
 
 WAYS = ("no record", "JSONL record", "record + frames")
 

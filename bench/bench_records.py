@@ -20,9 +20,9 @@ from rich.table import Table
 
 from sortie.core.records_io import Suite, read_trajectory
 from sortie.metrics.scorers import SCORERS
+from sortie.missions.loading import load_suite
 from sortie.run.jobs import check_episode
 from sortie.run.suite import RunSettings, run_suite
-from sortie.suites import load_suite
 
 
 def long_record(folder: Path, steps: int) -> Path:

@@ -20,13 +20,14 @@ from sortie.core import (
     SortieError,
     WorldSpec,
 )
+from sortie.core.version import VERSION
 from sortie.missions.gym_ids import register_envs
+from sortie.missions.loading import load_suite
 from sortie.sim.worlds import WORLDS, build_world
-from sortie.suites import load_suite
 
 register_envs()  # gymnasium.make("sortie/Rescue-v1", ...) and "sortie/Aerial-v1" after import
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "BACKENDS",

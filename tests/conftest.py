@@ -7,9 +7,9 @@ import pytest
 
 from sortie.core.records_io import write_suite
 from sortie.metrics.rescue import WALL_CLOCK_METRICS
+from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
-from sortie.suites import load_suite
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -30,3 +30,12 @@ def test_public_api_is_pinned():
     )
     for name in sortie.__all__:
         assert hasattr(sortie, name), name
+
+
+def test_version_is_the_packages():
+    """The version written into records and stores is the one the package is built with."""
+    import tomllib
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert sortie.__version__ == pyproject["project"]["version"]

@@ -31,9 +31,9 @@ from pathlib import Path
 from sortie.core.records_io import write_suite
 from sortie.generation.suites import SUITES, episode_of
 from sortie.metrics.rescue import WALL_CLOCK_METRICS
+from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
-from sortie.suites import load_suite
 
 EPISODES_PER_SUITE = (0, 1)
 """Which episodes of each committed suite are regenerated (by position in the file)."""

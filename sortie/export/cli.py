@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sortie
 from sortie.core.errors import ConfigError
+from sortie.core.version import VERSION
 from sortie.export.files import Rows, check_out, write_dataset
 from sortie.export.source import StoredRun, open_run
 from sortie.run.store import Store
@@ -119,7 +119,7 @@ def _manifest(
         "rows": len(rows.rows),
         "counts": dict(rows.counts),
         "settings": settings,
-        "sortie_version": sortie.__version__,
+        "sortie_version": VERSION,
     }
 
 
@@ -135,7 +135,7 @@ configs:
 ---
 # sortie export: {request.kind} from run {run.run_id}
 
-Made by `sortie export {request.kind}` (sortie {sortie.__version__}) from run `{run.run_id}`
+Made by `sortie export {request.kind}` (sortie {VERSION}) from run `{run.run_id}`
 ({run.family}, agent `{agent}`, {len(run.episodes)} episodes) of the store `{request.store}`.
 The run's records were replayed on sortie's embedded simulator to rebuild every observation.
 

@@ -36,9 +36,9 @@ from sortie.core.pose import Pose
 from sortie.core.trajectory import Outcome, PluginRef
 from sortie.generation.household_tasks import TEMPLATES, Draft, mentioned, task_objects
 from sortie.generation.rejected import Rejected
-from sortie.metrics.household import goal_met
 from sortie.missions.household.house import House
 from sortie.missions.household.mission import HouseholdMission, Robot
+from sortie.missions.household.rules import goal_met
 from sortie.missions.household.skills import Setting, best_skill, offered
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header

@@ -13,7 +13,7 @@ computes; ``docs/aerial.md`` lists them with their variants. Choices and edge ca
   it succeeded (MP 1, as every success), its MP is NaN and ``unscored`` is 1, so it is left
   out of the MP mean and counted, never averaged in as −1 or 0;
 - a path with no translation has OSR from the start point alone and MP 0 unless it
-  succeeded; for a patrol its IoU (its MP) is 0 too (see ``sortie.metrics.patrol``);
+  succeeded; for a patrol its IoU (its MP) is 0 too (see ``sortie.missions.aerial.patrol``);
 - a patrol has no OSR (its goal is the route's end, which for a perimeter is its start), so
   OSR and Δ are NaN for patrols: coverage is what MP (the route IoU) measures;
 - an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN.
@@ -27,7 +27,7 @@ from sortie.core.facts import AerialFacts, aerial_facts
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
-from sortie.metrics.patrol import patrol_iou, patrol_iou_start2d
+from sortie.missions.aerial.patrol import patrol_iou, patrol_iou_start2d
 
 OSR_RADII = (5.0, 10.0, 20.0)
 """Distances (metres, 3D) at which the goal counts as reached somewhere along the path."""

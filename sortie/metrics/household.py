@@ -23,21 +23,17 @@ facts. Fractions are in 0..1 (reports show them in percent). Choices and edge ca
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
 
 from sortie.core.facts import HouseholdFacts, household_facts
 from sortie.core.household import (
     ErrorCode,
     GoalCondition,
-    HouseholdTask,
-    KeyStep,
-    Relation,
     RoundRecord,
     RoundStatus,
-    normalise,
 )
 from sortie.core.records_io import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
+from sortie.missions.household.rules import goal_met, task_progress
 from sortie.missions.household.spec import household_task
 
 CODE_METRICS = tuple(code.value.lower() for code in ErrorCode)
@@ -85,56 +81,6 @@ def score_household(trajectory: Trajectory) -> dict[str, float]:
         "failed_in_success": float(failed) * sr,
         **code_counts(rounds),
     }
-
-
-def task_progress(task: HouseholdTask, rounds: Sequence[RoundRecord]) -> float:
-    """Return TP: the best keypath's share of steps matched in order by successful rounds."""
-    done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
-    return max(matched(path, done, task) / len(path) for path in task.keypaths)
-
-
-def matched(path: Sequence[KeyStep], rounds: Iterable[RoundRecord], task: HouseholdTask) -> int:
-    """Return how many of ``path``'s steps ``rounds`` match as an ordered subsequence."""
-    count = 0
-    for round_ in rounds:
-        if count < len(path) and matches(round_, path[count], task):
-            count += 1
-    return count
-
-
-def matches(round_: RoundRecord, step: KeyStep, task: HouseholdTask) -> bool:
-    """Return whether a successful round did a keypath step: same verb, target and (put) place."""
-    if round_.verb is not step.action or not round_.succeeded:
-        return False
-    if not denotes(round_.target_object, round_.target, step.target, task):
-        return False
-    return step.place is None or denotes(round_.place_object, round_.place, step.place, task)
-
-
-def denotes(resolved: str | None, raw: str | None, name: str, task: HouseholdTask) -> bool:
-    """Return whether a round's object (resolved, or its raw words) means object ``name``.
-
-    The raw words match the object's name or one of its other names, all normalised.
-    """
-    if resolved is not None and resolved == name:
-        return True
-    if raw is None:
-        return False
-    entry = task.objects.get(name)
-    names = {normalise(name), *(normalise(n) for n in (entry.names if entry else []))}
-    return normalise(raw) in names
-
-
-def goal_met(goal: GoalCondition, facts: HouseholdFacts) -> bool:
-    """Return whether one goal condition holds in the final state."""
-    if goal.relation is Relation.HELD:
-        return facts.held == goal.object
-    if goal.relation in (Relation.OPEN, Relation.CLOSED):
-        # A container the facts do not list has no known state: neither goal holds.
-        state = facts.open.get(goal.object)
-        return state is not None and state == (goal.relation is Relation.OPEN)
-    place = facts.places.get(goal.object)
-    return place is not None and (place.relation, place.place) == (goal.relation, goal.place)
 
 
 def code_counts(rounds: list[RoundRecord]) -> dict[str, float]:

@@ -30,10 +30,10 @@ from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation, Sensor
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
+from sortie.missions.loading import load_suite
 from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime
 from sortie.sim.camera import CameraSpec
-from sortie.suites import load_suite
 
 IMAGE_SENSORS = ("rgb", "depth", "semantic")
 TEXT_CHARSET = string.printable

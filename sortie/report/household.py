@@ -31,7 +31,7 @@ from sortie.core.household import (
 from sortie.core.observation import VIEW_NAMES
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
-from sortie.metrics.household import matched
+from sortie.missions.household.rules import matched
 from sortie.report.html import HtmlTable, esc, render_table
 from sortie.report.player import copy_frame
 

@@ -21,12 +21,12 @@ from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import ERROR_REASONS
+from sortie.missions.loading import load_suite
 from sortie.missions.rescue.mission import Triggers
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs
 from sortie.run.jobs import Job, JobResult, RunSpec, make_jobs
 from sortie.run.store import Store
-from sortie.suites import load_suite
 
 DEFAULT_STORE = Path("runs/sortie.db")
 EXECUTORS = ("local", "ray")

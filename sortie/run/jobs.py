@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import sortie
 from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
 from sortie.backends.catalog import (
@@ -36,6 +35,7 @@ from sortie.core.trajectory import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.version import VERSION
 from sortie.metrics.scorers import SCORERS
 from sortie.missions.aerial.spec import CAMERA
 from sortie.missions.registry import FAMILIES, check_episode
@@ -376,7 +376,7 @@ def episode_header(
         backend=backend,
         config=config,
         seed=episode_seed(run_seed, episode.episode_id, repeat),
-        code_version=sortie.__version__,
+        code_version=VERSION,
     )
 
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import sortie
 from sortie.core.episode import check_name
 from sortie.core.errors import ConfigError
 from sortie.core.trajectory import ERROR_REASONS, StageRecord, Timings
+from sortie.core.version import VERSION
 from sortie.run.jobs import JobResult
 from sortie.run.store_guard import check_store_file, guarded, lock_file, store_error
 
@@ -201,7 +201,7 @@ class Store:
         with self._transaction():
             self._db.execute(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?)",
-                (run_id, _now(), text, sortie.__version__, STORE_SCHEMA_VERSION),
+                (run_id, _now(), text, VERSION, STORE_SCHEMA_VERSION),
             )
             row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         stored, given = json.loads(row[0]), json.loads(text)  # compare as stored: lists

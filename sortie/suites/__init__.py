@@ -1,23 +1,26 @@
 """The committed suites, shipped with the package beside this file, and how to load them.
 
-``load_suite("rescue-l3-v2")`` reads a packaged suite through ``importlib.resources`` (so it
-works from a wheel as from a checkout); ``load_suite("my/suite.jsonl")`` reads any suite file.
-``suite_names()`` lists the packaged ones. How the files are made, and proof that they
+``read("rescue-l3-v2")`` reads a packaged suite through ``importlib.resources`` (so it works
+from a wheel as from a checkout); ``read("my/suite.jsonl")`` reads any suite file.
+``suite_names()`` lists the packaged ones. This package sits below the mission families and
+does not know them: ``sortie.missions.loading.load_suite`` (also ``sortie.load_suite``) reads a
+suite with every episode checked by its family. How the files are made, and proof that they
 regenerate byte for byte, lives in ``sortie.generation.suites``.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.records_io import Suite, read_suite
-from sortie.missions.registry import check_episode
 
-__all__ = ["load_suite", "suite_file", "suite_names"]
+__all__ = ["read", "suite_file", "suite_names"]
 
 SUFFIX = ".jsonl"
 
@@ -44,10 +47,10 @@ def suite_file(name: str) -> Traversable:
     return _folder() / f"{name}{SUFFIX}"
 
 
-def load_suite(name: str | Path) -> Suite:
+def read(name: str | Path, check: Callable[[EpisodeSpec], None] | None = None) -> Suite:
     """Return the suite file at path ``name`` if there is one, else the packaged suite ``name``.
 
-    Every episode passes its family's check (``sortie.missions.registry.check_episode``).
+    ``check`` is called on every episode (it raises ConfigError on one it refuses).
 
     Raises:
         ConfigError: ``name`` looks like a path (it has a folder or ends in ``.jsonl``) but no
@@ -62,14 +65,14 @@ def load_suite(name: str | Path) -> Suite:
             f"suite {str(name)[:60]!r}: not a usable path ({error.strerror})"
         ) from None
     if is_file:
-        return read_suite(path, check=check_episode)
+        return read_suite(path, check=check)
     if isinstance(name, Path) or name.endswith(SUFFIX) or len(path.parts) > 1:
         raise ConfigError(
             f"suite {str(name)!r}: no such file (packaged suites are named "
             f"without a folder or suffix, e.g. 'rescue-l1-v2')"
         )
     with resources.as_file(suite_file(name)) as packaged:
-        return read_suite(Path(packaged), check=check_episode)
+        return read_suite(Path(packaged), check=check)
 
 
 def _folder() -> Traversable:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sortie.core.errors import ConfigError
-from sortie.suites import load_suite
+from sortie.missions.loading import load_suite
 
 
 def _suite_with(tmp_path, change):

@@ -232,7 +232,7 @@ def test_episode_ids_that_would_share_a_record_file_are_refused(tmp_path):
 
 def test_a_suite_name_too_long_for_the_file_system_is_a_config_error():
     """A 5,000-character suite name is a clear error, not the file system's OSError."""
-    from sortie.suites import load_suite
+    from sortie.missions.loading import load_suite
 
     with pytest.raises(ConfigError, match="not a usable path"):
         load_suite("x" * 5000)

@@ -12,7 +12,7 @@ from sortie.generation.household import LONG, HouseholdValidator, generate_task
 from sortie.generation.household_suites import HOUSEHOLD_SUITES, MIX, TRAIN
 from sortie.generation.suites import build_suite, committed_bytes
 from sortie.missions.household.spec import household_task
-from sortie.suites import load_suite
+from sortie.missions.loading import load_suite
 
 
 @pytest.fixture(scope="module")

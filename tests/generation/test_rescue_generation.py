@@ -11,9 +11,9 @@ from sortie.core.records_io import read_suite, write_suite
 from sortie.generation import generate_episode, generate_rescue
 from sortie.generation.cli import generate_command
 from sortie.generation.suites import SUITES, build_suite, committed_bytes, episode_of
+from sortie.missions.loading import load_suite
 from sortie.missions.rescue.spec import LEVELS, Level, rescue_data
 from sortie.sim.camera import CameraSpec
-from sortie.suites import load_suite
 
 
 @dataclass(frozen=True)

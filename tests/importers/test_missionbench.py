@@ -7,7 +7,7 @@ from sortie.core.errors import ConfigError
 from sortie.importers import import_command
 from sortie.importers.missionbench import import_missionbench
 from sortie.missions.aerial.spec import aerial_data
-from sortie.suites import load_suite
+from sortie.missions.loading import load_suite
 
 DATASET = Path(__file__).parent / "fixtures" / "missionbench" / "dataset"
 

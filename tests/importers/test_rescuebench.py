@@ -7,8 +7,8 @@ from sortie.backends.catalog import refusal
 from sortie.core.errors import ConfigError
 from sortie.importers import import_command
 from sortie.importers.rescuebench import import_rescuebench
+from sortie.missions.loading import load_suite
 from sortie.run.jobs import backend_needs
-from sortie.suites import load_suite
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rescuebench" / "level_2.jsonl"
 

@@ -24,7 +24,7 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
 )
 from sortie.metrics.aerial import score_aerial
-from sortie.metrics.patrol import patrol_iou, resample
+from sortie.missions.aerial.patrol import patrol_iou, resample
 from sortie.testing.episodes import aerial_hop
 
 FORWARD = {"type": "fly", "primitive": "forward", "magnitude": 6.0, "report": None}

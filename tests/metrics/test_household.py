@@ -13,8 +13,9 @@ from sortie.core.household import (
 )
 from sortie.core.trajectory import Outcome
 from sortie.metrics.aggregate import HOUSEHOLD_COLUMNS, group_means
-from sortie.metrics.household import CODE_METRICS, METRICS, goal_met, score_household
+from sortie.metrics.household import CODE_METRICS, METRICS, score_household
 from sortie.metrics.scorers import SCORERS
+from sortie.missions.household.rules import goal_met
 from tests.household_records import APPLE_IN_FRIDGE, END, done, failed, placed, task, trajectory
 
 FULL = [done("open", "fridge_1"), done("pick", "apple_1"), done("put", "apple_1", "fridge_1")]

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from sortie.metrics.patrol import patrol_iou
+from sortie.missions.aerial.patrol import patrol_iou
 
 
 def test_patrol_iou_of_a_climb_against_a_line_is_the_disc_over_the_corridor():

@@ -8,9 +8,9 @@ from gymnasium.utils.env_checker import check_env
 from sortie.core.actions import FlightPrimitive, TaskActionKind
 from sortie.core.errors import ConfigError
 from sortie.missions.aerial.env import ACTIONS, AerialEnv
+from sortie.missions.loading import load_suite
 from sortie.run.jobs import AERIAL_CAMERA
 from sortie.sim.camera import CameraSpec
-from sortie.suites import load_suite
 from sortie.testing.episodes import aerial_hop
 
 SMALL = CameraSpec(32, 32, 90.0, -45.0)

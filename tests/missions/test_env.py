@@ -6,9 +6,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from sortie.core.errors import ConfigError
+from sortie.missions.loading import load_suite
 from sortie.missions.rescue.env import RescueEnv
 from sortie.sim.camera import CameraSpec
-from sortie.suites import load_suite
 from sortie.testing.episodes import room_rescue
 
 SMALL = CameraSpec(32, 32, 90.0)

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from sortie.core.records_io import read_trajectory
+from sortie.missions.loading import load_suite
 from sortie.remote.human import Desk
 from sortie.remote.play import PlayRequest, play
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
-from sortie.suites import load_suite
 from tests.conftest import run_stored
 
 from .keyplan import key_plan

@@ -172,7 +172,7 @@ def test_a_household_brief_and_observation_round_trip(tmp_path):
     from sortie.backends.embedded import EmbeddedBackend
     from sortie.core.actions import Subtask
     from sortie.missions.household.mission import HouseholdMission
-    from sortie.suites import load_suite
+    from sortie.missions.loading import load_suite
 
     backend = EmbeddedBackend(body="manipulator", sensors=("rgb",))
     mission = HouseholdMission(backend, skills="perfect")

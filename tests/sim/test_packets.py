@@ -121,7 +121,7 @@ def test_asking_for_packets_where_there_are_none_is_an_error(monkeypatch):
 IDLE_CHECK = """
 import resource, time
 from sortie.backends.embedded import EmbeddedBackend
-from sortie.suites import load_suite
+from sortie.missions.loading import load_suite
 backend = EmbeddedBackend(body="walker", sensors=("rgb",))
 backend.reset(load_suite("rescue-smoke-v2").episodes[0], 0)
 used = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])

@@ -4,7 +4,8 @@ import sortie
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.generation.suites import SUITES
-from sortie.suites import load_suite, suite_names
+from sortie.missions.loading import load_suite
+from sortie.suites import suite_names
 from sortie.testing.episodes import room_rescue
 
 

@@ -13,8 +13,8 @@ from sortie.backends.base import OracleView
 from sortie.core.actions import Action, Subtask
 from sortie.core.household import HouseholdTask, ObjectRole, Verb
 from sortie.core.observation import Brief, HouseholdObservation, MissionObservation
-from sortie.metrics.household import matched
 from sortie.missions.household.house import House
+from sortie.missions.household.rules import matched
 from sortie.missions.household.skills import SKILLS, Skill, best_skill
 
 

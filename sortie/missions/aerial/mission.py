@@ -23,8 +23,8 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.facts import AerialFacts, TaskActionFacts, VerdictFacts
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.core.pose import Pose, wrap_degrees
-from sortie.metrics.patrol import patrol_iou
 from sortie.missions.aerial.judge import JUDGES, Verdict
+from sortie.missions.aerial.patrol import patrol_iou
 from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
 from sortie.missions.runtime import Clock, MissionRuntime, Outcome, camera_of
 from sortie.missions.stages import Stage

@@ -35,9 +35,9 @@ from sortie.core.observation import (
     Observation,
 )
 from sortie.core.trajectory import StepRecord
-from sortie.metrics.household import task_progress
 from sortie.missions.household.executor import Executor, Manipulator
 from sortie.missions.household.house import House
+from sortie.missions.household.rules import task_progress
 from sortie.missions.household.skills import (
     Profile,
     Setting,

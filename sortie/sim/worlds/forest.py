@@ -6,7 +6,6 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sortie.sim.assets.climbs import railing
 from sortie.sim.assets.structures import jitter_color
 from sortie.sim.assets.terrain import (
     Circle,
@@ -20,9 +19,11 @@ from sortie.sim.assets.terrain import (
     scatter,
 )
 from sortie.sim.kit import WorldKit
-from sortie.sim.mesh import Mesh, box, merge
+from sortie.sim.mesh import Mesh
 from sortie.sim.scene import Scene
 from sortie.sim.worlds.base import CLUTTER, LIGHTING, Param, ParamValue, world
+from sortie.sim.worlds.fence import terrain_fence
+from sortie.sim.worlds.forest_flight import build_flight
 
 GAP = 1.2
 """Clear width kept between any two obstacles, so a walker can pass between them."""
@@ -57,8 +58,6 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     ground preset, the default, is the rescue wood exactly as before.
     """
     if params["preset"] == "flight":
-        from sortie.sim.worlds.forest_flight import build_flight  # it uses this module's fence
-
         return build_flight(kit, rng, params)
     half = float(params["size"]) / 2
     clearing = (0.0, 0.0, CLEARING)
@@ -76,33 +75,6 @@ def build(kit: WorldKit, rng: np.random.Generator, params: Mapping[str, ParamVal
     trees = _plant_trees(kit, rng, ground, area, clutter, [clearing])
     _scatter_floor(kit, rng, ground, area, clutter, [clearing, *trees])
     return kit.scene((-half, -half, half, half), str(params["lighting"]))
-
-
-def terrain_fence(kit: WorldKit, ground: Terrain, half: float) -> None:
-    """Add a 2 m board fence around the square, following the ground between posts."""
-    corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
-    for (xa, ya), (xb, yb) in zip(corners, corners[1:] + corners[:1], strict=True):
-        count = max(1, int(round(np.hypot(xb - xa, yb - ya) / 2.5)))
-        ts = np.linspace(0.0, 1.0, count + 1)
-        px, py = xa + ts * (xb - xa), ya + ts * (yb - ya)
-        pz = ground.height_at(px, py)
-        panels: list[Mesh] = []
-        for k in range(count):
-            panels.append(
-                railing(
-                    (px[k], py[k]),
-                    (px[k + 1], py[k + 1]),
-                    float(pz[k]) - 0.3,
-                    float(pz[k + 1]) - 0.3,
-                    2.3,
-                    (120, 92, 62),
-                )
-            )
-        posts = [
-            box((0.15, 0.15, 2.5), (float(x), float(y), float(z) + 1.0), (80, 60, 40))
-            for x, y, z in zip(px, py, pz, strict=True)
-        ]
-        kit.add("fence", merge(panels + posts))
 
 
 def _plant_trees(

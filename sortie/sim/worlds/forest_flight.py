@@ -31,7 +31,7 @@ from sortie.sim.mesh import Mesh
 from sortie.sim.scene import Scene
 from sortie.sim.worlds.aerial import Height, Plates, Routes, add_car_at, add_people, power_line
 from sortie.sim.worlds.base import ParamValue
-from sortie.sim.worlds.forest import terrain_fence
+from sortie.sim.worlds.fence import terrain_fence
 
 Point = tuple[float, float]
 CELL = 9.0  # one tree per cell of the planting grid at most

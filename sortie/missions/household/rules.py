@@ -1,0 +1,71 @@
+"""The household rules that the live mission and the scorers share (docs/household.md, Metrics).
+
+TP matches each keypath's steps, in order, against the successful rounds only; a goal
+condition holds or not in the final facts. The mission ends an episode with them, the metrics
+score records with them, the oracle and the report read the same matching.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sortie.core.facts import HouseholdFacts
+from sortie.core.household import (
+    GoalCondition,
+    HouseholdTask,
+    KeyStep,
+    Relation,
+    RoundRecord,
+    RoundStatus,
+    normalise,
+)
+
+
+def task_progress(task: HouseholdTask, rounds: Sequence[RoundRecord]) -> float:
+    """Return TP: the best keypath's share of steps matched in order by successful rounds."""
+    done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
+    return max(matched(path, done, task) / len(path) for path in task.keypaths)
+
+
+def matched(path: Sequence[KeyStep], rounds: Iterable[RoundRecord], task: HouseholdTask) -> int:
+    """Return how many of ``path``'s steps ``rounds`` match as an ordered subsequence."""
+    count = 0
+    for round_ in rounds:
+        if count < len(path) and matches(round_, path[count], task):
+            count += 1
+    return count
+
+
+def matches(round_: RoundRecord, step: KeyStep, task: HouseholdTask) -> bool:
+    """Return whether a successful round did a keypath step: same verb, target and (put) place."""
+    if round_.verb is not step.action or not round_.succeeded:
+        return False
+    if not denotes(round_.target_object, round_.target, step.target, task):
+        return False
+    return step.place is None or denotes(round_.place_object, round_.place, step.place, task)
+
+
+def denotes(resolved: str | None, raw: str | None, name: str, task: HouseholdTask) -> bool:
+    """Return whether a round's object (resolved, or its raw words) means object ``name``.
+
+    The raw words match the object's name or one of its other names, all normalised.
+    """
+    if resolved is not None and resolved == name:
+        return True
+    if raw is None:
+        return False
+    entry = task.objects.get(name)
+    names = {normalise(name), *(normalise(n) for n in (entry.names if entry else []))}
+    return normalise(raw) in names
+
+
+def goal_met(goal: GoalCondition, facts: HouseholdFacts) -> bool:
+    """Return whether one goal condition holds in the final state."""
+    if goal.relation is Relation.HELD:
+        return facts.held == goal.object
+    if goal.relation in (Relation.OPEN, Relation.CLOSED):
+        # A container the facts do not list has no known state: neither goal holds.
+        state = facts.open.get(goal.object)
+        return state is not None and state == (goal.relation is Relation.OPEN)
+    place = facts.places.get(goal.object)
+    return place is not None and (place.relation, place.place) == (goal.relation, goal.place)
