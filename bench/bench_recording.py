@@ -36,7 +36,7 @@ def run_way(way: str, jobs: list[Job], folder: Path) -> tuple[int, float]:
     steps, started = 0, time.perf_counter()
     for job in jobs:
         agent = job.run.factory(**job.run.agent.args)
-        runtime = FAMILIES.get(job.episode.family)(backend, clock="sim", triggers="assisted")
+        runtime = FAMILIES.get(job.episode.family).load_runtime()(backend, clock="sim")
         observers = [] if way == "no record" else [JsonlRecorder(folder / f"{job.key}.jsonl")]
         keep: Callable | None = FrameKeeper(folder) if way == "record + frames" else None
         steps += run_episode(runtime, agent, header_of(job), observers, keep).steps

@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.table import Table
 
 from sortie.core.records_io import Suite, read_trajectory
-from sortie.metrics.scorers import SCORERS
 from sortie.missions.loading import load_suite
+from sortie.missions.registry import FAMILIES
 from sortie.run.jobs import check_episode
 from sortie.run.suite import RunSettings, run_suite
 
@@ -54,7 +54,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = long_record(Path(folder), args.steps)
         trajectory = read_trajectory(path, check=check_episode)
-        scorer = SCORERS.get(trajectory.header.episode.family)
+        scorer = FAMILIES.get(trajectory.header.episode.family).load_scorer()
         read = best_seconds(lambda: read_trajectory(path, check=check_episode), args.repeats)
         score = best_seconds(lambda: scorer(trajectory), args.repeats)
         size = path.stat().st_size

@@ -39,12 +39,6 @@ GroupOption = Annotated[
 ]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
-DEMO_RUNS = (
-    ("rescue", "rescue-smoke-v2", ("oracle", "explorer", "random"), "level"),
-    ("aerial", "aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"),
-    ("household", "household-smoke-v1", ("oracle", "random"), "attribute"),
-)
-"""What ``sortie demo`` runs: per family, a smoke suite, its agents, the table's grouping."""
 
 
 # Shared by run and sweep: which episodes to run, and when a failing run gives up.
@@ -66,20 +60,35 @@ BackendArgOption = Annotated[
 ]
 # Shared by run and sweep: the settings that decide a run's results beside the agent.
 ClockOption = Annotated[str, typer.Option(help="Budget clock: sim or latency.")]
-TriggersOption = Annotated[str, typer.Option(help="assisted or native interactions.")]
-JudgeOption = Annotated[str, typer.Option(help="Judge of aerial reports: exact, embedding or llm.")]
-SettingOption = Annotated[
-    str, typer.Option(help="What household skills know: privileged or sensor-only.")
+FamilySettingOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--family-setting", "-F", help="Mission family setting k=v (see `sortie families`)."
+    ),
 ]
-SkillsOption = Annotated[
-    str, typer.Option(help="Household skills' success model: default or perfect.")
-]
+# The flags the family settings had before -F; kept as aliases of -F name=value.
+TriggersOption = Annotated[str | None, typer.Option(hidden=True, help="= -F triggers=…")]
+JudgeOption = Annotated[str | None, typer.Option(hidden=True, help="= -F judge=…")]
+SettingOption = Annotated[str | None, typer.Option(hidden=True, help="= -F setting=…")]
+SkillsOption = Annotated[str | None, typer.Option(hidden=True, help="= -F skills=…")]
 
 
 def _fail(error: SortieError, code: int = 2) -> typer.Exit:
     # The message quotes user input (names, paths), which must print as written, not as markup.
     console.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
     return typer.Exit(code=code)
+
+
+def _family_settings(pairs: list[str] | None, **aliases: str | None) -> dict[str, str]:
+    """Return the ``-F name=value`` settings, with the old flags (``--judge`` …) as aliases."""
+    settings = _parse_params(pairs or [], "--family-setting")
+    for name, value in aliases.items():
+        if value is None:
+            continue
+        if name in settings and settings[name] != value:
+            raise _fail(SortieError(f"--{name} {value!r} and -F {name}={settings[name]!r} differ"))
+        settings[name] = value
+    return settings
 
 
 def _episode_ids(episodes: str | None) -> tuple[str, ...]:
@@ -112,6 +121,22 @@ def backends() -> None:
         table.add_column(column)
     for row in rows:
         table.add_row(*(escape(v) for v in row.values()))
+    console.print(table)
+
+
+@app.command()
+def families() -> None:
+    """List the mission families: their body, what they group by and their settings (-F k=v)."""
+    from sortie.missions.family import describe
+    from sortie.missions.registry import FAMILIES
+
+    table = Table(title="Mission families")
+    for column in ("family", "body", "grouped by", "settings (-F name=default)"):
+        table.add_column(column)
+    for name in FAMILIES.in_order():
+        family = FAMILIES.get(name)
+        settings = describe(family.settings).replace("; ", "\n")
+        table.add_row(name, family.body, family.group, escape(settings))
     console.print(table)
 
 
@@ -168,6 +193,7 @@ def demo(
     ),
 ) -> None:
     """Run the smoke suites with two or three agents each; print the leaderboards, write HTML."""
+    from sortie.missions.registry import FAMILIES
     from sortie.report import write_portal, write_site
     from sortie.report.render import leaderboard, render_table
     from sortie.report.tables import report_rows
@@ -176,8 +202,12 @@ def demo(
     from sortie.run.store import Store
 
     reports = []
+    demos = [(name, FAMILIES.get(name).demo) for name in FAMILIES.in_order()]
     with Store(out / "runs" / "sortie.db") as store:
-        for family, suite, agents, group in DEMO_RUNS:
+        for family, shown in demos:
+            if shown is None:
+                continue
+            suite, agents, group = shown.suite, shown.agents, shown.by
             runs = [f"demo-{family}-{agent}" for agent in agents]
             for agent, run_id in zip(agents, runs, strict=True):
                 console.print(f"Running {suite} with {agent} on 2 workers")
@@ -224,7 +254,8 @@ def run(
         Path | None, typer.Option(help="Folder for the records (default: beside the store).")
     ] = None,
     clock: ClockOption = "sim",
-    triggers: TriggersOption = "assisted",
+    family_setting: FamilySettingOption = None,
+    triggers: TriggersOption = None,
     seed: Annotated[int, typer.Option(help="Run seed.")] = 0,
     retry_errors: Annotated[
         bool, typer.Option(help="Re-run stored episodes that ended in an agent/backend error.")
@@ -237,9 +268,9 @@ def run(
     record_frames: Annotated[
         bool, typer.Option(help="Store each step's ego RGB image (by content hash).")
     ] = False,
-    judge: JudgeOption = "exact",
-    setting: SettingOption = "privileged",
-    skills: SkillsOption = "default",
+    judge: JudgeOption = None,
+    setting: SettingOption = None,
+    skills: SkillsOption = None,
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
@@ -265,16 +296,15 @@ def run(
         store=store,
         out=out,
         clock=clock,
-        triggers=triggers,
         seed=seed,
         retry_errors=retry_errors,
         max_retries=max_retries,
         executor=executor,
         ray_address=ray_address,
         record_frames=record_frames,
-        judge=judge,
-        setting=setting,
-        skills=skills,
+        family_settings=_family_settings(
+            family_setting, triggers=triggers, judge=judge, setting=setting, skills=skills
+        ),
         limit=limit,
         episodes=_episode_ids(episodes),
         max_consecutive_errors=max_consecutive_errors,
@@ -497,10 +527,11 @@ def sweep(
     group: GroupOption = "level",
     fmt: FormatOption = "table",
     clock: ClockOption = "sim",
-    triggers: TriggersOption = "assisted",
-    judge: JudgeOption = "exact",
-    setting: SettingOption = "privileged",
-    skills: SkillsOption = "default",
+    family_setting: FamilySettingOption = None,
+    triggers: TriggersOption = None,
+    judge: JudgeOption = None,
+    setting: SettingOption = None,
+    skills: SkillsOption = None,
     limit: LimitOption = None,
     episodes: EpisodesOption = None,
     max_consecutive_errors: MaxErrorsOption = 5,
@@ -526,10 +557,9 @@ def sweep(
             run_id=run_id,
             store=store,
             clock=clock,
-            triggers=triggers,
-            judge=judge,
-            setting=setting,
-            skills=skills,
+            family_settings=_family_settings(
+                family_setting, triggers=triggers, judge=judge, setting=setting, skills=skills
+            ),
             limit=limit,
             episodes=_episode_ids(episodes),
             max_consecutive_errors=max_consecutive_errors,

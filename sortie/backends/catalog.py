@@ -8,7 +8,6 @@ can load); a run is checked against them before its first episode.
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import inspect
 import math
@@ -16,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sortie.core.errors import ConfigError, ParameterError
+from sortie.core.errors import ConfigError, ParameterError, did_you_mean
 
 DEFAULT_BACKEND = "embedded"
 """The backend a run, a gymnasium env or generation uses when none is named."""
@@ -59,19 +58,6 @@ class Needs:
     sensors: frozenset[str]
     worlds: frozenset[str]
     """The world builder names of the run's episodes."""
-
-
-def needs_of(
-    family: str, runtime: type, sensors: Collection[str], worlds: Collection[str]
-) -> Needs:
-    """Return what ``family``'s missions (run by ``runtime``) ask of a backend.
-
-    A runtime may say ``needs_interaction``; by default walking missions need it (rescue
-    carries the casualty and opens doors) and flights do not.
-    """
-    body = str(getattr(runtime, "body", "walker"))
-    interaction = bool(getattr(runtime, "needs_interaction", body == "walker"))
-    return Needs(family, body, interaction, frozenset(sensors), frozenset(worlds))
 
 
 def backend_class(name: str) -> type:
@@ -122,8 +108,7 @@ def resolve_args(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
                 "not on the command line"
             )
         if key not in parameters:
-            close = difflib.get_close_matches(key, parameters, n=1, cutoff=0.6)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(key, parameters)
             raise ParameterError(
                 f"backend {name!r} takes no argument {key!r}.{hint} Its arguments: "
                 f"{', '.join(parameters) or 'none'}"

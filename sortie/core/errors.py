@@ -23,6 +23,9 @@ Messages say where, what was found and what is allowed.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class SortieError(Exception):
     """Base of every error sortie raises on purpose."""
@@ -73,3 +76,9 @@ class RunAbortedError(SortieError):
 
     What finished is stored; the message says how many errors, the last one, and how to resume.
     """
+
+
+def did_you_mean(name: str, options: Iterable[str]) -> str:
+    """Return `` Did you mean 'x'?`` for the option nearest ``name``, or nothing if none is near."""
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
+    return f" Did you mean {close[0]!r}?" if close else ""

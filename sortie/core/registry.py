@@ -73,6 +73,10 @@ class Registry(Generic[T]):
         """Return the registered names, sorted."""
         return sorted(self._entries)
 
+    def in_order(self) -> list[str]:
+        """Return the registered names in the order they were added (the order to show them)."""
+        return list(self._entries)
+
     def miss_message(self, name: str) -> str:
         """Say that ``name`` is unknown, suggest near names and list what exists."""
         close = difflib.get_close_matches(name, self._entries, n=1, cutoff=0.6)

@@ -22,6 +22,7 @@ from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
 from sortie.core.serialize import action_from_dict
 from sortie.core.trajectory import StepRecord
+from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime
 from sortie.run.jobs import backend_ref, mission_runtime
 
@@ -48,8 +49,10 @@ def replay(
 ) -> Iterator[ReplayedStep]:
     """Yield each step of the record at ``path`` with the observation before it.
 
-    ``run_config`` is the run's stored configuration (its household setting and skills, its
-    judge); ``sensors`` are the images to render (they do not change what happens).
+    The record's header says how the episode was played (its clock and family settings);
+    ``run_config``, the run's stored configuration, is read only for records made before
+    headers held the settings. ``sensors`` are the images to render (they do not change what
+    happens).
 
     Raises:
         ConfigError: the run was not on the embedded simulator, or a step does not replay as
@@ -84,9 +87,23 @@ def _runtime(
     backend = build_from_ref(
         backend_ref(header.episode.family, sorted(sensors), header.backend.name, own)
     )
-    settings = {"triggers": header.config.get("triggers", "assisted"), **run_config}
     clock = header.config.get("clock", "sim")
+    settings = _settings(trajectory, run_config)
     return mission_runtime(header.episode.family, backend, clock, settings), backend
+
+
+def _settings(trajectory: Trajectory, run_config: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the family settings the episode was played with, from its header if it says."""
+    header = trajectory.header
+    family = FAMILIES.get(header.episode.family)
+    if "settings" in header.config:
+        given = header.config["settings"]
+    else:  # a record from before headers held the settings: the run's config has them
+        older = {"triggers": header.config.get("triggers"), **run_config}
+        given = {k: v for k, v in older.items() if k in family.settings.model_fields}
+    return family.parse_settings({k: v for k, v in given.items() if v is not None}).model_dump(
+        mode="json"
+    )
 
 
 def _check_same(path: Path, stored: StepRecord, again: StepRecord) -> None:

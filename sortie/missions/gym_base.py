@@ -23,7 +23,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sortie.backends.base import Backend
-from sortie.backends.catalog import DEFAULT_BACKEND, build_backend, check_backend, needs_of
+from sortie.backends.catalog import DEFAULT_BACKEND, build_backend, check_backend
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
@@ -99,8 +99,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
             )
         # Through the registry: missions name backends, they never import one.
         worlds = {e.world.builder for e in self.episodes}
-        runtime_class = FAMILIES.get(self.family)
-        check_backend(backend, needs_of(self.family, runtime_class, sensors, worlds))
+        check_backend(backend, FAMILIES.get(self.family).needs(sensors, worlds))
         self.backend = build_backend(
             backend, backend_args or {}, body=body, sensors=sensors, camera=self.camera
         )

@@ -1,36 +1,28 @@
-"""The mission families by name, and the check of an episode against its family."""
+"""The mission families by name, and the check of an episode against its family.
+
+One line a family: its descriptor (``missions/<name>/family.py``), imported when first asked.
+"""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.registry import Registry
+from sortie.missions.family import Family
 
-if TYPE_CHECKING:
-    from sortie.missions.runtime import MissionRuntime
-
-FAMILIES: Registry[type[MissionRuntime]] = Registry("mission family")
-FAMILIES.add("rescue", "sortie.missions.rescue.mission:RescueMission")
-FAMILIES.add("aerial", "sortie.missions.aerial.mission:AerialMission")
-FAMILIES.add("household", "sortie.missions.household.mission:HouseholdMission")
-
-FAMILY_DATA: Registry[Callable[[EpisodeSpec], Any]] = Registry("mission family")
-"""Per family: the function that validates an episode's ``mission`` part (raises ConfigError)."""
-FAMILY_DATA.add("rescue", "sortie.missions.rescue.spec:check_rescue_episode")
-FAMILY_DATA.add("aerial", "sortie.missions.aerial.spec:aerial_data")
-FAMILY_DATA.add("household", "sortie.missions.household.spec:household_task")
+FAMILIES: Registry[Family] = Registry("mission family")
+FAMILIES.add("rescue", "sortie.missions.rescue.family:RESCUE")
+FAMILIES.add("aerial", "sortie.missions.aerial.family:AERIAL")
+FAMILIES.add("household", "sortie.missions.household.family:HOUSEHOLD")
 
 
 def check_episode(spec: EpisodeSpec) -> None:
     """Raise ConfigError unless ``spec``'s family exists and its mission data suits it."""
-    if spec.family not in FAMILY_DATA:
+    if spec.family not in FAMILIES:
         known = FAMILIES.miss_message(spec.family)
         raise ConfigError(f"episode {spec.episode_id}: family: {known}")
     try:
-        FAMILY_DATA.get(spec.family)(spec)
+        FAMILIES.get(spec.family).check(spec)
     except ConfigError:
         other = _fitting_family(spec)
         if other is None:
@@ -43,12 +35,12 @@ def check_episode(spec: EpisodeSpec) -> None:
 
 def _fitting_family(spec: EpisodeSpec) -> str | None:
     """Return another family whose check ``spec``'s mission data passes, if there is one."""
-    for family in FAMILY_DATA.names():
-        if family == spec.family:
+    for name in FAMILIES.names():
+        if name == spec.family:
             continue
         try:
-            FAMILY_DATA.get(family)(spec.model_copy(update={"family": family}))
+            FAMILIES.get(name).check(spec.model_copy(update={"family": name}))
         except ConfigError:
             continue
-        return family
+        return name
     return None

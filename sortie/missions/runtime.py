@@ -48,10 +48,7 @@ class MissionRuntime(ABC):
     """Runs one family's rules over a backend, one episode at a time."""
 
     family: str = ""
-    body: str = "walker"
-    """The body a backend needs for this family: ``walker`` or ``multirotor``."""
-    settings: tuple[str, ...] = ()
-    """Run settings the family's constructor takes besides the backend and clock."""
+    """The family's name; the rest of what it is: its descriptor (``family.py``)."""
 
     def __init__(
         self, backend: Backend, clock: Clock | str = Clock.SIM, control_period: float = 0.2

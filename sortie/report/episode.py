@@ -15,7 +15,7 @@ from sortie.core.errors import ConfigError, SortieError
 from sortie.core.facts import AerialFacts, facts_of
 from sortie.core.records_io import Trajectory, read_trajectory
 from sortie.core.trajectory import EventRecord, StageRecord, StepRecord
-from sortie.missions.registry import check_episode
+from sortie.missions.registry import FAMILIES, check_episode
 from sortie.report.clips import write_clip
 from sortie.report.household import rounds_section, task_panel
 from sortie.report.html import HtmlTable, Pre, esc, page, preformatted, render_table, slug
@@ -46,12 +46,6 @@ from sortie.run.store import Store, StoredEpisode
 from sortie.sim.topdown import TopDownMap
 
 EPISODES_FOLDER = "episodes"
-SCORES = {
-    "rescue": (("TS", "ts", 1), ("collisions", "collisions", 0)),
-    "aerial": (("SR", "sr", 0), ("MP", "mp", 1)),
-    "household": (("SR", "sr", 0), ("TP", "tp", 2), ("PLWSR", "plwsr", 2), ("GC", "gc", 2)),
-}
-"""The scores an episode page's summary shows: (label, metric, digits) by family."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,20 +119,16 @@ def _read(episode: StoredEpisode) -> tuple[Trajectory | None, str]:
         return None, f"The trajectory record could not be read: {error}"
 
 
-def level_name(family: str) -> str:
-    """Return what the family's ``level`` column holds: levels, or mission types (aerial)."""
-    return "type" if family == "aerial" else "level"
-
-
 def _summary(run: str, episode: StoredEpisode, family: str) -> str:
     metrics = episode.metrics
-    scores = SCORES.get(family, SCORES["rescue"])
+    described = FAMILIES.get(family)
+    scores = [(score.label, score.metric, score.digits) for score in described.episode_scores]
     facts = [
         ("run", run),
         ("key", episode.key),
         ("episode", episode.episode_id),
         ("suite", episode.suite),
-        (level_name(family), episode.level),
+        (described.group, episode.level),
         ("repeat", str(episode.repeat)),
         ("seed", str(episode.seed)),
         ("outcome", episode.outcome),

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.trajectory import ModelCallRecord, StepRecord
+from sortie.missions.registry import FAMILIES
 from sortie.report.clips import clip_sensor
 from sortie.report.html import esc
 from sortie.run.frames import frame_path
@@ -28,12 +29,6 @@ PLAYER_SCRIPT = "player.js"
 INDEX_SCRIPT = "index.js"
 DATA_FOLDER = "data"
 FRAMES_FOLDER = "frames"
-STAGE_NAMES = {
-    "rescue": {"S1": "explore", "S2": "rescue", "S3": "return", "S4": "hand-off"},
-    "aerial": {"S1": "reach", "S2": "done"},
-    "household": {"S1": "task"},
-}
-"""What each family's stages are called (the records name them S1, S2, ...)."""
 PATROL_NAMES = {"S1": "patrol", "S2": "done"}
 """A patrol's first stage is flying the route, not reaching a goal."""
 
@@ -42,7 +37,7 @@ def stage_names(family: str, spec: EpisodeSpec | None = None) -> Mapping[str, st
     """Return the names of the stages of ``spec`` (or of any episode of ``family``)."""
     if family == "aerial" and spec is not None and "patrol" in spec.mission.get("types", []):
         return PATROL_NAMES
-    return STAGE_NAMES.get(family, {})
+    return FAMILIES.get(family).stage_names if family in FAMILIES else {}
 
 
 def stage_label(names: Mapping[str, str], stage: str | None) -> str:

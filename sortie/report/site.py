@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from sortie.missions.registry import FAMILIES
 from sortie.report.codes import TITLE as CODES_TITLE
 from sortie.report.codes import code_counts, code_rows
 from sortie.report.compare import write_comparisons
@@ -19,7 +20,6 @@ from sortie.report.episode import (
     EpisodePage,
     PageTools,
     legend_css,
-    level_name,
     write_episode_page,
 )
 from sortie.report.failures import failure_modes, failure_rows
@@ -35,17 +35,6 @@ from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
 
 PLOTS_FOLDER = "plots"
-DECAY_COLUMNS = {
-    "rescue": ("tcr", "ts"),
-    "aerial": ("sr", "mp"),
-    "household": ("sr", "tp"),
-}
-"""The two metrics each family's per-level plot draws."""
-DECAY_CAPTIONS = {
-    "rescue": "Decay across levels: TCR (%) and TS per level",
-    "aerial": "SR and MP (%) per mission type",
-    "household": "SR and TP (%) per level",
-}
 
 
 def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level") -> Path:
@@ -108,11 +97,10 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
 def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[str, str]]:
     """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs."""
     cascade = plot_cascade(stage_cascade(store, runs), folder / "stage-cascade.png")
-    family = runs_family(store, runs)
-    columns = DECAY_COLUMNS[family]
-    by_level = report_rows(store, runs, "level", columns)
-    decay = plot_decay(by_level, folder / "level-decay.png", columns)
-    across = DECAY_CAPTIONS[family]
+    family = FAMILIES.get(runs_family(store, runs))
+    by_level = report_rows(store, runs, "level", family.headline)
+    decay = plot_decay(by_level, folder / "level-decay.png", family.headline)
+    across = family.decay_title
     return [
         (
             "Stage cascade: share of episodes that completed each stage, per level or type",
@@ -122,18 +110,11 @@ def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[s
     ]
 
 
-EPISODE_SCORES = {
-    "rescue": (("TS", "ts", 1), ("collisions", "collisions", 0)),
-    "aerial": (("SR", "sr", 0), ("MP", "mp", 1), ("Eff", "eff", 1)),
-    "household": (("SR", "sr", 0), ("TP", "tp", 2), ("rounds", "rounds", 0)),
-}
-"""The scores each family's episode table shows: column, metric, digits."""
-
-
 def episode_table(run: str, pages: Sequence[EpisodePage], family: str = "rescue") -> HtmlTable:
     """Return the run's episodes, sortable and filterable, every cell a link to its page."""
-    scores = EPISODE_SCORES.get(family, EPISODE_SCORES["rescue"])
-    level = level_name(family)
+    described = FAMILIES.get(family)
+    scores = [(score.label, score.metric, score.digits) for score in described.run_scores]
+    level = described.group
     columns = (
         "episode",
         level,

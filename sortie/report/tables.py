@@ -36,7 +36,7 @@ from sortie.metrics.intervals import (
     paired_differences,
 )
 from sortie.missions.household.spec import household_task
-from sortie.remote.reference import referenced_metrics
+from sortie.report.human_reference import referenced_metrics
 from sortie.run.store import Store, StoredEpisode
 
 GROUPS = ("level", "world", "type", "suite", "attribute", "split")
@@ -158,8 +158,7 @@ def runs_family(store: Store, runs: Sequence[str]) -> str:
     families = {}
     for run in runs:
         check_run(store, run)
-        episodes = store.episodes(run)
-        families[run] = episode_family(episodes[0]) if episodes else "rescue"
+        families[run] = store.run_family(run) or _family_from_records(store, run)
     if len(set(families.values())) > 1:
         listed = ", ".join(f"{run} ({family})" for run, family in families.items())
         raise ConfigError(
@@ -167,6 +166,12 @@ def runs_family(store: Store, runs: Sequence[str]) -> str:
             "cannot share a table; report them separately"
         )
     return next(iter(families.values()), "rescue")
+
+
+def _family_from_records(store: Store, run: str) -> str:
+    """Return the family of a run the store does not name (one from before it did)."""
+    episodes = store.episodes(run)
+    return episode_family(episodes[0]) if episodes else "rescue"
 
 
 def episode_family(episode: StoredEpisode) -> str:

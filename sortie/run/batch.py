@@ -22,7 +22,6 @@ from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import ERROR_REASONS
 from sortie.missions.loading import load_suite
-from sortie.missions.rescue.mission import Triggers
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs
 from sortie.run.jobs import Job, JobResult, RunSpec, make_jobs
@@ -55,8 +54,6 @@ class RunRequest:
     """Folder for the trajectory records; None puts them beside the store, by run id."""
     clock: str = "sim"
     """Budget clock: ``sim`` or ``latency``."""
-    triggers: str = "assisted"
-    """``assisted`` or ``native`` interactions."""
     seed: int = 0
     """Run seed; every episode's seed derives from it and the episode's key."""
     retry_errors: bool = False
@@ -69,12 +66,9 @@ class RunRequest:
     """Ray cluster to join; None starts a local Ray instance with ``workers`` CPUs."""
     record_frames: bool = False
     """Store every step's ego RGB image by content hash beside the store."""
-    judge: str = "exact"
-    """The judge of aerial reports: ``exact``, ``embedding`` or ``llm``."""
-    setting: str = "privileged"
-    """What household skills may know: ``privileged`` or ``sensor-only``."""
-    skills: str = "default"
-    """The household skills' success model: ``default`` or ``perfect``."""
+    family_settings: Mapping[str, Any] = field(default_factory=dict)
+    """The family's settings (``-F name=value``), checked by its settings model; the rest
+    take their defaults (``sortie families`` lists them)."""
     limit: int | None = None
     """Run only the first ``limit`` episodes of each suite (part of the stored config)."""
     episodes: tuple[str, ...] = ()
@@ -101,7 +95,7 @@ class Plan:
 def find_suite(name: str) -> Suite:
     """Return the suite file at path ``name``, or the packaged suite called ``name``.
 
-    Every episode is checked against its family (``sortie.suites.load_suite``).
+    Every episode is checked against its family (``sortie.missions.loading.load_suite``).
     """
     return load_suite(name)
 
@@ -130,20 +124,18 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     run = RunSpec.resolve(
         request.agent,
         request.agent_args,
-        request.clock,
-        request.triggers,
-        request.seed,
-        request.record_frames,
-        request.judge,
-        request.backend,
-        request.backend_args,
-        request.setting,
-        request.skills,
+        family=family,
+        settings=request.family_settings,
+        clock=request.clock,
+        seed=request.seed,
+        record_frames=request.record_frames,
+        backend=request.backend,
+        backend_args=request.backend_args,
     )
     _check_suites_backend(suites, request.backend)
     run.check_backend(family, {e.world.builder for eps in chosen.values() for e in eps})
     config = {
-        **run.config(family),
+        **run.config(),
         "repeats": request.repeats,
         "suites": {name: _digest(suite) for name, suite in suites.items()},
         **_selection(request),
@@ -309,8 +301,6 @@ def _check(request: RunRequest) -> None:
     ]
     if request.clock not in set(Clock):
         problems.append(f"--clock {request.clock!r} is not one of: sim, latency")
-    if request.triggers not in set(Triggers):
-        problems.append(f"--triggers {request.triggers!r} is not one of: assisted, native")
     if request.executor not in EXECUTORS:
         problems.append(f"--executor {request.executor!r} is not one of: {', '.join(EXECUTORS)}")
     if request.ray_address and request.executor != "ray":

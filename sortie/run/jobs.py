@@ -6,7 +6,6 @@ a pool worker or (later) on a cluster; its seed depends only on the run seed and
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import inspect
 import time
@@ -21,11 +20,10 @@ from sortie.backends.catalog import (
     DEFAULT_BACKEND,
     Needs,
     check_backend,
-    needs_of,
     resolve_args,
 )
 from sortie.core.episode import EpisodeSpec, check_name
-from sortie.core.errors import ConfigError, ParameterError
+from sortie.core.errors import ConfigError, ParameterError, did_you_mean
 from sortie.core.records_io import read_trajectory
 from sortie.core.trajectory import (
     FailureReason,
@@ -36,7 +34,6 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
 )
 from sortie.core.version import VERSION
-from sortie.metrics.scorers import SCORERS
 from sortie.missions.aerial.spec import CAMERA
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.missions.runtime import MissionRuntime
@@ -60,50 +57,45 @@ def job_key(suite: str, episode_id: str, repeat: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RunSpec:
-    """What every job of a run shares: the agent, the backend's sensors, clock and seed."""
+    """What every job of a run shares: the agent, the family's settings, the backend, the seed."""
 
     agent: PluginRef
     factory: Callable[..., Agent] = field(compare=False)
     """The agent class; pickled by reference, so a worker imports it instead of looking it up."""
+    family: str = "rescue"
+    """The mission family of the run's suites (a run holds one)."""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """The family's settings, validated by its model, every one given (defaults filled in)."""
     sensors: tuple[str, ...] = ()
     clock: str = "sim"
-    triggers: str = "assisted"
     seed: int = 0
     record_frames: bool = False
     """Store every step's ego RGB image (rendered even if the agent does not look at it)."""
-    judge: str = "exact"
-    """The judge of aerial reports (``exact``, ``embedding`` or ``llm``)."""
     backend: str = DEFAULT_BACKEND
     """The registered name of the backend every job runs on."""
     backend_args: Mapping[str, Any] = field(default_factory=dict)
     """The backend's own arguments (``-b key=value``), checked and converted."""
-    setting: str = "privileged"
-    """What household skills may know: ``privileged`` or ``sensor-only``."""
-    skills: str = "default"
-    """The household skills' success model: ``default`` or ``perfect``."""
 
     @classmethod
     def resolve(
         cls,
         agent: str,
         args: Mapping[str, Any],
+        *,
+        family: str = "rescue",
+        settings: Mapping[str, Any] | None = None,
         clock: str = "sim",
-        triggers: str = "assisted",
         seed: int = 0,
         record_frames: bool = False,
-        judge: str = "exact",
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
-        setting: str = "privileged",
-        skills: str = "default",
     ) -> RunSpec:
-        """Look the agent, judge and backend up (raising on a miss); probe the agent's images."""
-        from sortie.missions.aerial.judge import JUDGES
-        from sortie.missions.household.skills import parse_profile, parse_setting
+        """Look the agent, family settings and backend up (raising on a miss); probe the agent.
 
-        parse_setting(setting), parse_profile(skills)  # a misspelt setting fails now
+        ``settings`` are the family's (``-F name=value``), checked by its settings model.
+        """
+        resolved_settings = FAMILIES.get(family).parse_settings(settings or {})
         factory = AGENTS.get(agent)
-        JUDGES.get(judge)  # a misspelt or uninstalled judge fails now, not after a flight
         resolved = resolve_args(backend, backend_args or {})
         check_agent_args(agent, factory, args)
         try:
@@ -114,16 +106,14 @@ class RunSpec:
         return cls(
             PluginRef(name=agent, args=dict(args)),
             factory,
+            family,
+            resolved_settings.model_dump(mode="json"),
             tuple(sorted(sensors)),
             clock,
-            triggers,
             seed,
             record_frames,
-            judge,
             backend,
             resolved,
-            setting,
-            skills,
         )
 
     def backend_for(self, family: str) -> PluginRef:
@@ -134,25 +124,17 @@ class RunSpec:
         """Refuse (ConfigError) a backend that cannot run ``family`` on ``worlds`` for the agent."""
         check_backend(self.backend, backend_needs(family, self.sensors, worlds))
 
-    def config(self, family: str = "rescue") -> dict[str, Any]:
-        """Return the settings that decide the results (stored with the run, compared on resume).
-
-        ``family`` is the mission family of the run's suites, whose body the backend has.
-        """
-        backend = self.backend_for(family)
+    def config(self) -> dict[str, Any]:
+        """Return the settings that decide the results (stored with the run, compared on resume)."""
         config = {
             "agent": self.agent.model_dump(),
-            "backend": backend.model_dump(),
+            "backend": self.backend_for(self.family).model_dump(),
             "clock": self.clock,
-            "triggers": self.triggers,
+            "family": self.family,
+            "settings": dict(self.settings),
             "seed": self.seed,
         }
-        return (
-            config
-            | ({"record_frames": True} if self.record_frames else {})
-            | ({"judge": self.judge} if self.judge != "exact" else {})
-            | ({"setting": self.setting, "skills": self.skills} if family == "household" else {})
-        )
+        return config | ({"record_frames": True} if self.record_frames else {})
 
 
 def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
@@ -168,8 +150,7 @@ def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str,
     allowed = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     for name in args:
         if name not in allowed:
-            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(name, allowed)
             raise ParameterError(
                 f"agent {agent!r} takes no argument {name!r}.{hint} Its "
                 f"arguments: {', '.join(allowed) or 'none'}"
@@ -283,24 +264,16 @@ def run_job(job: Job, backend: Backend) -> JobResult:
 
 
 def run_runtime(job: Job, backend: Backend) -> MissionRuntime:
-    """Return the rules of the job's family over ``backend``, with the run's settings."""
-    settings = {
-        "triggers": job.run.triggers,
-        "judge": job.run.judge,
-        "setting": job.run.setting,
-        "skills": job.run.skills,
-    }
-    return mission_runtime(job.episode.family, backend, job.run.clock, settings)
+    """Return the rules of the job's family over ``backend``, with the run's family settings."""
+    return mission_runtime(job.episode.family, backend, job.run.clock, job.run.settings)
 
 
 def mission_runtime(
-    family_name: str, backend: Backend, clock: str, settings: Mapping[str, Any]
+    family: str, backend: Backend, clock: str, settings: Mapping[str, Any]
 ) -> MissionRuntime:
-    """Return family ``family_name``'s rules over ``backend``, with those ``settings`` it takes."""
-    family = FAMILIES.get(family_name)
-    return family(
-        backend, clock=clock, **{k: v for k, v in settings.items() if k in family.settings}
-    )
+    """Return ``family``'s rules over ``backend`` with its (already validated) ``settings``."""
+    runtime: type[MissionRuntime] = FAMILIES.get(family).load_runtime()
+    return runtime(backend, clock=clock, **settings)
 
 
 def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -> JobResult:
@@ -334,7 +307,7 @@ def backend_ref(
 
 def backend_needs(family: str, sensors: Iterable[str], worlds: Iterable[str]) -> Needs:
     """Return what ``family``'s missions ask of a backend, for an agent seeing ``sensors``."""
-    return needs_of(family, FAMILIES.get(family), list(sensors), list(worlds))
+    return FAMILIES.get(family).needs(sensors, worlds)
 
 
 def header_of(job: Job) -> TrajectoryHeader:
@@ -344,7 +317,7 @@ def header_of(job: Job) -> TrajectoryHeader:
         job.run.agent,
         job.run.backend_for(job.episode.family),
         clock=job.run.clock,
-        triggers=job.run.triggers,
+        settings=job.run.settings,
         run_seed=job.run.seed,
         suite=job.suite,
         repeat=job.repeat,
@@ -357,15 +330,18 @@ def episode_header(
     backend: PluginRef,
     *,
     clock: str = "sim",
-    triggers: str = "assisted",
+    settings: Mapping[str, Any] | None = None,
     run_seed: int = 0,
     suite: str = "",
     repeat: int = 0,
 ) -> TrajectoryHeader:
-    """Return the record header of one episode run: the one place headers are made."""
+    """Return the record header of one episode run: the one place headers are made.
+
+    ``settings`` are the family's, every one given: the record says how it was played.
+    """
     config = {
         "clock": clock,
-        "triggers": triggers,
+        "settings": dict(settings or {}),
         "run_seed": run_seed,
         "suite": suite,
         "repeat": repeat,
@@ -388,5 +364,5 @@ def score_record(job: Job, wall_seconds: float) -> JobResult:
         backend=sum(s.timings.backend for s in trajectory.steps),
         render=sum(s.timings.render for s in trajectory.steps),
     )
-    scorer = SCORERS.get(job.episode.family)
+    scorer = FAMILIES.get(job.episode.family).load_scorer()
     return JobResult(job, trajectory.footer, scorer(trajectory), timings, wall_seconds)

@@ -32,13 +32,17 @@ from sortie.core.version import VERSION
 from sortie.run.jobs import JobResult
 from sortie.run.store_guard import check_store_file, guarded, lock_file, store_error
 
-STORE_SCHEMA_VERSION = 1
-"""Version of the table layout below; kept in SQLite's ``user_version``."""
+STORE_SCHEMA_VERSION = 2
+"""Version of the table layout below; kept in SQLite's ``user_version``.
+
+2: ``runs.family``, the mission family of the run's suites (a version-1 store gains the
+column when opened, filled from each run's first record header).
+"""
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, created TEXT NOT NULL, config TEXT NOT NULL,
-    code_version TEXT NOT NULL, schema_version INTEGER NOT NULL);
+    code_version TEXT NOT NULL, schema_version INTEGER NOT NULL, family TEXT);
 CREATE TABLE IF NOT EXISTS episodes (
     run_id TEXT NOT NULL, key TEXT NOT NULL, episode_id TEXT NOT NULL, suite TEXT NOT NULL,
     level TEXT NOT NULL, repeat INTEGER NOT NULL, seed INTEGER NOT NULL, outcome TEXT NOT NULL,
@@ -137,9 +141,22 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         if version < STORE_SCHEMA_VERSION:
             with self._transaction():
+                if version == 1:
+                    self._add_family_column()
                 for statement in _TABLES.split(";"):
                     self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version={STORE_SCHEMA_VERSION}")
+
+    def _add_family_column(self) -> None:
+        """Give a version-1 store its family column, read from each run's first record."""
+        self._db.execute("ALTER TABLE runs ADD COLUMN family TEXT")
+        first = self._db.execute(
+            "SELECT run_id, MIN(record) FROM episodes GROUP BY run_id"
+        ).fetchall()
+        for run_id, record in first:
+            family = _record_family(self.folder / record)
+            if family is not None:
+                self._db.execute("UPDATE runs SET family = ? WHERE run_id = ?", (family, run_id))
 
     def _check_empty(self) -> None:
         """Refuse an SQLite database of something else (it has tables but no store version)."""
@@ -200,8 +217,8 @@ class Store:
         # cannot both insert, and each compares against what is really stored.
         with self._transaction():
             self._db.execute(
-                "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?)",
-                (run_id, _now(), text, VERSION, STORE_SCHEMA_VERSION),
+                "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
+                (run_id, _now(), text, VERSION, STORE_SCHEMA_VERSION, config.get("family")),
             )
             row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         stored, given = json.loads(row[0]), json.loads(text)  # compare as stored: lists
@@ -240,6 +257,16 @@ class Store:
         """Return the stored config of ``run_id``, or None if there is no such run."""
         row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
+
+    @guarded("reading a run")
+    def run_family(self, run_id: str) -> str | None:
+        """Return the mission family of ``run_id``.
+
+        None: no such run, or a run from a version-1 store whose records were unreadable when
+        the store was upgraded.
+        """
+        row = self._db.execute("SELECT family FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None else row[0]
 
     @guarded("listing the runs")
     def runs(self) -> list[str]:
@@ -381,3 +408,13 @@ def _differences(stored: dict[str, Any], given: dict[str, Any]) -> str:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _record_family(record: Path) -> str | None:
+    """Return the family in a record's header line, or None if it cannot be read."""
+    try:
+        with record.open(encoding="utf-8") as lines:
+            header = json.loads(lines.readline())
+        return str(header["episode"]["family"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -7,7 +7,7 @@ resumable batch runner in ``sortie.run.batch`` instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,9 @@ class RunSettings:
 
     out: Path
     clock: str = "sim"
-    triggers: str = "assisted"
     seed: int = 0
+    family_settings: Mapping[str, Any] = field(default_factory=dict)
+    """The family's settings (``-F``); the rest take their defaults."""
 
 
 def run_suite(
@@ -48,7 +49,14 @@ def run_suite(
     on_result: Callable[[EpisodeResult], None] = lambda r: None,
 ) -> list[EpisodeResult]:
     """Run every episode of ``suite`` with a fresh agent; return the results in order."""
-    run = RunSpec.resolve(agent_name, agent_args, settings.clock, settings.triggers, settings.seed)
+    run = RunSpec.resolve(
+        agent_name,
+        agent_args,
+        family=suite.episodes[0].family if suite.episodes else "rescue",
+        settings=settings.family_settings,
+        clock=settings.clock,
+        seed=settings.seed,
+    )
     backends: Backends = {}
     results = []
     try:

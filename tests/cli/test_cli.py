@@ -384,20 +384,26 @@ def test_a_run_stops_after_too_many_errors_in_a_row(tmp_path, override):
         assert len(store.episodes("f")) == 2
 
 
-def test_demo_records_frames_for_its_report_except_for_random_walks(tmp_path, monkeypatch):
+def test_demo_records_frames_for_its_report_except_for_random_walks(tmp_path):
     """On a one-room suite the oracle's steps keep frames, shown by its player; random's none."""
+    import dataclasses
     import json
+    from contextlib import ExitStack
 
-    import sortie.cli
     from sortie.core.records_io import SuiteHeader, read_trajectory, write_suite
+    from sortie.missions.family import Demo
+    from sortie.missions.registry import FAMILIES
     from sortie.run.store import Store
     from sortie.testing.episodes import room_rescue
 
     suite = tmp_path / "room.jsonl"
     write_suite(suite, SuiteHeader(suite="room"), [room_rescue("room/0", 2.0, (-1.0, -0.5))])
-    runs = (("rescue", str(suite), ("oracle", "random"), "level"),)
-    monkeypatch.setattr(sortie.cli, "DEMO_RUNS", runs)
-    result = runner.invoke(app, ["demo", "--out", str(tmp_path / "demo")])
+    shown = {"rescue": Demo(str(suite), ("oracle", "random"))}
+    with ExitStack() as stack:
+        for name in FAMILIES.names():  # the demo runs the room with two agents, nothing else
+            family = dataclasses.replace(FAMILIES.get(name), demo=shown.get(name))
+            stack.enter_context(FAMILIES.override(name, family))
+        result = runner.invoke(app, ["demo", "--out", str(tmp_path / "demo")])
     assert result.exit_code == 0, result.output
     with Store(tmp_path / "demo" / "runs" / "sortie.db") as store:
         kept = {
@@ -410,3 +416,27 @@ def test_demo_records_frames_for_its_report_except_for_random_walks(tmp_path, mo
     data = next((tmp_path / "demo" / "report" / "rescue" / "episodes" / "data").glob("*oracle*"))
     steps = json.loads(data.read_text().split("=", 1)[1].rstrip().rstrip(";"))["steps"]
     assert steps and all(step["frame"] for step in steps)
+
+
+def test_family_settings_are_checked_and_the_old_flags_are_their_aliases(tmp_path):
+    """-F triggr= is refused with a near name; --triggers is -F triggers=; both differing fail."""
+    command = ["run", str(_hand_suite(tmp_path, 1)), "--agent", "random"]
+    command += ["--store", str(tmp_path / "s.db"), "--run-id", "r"]
+    result = runner.invoke(app, [*command, "-F", "triggr=native"])
+    assert result.exit_code == 2 and "Did you mean 'triggers'?" in result.output
+    result = runner.invoke(app, [*command, "-F", "triggers=native", "--triggers", "assisted"])
+    assert result.exit_code == 2 and "differ" in result.output
+    assert runner.invoke(app, [*command, "--triggers", "native"]).exit_code == 0
+    from sortie.run.store import Store
+
+    with Store(tmp_path / "s.db") as store:
+        assert store.run_config("r")["settings"] == {"triggers": "native"}
+    again = runner.invoke(app, [*command, "-F", "triggers=native"])  # the same run, resumed
+    assert again.exit_code == 0, again.output
+
+
+def test_families_lists_each_family_with_its_settings():
+    result = runner.invoke(app, ["families"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    for words in ("rescue", "multirotor", "judge=exact", "setting=privileged", "skills=default"):
+        assert words in result.output

@@ -14,8 +14,8 @@ from sortie.core.household import (
 from sortie.core.trajectory import Outcome
 from sortie.metrics.aggregate import HOUSEHOLD_COLUMNS, group_means
 from sortie.metrics.household import CODE_METRICS, METRICS, score_household
-from sortie.metrics.scorers import SCORERS
 from sortie.missions.household.rules import goal_met
+from sortie.missions.registry import FAMILIES
 from tests.household_records import APPLE_IN_FRIDGE, END, done, failed, placed, task, trajectory
 
 FULL = [done("open", "fridge_1"), done("pick", "apple_1"), done("put", "apple_1", "fridge_1")]
@@ -242,4 +242,4 @@ def test_srr_without_any_failed_subtask_and_ser_without_any_end_are_undefined():
 
 def test_the_household_scorer_is_registered():
     """The run scores a household record with score_household."""
-    assert SCORERS.get("household") is score_household
+    assert FAMILIES.get("household").load_scorer() is score_household

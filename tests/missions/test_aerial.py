@@ -235,14 +235,14 @@ def test_the_random_agent_flies_and_ends_its_flights_early(tmp_path):
 
 
 def test_the_run_setting_picks_the_judge_and_an_unknown_one_fails_before_flying(tmp_path):
-    """--judge reaches the mission (its name is in the verdict); a misspelt one is refused."""
-    from sortie.core.errors import UnknownNameError
+    """-F judge= reaches the mission (its name is in the verdict); a misspelt one is refused."""
+    from sortie.core.errors import ParameterError
     from sortie.core.records_io import read_trajectory
     from sortie.missions.aerial import judge as judges
     from sortie.run.jobs import RunSpec
 
-    with pytest.raises(UnknownNameError, match="exactt"):
-        RunSpec.resolve("oracle", {}, judge="exactt")
+    with pytest.raises(ParameterError, match="judge='exactt'.*Did you mean 'exact'"):
+        RunSpec.resolve("oracle", {}, family="aerial", settings={"judge": "exactt"})
     spec = aerial_hop(("reporting",), answer="7", answer_kind="number")
     calls = []
 
@@ -251,8 +251,8 @@ def test_the_run_setting_picks_the_judge_and_an_unknown_one_fails_before_flying(
         return judges.exact_judge(report, expected, kind)
 
     with judges.JUDGES.override("recording", recording):
-        run = RunSpec.resolve("oracle", {}, judge="recording")
-        assert run.config()["judge"] == "recording"
+        run = RunSpec.resolve("oracle", {}, family="aerial", settings={"judge": "recording"})
+        assert run.config()["settings"] == {"judge": "recording"}
         from sortie.backends.embedded import EmbeddedBackend
         from sortie.run.jobs import Job, run_job
 

@@ -1,5 +1,6 @@
 """The episode page of a household run: the task panel, one block per round, escaped text."""
 
+import dataclasses
 import html
 import re
 from pathlib import Path
@@ -11,7 +12,8 @@ from sortie.core.household import ERROR_MEANINGS, ErrorCode, GoalCondition
 from sortie.core.pose import Pose
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.core.trajectory import StepRecord
-from sortie.metrics.scorers import SCORERS
+from sortie.missions.household.family import HOUSEHOLD
+from sortie.missions.registry import FAMILIES
 from sortie.report.clips import clip_sensor
 from sortie.report.episode import PageTools, write_episode_page
 from sortie.report.household import final_state
@@ -49,7 +51,12 @@ def _sr(trajectory) -> dict[str, float]:
 
 def _run(store: Path, suite: str, agent: str, run_id: str, frames: bool) -> None:
     request = RunRequest(
-        (suite,), agent, store=store, run_id=run_id, record_frames=frames, skills="perfect"
+        (suite,),
+        agent,
+        store=store,
+        run_id=run_id,
+        record_frames=frames,
+        family_settings={"skills": "perfect"},
     )
     with Store(store) as opened:
         execute(plan_run(request, opened), request, opened)
@@ -63,7 +70,7 @@ def pages(tmp_path_factory) -> dict[str, str]:
     texts = {}
     with (
         WORLDS.override("test_kitchen", KITCHEN),
-        SCORERS.override("household", _sr),
+        FAMILIES.override("household", dataclasses.replace(HOUSEHOLD, scorer=f"{__name__}:_sr")),
         AGENTS.override("hostile", HostilePlanner),
     ):
         write_suite(suite, SuiteHeader(suite="kitchen"), [episode([PUT_MUG], GOALS)])

@@ -5,7 +5,7 @@ from sortie.core.observation import EventKind
 from sortie.core.pose import Pose
 from sortie.core.trajectory import EventRecord, StepRecord
 from sortie.report.episode import event_runs
-from sortie.report.player import STAGE_NAMES, copy_frame, stage_label, stage_names
+from sortie.report.player import copy_frame, stage_label, stage_names
 from sortie.run.frames import save_frame
 from sortie.testing.episodes import aerial_hop
 from sortie.testing.frames import colour_frames
@@ -46,7 +46,7 @@ def test_a_run_of_the_same_contact_is_one_row_with_its_steps_and_count():
 
 def test_stages_are_named_by_their_family_and_patrols_by_their_route():
     """Rescue stages get their tasks' names; an aerial patrol's first stage is the patrol."""
-    assert stage_label(STAGE_NAMES["rescue"], "S2") == "S2 rescue"
+    assert stage_label(stage_names("rescue"), "S2") == "S2 rescue"
     assert stage_label(stage_names("aerial", aerial_hop()), "S1") == "S1 reach"
     patrol = aerial_hop(("patrol",), patrol=[[0.0, 0.0, 20.0], [24.0, 0.0, 20.0]])
     assert stage_label(stage_names("aerial", patrol), "S1") == "S1 patrol"

@@ -238,3 +238,37 @@ def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_p
         with pytest.raises(ConfigError, match="symbolic link where a lock file belongs"):
             store.begin_run("r", {"seed": 0})
     assert target.read_text() == "keep me\n"
+
+
+def test_a_run_knows_its_family_and_its_records_say_how_it_was_played(tmp_path, smoke3):
+    """The store names the run's family; its config and every header hold the family settings."""
+    request = RunRequest(
+        (str(smoke3),),
+        "random",
+        store=tmp_path / "s.db",
+        run_id="r",
+        limit=1,
+        family_settings={"triggers": "native"},
+    )
+    (episode,) = run_stored(request)
+    with Store(tmp_path / "s.db") as store:
+        assert store.run_family("r") == "rescue"
+        assert store.run_config("r")["settings"] == {"triggers": "native"}
+    assert read_trajectory(episode.record).header.config["settings"] == {"triggers": "native"}
+
+
+def test_a_version_1_store_gains_the_family_of_each_run_from_its_records(tmp_path, smoke3):
+    """Opening a store made before the family column fills it from each run's first record."""
+    request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r", limit=1)
+    run_stored(request)
+    db = sqlite3.connect(tmp_path / "s.db")
+    db.execute("ALTER TABLE runs DROP COLUMN family")  # the version-1 layout
+    db.execute("INSERT INTO runs VALUES ('empty', 'now', '{}', '0.1.0', 1)")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    with Store(tmp_path / "s.db") as store:
+        assert (store.run_family("r"), store.run_family("empty")) == ("rescue", None)
+    db = sqlite3.connect(tmp_path / "s.db")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == STORE_SCHEMA_VERSION == 2
+    db.close()

@@ -53,8 +53,6 @@ class AerialMission(MissionRuntime):
     """Mission-level UAV control: fly, report, inspect, act, patrol."""
 
     family = "aerial"
-    body = "multirotor"
-    settings = ("judge",)
 
     def __init__(
         self,

@@ -77,9 +77,6 @@ class HouseholdMission(MissionRuntime):
     """Mobile manipulation with a planner choosing subtasks and skills."""
 
     family = "household"
-    body = "manipulator"
-    settings = ("setting", "skills")
-    needs_interaction = True
 
     def __init__(
         self,

@@ -61,7 +61,6 @@ class RescueMission(MissionRuntime):
     """Search and rescue on foot: explore, pick up, return, hand off."""
 
     family = "rescue"
-    settings = ("triggers",)
 
     def __init__(
         self,

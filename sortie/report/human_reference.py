@@ -13,7 +13,7 @@ from typing import Any
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory, read_trajectory
-from sortie.metrics.scorers import SCORERS
+from sortie.missions.registry import FAMILIES
 from sortie.run.store import Store
 
 PATH_METRICS = ("hs", "ndtw", "sdtw")
@@ -63,7 +63,7 @@ def rescore(trajectory: Trajectory, path: list[list[float]] | None) -> dict[str,
     header = trajectory.header.model_copy(
         update={"episode": episode.model_copy(update={"mission": mission})}
     )
-    scorer = SCORERS.get(episode.family)
+    scorer = FAMILIES.get(episode.family).load_scorer()
     return scorer(dataclasses.replace(trajectory, header=header))
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import read_trajectory
-from sortie.remote.reference import human_paths, parse_reference, referenced_metrics, rescore
+from sortie.report.human_reference import human_paths, parse_reference, referenced_metrics, rescore
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from tests.conftest import run_stored

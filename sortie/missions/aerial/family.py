@@ -1,0 +1,41 @@
+"""The aerial family (docs/aerial.md): fly to read, find or patrol, and report."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from sortie.missions.aerial.judge import JUDGES
+from sortie.missions.aerial.spec import aerial_data
+from sortie.missions.family import Demo, Family, FamilySettings, Score
+
+
+class AerialSettings(FamilySettings):
+    """How an aerial run's reports are judged."""
+
+    judge: str = Field("exact", description="the report judge: exact, embedding or llm")
+
+    @field_validator("judge")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        if value not in JUDGES:
+            raise ValueError(JUDGES.miss_message(value))
+        JUDGES.get(value)  # an uninstalled judge (its extra) fails now, not after a flight
+        return value
+
+
+AERIAL = Family(
+    name="aerial",
+    runtime="sortie.missions.aerial.mission:AerialMission",
+    check=aerial_data,
+    settings=AerialSettings,
+    scorer="sortie.metrics.aerial:score_aerial",
+    body="multirotor",
+    needs_interaction=False,
+    group="type",
+    headline=("sr", "mp"),
+    decay_title="SR and MP (%) per mission type",
+    run_scores=(Score("SR", "sr", 0), Score("MP", "mp", 1), Score("Eff", "eff", 1)),
+    episode_scores=(Score("SR", "sr", 0), Score("MP", "mp", 1)),
+    stage_names={"S1": "reach", "S2": "done"},
+    demo=Demo("aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"),
+)

@@ -1,0 +1,135 @@
+"""What a mission family is, in one place: the descriptor generic code asks instead of a name.
+
+A family (``missions/<name>/family.py``) declares its body, its rules (the runtime), the check
+of its episodes' mission data, its run settings as a typed model, its scorer, and how reports
+show it. Generic code (runs, reports, the CLI, exports, the gym envs) asks the descriptor and
+never names a family; a new family is a folder and one registry line
+(``sortie.missions.registry``). The parts that live in higher layers (the scorer, the gym
+env) are named as lazy ``"module:attr"`` paths, as Gymnasium's ``EnvSpec.entry_point`` does,
+so this layer never imports them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from sortie.backends.catalog import Needs
+from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ParameterError, did_you_mean
+
+
+class FamilySettings(BaseModel):
+    """A family's run settings (``-F name=value``): every field has a default and help.
+
+    Settings decide results, so they are stored with the run and in every record's header.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One metric shown beside each episode: its label, its metric and its decimals."""
+
+    label: str
+    metric: str
+    digits: int
+
+
+@dataclass(frozen=True, slots=True)
+class Demo:
+    """What ``sortie demo`` runs for a family: a suite, its agents, the table's grouping."""
+
+    suite: str
+    agents: tuple[str, ...]
+    by: str = "level"
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """One mission family: everything generic code needs to run, score and show it."""
+
+    name: str
+    runtime: str
+    """``"module:Class"`` of its rules (a ``MissionRuntime``)."""
+    check: Callable[[EpisodeSpec], Any]
+    """Validates an episode's mission data (raises ConfigError naming the episode and field)."""
+    settings: type[FamilySettings]
+    scorer: str
+    """``"module:function"`` scoring one record: ``(Trajectory) -> dict[str, float]``."""
+    body: str = "walker"
+    """The body a backend needs: ``walker``, ``multirotor`` or ``manipulator``."""
+    needs_interaction: bool = True
+    """Whether its missions pick things up or open doors (the backend must offer it)."""
+    group: str = "level"
+    """What its suites group episodes by, as tables head it: ``level``, ``type``, …"""
+    headline: tuple[str, str] = ("sr", "tp")
+    """The two metrics of its leaderboard and decay plot (rates first)."""
+    decay_title: str = ""
+    """The title of the per-group plot on a suite's report page."""
+    run_scores: tuple[Score, ...] = ()
+    """The metrics beside each episode in a run's episode list."""
+    episode_scores: tuple[Score, ...] = ()
+    """The metrics on an episode's own page."""
+    stage_names: Mapping[str, str] = field(default_factory=dict)
+    """Plain names of its stages (``S1`` …) for the episode player."""
+    demo: Demo | None = None
+    """What ``sortie demo`` runs for it (nothing: the family is not in the demo)."""
+
+    def needs(self, sensors: Iterable[str], worlds: Iterable[str]) -> Needs:
+        """Return what its missions ask of a backend, for an agent seeing ``sensors``."""
+        return Needs(
+            self.name, self.body, self.needs_interaction, frozenset(sensors), frozenset(worlds)
+        )
+
+    def load_runtime(self) -> type:
+        """Return the runtime class (imported on first use)."""
+        return _load(self.runtime)
+
+    def load_scorer(self) -> Callable[..., dict[str, float]]:
+        """Return the scorer (imported on first use)."""
+        return _load(self.scorer)
+
+    def parse_settings(self, given: Mapping[str, Any]) -> FamilySettings:
+        """Return ``given`` validated by the settings model (defaults for the rest).
+
+        Raises:
+            ParameterError: a setting the family does not have (with a near name and the list
+                of its settings), or a value its model refuses (with what is allowed).
+        """
+        fields = self.settings.model_fields
+        for name in given:
+            if name not in fields:
+                hint = did_you_mean(name, fields)
+                raise ParameterError(
+                    f"-F {name}: the {self.name} family has no setting {name!r}.{hint} "
+                    f"Its settings: {describe(self.settings) or 'none'}"
+                )
+        try:
+            return self.settings.model_validate(dict(given))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(map(str, first["loc"]))
+            raise ParameterError(
+                f"-F {where}={given.get(where)!r}: {first['msg']} (the {self.name} family's "
+                f"settings: {describe(self.settings)})"
+            ) from None
+
+
+def describe(settings: type[FamilySettings]) -> str:
+    """Return ``name=default (help)`` for each of a settings model's fields."""
+    parts = []
+    for name, info in settings.model_fields.items():
+        default = getattr(info.default, "value", info.default)
+        parts.append(f"{name}={default} ({info.description})" if info.description else name)
+    return "; ".join(parts)
+
+
+def _load(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)

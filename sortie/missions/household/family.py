@@ -1,0 +1,40 @@
+"""The household family (docs/household.md): a planner and skills carry out a chore."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sortie.missions.family import Demo, Family, FamilySettings, Score
+from sortie.missions.household.skills import Profile, Setting
+from sortie.missions.household.spec import household_task
+
+
+class HouseholdSettings(FamilySettings):
+    """What the household skills may know, and how reliable they are."""
+
+    setting: Setting = Field(
+        Setting.PRIVILEGED, description="what skills may know: privileged or sensor-only"
+    )
+    skills: Profile = Field(Profile.DEFAULT, description="skill success model: default or perfect")
+
+
+HOUSEHOLD = Family(
+    name="household",
+    runtime="sortie.missions.household.mission:HouseholdMission",
+    check=household_task,
+    settings=HouseholdSettings,
+    scorer="sortie.metrics.household:score_household",
+    body="manipulator",
+    group="level",
+    headline=("sr", "tp"),
+    decay_title="SR and TP (%) per level",
+    run_scores=(Score("SR", "sr", 0), Score("TP", "tp", 2), Score("rounds", "rounds", 0)),
+    episode_scores=(
+        Score("SR", "sr", 0),
+        Score("TP", "tp", 2),
+        Score("PLWSR", "plwsr", 2),
+        Score("GC", "gc", 2),
+    ),
+    stage_names={"S1": "task"},
+    demo=Demo("household-smoke-v1", ("oracle", "random"), "attribute"),
+)

@@ -1,0 +1,36 @@
+"""The rescue family (docs/rescue.md): find a casualty from clues, carry them back."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from sortie.missions.family import Demo, Family, FamilySettings, Score
+from sortie.missions.rescue.mission import Triggers
+from sortie.missions.rescue.spec import check_rescue_episode
+
+
+class RescueSettings(FamilySettings):
+    """How a rescue run is played."""
+
+    triggers: Triggers = Field(
+        Triggers.ASSISTED,
+        description="assisted (grab, drop and doors fire within their gates) or native (the "
+        "agent issues them)",
+    )
+
+
+RESCUE = Family(
+    name="rescue",
+    runtime="sortie.missions.rescue.mission:RescueMission",
+    check=check_rescue_episode,
+    settings=RescueSettings,
+    scorer="sortie.metrics.rescue:score_rescue",
+    body="walker",
+    group="level",
+    headline=("tcr", "ts"),
+    decay_title="Decay across levels: TCR (%) and TS per level",
+    run_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
+    episode_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
+    stage_names={"S1": "explore", "S2": "rescue", "S3": "return", "S4": "hand-off"},
+    demo=Demo("rescue-smoke-v2", ("oracle", "explorer", "random"), "level"),
+)
