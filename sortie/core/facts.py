@@ -134,51 +134,28 @@ class HouseholdFacts(Facts):
     """Every container's state at the end (True: open)."""
 
 
-FamilyFacts = RescueFacts | AerialFacts | HouseholdFacts
-FACTS: dict[str, type[Facts]] = {
-    "rescue": RescueFacts,
-    "aerial": AerialFacts,
-    "household": HouseholdFacts,
-}
-"""The facts model of each mission family."""
+F = TypeVar("F", bound=Facts)
 
 
-def facts_of(trajectory: Trajectory) -> FamilyFacts:
-    """Return the footer facts of ``trajectory``, validated by its family's model.
+def _facts_as(trajectory: Trajectory, kind: type[F], family: str) -> F:
+    """Return the footer facts of a ``family`` record, validated by ``kind``.
 
     Raises:
-        ConfigError: the family has no facts model, or the facts hold an unknown key or a
-            value of the wrong type (the message names the record and the field).
+        ConfigError: a record of another family, or facts with an unknown key or a value of
+            the wrong type (the message names the record and the field).
     """
-    family = trajectory.header.episode.family
-    if family not in FACTS:
+    if trajectory.header.episode.family != family:
         raise ConfigError(
-            f"{_name(trajectory)}: family {family!r} has no facts model; "
-            f"known: {', '.join(sorted(FACTS))}"
+            f"{_name(trajectory)}: expected a {family} record, got a "
+            f"{trajectory.header.episode.family} one"
         )
     try:
-        facts = FACTS[family].model_validate(trajectory.footer.facts)
+        return kind.model_validate(trajectory.footer.facts)
     except ValidationError as error:
         problems = "; ".join(
             f"footer.facts.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
         )
         raise ConfigError(f"{_name(trajectory)}: {problems}") from None
-    assert isinstance(facts, FamilyFacts)
-    return facts
-
-
-F = TypeVar("F", bound=Facts)
-
-
-def _facts_as(trajectory: Trajectory, kind: type[F], family: str) -> F:
-    """Return ``facts_of(trajectory)`` if it is of ``kind``; else raise naming both families."""
-    facts = facts_of(trajectory)
-    if not isinstance(facts, kind):
-        raise ConfigError(
-            f"{_name(trajectory)}: expected a {family} record, got a "
-            f"{trajectory.header.episode.family} one"
-        )
-    return facts
 
 
 def rescue_facts(trajectory: Trajectory) -> RescueFacts:

@@ -14,7 +14,6 @@ from sortie.export.source import StoredRun, open_run
 from sortie.run.store import Store
 
 KINDS = ("sft", "dpo", "demos")
-_FAMILIES = {"sft": {"household"}, "dpo": {"household"}, "demos": {"rescue", "aerial"}}
 _COLUMNS = {
     "sft": "messages (TRL conversational form), images (with images=true), episode_id, key, "
     "round, kind",
@@ -57,7 +56,7 @@ def export_command(request: ExportRequest, echo: Callable[[str], None]) -> Path:
         raise ConfigError(f"{request.store}: no results store here; pass --store PATH")
     store = Store(request.store)
     try:
-        run = open_run(store, request.run_id, frozenset(_FAMILIES[request.kind]), request.kind)
+        run = open_run(store, request.run_id, request.kind)
         rows, settings = _rows(request, run)
     finally:
         store.close()
@@ -74,11 +73,11 @@ def export_command(request: ExportRequest, echo: Callable[[str], None]) -> Path:
 
 def _rows(request: ExportRequest, run: StoredRun) -> tuple[Rows, dict[str, Any]]:
     if request.kind == "demos":
-        from sortie.export.demos import ACTION_NAMES, demo_rows
+        from sortie.export.demos import action_names, demo_rows
 
         if request.overrides:
             raise ConfigError("sortie export demos takes no -a arguments")
-        return demo_rows(run, request.failures), {"action": list(ACTION_NAMES[run.family])}
+        return demo_rows(run, request.failures), {"action": list(action_names(run.family))}
     from sortie.export.household import dpo_rows, sft_rows
     from sortie.export.paraphrase import paraphrased
     from sortie.export.planner import planned_rounds

@@ -7,7 +7,7 @@ the mission text. Columns follow LeRobot's dataset names (``observation.image``,
 ``next.done``); the files are Hugging Face ``datasets`` parquet, not a LeRobot dataset
 folder (docs/export.md says why).
 
-Action vectors (``ACTION_NAMES`` names each entry):
+Action vectors (``ACTION_NAMES`` names each entry, by body):
 
 - walker: turn (degrees), speed (m/s), pitch given (0/1), pitch (degrees), grab, drop,
   open_door (0/1 each);
@@ -30,11 +30,12 @@ from sortie.core.trajectory import Outcome
 from sortie.export.files import Rows
 from sortie.export.replay import replay
 from sortie.export.source import StoredRun
+from sortie.missions.registry import FAMILIES
 
 WALKER = ("turn", "speed", "pitch_given", "pitch", *(i.value for i in Interaction))
 MULTIROTOR = (*(p.value for p in FlightPrimitive), *(k.value for k in TaskActionKind))
-ACTION_NAMES = {"rescue": WALKER, "aerial": MULTIROTOR}
-"""The entries of the ``action`` vector, by mission family."""
+ACTION_NAMES = {"walker": WALKER, "multirotor": MULTIROTOR}
+"""The entries of the ``action`` vector, by the family's body."""
 STATE_NAMES = ("x", "y", "z", "yaw")
 
 
@@ -80,9 +81,14 @@ def _chosen(run: StoredRun, failures: bool, out: Rows) -> Iterator[tuple[Any, An
             out.counts["failed episodes left out"] += 1
 
 
+def action_names(family: str) -> tuple[str, ...]:
+    """Return the entries of the action vector of ``family``'s body."""
+    return ACTION_NAMES[FAMILIES.get(family).body]
+
+
 def action_vector(family: str, action: dict[str, Any]) -> list[float]:
     """Return a stored action as the family's fixed-length vector (see the module docstring)."""
-    names = ACTION_NAMES[family]
+    names = action_names(family)
     vector = dict.fromkeys(names, 0.0)
     kind = action.get("type")
     if kind == "move":

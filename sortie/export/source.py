@@ -9,6 +9,7 @@ from typing import Any
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory, read_trajectory
 from sortie.core.trajectory import Outcome
+from sortie.missions.registry import FAMILIES
 from sortie.run.store import Store, StoredEpisode
 
 
@@ -28,12 +29,12 @@ class StoredRun:
                 yield episode, read_trajectory(episode.record)
 
 
-def open_run(store: Store, run_id: str, families: frozenset[str], command: str) -> StoredRun:
-    """Return run ``run_id`` of ``store`` if its family is one of ``families``.
+def open_run(store: Store, run_id: str, kind: str) -> StoredRun:
+    """Return run ``run_id`` of ``store`` if its family makes exports of ``kind``.
 
     Raises:
         ConfigError: no such run (the runs there are listed), a run with no episodes, or one
-            of another family (``command`` is the export that was asked for).
+            of a family that does not make this kind (the message names the kinds it makes).
     """
     config = store.run_config(run_id)
     if config is None:
@@ -42,11 +43,14 @@ def open_run(store: Store, run_id: str, families: frozenset[str], command: str) 
     episodes = store.episodes(run_id)
     if not episodes:
         raise ConfigError(f"run {run_id!r} has no finished episodes: nothing to export")
-    family = read_trajectory(episodes[0].record).header.episode.family
-    if family not in families:
-        wanted = " or ".join(sorted(families))
+    family = store.run_family(run_id) or read_trajectory(episodes[0].record).header.episode.family
+    makes = FAMILIES.get(family).exports
+    if kind not in makes:
+        wanted = " or ".join(
+            name for name in FAMILIES.names() if kind in FAMILIES.get(name).exports
+        )
+        use = f"use sortie export {' or '.join(makes)}" if makes else "it makes no export"
         raise ConfigError(
-            f"sortie export {command} reads {wanted} runs; run {run_id!r} is {family}"
-            + (" (use sortie export demos)" if family != "household" else " (use sft or dpo)")
+            f"sortie export {kind} reads {wanted} runs; run {run_id!r} is {family} ({use})"
         )
     return StoredRun(run_id, config, family, episodes)

@@ -19,11 +19,6 @@ from dataclasses import dataclass
 
 from sortie.core.trajectory import ERROR_REASONS, Outcome
 
-RESCUE_COLUMNS = ("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs")
-AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
-"""The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
-HOUSEHOLD_COLUMNS = ("sr", "tp", "ser", "srr", "plwsr", "gc")
-"""The EMMOE table: SR, TP, SER, SRR, PLWSR, GC."""
 PERCENT = {
     "tcr",
     "hs",

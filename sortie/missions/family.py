@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sortie.backends.catalog import Needs
+from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ParameterError, did_you_mean
 
@@ -42,6 +43,18 @@ class Score:
 
 
 @dataclass(frozen=True, slots=True)
+class PaperTable:
+    """One of a family's paper tables: its title, its metrics, how its rows are laid out."""
+
+    title: str
+    columns: tuple[str, ...]
+    pivot: bool = False
+    """True: one line per run with each group's metrics side by side (rescue's main table)."""
+    overall_only: bool = False
+    """True: a terminal leaderboard shows only the ``all`` group (rescue's stage table)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Demo:
     """What ``sortie demo`` runs for a family: a suite, its agents, the table's grouping."""
 
@@ -62,12 +75,20 @@ class Family:
     settings: type[FamilySettings]
     scorer: str
     """``"module:function"`` scoring one record: ``(Trajectory) -> dict[str, float]``."""
+    columns: tuple[str, ...] = ()
+    """The metrics of its report table, in order (``sortie report`` without ``--columns``)."""
+    metrics: str = ""
+    """``"module:NAME"`` of the tuple of every metric its scorer returns besides ``error``."""
     body: str = "walker"
     """The body a backend needs: ``walker``, ``multirotor`` or ``manipulator``."""
     needs_interaction: bool = True
     """Whether its missions pick things up or open doors (the backend must offer it)."""
     group: str = "level"
     """What its suites group episodes by, as tables head it: ``level``, ``type``, …"""
+    groupings: Mapping[str, Callable[[EpisodeSpec], list[str]]] = field(default_factory=dict)
+    """Its own ways to group episodes in reports (``--by NAME``): the group keys of one."""
+    tables: tuple[PaperTable, ...] = ()
+    """How its paper lays its report table out (none: tables of up to 8 metrics)."""
     headline: tuple[str, str] = ("sr", "tp")
     """The two metrics of its leaderboard and decay plot (rates first)."""
     decay_title: str = ""
@@ -80,6 +101,13 @@ class Family:
     """Plain names of its stages (``S1`` …) for the episode player."""
     demo: Demo | None = None
     """What ``sortie demo`` runs for it (nothing: the family is not in the demo)."""
+    env: str | None = None
+    """``"module:Class"`` of its gymnasium env (id ``sortie/<Name>-v1``, ``gym_ids``)."""
+    actions: tuple[type[Action], ...] = ()
+    """The action types its missions accept (``sortie.core.actions``); the agent server's
+    action schema is derived from them."""
+    exports: tuple[str, ...] = ()
+    """The ``sortie export`` kinds its runs make (``sft``, ``dpo``, ``demos``)."""
 
     def needs(self, sensors: Iterable[str], worlds: Iterable[str]) -> Needs:
         """Return what its missions ask of a backend, for an agent seeing ``sensors``."""
@@ -94,6 +122,10 @@ class Family:
     def load_scorer(self) -> Callable[..., dict[str, float]]:
         """Return the scorer (imported on first use)."""
         return _load(self.scorer)
+
+    def load_metrics(self) -> tuple[str, ...]:
+        """Return every metric the scorer gives (the report table's columns if it says none)."""
+        return tuple(_load(self.metrics)) if self.metrics else self.columns
 
     def parse_settings(self, given: Mapping[str, Any]) -> FamilySettings:
         """Return ``given`` validated by the settings model (defaults for the rest).

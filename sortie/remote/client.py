@@ -50,8 +50,8 @@ class RemoteAgent:
     """Plays any family by asking the agent server at ``url`` for every action."""
 
     name = "remote"
-    families = frozenset({"rescue", "aerial", "household"})
-    """All three: the server's agent says which it plays, and refuses a brief of another."""
+    # No ``families``: it plays any family; the server's agent says which it plays, and
+    # refuses a brief of another.
 
     def __init__(
         self,

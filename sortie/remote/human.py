@@ -198,8 +198,7 @@ class HumanAgent:
     slow decision costs mission time.
     """
 
-    name = "human"
-    families = frozenset({"rescue", "aerial", "household"})
+    name = "human"  # no ``families``: a person plays any family the page can show
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
 
     def __init__(self, desk: Desk | None = None) -> None:

@@ -7,9 +7,9 @@ from typing import Any
 
 from sortie.agents.base import AGENTS, Agent, SupportsOracle, SupportsStepOutput, agent_families
 from sortie.core.errors import ConfigError, ParameterError
+from sortie.missions.registry import FAMILIES
 from sortie.remote.convert import action_to_wire, brief_from_wire, observation_from_wire
 from sortie.remote.wire import (
-    FAMILY_ACTIONS,
     ActResponse,
     BriefMessage,
     Hello,
@@ -55,8 +55,8 @@ class AgentEndpoint:
         self.sensors = sorted(str(s) for s in probe.sensors)
         # Household observations (four views, history) have no wire form yet: only the
         # families the wire carries are served.
-        families = set(agent_families(self.factory) or FAMILY_ACTIONS) & set(FAMILY_ACTIONS)
-        self.families = sorted(families)
+        declared = agent_families(self.factory)
+        self.families = sorted(declared if declared is not None else FAMILIES.names())
 
     def hello(self) -> Hello:
         """Return the agent's name, families and sensors."""

@@ -11,14 +11,16 @@ import base64
 import binascii
 import io
 import json
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image as PILImage
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from sortie.core.actions import Action, Fly, Interact, Move, Subtask, TaskAction
 from sortie.core.errors import SortieError
+from sortie.missions.registry import FAMILIES
 
 SCHEMA_VERSION = 2
 """The version every message carries; an end refuses messages of another version.
@@ -364,22 +366,31 @@ WireAction = Annotated[
     Field(discriminator="type"),
 ]
 ACTIONS: TypeAdapter[Any] = TypeAdapter(WireAction)
-FAMILY_ACTIONS: dict[str, tuple[type[WireModel], ...]] = {
-    "rescue": (MoveAction, InteractAction),
-    "aerial": (FlyAction, TaskWireAction),
-    "household": (SubtaskAction,),
+WIRE_ACTIONS: dict[type[Action], type[WireModel]] = {
+    Move: MoveAction,
+    Interact: InteractAction,
+    Fly: FlyAction,
+    TaskAction: TaskWireAction,
+    Subtask: SubtaskAction,
 }
-"""The action types each family accepts; any other is an invalid action in its missions."""
+"""The wire form of each action type (``sortie.core.actions``)."""
+
+
+def family_actions(family: str) -> tuple[type[WireModel], ...] | None:
+    """Return the wire action types ``family`` accepts (its descriptor's), None if unknown."""
+    if family not in FAMILIES:
+        return None
+    return tuple(WIRE_ACTIONS[kind] for kind in FAMILIES.get(family).actions)
 
 
 def action_schema(family: str) -> dict[str, Any]:
     """Return the JSON schema of the actions ``family`` accepts (all types if it is unknown)."""
-    kinds = FAMILY_ACTIONS.get(family)
-    if kinds is None:
+    kinds = family_actions(family)
+    if not kinds:
         return ACTIONS.json_schema()
     if len(kinds) == 1:
         return TypeAdapter(kinds[0]).json_schema()
-    union = Annotated[kinds[0] | kinds[1], Field(discriminator="type")]  # type: ignore[valid-type]
+    union = Annotated[Union[kinds], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
     return TypeAdapter(union).json_schema()
 
 

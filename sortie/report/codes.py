@@ -108,6 +108,12 @@ def _caption(counts: dict[str, CodeCounts]) -> str:
     )
 
 
+def has_codes(store: Store, runs: Sequence[str]) -> bool:
+    """Return whether the runs' episodes carry executor error codes (household runs do)."""
+    names = {code.value.lower() for code in ErrorCode}
+    return any(names & e.metrics.keys() for run in runs for e in store.episodes(run))
+
+
 def codes_extra(store: Store, runs: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Return, per run, the ``error_codes`` key its JSON report object carries."""
     return {run: {"error_codes": code_json(c)} for run, c in code_counts(store, runs).items()}

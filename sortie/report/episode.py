@@ -12,7 +12,7 @@ from PIL import Image
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, SortieError
-from sortie.core.facts import AerialFacts, facts_of
+from sortie.core.facts import aerial_facts
 from sortie.core.records_io import Trajectory, read_trajectory
 from sortie.core.trajectory import EventRecord, StageRecord, StepRecord
 from sortie.missions.registry import FAMILIES, check_episode
@@ -199,11 +199,9 @@ def _aerial_mission(trajectory: Trajectory) -> list[str]:
 
 def _verdict(trajectory: Trajectory) -> list[str]:
     try:
-        facts = facts_of(trajectory)
+        facts = aerial_facts(trajectory)
     except ConfigError as error:
         return [f"<p class='failure'>{esc(error)}</p>"]
-    if not isinstance(facts, AerialFacts):
-        return []
     lines = [_line("the agent's report", facts.report or "(none)")]
     verdict = facts.verdict
     if verdict is not None:

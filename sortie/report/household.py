@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sortie.core.errors import ConfigError
-from sortie.core.facts import HouseholdFacts, facts_of
+from sortie.core.facts import HouseholdFacts, household_facts
 from sortie.core.household import (
     ERROR_MEANINGS,
     AttemptRecord,
@@ -63,10 +63,9 @@ def _line(label: str, text: object) -> str:
 def _facts(trajectory: Trajectory) -> HouseholdFacts | None:
     """Return the episode's final state, or None when its footer has none to read."""
     try:
-        facts = facts_of(trajectory)
+        return household_facts(trajectory)
     except ConfigError:
         return None
-    return facts if isinstance(facts, HouseholdFacts) else None
 
 
 def _goals(goals: Sequence[GoalCondition], facts: HouseholdFacts | None) -> str:

@@ -21,18 +21,13 @@ from rich.console import RenderableType
 from rich.table import Table
 
 from sortie.core.errors import ConfigError
-from sortie.metrics.aggregate import AERIAL_COLUMNS, HOUSEHOLD_COLUMNS, RESCUE_COLUMNS
 from sortie.metrics.intervals import Estimate
+from sortie.missions.registry import FAMILIES
 from sortie.report.tables import ReportRow
 
-MAIN_COLUMNS = ("tcr", "ts")
-"""The paper's main table: full-task completion and total score, per group and agent."""
-STAGE_COLUMNS = ("s1", "s2", "s3", "s4", "steps", "hs", "collisions")
-"""The stage diagnostic table: where along the mission agents lose their points."""
 TABLE_WIDTH = 8
 """Metrics per table when a report shows more columns than the paper's tables."""
 FORMATS = ("table", "markdown", "csv", "json")
-HOUSEHOLD_TITLE = "EMMOE table: SR, TP, SER, SRR, PLWSR, GC (%)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,41 +39,24 @@ class ReportTable:
     pivot: bool
     """True: one line per run with each group's metrics side by side (the main table)."""
     rows: tuple[ReportRow, ...]
+    overall_only: bool = False
+    """True: a terminal leaderboard shows only the ``all`` group."""
 
 
 def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
-    """Split report rows into the main table (TCR, TS) and the stage diagnostic table.
+    """Lay the rows out as their family's paper does (``Family.tables``).
 
-    Rows of other metrics (another mission family) stay one table of everything.
+    Rows of other metrics (``--columns``) become tables of at most ``TABLE_WIDTH`` metrics.
     """
     columns = tuple(_columns(rows))
-    if columns == HOUSEHOLD_COLUMNS:
-        return [ReportTable(HOUSEHOLD_TITLE, HOUSEHOLD_COLUMNS, False, tuple(rows))]
-    if columns == AERIAL_COLUMNS:
-        return [
-            ReportTable(
-                "MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, steps",
-                AERIAL_COLUMNS,
-                False,
-                tuple(rows),
-            )
-        ]
-    if columns != RESCUE_COLUMNS:
-        return metric_tables(rows, columns)
-    return [
-        ReportTable(
-            "Main table: task completion (TCR, %) and total score (TS, 0–100)",
-            MAIN_COLUMNS,
-            True,
-            tuple(rows),
-        ),
-        ReportTable(
-            "Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
-            STAGE_COLUMNS,
-            False,
-            tuple(rows),
-        ),
-    ]
+    for name in FAMILIES.in_order():
+        family = FAMILIES.get(name)
+        if family.tables and columns == family.columns:
+            return [
+                ReportTable(t.title, t.columns, t.pivot, tuple(rows), t.overall_only)
+                for t in family.tables
+            ]
+    return metric_tables(rows, columns)
 
 
 def metric_tables(rows: Sequence[ReportRow], columns: Sequence[str]) -> list[ReportTable]:
@@ -96,9 +74,7 @@ def leaderboard(rows: Sequence[ReportRow]) -> list[ReportTable]:
     """Return the paper's tables for a terminal: the main table, and stages over all groups."""
     tables = paper_tables(rows)
     overall = tuple(row for row in rows if row.group == "all")
-    return [
-        dataclasses.replace(t, rows=overall) if t.columns == STAGE_COLUMNS else t for t in tables
-    ]
+    return [dataclasses.replace(t, rows=overall) if t.overall_only else t for t in tables]
 
 
 def render(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sortie.missions.registry import FAMILIES
 from sortie.report.codes import TITLE as CODES_TITLE
-from sortie.report.codes import code_counts, code_rows
+from sortie.report.codes import code_counts, code_rows, has_codes
 from sortie.report.compare import write_comparisons
 from sortie.report.episode import (
     EPISODES_FOLDER,
@@ -70,14 +70,14 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
 def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTable]:
     """Return the index's top tables: the paper's, error codes, endings, model use, time.
 
-    The error-code table is for household runs only.
+    The error-code table is for runs whose episodes carry executor codes (household runs).
     """
     tables = []
     for table in paper_tables(report_rows(store, runs, group)):
         header, lines = layout(table, "\n")
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         tables.append(HtmlTable(table.title, header, lines, numeric))
-    if runs_family(store, runs) == "household":
+    if has_codes(store, runs):
         header, lines = code_rows(code_counts(store, runs))
         tables.append(HtmlTable(CODES_TITLE, header, lines, frozenset(header[-3:])))
     header, lines = failure_rows(failure_modes(store, runs))

@@ -20,14 +20,7 @@ from dataclasses import dataclass
 
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.trajectory import TrajectoryHeader
-from sortie.metrics.aggregate import (
-    AERIAL_COLUMNS,
-    ERROR,
-    HOUSEHOLD_COLUMNS,
-    RATIOS,
-    RESCUE_COLUMNS,
-    is_error,
-)
+from sortie.metrics.aggregate import ERROR, RATIOS, is_error
 from sortie.metrics.intervals import (
     EpisodeMean,
     Estimate,
@@ -35,7 +28,7 @@ from sortie.metrics.intervals import (
     group_intervals,
     paired_differences,
 )
-from sortie.missions.household.spec import household_task
+from sortie.missions.registry import FAMILIES
 from sortie.report.human_reference import referenced_metrics
 from sortie.run.store import Store, StoredEpisode
 
@@ -45,12 +38,6 @@ GROUP_NOTES = {
     "(and once in all).",
 }
 """What a reader must know about a grouping, said under its table."""
-FAMILY_COLUMNS = {
-    "rescue": RESCUE_COLUMNS,
-    "aerial": AERIAL_COLUMNS,
-    "household": HOUSEHOLD_COLUMNS,
-}
-"""The default report columns of each mission family (its paper's table)."""
 TS_VARIANTS = ("paper", "rescuebench-code")
 DEFAULT_TS_VARIANT = "paper"
 """The stage scores TS and S1–S4 are read in by default (``docs/rescue.md`` says why)."""
@@ -139,13 +126,13 @@ def compare_rows(
 
 
 def family_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
-    """Return the report columns of the runs' mission family (``FAMILY_COLUMNS``).
+    """Return the report columns of the runs' mission family (its ``Family.columns``).
 
     Raises:
         UnknownNameError: a run id the store does not hold.
         ConfigError: the runs mix families, whose metrics cannot share a table.
     """
-    return FAMILY_COLUMNS[runs_family(store, runs)]
+    return FAMILIES.get(runs_family(store, runs)).columns
 
 
 def runs_family(store: Store, runs: Sequence[str]) -> str:
@@ -180,7 +167,7 @@ def episode_family(episode: StoredEpisode) -> str:
         family = _read_header(episode).episode.family
     except (OSError, ValueError):
         return guessed_family(episode.metrics)
-    return family if family in FAMILY_COLUMNS else guessed_family(episode.metrics)
+    return family if family in FAMILIES else guessed_family(episode.metrics)
 
 
 def guessed_family(metrics: Mapping[str, float]) -> str:
@@ -192,11 +179,8 @@ def guessed_family(metrics: Mapping[str, float]) -> str:
 
 def available_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:
     """Return every metric the runs' episodes hold: the family's table first, then the rest."""
-    from sortie.metrics import aerial, household, rescue
-
-    family = runs_family(store, runs)
-    columns = FAMILY_COLUMNS[family]
-    scorer = {"aerial": aerial.METRICS, "household": household.METRICS}.get(family, rescue.METRICS)
+    family = FAMILIES.get(runs_family(store, runs))
+    columns, scorer = family.columns, family.load_metrics()
     held = {name for run in runs for episode in store.episodes(run) for name in episode.metrics}
     # A ratio column is held when both its parts are.
     held |= {name for name, r in RATIOS.items() if {r.numerator, r.denominator} <= held}
@@ -320,13 +304,10 @@ def groups_of(episode: StoredEpisode, group: str) -> list[str]:
     spec = _header(episode, group).episode
     if group == "world":
         return [spec.world.builder]
-    if group in ("attribute", "split"):
-        if spec.family != "household":
-            return ["-"]
-        task = household_task(spec)
-        attributes = list(dict.fromkeys(a.value for a in task.attributes))  # each counts once
-        return attributes if group == "attribute" else [task.split.value]
-    return [str(tag) for tag in spec.mission.get("types", ())] or [spec.level or "-"]
+    keys = FAMILIES.get(spec.family).groupings.get(group)
+    if keys is not None:
+        return keys(spec)
+    return [spec.level or "-"] if group == "type" else ["-"]  # a grouping of another family
 
 
 def _header(episode: StoredEpisode, group: str) -> TrajectoryHeader:

@@ -17,14 +17,9 @@ from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainin
 from rich.table import Table
 
 from sortie.core.trajectory import ERROR_REASONS
-from sortie.metrics.aggregate import (
-    AERIAL_COLUMNS,
-    ERROR,
-    HOUSEHOLD_COLUMNS,
-    RESCUE_COLUMNS,
-    is_error,
-)
+from sortie.metrics.aggregate import ERROR, is_error
 from sortie.metrics.intervals import Estimate, episode_means, group_intervals
+from sortie.missions.registry import FAMILIES
 from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
@@ -62,7 +57,9 @@ def run_and_report(request: RunRequest, console: Console) -> RunSummary:
     """
     with Store(request.store) as store:
         plan = run_with_progress(request, store, console)
-        console.print(results_table(store.episodes(plan.run_id), _title(plan, request)))
+        columns = FAMILIES.get(store.run_family(plan.run_id) or "rescue").columns
+        title = _title(plan, request)
+        console.print(results_table(store.episodes(plan.run_id), title, columns))
         summary = summarise(store, plan, console)
     console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
     console.print(f"Records: {escape(str(plan.records.resolve()))}")
@@ -144,17 +141,13 @@ OUTCOMES = ("success", "failure", "error")
 """How an episode can end, as the summary table counts them."""
 
 
-def results_table(episodes: Iterable[StoredEpisode], title: str) -> Table:
+def results_table(episodes: Iterable[StoredEpisode], title: str, columns: tuple[str, ...]) -> Table:
     """Return the per-level table: outcome counts, then each metric's mean and 95% interval.
 
     Means are over the episodes that did not end in an error (repeats averaged first, rates
-    in %), in the columns of the episodes' family; ``n`` counts every episode run.
+    in %), in ``columns`` (the family's); ``n`` counts every episode run.
     """
     episodes = list(episodes)
-    # Household metrics hold SR too, so TP tells them apart first.
-    household = any("tp" in e.metrics for e in episodes)
-    aerial = any("sr" in e.metrics for e in episodes)
-    columns = HOUSEHOLD_COLUMNS if household else AERIAL_COLUMNS if aerial else RESCUE_COLUMNS
     scored = ((e.level or "-", e.key, e.metrics) for e in episodes if _ending(e) != "error")
     intervals = group_intervals(episode_means(scored, columns), columns)
     counts: dict[str, Counter[str]] = {}

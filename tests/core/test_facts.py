@@ -1,7 +1,7 @@
 import pytest
 
 from sortie.core.errors import ConfigError
-from sortie.core.facts import AerialFacts, RescueFacts, aerial_facts, facts_of, rescue_facts
+from sortie.core.facts import AerialFacts, RescueFacts, aerial_facts, rescue_facts
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, TrajectoryFooter, TrajectoryHeader
 from sortie.testing.episodes import aerial_hop, room_rescue
@@ -39,7 +39,7 @@ def test_a_misspelt_key_is_an_error_naming_the_record_and_the_key():
     """'picked_upp' is refused, not read as a missing pick-up."""
     bad = {**OLD_RESCUE, "picked_upp": True}
     with pytest.raises(ConfigError) as info:
-        facts_of(trajectory(room_rescue(), bad))
+        rescue_facts(trajectory(room_rescue(), bad))
     message = str(info.value)
     assert "handmade/room-0" in message and "footer.facts.picked_upp" in message
 
@@ -52,14 +52,14 @@ def test_a_value_of_the_wrong_type_is_an_error_naming_the_field():
 
 def test_facts_of_a_job_that_never_ran_are_the_defaults():
     """A footer with no facts (its worker kept dying) reads as the model's defaults."""
-    assert facts_of(trajectory(aerial_hop(), {})) == AerialFacts()
-    assert facts_of(trajectory(room_rescue(), {})) == RescueFacts()
+    assert aerial_facts(trajectory(aerial_hop(), {})) == AerialFacts()
+    assert rescue_facts(trajectory(room_rescue(), {})) == RescueFacts()
 
 
 def test_the_family_picks_the_model_and_the_typed_reader_checks_it():
     """An aerial record gives AerialFacts; asking it for rescue facts is an error."""
     record = trajectory(aerial_hop(), {"step_budget": 20})
-    assert isinstance(facts_of(record), AerialFacts)
+    assert isinstance(aerial_facts(record), AerialFacts)
     with pytest.raises(ConfigError, match="expected a rescue record"):
         rescue_facts(record)
 

@@ -12,8 +12,9 @@ from sortie.core.household import (
     normalise,
 )
 from sortie.core.trajectory import Outcome
-from sortie.metrics.aggregate import HOUSEHOLD_COLUMNS, group_means
+from sortie.metrics.aggregate import group_means
 from sortie.metrics.household import CODE_METRICS, METRICS, score_household
+from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.missions.household.rules import goal_met
 from sortie.missions.registry import FAMILIES
 from tests.household_records import APPLE_IN_FRIDGE, END, done, failed, placed, task, trajectory

@@ -4,7 +4,7 @@ import warnings
 
 import gymnasium
 
-from sortie.missions.gym_ids import ENV_IDS, register_envs
+from sortie.missions.gym_ids import env_ids, register_envs
 
 
 def test_ids_are_registered_on_import_without_loading_the_envs():
@@ -22,7 +22,7 @@ def test_ids_are_registered_on_import_without_loading_the_envs():
 
 def test_registering_again_changes_nothing():
     """A second register_envs call neither warns nor replaces the registered specs."""
-    before = {env_id: gymnasium.registry[env_id] for env_id in ENV_IDS}
+    before = {env_id: gymnasium.registry[env_id] for env_id in env_ids()}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         register_envs()

@@ -8,8 +8,8 @@ from sortie.cli import app
 from sortie.core.facts import HouseholdFacts
 from sortie.core.household import ErrorCode
 from sortie.core.trajectory import Outcome
-from sortie.metrics.aggregate import HOUSEHOLD_COLUMNS
 from sortie.metrics.household import METRICS
+from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.report import write_site
 from sortie.report.codes import code_counts, code_rows
 from sortie.report.render import render

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from sortie.cli import app
 from sortie.core.errors import ConfigError, UnknownNameError
-from sortie.metrics.aggregate import RESCUE_COLUMNS
+from sortie.missions.registry import FAMILIES
 from sortie.report.render import cell, layout, paper_tables, render
 from sortie.report.tables import choose_columns, compare_rows, report_rows
 from sortie.run.batch import RunRequest
@@ -16,6 +16,7 @@ from sortie.run.store import Store
 from tests.conftest import run_stored
 
 runner = CliRunner()
+RESCUE_COLUMNS = FAMILIES.get("rescue").columns
 
 
 @pytest.fixture(scope="module")
@@ -89,13 +90,20 @@ def test_the_main_table_holds_the_same_numbers_as_the_rows(store_path):
 
 
 def test_a_mission_with_two_type_tags_counts_in_both_types_and_once_in_all(store_path, tmp_path):
-    """--group type reads the mission's tags; 'all' still counts each episode once."""
+    """A family's own grouping gives an episode several keys; 'all' still counts it once."""
+    import dataclasses
+
     with Store(store_path) as store:
         episodes = store.episodes("a")
     tags = {episodes[0].key: ["reporting", "inspection"], episodes[1].key: ["reporting"]}
     for episode in episodes[:2]:
         _retag(episode.record, tags[episode.key])
-    with Store(store_path) as store:
+    rescue = FAMILIES.get("rescue")
+    tagged = {"type": lambda spec: spec.mission.get("types") or [spec.level]}
+    with (
+        FAMILIES.override("rescue", dataclasses.replace(rescue, groupings=tagged)),
+        Store(store_path) as store,
+    ):
         rows = {r.group: r.n for r in report_rows(store, ["a"], group="type")}
     assert rows == {"L2": 1, "inspection": 1, "reporting": 2, "all": 3}
 

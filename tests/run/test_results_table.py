@@ -3,6 +3,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from sortie.missions.registry import FAMILIES
 from sortie.run.cli_run import results_table
 from sortie.run.store import StoredEpisode
 
@@ -13,6 +14,9 @@ def stored(key, level, outcome, reason=None, ts=50.0, error=0.0):
     return StoredEpisode(
         key, key, "s", level, 0, 0, outcome, reason, 10, Path("r.jsonl"), 1.0, 1, None, metrics
     )
+
+
+RESCUE = FAMILIES.get("rescue").columns
 
 
 def text(table):
@@ -35,7 +39,7 @@ def test_the_summary_counts_outcomes_and_leaves_errors_out_of_the_means():
         stored("b", "L1", "failure", ts=40.0),
         stored("c", "L1", "failure", "backend_error", ts=math.nan, error=1.0),
     ]
-    lines = lines_by_level(results_table(episodes, "t"))
+    lines = lines_by_level(results_table(episodes, "t", RESCUE))
     level, n, success, failure, error, tcr, ts = lines["L1"][:7]
     assert (n, success, failure, error) == ("3", "1", "1", "1")
     assert ts.startswith("50.0 ") and tcr.startswith("50.0 ")
@@ -45,7 +49,7 @@ def test_an_old_store_row_is_recognised_as_errored_by_its_failure_reason():
     """A row from before the error mark (a TS of 12.9, no 'error' metric) is not averaged."""
     old = stored("c", "L2", "failure", "agent_error", ts=12.9)
     del old.metrics["error"]
-    lines = lines_by_level(results_table([stored("a", "L2", "failure", ts=30.0), old], "t"))
+    lines = lines_by_level(results_table([stored("a", "L2", "failure", ts=30.0), old], "t", RESCUE))
     assert lines["L2"][4] == "1" and lines["L2"][6] == "30"
 
 
@@ -56,15 +60,17 @@ def test_each_mean_carries_its_bootstrap_interval():
         stored("b", "L1", "failure", ts=30.0),
         stored("c", "L2", "failure", ts=70.0),
     ]
-    lines = lines_by_level(results_table(episodes, "t"))
+    lines = lines_by_level(results_table(episodes, "t", RESCUE))
     assert lines["L1"][6] == "20.0 10.0–30.0" and lines["L2"][6] == "70"
 
 
 def test_household_episodes_get_the_emmoe_columns():
-    """Metrics with TP (and SR, as aerial's have) are household: SR, TP, SER, SRR, PLWSR, GC."""
+    """The household family's columns: SR, TP, SER, SRR, PLWSR, GC (ratios from their parts)."""
     episode = stored("a", "L1", "success")
     episode.metrics.update({"sr": 1.0, "tp": 0.5, "ended": 1.0, "failed_subtasks": 0.0})
-    header = next(line for line in text(results_table([episode], "t")).splitlines() if "┃" in line)
+    household = FAMILIES.get("household").columns
+    table = results_table([episode], "t", household)
+    header = next(line for line in text(table).splitlines() if "┃" in line)
     names = [cell.strip() for cell in header.split("┃") if cell.strip()]
     assert names[-6:] == ["SR", "TP", "SER", "SRR", "PLWSR", "GC"]
-    assert lines_by_level(results_table([episode], "t"))["L1"][5:8] == ["100", "50", "100"]
+    assert lines_by_level(table)["L1"][5:8] == ["100", "50", "100"]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
+from sortie.core.actions import Fly, TaskAction
+from sortie.core.episode import EpisodeSpec
 from sortie.missions.aerial.judge import JUDGES
 from sortie.missions.aerial.spec import aerial_data
-from sortie.missions.family import Demo, Family, FamilySettings, Score
+from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Score
 
 
 class AerialSettings(FamilySettings):
@@ -23,12 +25,30 @@ class AerialSettings(FamilySettings):
         return value
 
 
+AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
+"""The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""
+
+
+def mission_types(spec: EpisodeSpec) -> list[str]:
+    """Return an episode's mission types (its level when it has none), for ``--by type``."""
+    return [str(tag) for tag in aerial_data(spec).types] or [spec.level or "-"]
+
+
 AERIAL = Family(
     name="aerial",
     runtime="sortie.missions.aerial.mission:AerialMission",
     check=aerial_data,
     settings=AerialSettings,
     scorer="sortie.metrics.aerial:score_aerial",
+    columns=AERIAL_COLUMNS,
+    metrics="sortie.metrics.aerial:METRICS",
+    groupings={"type": mission_types},
+    tables=(
+        PaperTable(
+            "MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, steps",
+            AERIAL_COLUMNS,
+        ),
+    ),
     body="multirotor",
     needs_interaction=False,
     group="type",
@@ -38,4 +58,7 @@ AERIAL = Family(
     episode_scores=(Score("SR", "sr", 0), Score("MP", "mp", 1)),
     stage_names={"S1": "reach", "S2": "done"},
     demo=Demo("aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"),
+    env="sortie.missions.aerial.env:AerialEnv",
+    actions=(Fly, TaskAction),
+    exports=("demos",),
 )

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from sortie.missions.family import Demo, Family, FamilySettings, Score
+from sortie.core.actions import Subtask
+from sortie.core.episode import EpisodeSpec
+from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Score
 from sortie.missions.household.skills import Profile, Setting
 from sortie.missions.household.spec import household_task
 
@@ -18,12 +20,30 @@ class HouseholdSettings(FamilySettings):
     skills: Profile = Field(Profile.DEFAULT, description="skill success model: default or perfect")
 
 
+HOUSEHOLD_COLUMNS = ("sr", "tp", "ser", "srr", "plwsr", "gc")
+"""The EMMOE table: SR, TP, SER, SRR, PLWSR, GC."""
+
+
+def attributes(spec: EpisodeSpec) -> list[str]:
+    """Return a task's attributes, each once (``--by attribute``)."""
+    return list(dict.fromkeys(a.value for a in household_task(spec).attributes))
+
+
+def split(spec: EpisodeSpec) -> list[str]:
+    """Return a task's split (``--by split``)."""
+    return [household_task(spec).split.value]
+
+
 HOUSEHOLD = Family(
     name="household",
     runtime="sortie.missions.household.mission:HouseholdMission",
     check=household_task,
     settings=HouseholdSettings,
     scorer="sortie.metrics.household:score_household",
+    columns=HOUSEHOLD_COLUMNS,
+    metrics="sortie.metrics.household:METRICS",
+    groupings={"attribute": attributes, "split": split},
+    tables=(PaperTable("EMMOE table: SR, TP, SER, SRR, PLWSR, GC (%)", HOUSEHOLD_COLUMNS),),
     body="manipulator",
     group="level",
     headline=("sr", "tp"),
@@ -37,4 +57,7 @@ HOUSEHOLD = Family(
     ),
     stage_names={"S1": "task"},
     demo=Demo("household-smoke-v1", ("oracle", "random"), "attribute"),
+    env="sortie.missions.household.env:HouseholdEnv",
+    actions=(Subtask,),
+    exports=("sft", "dpo"),
 )
