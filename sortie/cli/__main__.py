@@ -1,0 +1,5 @@
+"""``python -m sortie.cli``: the ``sortie`` command."""
+
+from sortie.cli import app
+
+app()

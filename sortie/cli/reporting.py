@@ -1,0 +1,176 @@
+"""``sortie report`` and ``sortie compare``: tables and the HTML report of stored runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from sortie.cli.common import (
+    DEFAULT_STORE,
+    FormatOption,
+    GroupOption,
+    StoreOption,
+    app,
+    echo,
+    fail,
+    open_store,
+    report_title,
+)
+from sortie.core.errors import SortieError
+
+if TYPE_CHECKING:
+    from sortie.run.store import Store
+
+
+RunsOption = Annotated[
+    list[str], typer.Option("--run", help="Run id in the store (repeat for several).")
+]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--html", help="Also write a static HTML report (plots, a page per episode) here."
+    ),
+]
+TsVariantOption = Annotated[
+    str,
+    typer.Option(help="Rescue stage scores in TS and S1–S4: paper (default) or rescuebench-code."),
+]
+ColumnsOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Metrics to show, comma-separated (e.g. sr,eff,eff_all_steps,iou_start2d), or "
+        "'all' for every metric sortie computes; default: the family's paper tables."
+    ),
+]
+ReferenceOption = Annotated[
+    str | None,
+    typer.Option(
+        help="human:RUN_ID: score HS, nDTW and SDTW against that run's paths (sortie play) "
+        "instead of the suite's expert paths."
+    ),
+]
+
+
+@app.command()
+def report(
+    run_ids: RunsOption,
+    store: StoreOption = DEFAULT_STORE,
+    group: GroupOption = "level",
+    fmt: FormatOption = "table",
+    html_dir: HtmlOption = None,
+    ts_variant: TsVariantOption = "paper",
+    columns: ColumnsOption = None,
+    reference: ReferenceOption = None,
+) -> None:
+    """Print each run's metrics per group as mean [95% bootstrap interval] over episodes.
+
+    Episodes that ended in an agent or backend error are left out of every mean and counted
+    in the ``errors`` column.
+    """
+    try:
+        with open_store(store) as opened:
+            _print_metrics(opened, run_ids, group, fmt, (columns, ts_variant, reference))
+            _print_group_note(group, fmt)
+            for print_part in (_print_error_codes, _print_failures, _print_usage, _print_timings):
+                print_part(opened, run_ids, fmt)
+            if html_dir is not None:
+                from sortie.report import write_site
+
+                index = write_site(opened, run_ids, html_dir, group)
+                # On stderr after a text format, so `--format csv > file` stays pure CSV.
+                typer.echo(f"HTML report: {index}", err=fmt != "table")
+    except SortieError as error:
+        raise fail(error) from None
+
+
+def _print_metrics(
+    store: Store, runs: list[str], group: str, fmt: str, how: tuple[str | None, str, str | None]
+) -> None:
+    """Print the metric tables: ``how`` is the columns, the TS variant and the reference."""
+    from sortie.report.codes import codes_extra, has_codes
+    from sortie.report.render import render
+    from sortie.report.tables import choose_columns, report_rows
+
+    columns, ts_variant, reference = how
+    chosen = choose_columns(store, runs, columns)
+    rows = report_rows(store, runs, group, chosen, ts_variant, reference)
+    title = " · ".join(_run_label(store, run_id) for run_id in runs)
+    if ts_variant != "paper":
+        title += f" · TS: {ts_variant}"
+    if reference:
+        title += f" · reference paths: {reference}"
+    extra = codes_extra(store, runs) if fmt == "json" and has_codes(store, runs) else None
+    echo(render(rows, fmt, title=report_title(title, fmt), extra=extra))
+
+
+@app.command()
+def compare(
+    run_a: Annotated[str, typer.Argument(help="Baseline run id (A).")],
+    run_b: Annotated[str, typer.Argument(help="Run id compared with it (B).")],
+    store: StoreOption = DEFAULT_STORE,
+    group: GroupOption = "level",
+    fmt: FormatOption = "table",
+) -> None:
+    """Print B − A per metric and group: paired over common episodes, with 95% intervals."""
+    from sortie.report.render import render
+    from sortie.report.tables import compare_rows
+
+    try:
+        with open_store(store) as opened:
+            rows = compare_rows(opened, run_a, run_b, group)
+            echo(render(rows, fmt, title=report_title(f"{run_b} − {run_a} (paired)", fmt)))
+    except SortieError as error:
+        raise fail(error) from None
+
+
+def _print_group_note(group: str, fmt: str) -> None:
+    """Print what the grouping means for the counts (a task in several groups), if anything."""
+    from sortie.report.tables import GROUP_NOTES
+
+    if fmt in ("table", "markdown") and group in GROUP_NOTES:
+        echo(f"{GROUP_NOTES[group]}\n" if fmt == "table" else f"\n{GROUP_NOTES[group]}\n")
+
+
+def _print_error_codes(store: Store, runs: list[str], fmt: str) -> None:
+    """Print the executor's error codes of runs that have them, in successful and failed runs."""
+    from sortie.report.codes import code_counts, code_markdown, code_table, has_codes
+
+    if fmt in ("table", "markdown") and has_codes(store, runs):
+        counts = code_counts(store, runs)
+        echo(code_table(counts) if fmt == "table" else "\n" + code_markdown(counts))
+
+
+def _print_failures(store: Store, runs: list[str], fmt: str) -> None:
+    """Print how the runs' episodes ended, under a table or markdown."""
+    from sortie.report.failures import failure_markdown, failure_modes, failure_table
+
+    if fmt in ("table", "markdown"):
+        modes = failure_modes(store, runs)
+        echo(failure_table(modes) if fmt == "table" else "\n" + failure_markdown(modes))
+
+
+def _print_usage(store: Store, runs: list[str], fmt: str) -> None:
+    """Print the runs' model use (calls, tokens, errors, latency) under a table or markdown."""
+    from sortie.report.usage import run_usage, usage_markdown, usage_table
+
+    usage = run_usage(store, runs) if fmt in ("table", "markdown") else {}
+    if usage:
+        echo(usage_table(usage) if fmt == "table" else "\n" + usage_markdown(usage))
+
+
+def _print_timings(store: Store, runs: list[str], fmt: str) -> None:
+    """Print where the runs' wall time went (agent, backend, render, harness)."""
+    from sortie.report.timings import run_time_shares, time_markdown, time_table
+
+    if fmt in ("table", "markdown"):
+        shares = run_time_shares(store, runs)
+        echo(time_table(shares) if fmt == "table" else "\n" + time_markdown(shares))
+
+
+def _run_label(store: Store, run_id: str) -> str:
+    """Return a run's id, marked when its agent was shown text instead of images."""
+    config = store.run_config(run_id) or {}
+    args = (config.get("agent") or {}).get("args") or {}
+    return f"{run_id} (text observation)" if args.get("observation") == "text" else run_id
