@@ -141,28 +141,38 @@ def _mission(config: Path, suite: str, problems: Problems) -> EpisodeSpec | None
     if len(problems.found) > before:
         return None
     assert start and goal and env and name and instruction and kind and depth is not None
-
-    def make() -> EpisodeSpec:
-        params: dict[str, Any] = {"mission": name, "category": kind, "gt_depth": depth}
-        difficulty = reader.optional("metadata.difficulty") or reader.optional(
-            "metadata.difficulty_level"
-        )
-        params |= {"difficulty": str(difficulty)} if difficulty else {}
-        target = reader.optional("target_object")
-        return EpisodeSpec(
-            episode_id=f"{suite}/{env}/{name}",
-            family="aerial",
-            level=kind,
-            world=WorldSpec(builder=f"{WORLD_PREFIX}{env}", seed=0, params=params),
-            start=start,
-            targets={"target": target} if target else {},
-            mission={"instruction": instruction, "types": [kind], "goal": goal.as_list()}
-            | ({"target": target} if target else {})
-            | tolerances
-            | extra,
-        )
-
+    target = reader.optional("target_object")
+    mission = {"instruction": instruction, "types": [kind], "goal": goal.as_list()}
+    mission |= ({"target": target} if target else {}) | tolerances | extra
+    params: dict[str, Any] = {"mission": name, "category": kind, "gt_depth": depth}
+    ids = (f"{suite}/{env}/{name}", env)
+    make = lambda: _episode(reader, ids, start, mission, params)  # noqa: E731
     return problems.checked(where, make)
+
+
+def _episode(
+    reader: _Reader,
+    ids: tuple[str, str],
+    start: Pose,
+    mission: dict[str, Any],
+    params: dict[str, Any],
+) -> EpisodeSpec:
+    """Return the episode of a checked mission: ``ids`` are its episode id and environment."""
+    episode_id, env = ids
+    difficulty = reader.optional("metadata.difficulty") or reader.optional(
+        "metadata.difficulty_level"
+    )
+    params |= {"difficulty": str(difficulty)} if difficulty else {}
+    kind, target = mission["types"][0], mission.get("target")
+    return EpisodeSpec(
+        episode_id=episode_id,
+        family="aerial",
+        level=kind,
+        world=WorldSpec(builder=f"{WORLD_PREFIX}{env}", seed=0, params=params),
+        start=start,
+        targets={"target": target} if target else {},
+        mission=mission,
+    )
 
 
 class _Reader:

@@ -28,6 +28,7 @@ from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.aerial.patrol import patrol_iou, patrol_iou_start2d
+from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
 
 OSR_RADII = (5.0, 10.0, 20.0)
 """Distances (metres, 3D) at which the goal counts as reached somewhere along the path."""
@@ -63,8 +64,8 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
     if is_error(footer.outcome, footer.failure_reason):
         return errored_metrics(METRICS)
     facts = aerial_facts(trajectory)
-    mission = trajectory.header.episode.mission
-    goal = mission["goal"][:3]
+    mission = aerial_data(trajectory.header.episode)
+    goal = mission.goal.position()
     positions = [list(trajectory.header.episode.start.position())] + [
         s.pose.position() for s in trajectory.steps
     ]
@@ -75,13 +76,13 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
         "sr": success,
         **{f"osr{r:g}": float(closest <= r) for r in OSR_RADII},
         **_effort(trajectory.steps, _budget(facts, footer.steps)),
-        **_progress(trajectory, positions, success),
+        **_progress(trajectory, mission, positions, success),
         "closest": closest,
         "final_distance": math.dist(positions[-1], goal),
         "clamped": float(_events(trajectory.steps, "clamped")),
         "invalid_actions": float(_events(trajectory.steps, "invalid_action")),
     }
-    if _is_patrol(mission):
+    if MissionType.PATROL in mission.types:
         metrics.update({f"osr{r:g}": math.nan for r in OSR_RADII})
     metrics["gap"] = metrics["osr5"] - success
     metrics["judge_score"] = facts.verdict.score if facts.verdict else math.nan
@@ -119,27 +120,24 @@ def _budget(facts: AerialFacts, steps: int) -> float:
     return float(facts.step_budget or steps or 1)
 
 
-def _progress(trajectory: Trajectory, positions: list, success: float) -> dict[str, float]:
+def _progress(
+    trajectory: Trajectory, mission: AerialData, positions: list, success: float
+) -> dict[str, float]:
     """Return MP and ``unscored``: patrols use the route IoU; others the closing of the distance."""
-    mission = trajectory.header.episode.mission
-    if _is_patrol(mission):
-        route = mission.get("patrol", [])
+    if MissionType.PATROL in mission.types:
+        route = mission.patrol
         iou = patrol_iou(flown_path(trajectory), route)
         start2d = patrol_iou_start2d(positions, route)
         mp = 1.0 if success else iou
         return {"mp": mp, "unscored": float(math.isnan(mp)), "iou": iou, "iou_start2d": start2d}
     nan = {"iou": math.nan, "iou_start2d": math.nan}
-    d0 = math.dist(positions[0], mission["goal"][:3])
+    d0 = math.dist(positions[0], mission.goal.position())
     if success:
         return {"mp": 1.0, "unscored": 0.0, **nan}
     if d0 <= 1e-9:
         return {"mp": math.nan, "unscored": 1.0, **nan}
-    closing = (d0 - math.dist(positions[-1], mission["goal"][:3])) / d0
+    closing = (d0 - math.dist(positions[-1], mission.goal.position())) / d0
     return {"mp": min(max(closing, 0.0), 1.0), "unscored": 0.0, **nan}
-
-
-def _is_patrol(mission: dict) -> bool:
-    return "patrol" in mission.get("types", ())
 
 
 def _collided(step: StepRecord) -> bool:

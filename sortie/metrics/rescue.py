@@ -26,6 +26,7 @@ from sortie.metrics.paths import (
     spl,
 )
 from sortie.metrics.stage_scores import StageDistances, code_scores, paper_scores
+from sortie.missions.rescue.spec import rescue_data
 
 STAGES = ("S1", "S2", "S3", "S4")
 WALL_CLOCK_METRICS = frozenset({"time_latency"})
@@ -135,9 +136,8 @@ def _positions(trajectory: Trajectory) -> np.ndarray:
 
 
 def _path_metrics(trajectory: Trajectory, positions: np.ndarray, success: bool) -> dict[str, float]:
-    mission = trajectory.header.episode.mission
-    reference = mission.get("reference_path") or []
-    shortest = float(mission.get("shortest_length", math.nan))
+    mission = rescue_data(trajectory.header.episode)
+    reference, shortest = mission.reference_path, mission.shortest_length
     taken = path_length(positions)
     result = {"spl": spl(success, shortest, taken) if math.isfinite(shortest) else math.nan}
     if len(reference) < 2:

@@ -112,11 +112,7 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         StoreError: the store failed, or another process is writing this run.
     """
     _check(request)
-    run_id = (
-        check_name(request.run_id, "--run-id")
-        if request.run_id
-        else (f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}")
-    )
+    run_id = _run_id(request)
     suites = _load_suites(request.suites)
     family = _check_one_family(suites)
     _check_agent_plays(request.agent, family, suites)
@@ -134,28 +130,45 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     )
     _check_suites_backend(suites, request.backend)
     run.check_backend(family, {e.world.builder for eps in chosen.values() for e in eps})
-    config = {
+    records = request.out or store.folder / run_id
+    jobs = _jobs(request, run, chosen, records, store.folder)
+    store.begin_run(run_id, _config(request, run, suites))
+    done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
+    return Plan(run_id, tuple(suites), records, jobs, [j for j in jobs if j.key not in done])
+
+
+def _run_id(request: RunRequest) -> str:
+    """Return the run id asked for (checked), or a new one from the agent and the time."""
+    if request.run_id:
+        return check_name(request.run_id, "--run-id")
+    return f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def _config(request: RunRequest, run: RunSpec, suites: Mapping[str, Suite]) -> dict[str, Any]:
+    """Return what decides the run's results, as stored with it and compared on resume."""
+    return {
         **run.config(),
         "repeats": request.repeats,
         "suites": {name: _digest(suite) for name, suite in suites.items()},
         **_selection(request),
     }
-    records = request.out or store.folder / run_id
-    jobs = [
+
+
+def _jobs(
+    request: RunRequest,
+    run: RunSpec,
+    chosen: Mapping[str, list[EpisodeSpec]],
+    records: Path,
+    frames: Path,
+) -> list[Job]:
+    """Return every job of the run, suite by suite, recorded under ``records``."""
+    return [
         job
         for name, episodes in chosen.items()
         for job in make_jobs(
-            name,
-            episodes,
-            run,
-            request.repeats,
-            _inside(records, name, request.agent),
-            store.folder,
+            name, episodes, run, request.repeats, _inside(records, name, request.agent), frames
         )
     ]
-    store.begin_run(run_id, config)
-    done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
-    return Plan(run_id, tuple(suites), records, jobs, [j for j in jobs if j.key not in done])
 
 
 def select_episodes(

@@ -88,17 +88,10 @@ class HomieBotAgent(ModelAgent):
         super().__init__(
             prompt_dir, resolution, image_format, {**model_args, "temperature": temperature}
         )
+        shown = {"window": window, "history": history, "images": images, "feedback": feedback}
         settings = PromptSettings.from_args(
-            {
-                "resolution": resolution,
-                "image_format": image_format,
-                "window": window,
-                "history": history,
-                "images": images,
-                "feedback": feedback,
-                "analysis": analysis,
-                "observation": observation,
-            }
+            {**shown, "resolution": resolution, "image_format": image_format}
+            | {"analysis": analysis, "observation": observation}
         )
         self.reasks = as_count("reasks", reasks)
         self.prompter = HouseholdPrompter(self.prompts, settings)
