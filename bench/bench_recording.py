@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--agent", default="random")
     args = parser.parse_args()
     suite = load_suite("rescue-smoke-v2")
-    run = RunSpec.resolve(args.agent, {})
+    run = RunSpec.resolve(args.agent, {}, family="rescue")
     jobs = [Job("smoke", spec, 0, Path("unused"), run) for spec in suite.episodes[: args.episodes]]
     table = Table(title=f"Recording cost per step: {args.agent}, {len(jobs)} smoke episodes")
     for column in ("way", "steps", "µs/step", "overhead"):

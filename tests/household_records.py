@@ -163,7 +163,7 @@ def store_records(store: Store, run: str, records: list[Trajectory], suite: str 
     store.begin_run(run, {})
     folder = store.folder / run
     folder.mkdir(parents=True, exist_ok=True)
-    spec = RunSpec(agent=PluginRef(name="scripted"), factory=object)
+    spec = RunSpec(agent=PluginRef(name="scripted"), factory=object, family="household")
     for record in records:
         episode = record.header.episode
         path = record_path(folder, episode.episode_id, 0)

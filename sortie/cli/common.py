@@ -35,6 +35,9 @@ GroupOption = Annotated[
         "runs attribute or split.",
     ),
 ]
+AgentArgOption = Annotated[
+    list[str] | None, typer.Option("--agent-arg", "-a", help="Agent argument k=v.")
+]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
 

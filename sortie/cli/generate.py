@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -13,9 +13,6 @@ from sortie.cli.common import (
     fail,
 )
 from sortie.core.errors import SortieError
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -14,9 +14,6 @@ from sortie.cli.common import (
     fail,
 )
 from sortie.core.errors import SortieError
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command("import")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.markup import escape
 from rich.table import Table
 
@@ -11,9 +9,6 @@ from sortie.cli.common import (
     app,
     console,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from sortie.cli.common import (
     DEFAULT_STORE,
+    AgentArgOption,
     StoreOption,
     app,
     console,
@@ -18,16 +19,11 @@ from sortie.cli.common import (
 )
 from sortie.core.errors import SortieError
 
-if TYPE_CHECKING:
-    pass
-
 
 @app.command("agent-server")
 def agent_server(
     agent: Annotated[str, typer.Option(help="Registered agent to serve (random, explorer, ...).")],
-    agent_arg: Annotated[
-        list[str] | None, typer.Option("--agent-arg", "-a", help="Agent argument k=v.")
-    ] = None,
+    agent_arg: AgentArgOption = None,
     host: Annotated[
         str, typer.Option(help="Address to bind (loopback; 0.0.0.0 lets others in).")
     ] = "127.0.0.1",

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from sortie.cli.common import (
     DEFAULT_STORE,
+    AgentArgOption,
     BackendArgOption,
     BackendOption,
     ClockOption,
@@ -43,9 +44,6 @@ SuitesArgument = Annotated[
     list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v2) or files.")
 ]
 AgentOption = Annotated[str, typer.Option(help="Agent name (oracle, random, explorer, ...).")]
-AgentArgOption = Annotated[
-    list[str] | None, typer.Option("--agent-arg", "-a", help="Agent argument k=v.")
-]
 RepeatsOption = Annotated[int, typer.Option(help="Runs of each episode, each with its seed.")]
 WorkersOption = Annotated[int, typer.Option(help="Worker processes (1: in this process).")]
 OutOption = Annotated[

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -20,9 +20,6 @@ from sortie.cli.common import (
     parse_params,
 )
 from sortie.core.errors import SortieError
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

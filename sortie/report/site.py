@@ -110,7 +110,7 @@ def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[s
     ]
 
 
-def episode_table(run: str, pages: Sequence[EpisodePage], family: str = "rescue") -> HtmlTable:
+def episode_table(run: str, pages: Sequence[EpisodePage], family: str) -> HtmlTable:
     """Return the run's episodes, sortable and filterable, every cell a link to its page."""
     described = FAMILIES.get(family)
     scores = [(score.label, score.metric, score.digits) for score in described.run_scores]

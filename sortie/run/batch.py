@@ -90,6 +90,8 @@ class Plan:
     records: Path
     jobs: list[Job]
     todo: list[Job]
+    family: str
+    """The mission family of the run's suites."""
 
 
 def find_suite(name: str) -> Suite:
@@ -134,7 +136,8 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     jobs = _jobs(request, run, chosen, records, store.folder)
     store.begin_run(run_id, _config(request, run, suites))
     done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
-    return Plan(run_id, tuple(suites), records, jobs, [j for j in jobs if j.key not in done])
+    todo = [j for j in jobs if j.key not in done]
+    return Plan(run_id, tuple(suites), records, jobs, todo, family)
 
 
 def _run_id(request: RunRequest) -> str:
@@ -334,7 +337,9 @@ def _check_one_family(suites: dict[str, Suite]) -> str:
             f"a run holds one mission family, found {len(found)} ({listed}); "
             "run each family's suites as a run of its own"
         )
-    return found.pop() if found else "rescue"
+    if not found:
+        raise ConfigError(f"no episode to run in {', '.join(suites)}")
+    return found.pop()
 
 
 def _load_suites(names: tuple[str, ...]) -> dict[str, Suite]:

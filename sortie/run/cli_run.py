@@ -57,7 +57,7 @@ def run_and_report(request: RunRequest, console: Console) -> RunSummary:
     """
     with Store(request.store) as store:
         plan = run_with_progress(request, store, console)
-        columns = FAMILIES.get(store.run_family(plan.run_id) or "rescue").columns
+        columns = FAMILIES.get(plan.family).columns
         title = _title(plan, request)
         console.print(results_table(store.episodes(plan.run_id), title, columns))
         summary = summarise(store, plan, console)

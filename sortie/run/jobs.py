@@ -62,7 +62,7 @@ class RunSpec:
     agent: PluginRef
     factory: Callable[..., Agent] = field(compare=False)
     """The agent class; pickled by reference, so a worker imports it instead of looking it up."""
-    family: str = "rescue"
+    family: str
     """The mission family of the run's suites (a run holds one)."""
     settings: Mapping[str, Any] = field(default_factory=dict)
     """The family's settings, validated by its model, every one given (defaults filled in)."""
@@ -82,7 +82,7 @@ class RunSpec:
         agent: str,
         args: Mapping[str, Any],
         *,
-        family: str = "rescue",
+        family: str,
         settings: Mapping[str, Any] | None = None,
         clock: str = "sim",
         seed: int = 0,

@@ -49,10 +49,12 @@ def run_suite(
     on_result: Callable[[EpisodeResult], None] = lambda r: None,
 ) -> list[EpisodeResult]:
     """Run every episode of ``suite`` with a fresh agent; return the results in order."""
+    if not suite.episodes:
+        return []
     run = RunSpec.resolve(
         agent_name,
         agent_args,
-        family=suite.episodes[0].family if suite.episodes else "rescue",
+        family=suite.episodes[0].family,
         settings=settings.family_settings,
         clock=settings.clock,
         seed=settings.seed,

@@ -64,4 +64,4 @@ def test_a_missing_required_agent_argument_is_named():
 def test_an_agent_taking_any_keyword_still_refuses_one_it_cannot_use():
     """explorer-nomem takes **kwargs; an unknown one is a ParameterError, not a TypeError."""
     with pytest.raises(ParameterError, match="agent 'explorer-nomem'"):
-        RunSpec.resolve("explorer-nomem", {"colour": "red"})
+        RunSpec.resolve("explorer-nomem", {"colour": "red"}, family="rescue")
