@@ -344,3 +344,13 @@ def _role_problems(
         allowed = " or ".join(sorted(r.value for r in roles))
         return [f"{where}: {name!r} is a household {role.value}, expected: {allowed}"]
     return []
+
+
+def history_line(record: RoundRecord) -> str:
+    """Return one round as EMMOE writes it: ``(k) Action, obj[, place] (success|fail)``."""
+    words = ", ".join(w for w in (record.action, record.target, record.place or "") if w)
+    outcome = {RoundStatus.SUCCESS: "success", RoundStatus.FAILURE: "fail"}.get(
+        record.status, record.status.value
+    )
+    skill = f" - skill: {record.skill}" if record.skill else ""
+    return f"({record.round}) {words} ({outcome}){skill}"

@@ -11,10 +11,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sortie.agents.mllm.household_prompts import history_line
 from sortie.core.actions import Action, Subtask
 from sortie.core.errors import ConfigError, SortieError
-from sortie.core.household import RoundRecord
+from sortie.core.household import RoundRecord, history_line
 from sortie.core.observation import (
     VIEW_NAMES,
     Brief,

@@ -25,7 +25,7 @@ from sortie.agents.mllm.common import (
 )
 from sortie.agents.mllm.prompts import Prompts
 from sortie.core.errors import ParameterError
-from sortie.core.household import MAX_ROUNDS, RoundRecord, RoundStatus, Verb
+from sortie.core.household import MAX_ROUNDS, RoundRecord, Verb, history_line
 from sortie.core.observation import VIEW_NAMES, Brief, HouseholdObservation
 from sortie.models.images import image_part
 from sortie.models.structured import extract_json
@@ -102,16 +102,6 @@ def parse_plain(text: str) -> dict[str, Any]:
         "subtask": {"action": action, "target": target, "place": place or None},
         "skill": skill.group(1).strip() if skill else "",
     }
-
-
-def history_line(record: RoundRecord) -> str:
-    """Return one round as EMMOE writes it: ``(k) Action, obj[, place] (success|fail)``."""
-    words = ", ".join(w for w in (record.action, record.target, record.place or "") if w)
-    outcome = {RoundStatus.SUCCESS: "success", RoundStatus.FAILURE: "fail"}.get(
-        record.status, record.status.value
-    )
-    skill = f" - skill: {record.skill}" if record.skill else ""
-    return f"({record.round}) {words} ({outcome}){skill}"
 
 
 @dataclass(frozen=True, slots=True)
