@@ -55,6 +55,20 @@ class PaperTable:
 
 
 @dataclass(frozen=True, slots=True)
+class MapMarks:
+    """What an episode's map shows of its mission besides the path, start, end and targets."""
+
+    goal: tuple[float, float, float] | None = None
+    """A point to reach (a pentagon; its height a line on the altitude strip)."""
+    route: tuple[tuple[float, float], ...] = ()
+    """A reference route on the ground (dashed)."""
+    crop: bool = False
+    """Crop the map to the path, goal and route (worlds far wider than an episode)."""
+    altitude: bool = False
+    """Add a strip with the height over the steps (flights)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Demo:
     """What ``sortie demo`` runs for a family: a suite, its agents, the table's grouping."""
 
@@ -99,6 +113,12 @@ class Family:
     """The metrics on an episode's own page."""
     stage_names: Mapping[str, str] = field(default_factory=dict)
     """Plain names of its stages (``S1`` …) for the episode player."""
+    episode_stage_names: Callable[[EpisodeSpec], Mapping[str, str]] | None = None
+    """Stage names that depend on the episode (else ``stage_names``)."""
+    map_marks: Callable[[EpisodeSpec], MapMarks] | None = None
+    """What an episode's map marks of its mission (None: nothing beyond the targets)."""
+    report: str | None = None
+    """``"module:NAME"`` of its report panels (``sortie.report.panels.Panels``), if any."""
     demo: Demo | None = None
     """What ``sortie demo`` runs for it (nothing: the family is not in the demo)."""
     env: str | None = None
@@ -122,6 +142,20 @@ class Family:
     def load_scorer(self) -> Callable[..., dict[str, float]]:
         """Return the scorer (imported on first use)."""
         return _load(self.scorer)
+
+    def stages_of(self, spec: EpisodeSpec | None) -> Mapping[str, str]:
+        """Return the plain names of ``spec``'s stages (of any episode when None)."""
+        if spec is not None and self.episode_stage_names is not None:
+            return self.episode_stage_names(spec)
+        return self.stage_names
+
+    def marks_of(self, spec: EpisodeSpec) -> MapMarks:
+        """Return what ``spec``'s map marks of its mission."""
+        return self.map_marks(spec) if self.map_marks is not None else MapMarks()
+
+    def load_report(self) -> Any:
+        """Return its report panels (imported on first use), or None."""
+        return _load(self.report) if self.report else None
 
     def load_metrics(self) -> tuple[str, ...]:
         """Return every metric the scorer gives (the report table's columns if it says none)."""

@@ -12,12 +12,10 @@ from PIL import Image
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, SortieError
-from sortie.core.facts import aerial_facts
 from sortie.core.records_io import Trajectory, read_trajectory
 from sortie.core.trajectory import EventRecord, StageRecord, StepRecord
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.report.clips import write_clip
-from sortie.report.household import rounds_section, task_panel
 from sortie.report.html import HtmlTable, Pre, esc, page, preformatted, render_table, slug
 from sortie.report.maps import (
     LEGEND,
@@ -29,6 +27,7 @@ from sortie.report.maps import (
     episode_view,
     legend_keys,
 )
+from sortie.report.panels import PanelContext, Panels
 from sortie.report.player import (
     DATA_FOLDER,
     calls_text,
@@ -95,12 +94,14 @@ def _views(
     store: Store, trajectory: Trajectory, tools: PageTools, folder: Path, name: str
 ) -> tuple[list[str], Path | None, str | None]:
     """Return the mission, map caption, player and clip sections, the clip and the first map."""
-    mission = _mission(trajectory, tools.references, folder, name)
+    context = PanelContext(trajectory, tools.references, folder, name, store.folder)
+    family = FAMILIES.get(trajectory.header.episode.family)
+    panels = family.load_report() or Panels()
+    mission = _mission(panels, context)
     drawn, map_html = _map(trajectory, tools.maps, folder, name)
     clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
     player = _player(trajectory, store.folder, folder, name, drawn)
-    if trajectory.header.episode.family == "household":
-        clip_html += rounds_section(trajectory.steps, store.folder, folder.parent)
+    clip_html += panels.sections(context)
     return [mission, map_html, player, clip_html], clip, drawn[0].src if drawn else None
 
 
@@ -141,79 +142,12 @@ def _summary(run: str, episode: StoredEpisode, family: str) -> str:
     return render_table(HtmlTable("", ("field", "value"), facts))
 
 
-def _mission(trajectory: Trajectory, references: ReferenceViews, folder: Path, name: str) -> str:
-    """Return the mission panel: what the agent was asked and, for aerial, how it answered."""
-    spec = trajectory.header.episode
-    if spec.family == "rescue":
-        lines = _rescue_mission(trajectory, references, folder, name)
-    elif spec.family == "aerial":
-        lines = _aerial_mission(trajectory)
-    elif spec.family == "household":
-        lines = task_panel(trajectory)
-    else:
+def _mission(panels: Panels, context: PanelContext) -> str:
+    """Return the mission panel: what the agent was asked (and how it answered), if any."""
+    lines = panels.mission(context)
+    if not lines:
         return ""
     return "<section class='mission'><h2>Mission</h2>" + "".join(lines) + "</section>"
-
-
-def _line(label: str, text: object) -> str:
-    return f"<p><b>{esc(label)}:</b> {esc(text)}</p>"
-
-
-def _rescue_mission(
-    trajectory: Trajectory, references: ReferenceViews, folder: Path, name: str
-) -> list[str]:
-    mission = trajectory.header.episode.mission
-    lines = [
-        _line("clue", mission.get("clue_text", "–")),
-        _line("budget", f"{mission.get('budget_s', '–')} s"),
-    ]
-    try:
-        drawn = references.write(
-            trajectory.header.episode,
-            trajectory.header.backend.args,
-            folder / "refs" / f"{name}.png",
-        )
-    except SortieError as error:  # a world only another backend can build
-        return [*lines, f"<p class='failure'>No reference image: {esc(error)}</p>"]
-    if drawn:  # first, so that it floats beside the clue
-        lines.insert(
-            0, f"<img src='refs/{esc(name)}.png' alt='the reference image of the casualty'>"
-        )
-    return lines
-
-
-def _aerial_mission(trajectory: Trajectory) -> list[str]:
-    mission = trajectory.header.episode.mission
-    lines = [
-        _line("instruction", mission.get("instruction", "–")),
-        _line("types", ", ".join(mission.get("types", [])) or "–"),
-    ]
-    if mission.get("answer") is not None:
-        lines.append(
-            _line("expected answer", f"{mission['answer']} ({mission.get('answer_kind')})")
-        )
-    if mission.get("task_action"):
-        lines.append(_line("task action", mission["task_action"]))
-    return lines + _verdict(trajectory)
-
-
-def _verdict(trajectory: Trajectory) -> list[str]:
-    try:
-        facts = aerial_facts(trajectory)
-    except ConfigError as error:
-        return [f"<p class='failure'>{esc(error)}</p>"]
-    lines = [_line("the agent's report", facts.report or "(none)")]
-    verdict = facts.verdict
-    if verdict is not None:
-        word = "match" if verdict.match else "no match"
-        css = "success" if verdict.match else "failure"
-        lines.append(
-            f"<p><b>judge {esc(verdict.judge)}:</b> <span class='{css}'>{word}</span>, "
-            f"score {verdict.score:.2f}{esc(' — ' + verdict.detail) if verdict.detail else ''}</p>"
-        )
-    elif facts.judge:
-        lines.append(_line("judge", f"{facts.judge} (no answer expected)"))
-    return lines + [_line("ended by", facts.ended_by or "the step budget")]
 
 
 @dataclass(frozen=True, slots=True)

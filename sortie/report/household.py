@@ -33,6 +33,7 @@ from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
 from sortie.missions.household.rules import matched
 from sortie.report.html import HtmlTable, esc, render_table
+from sortie.report.panels import PanelContext, Panels
 from sortie.report.player import copy_frame
 
 
@@ -218,3 +219,15 @@ def _attempts(attempts: Sequence[AttemptRecord]) -> str:
 def path_length(attempt: AttemptRecord) -> float:
     """Return the length of the base's motion in one attempt, metres."""
     return sum(math.dist(a, b) for a, b in zip(attempt.path, attempt.path[1:], strict=False))
+
+
+def _mission_panel(context: PanelContext) -> list[str]:
+    return task_panel(context.trajectory)
+
+
+def _rounds(context: PanelContext) -> str:
+    return rounds_section(context.trajectory.steps, context.frames_root, context.folder.parent)
+
+
+PANELS = Panels(mission=_mission_panel, sections=_rounds)
+"""The household family's part of an episode page: the task panel and the rounds."""

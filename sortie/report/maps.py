@@ -21,6 +21,8 @@ from PIL import Image, ImageDraw
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.pose import Pose
 from sortie.core.trajectory import StepRecord
+from sortie.missions.family import MapMarks
+from sortie.missions.registry import FAMILIES
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Scene
 from sortie.sim.topdown import TopDownMap, render_topdown
@@ -133,15 +135,20 @@ def enlarged(topdown: TopDownMap, side: int = SIDE) -> TopDownMap:
 def episode_view(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRecord]) -> TopDownMap:
     """Return the part of the world map to draw the episode on.
 
-    Aerial worlds are hundreds of metres wide and a flight a few dozen, so their maps are
-    cropped to the flown path, the goal and the route (with a margin), then enlarged.
+    Flight worlds are hundreds of metres wide and a flight a few dozen, so a family may ask
+    (``MapMarks.crop``) for its maps cropped to the path, the goal and the route (with a
+    margin), then enlarged.
     """
-    if spec.family != "aerial":
+    marks = _marks(spec)
+    if not marks.crop:
         return topdown
     points = [(spec.start.x, spec.start.y)] + [(s.pose.x, s.pose.y) for s in steps]
-    goal = spec.mission.get("goal")
-    points += [(p[0], p[1]) for p in spec.mission.get("patrol", [])] + ([goal[:2]] if goal else [])
+    points += list(marks.route) + ([marks.goal[:2]] if marks.goal else [])
     return cropped(topdown, points)
+
+
+def _marks(spec: EpisodeSpec) -> MapMarks:
+    return FAMILIES.get(spec.family).marks_of(spec) if spec.family in FAMILIES else MapMarks()
 
 
 def cropped(
@@ -172,9 +179,10 @@ def legend_keys(spec: EpisodeSpec, steps: Sequence[StepRecord]) -> set[str]:
     keys = {"start"} | ({"end"} if steps else set())
     poses = {p.name for p in spec.placements}
     keys |= {role for role in ("casualty", "stretcher") if spec.targets.get(role) in poses}
-    if spec.family == "aerial" and spec.mission.get("goal"):
+    marks = _marks(spec)
+    if marks.goal:
         keys.add("aerial goal")
-    if spec.mission.get("patrol"):
+    if marks.route:
         keys.add("patrol route")
     if any(s.collisions for s in steps):
         keys.add("collision")
@@ -202,8 +210,9 @@ def draw_episode_map(
         _draw_path(draw, topdown, start, kept)
     _draw_places(draw, topdown, spec, steps, floor)
     _draw_scale(draw, topdown)
-    if spec.family == "aerial":
-        picture = _with_altitude(picture, spec, steps)
+    marks = _marks(spec)
+    if marks.altitude:
+        picture = _with_altitude(picture, spec, steps, marks.goal)
     path.parent.mkdir(parents=True, exist_ok=True)
     picture.save(path, compress_level=1)  # fast: maps are many, disk is cheap
     return path
@@ -230,7 +239,7 @@ def _travelled(step: StepRecord) -> list[tuple[float, float]]:
 
 def _draw_route(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpec) -> None:
     """Draw a patrol's reference route as a dashed line under the path."""
-    route = [topdown.pixel(p[0], p[1]) for p in spec.mission.get("patrol", [])]
+    route = [topdown.pixel(x, y) for x, y in _marks(spec).route]
     for (x0, y0), (x1, y1) in zip(route, route[1:], strict=False):
         pieces = max(1, int(math.hypot(x1 - x0, y1 - y0) // 6))
         for k in range(0, pieces, 2):  # every other sixth of a leg: a dash, then a gap
@@ -243,12 +252,14 @@ def _draw_route(draw: ImageDraw.ImageDraw, topdown: TopDownMap, spec: EpisodeSpe
 
 
 def _with_altitude(
-    picture: Image.Image, spec: EpisodeSpec, steps: Sequence[StepRecord]
+    picture: Image.Image,
+    spec: EpisodeSpec,
+    steps: Sequence[StepRecord],
+    goal: tuple[float, float, float] | None,
 ) -> Image.Image:
     """Return the map with a strip below it: the flight's height over the steps (side view)."""
     width, strip = picture.width, 90
     heights = [spec.start.z] + [s.pose.z for s in steps]
-    goal = spec.mission.get("goal")
     low = min([*heights, *([goal[2]] if goal else [])])
     high = max([*heights, *([goal[2]] if goal else [])])
     span = max(high - low, 1.0)
@@ -295,7 +306,7 @@ def _draw_places(
         pose = poses.get(spec.targets.get(role, ""))
         if pose is not None and floor.holds(pose.z):
             _marker(draw, topdown.pixel(pose.x, pose.y), shape, colour)
-    goal = spec.mission.get("goal") if spec.family == "aerial" else None
+    goal = _marks(spec).goal
     if goal:
         _marker(draw, topdown.pixel(goal[0], goal[1]), "pentagon", GOAL)
     if floor.holds(spec.start.z):

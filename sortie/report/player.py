@@ -29,15 +29,11 @@ PLAYER_SCRIPT = "player.js"
 INDEX_SCRIPT = "index.js"
 DATA_FOLDER = "data"
 FRAMES_FOLDER = "frames"
-PATROL_NAMES = {"S1": "patrol", "S2": "done"}
-"""A patrol's first stage is flying the route, not reaching a goal."""
 
 
 def stage_names(family: str, spec: EpisodeSpec | None = None) -> Mapping[str, str]:
     """Return the names of the stages of ``spec`` (or of any episode of ``family``)."""
-    if family == "aerial" and spec is not None and "patrol" in spec.mission.get("types", []):
-        return PATROL_NAMES
-    return FAMILIES.get(family).stage_names if family in FAMILIES else {}
+    return FAMILIES.get(family).stages_of(spec) if family in FAMILIES else {}
 
 
 def stage_label(names: Mapping[str, str], stage: str | None) -> str:

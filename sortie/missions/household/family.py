@@ -56,6 +56,7 @@ HOUSEHOLD = Family(
         Score("GC", "gc", 2),
     ),
     stage_names={"S1": "task"},
+    report="sortie.report.household:PANELS",
     demo=Demo("household-smoke-v1", ("oracle", "random"), "attribute"),
     env="sortie.missions.household.env:HouseholdEnv",
     actions=(Subtask,),

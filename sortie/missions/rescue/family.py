@@ -47,6 +47,7 @@ RESCUE = Family(
     run_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
     episode_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
     stage_names={"S1": "explore", "S2": "rescue", "S3": "return", "S4": "hand-off"},
+    report="sortie.report.rescue:PANELS",
     demo=Demo("rescue-smoke-v2", ("oracle", "explorer", "random"), "level"),
     env="sortie.missions.rescue.env:RescueEnv",
     actions=(Move, Interact),

@@ -1,0 +1,27 @@
+"""The rescue family's part of an episode page: the clue, the budget and the reference image."""
+
+from __future__ import annotations
+
+from sortie.core.errors import SortieError
+from sortie.missions.rescue.spec import rescue_data
+from sortie.report.html import esc
+from sortie.report.panels import PanelContext, Panels, line
+
+
+def mission_panel(context: PanelContext) -> list[str]:
+    """Return the clue and budget, with the reference image the agent was shown first."""
+    header = context.trajectory.header
+    data = rescue_data(header.episode)
+    lines = [line("clue", data.clue_text), line("budget", f"{data.budget_s:g} s")]
+    picture = context.folder / "refs" / f"{context.name}.png"
+    try:
+        drawn = context.references.write(header.episode, header.backend.args, picture)
+    except SortieError as error:  # a world only another backend can build
+        return [*lines, f"<p class='failure'>No reference image: {esc(error)}</p>"]
+    if drawn:  # first, so that it floats beside the clue
+        source = f"refs/{esc(context.name)}.png"
+        lines.insert(0, f"<img src='{source}' alt='the reference image of the casualty'>")
+    return lines
+
+
+PANELS = Panels(mission=mission_panel)
