@@ -160,7 +160,7 @@ def _step(index: int, round_: RoundRecord) -> StepRecord:
 
 def store_records(store: Store, run: str, records: list[Trajectory], suite: str = "home") -> None:
     """Store hand-built records as run ``run``'s episodes, scored as a run scores them."""
-    store.begin_run(run, {})
+    store.begin_run(run, {"family": "household"})
     folder = store.folder / run
     folder.mkdir(parents=True, exist_ok=True)
     spec = RunSpec(agent=PluginRef(name="scripted"), factory=object, family="household")

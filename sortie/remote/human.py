@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sortie.core.actions import Action, Subtask
+from sortie.core.actions import Action, Fly, Subtask
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.household import RoundRecord, history_line
 from sortie.core.observation import (
@@ -22,7 +22,7 @@ from sortie.core.observation import (
     Sensor,
 )
 from sortie.core.trajectory import StepRecord, TrajectoryFooter, TrajectoryHeader
-from sortie.remote.keys import SCALES, Binding, action_for, keys_for
+from sortie.remote.keys import SCALES, Binding, accepts, action_for, keys_for
 from sortie.remote.wire import WireError, encode_image
 
 WORDS_LIMIT = 200
@@ -57,7 +57,8 @@ class Desk:
                 for name, text in brief.stages
             ],
             keys=[{"key": b.key, "label": b.label} for b in self._bindings.values()],
-            scales=list(SCALES) if brief.family == "aerial" else [],
+            scales=list(SCALES) if accepts(brief.family, Fly) else [],
+            form=accepts(brief.family, Subtask),
             max_steps=brief.limits.max_steps,
             actions=list(brief.actions),
             skills=[{"name": name, "role": role} for name, role in brief.skills],
@@ -151,8 +152,10 @@ class Desk:
         with self._changed:
             if self.view["phase"] != "waiting" or seq != self.view["seq"]:
                 raise WireError(409, "busy", f"view {seq} is not the one waiting for a subtask")
-            if self.view.get("family") != "household":
-                raise WireError(422, "invalid", "subtasks are for household missions")
+            if not self.view.get("form"):
+                raise WireError(
+                    422, "invalid", f"{self.view.get('family')} missions take no subtasks"
+                )
             self._action = Subtask(action.strip(), target.strip(), skill.strip(), place or None)
             self._update(phase="stepping")
 

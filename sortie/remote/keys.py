@@ -12,10 +12,12 @@ from sortie.core.actions import (
     Interact,
     Interaction,
     Move,
+    Subtask,
     TaskAction,
     TaskActionKind,
 )
 from sortie.core.observation import ActionLimits
+from sortie.missions.registry import FAMILIES
 from sortie.remote.wire import WireError
 
 SCALES = (0.25, 0.5, 0.75, 1.0)
@@ -87,11 +89,19 @@ def _task(key: str, kind: TaskActionKind) -> Binding:
     return Binding(key, label, lambda s, r: TaskAction(kind, r or None))
 
 
+def accepts(family: str, kind: type[Action]) -> bool:
+    """Return whether ``family``'s missions take actions of ``kind`` (its descriptor says)."""
+    return family in FAMILIES and kind in FAMILIES.get(family).actions
+
+
 def keys_for(family: str, limits: ActionLimits) -> dict[str, Binding]:
-    """Return the family's key bindings by key (none for household: its page has a form)."""
-    if family == "household":
+    """Return the family's key bindings by key: flight keys, walking keys, or none.
+
+    A family of subtasks has none: its page has a form.
+    """
+    if accepts(family, Subtask) or not (accepts(family, Fly) or accepts(family, Move)):
         return {}
-    keys = drone_keys(limits) if family == "aerial" else walker_keys(limits)
+    keys = drone_keys(limits) if accepts(family, Fly) else walker_keys(limits)
     return {binding.key: binding for binding in keys}
 
 

@@ -90,7 +90,7 @@ function options(id, values) {
   }
 }
 function showHousehold(s) {
-  const on = s.family === "household";
+  const on = Boolean(s.form);  // a family of subtasks: a form instead of keys
   $("household").hidden = !on; $("keyed").hidden = on; $("view").hidden = on;
   if (!on) return;
   $("views").innerHTML = "";

@@ -40,7 +40,7 @@ from sortie.report.player import (
     write_data,
 )
 from sortie.report.reference import ReferenceViews
-from sortie.report.tables import guessed_family
+from sortie.report.tables import runs_family
 from sortie.run.store import Store, StoredEpisode
 from sortie.sim.topdown import TopDownMap
 
@@ -72,7 +72,7 @@ def write_episode_page(
     """Write ``folder/<name>.html`` with its map, frames and data beside it; return it."""
     name = slug(run, episode.key)
     trajectory, problem = _read(episode)
-    family = _family(trajectory, episode)
+    family = runs_family(store, [run])
     summary = _summary(run, episode, family)
     if trajectory is None:
         sections, clip, map_src = [summary, f"<p class='failure'>{esc(problem)}</p>"], None, None
@@ -103,13 +103,6 @@ def _views(
     player = _player(trajectory, store.folder, folder, name, drawn)
     clip_html += panels.sections(context)
     return [mission, map_html, player, clip_html], clip, drawn[0].src if drawn else None
-
-
-def _family(trajectory: Trajectory | None, episode: StoredEpisode) -> str:
-    """Return the episode's mission family (from its record, else guessed from its metrics)."""
-    if trajectory is not None:
-        return trajectory.header.episode.family
-    return guessed_family(episode.metrics)
 
 
 def _read(episode: StoredEpisode) -> tuple[Trajectory | None, str]:

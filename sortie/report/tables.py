@@ -145,36 +145,32 @@ def runs_family(store: Store, runs: Sequence[str]) -> str:
     families = {}
     for run in runs:
         check_run(store, run)
-        families[run] = store.run_family(run) or _family_from_records(store, run)
+        families[run] = _run_family(store, run)
     if len(set(families.values())) > 1:
         listed = ", ".join(f"{run} ({family})" for run, family in families.items())
         raise ConfigError(
             f"{store.path}: runs of different mission families ({listed}) "
             "cannot share a table; report them separately"
         )
-    return next(iter(families.values()), "rescue")
+    if not families:
+        raise ConfigError("no run to report: give one with --run RUN_ID")
+    return next(iter(families.values()))
 
 
-def _family_from_records(store: Store, run: str) -> str:
-    """Return the family of a run the store does not name (one from before it did)."""
-    episodes = store.episodes(run)
-    return episode_family(episodes[0]) if episodes else "rescue"
+def _run_family(store: Store, run: str) -> str:
+    """Return the family the store names for ``run``.
 
-
-def episode_family(episode: StoredEpisode) -> str:
-    """Return a stored episode's family: its record header's, else guessed from its metrics."""
-    try:
-        family = _read_header(episode).episode.family
-    except (OSError, ValueError):
-        return guessed_family(episode.metrics)
-    return family if family in FAMILIES else guessed_family(episode.metrics)
-
-
-def guessed_family(metrics: Mapping[str, float]) -> str:
-    """Return the family whose scorer gives these metrics: TP household, SR aerial, else rescue."""
-    if "tp" in metrics:
-        return "household"
-    return "aerial" if "sr" in metrics else "rescue"
+    Raises:
+        ConfigError: the store does not know it (a run of a version-1 store whose records
+            could not be read when the store was upgraded): never guessed.
+    """
+    family = store.run_family(run)
+    if family is None:
+        raise ConfigError(
+            f"{store.path}: run {run!r} comes from a store made before runs named their "
+            "family, and its records could not be read to tell; run it again"
+        )
+    return family
 
 
 def available_columns(store: Store, runs: Sequence[str]) -> tuple[str, ...]:

@@ -80,8 +80,8 @@ def means(rows, group):
     return {"n": row.n, "errors": row.errors, **{c: e.mean for c, e in row.estimates.items()}}
 
 
-def test_a_household_run_gets_the_emmoe_table_by_its_records_family(store_path):
-    """The records say household (though the metrics hold SR, like aerial's): SR TP SER SRR."""
+def test_a_household_run_gets_the_emmoe_table_by_its_stored_family(store_path):
+    """The store says household (though the metrics hold SR, like aerial's): SR TP SER SRR."""
     with Store(store_path) as store:
         assert family_columns(store, ["planner"]) == HOUSEHOLD_COLUMNS
 
@@ -195,8 +195,8 @@ def test_an_undefined_ratio_is_shown_as_a_dash_not_a_number(tmp_path):
     assert json.loads(str(render(rows, "json")))["clean"]["all"]["srr"]["mean"] is None
 
 
-def test_without_its_record_a_household_run_is_known_by_its_metrics(tmp_path):
-    """The record file is gone: TP among the metrics still says household, not aerial."""
+def test_without_its_record_a_household_run_is_known_by_its_store(tmp_path):
+    """The record file is gone: the store still names the run's family (nothing is guessed)."""
     with Store(tmp_path / "s.db") as store:
         store_records(store, "gone", [trajectory(task(), [*FULL, END], episode_id="home/gone")])
         store.episodes("gone")[0].record.unlink()

@@ -143,7 +143,7 @@ def test_comparing_runs_without_common_episodes_is_refused(tmp_path, store_path)
     run_stored(RunRequest((str(suite),), "random", store=other, run_id="y", seed=1))
     with Store(other) as store:
         assert compare_rows(store, "x", "y")[-1].n == 1
-        store.begin_run("empty", {})
+        store.begin_run("empty", {"family": "rescue"})
         with pytest.raises(ConfigError, match="no episodes in common"):
             compare_rows(store, "x", "empty")
 

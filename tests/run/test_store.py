@@ -267,8 +267,12 @@ def test_a_version_1_store_gains_the_family_of_each_run_from_its_records(tmp_pat
     db.execute("PRAGMA user_version=1")
     db.commit()
     db.close()
+    from sortie.report.tables import runs_family
+
     with Store(tmp_path / "s.db") as store:
         assert (store.run_family("r"), store.run_family("empty")) == ("rescue", None)
+        with pytest.raises(ConfigError, match="'empty' comes from a store made before"):
+            runs_family(store, ["empty"])  # unknown, and never guessed
     db = sqlite3.connect(tmp_path / "s.db")
     assert db.execute("PRAGMA user_version").fetchone()[0] == STORE_SCHEMA_VERSION == 2
     db.close()
