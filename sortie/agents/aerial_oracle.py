@@ -16,6 +16,7 @@ from sortie.backends.base import OracleView
 from sortie.core.actions import Action, FlightPrimitive, Fly, TaskAction, TaskActionKind
 from sortie.core.observation import EventKind, MissionObservation
 from sortie.core.pose import Pose, wrap_degrees
+from sortie.missions.aerial.spec import AerialData, MissionType
 
 Point = tuple[float, float, float]
 REACHED = 0.5
@@ -29,17 +30,14 @@ class AerialOracle:
 
     def __init__(self, view: OracleView) -> None:
         """Read the mission and lay out the waypoints."""
-        mission = view.mission()
+        mission = AerialData.model_validate(view.mission())
         self.view = view
-        self.goal = Pose(*mission["goal"])
-        self.max_move, self.max_turn = (
-            float(mission["max_move"]),
-            float(mission.get("max_turn", 30.0)),
-        )
-        self.answer: str | None = mission.get("answer")
-        self.task: str | None = mission.get("task_action")
-        self.patrol = "patrol" in mission.get("types", ())
-        route = [tuple(p) for p in mission.get("patrol", [])]
+        self.goal = mission.goal
+        self.max_move, self.max_turn = mission.max_move, mission.max_turn
+        self.answer: str | None = mission.answer
+        self.task: str | None = mission.task_action
+        self.patrol = MissionType.PATROL in mission.types
+        route: list[Point] = [(p[0], p[1], p[2]) for p in mission.patrol]
         self.waypoints: list[Point] = [*route[1:]] if self.patrol else [self.goal.position()]
         self.task_done = False
 

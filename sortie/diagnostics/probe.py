@@ -24,6 +24,7 @@ from scipy import stats
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import Suite
+from sortie.missions.aerial.spec import aerial_data
 from sortie.models.client import ModelClient
 from sortie.models.config import ModelConfig
 from sortie.models.images import image_part
@@ -130,7 +131,7 @@ def _probe(client: ModelClient, backend: Any, spec: EpisodeSpec) -> ProbeRow:
     truth = true_box(observation.frames.semantic, backend.instance_id(target))
     distance = math.dist(backend.pose().position(), backend.position_of(target))
     content = [
-        {"type": "text", "text": PROMPT.format(instruction=spec.mission["instruction"])},
+        {"type": "text", "text": PROMPT.format(instruction=aerial_data(spec).instruction)},
         image_part(observation.frames.rgb, 0, "png"),
     ]
     reply = client.ask([{"role": "user", "content": content}], ProbeAnswer)

@@ -30,6 +30,7 @@ from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import Outcome, StepRecord
 from sortie.export.replay import replay
 from sortie.export.source import StoredRun
+from sortie.missions.household.spec import household_task
 from sortie.run.store import StoredEpisode
 
 HOMIEBOT = "homiebot"
@@ -91,7 +92,10 @@ def _episode_rounds(
     prompter = HouseholdPrompter(_prompts(trajectory), settings)
     sensors = ["rgb"] if settings.shows_images else []
     success = trajectory.footer.outcome is Outcome.SUCCESS
-    objects = trajectory.header.episode.mission.get("objects", {})
+    objects = {
+        name: entry.model_dump(mode="json")
+        for name, entry in household_task(trajectory.header.episode).objects.items()
+    }
     for index, replayed in enumerate(replay(trajectory, episode.record, run.config, sensors)):
         if index == 0:
             prompter.start(replayed.brief)

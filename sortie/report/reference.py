@@ -7,6 +7,7 @@ agent was shown. Scenes are kept per world and placements, as episodes share the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,13 @@ class ReferenceViews:
         """Start with no scene built."""
         self._renderers: dict[str, Renderer] = {}
 
-    def write(self, spec: EpisodeSpec, backend_args: dict[str, Any], path: Path) -> bool:
-        """Render the episode's reference view into ``path``; False when it has none."""
-        view = spec.mission.get("reference_view")
-        if not view or len(view) != 5:
-            return False
+    def write(
+        self, spec: EpisodeSpec, view: Sequence[float], backend_args: dict[str, Any], path: Path
+    ) -> bool:
+        """Render ``spec``'s world from camera pose ``view`` (x, y, z, yaw, pitch) into ``path``.
+
+        Returns False when the render gave no image.
+        """
         camera = backend_args.get("camera") or {}
         spec_camera = CameraSpec(**camera) if isinstance(camera, dict) else CameraSpec()
         frames = self._renderer(spec).render(

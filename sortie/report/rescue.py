@@ -15,7 +15,9 @@ def mission_panel(context: PanelContext) -> list[str]:
     lines = [line("clue", data.clue_text), line("budget", f"{data.budget_s:g} s")]
     picture = context.folder / "refs" / f"{context.name}.png"
     try:
-        drawn = context.references.write(header.episode, header.backend.args, picture)
+        drawn = context.references.write(
+            header.episode, data.reference_view, header.backend.args, picture
+        )
     except SortieError as error:  # a world only another backend can build
         return [*lines, f"<p class='failure'>No reference image: {esc(error)}</p>"]
     if drawn:  # first, so that it floats beside the clue
