@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
-from sortie.core.facts import HouseholdFacts, PlaceFacts
 from sortie.core.household import (
     ErrorCode,
     HouseholdTask,
@@ -24,6 +23,7 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
 )
 from sortie.metrics.household import score_household
+from sortie.missions.household.facts import HouseholdFacts, PlaceFacts
 from sortie.run.jobs import Job, JobResult, RunSpec, record_path
 from sortie.run.store import Store
 

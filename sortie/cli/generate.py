@@ -20,7 +20,8 @@ def generate(
     what: Annotated[
         str,
         typer.Argument(
-            help="rescue (episodes of one level), aerial (missions), household (tasks) or suites."
+            help="A mission family (rescue: episodes of one level; aerial: missions; household: "
+            "tasks) or suites."
         ),
     ],
     level: Annotated[str | None, typer.Option(help="Rescue level, L1..L5.")] = None,

@@ -1,6 +1,7 @@
 """The actions agents send: ground motion, interactions, flight primitives, task actions.
 
-Actions are frozen records; each mission family declares which kinds it accepts.
+Actions are frozen records; each mission family declares which kinds it accepts
+(``Family.actions``). ``ACTION_TYPES`` names them: records and the wire spell them so.
 """
 
 from __future__ import annotations
@@ -97,3 +98,15 @@ class InvalidAction:
 
 
 Action = Move | Interact | Fly | TaskAction | Subtask | InvalidAction
+
+ACTION_TYPES: dict[str, type[Action]] = {
+    "move": Move,
+    "interact": Interact,
+    "fly": Fly,
+    "task": TaskAction,
+    "subtask": Subtask,
+    "invalid": InvalidAction,
+}
+"""The action vocabulary, declared once: each action's ``type`` name in records and on the
+wire (``sortie.core.serialize``, ``sortie.remote.wire`` derive theirs from it)."""
+TYPE_NAMES: dict[type[Action], str] = {cls: name for name, cls in ACTION_TYPES.items()}

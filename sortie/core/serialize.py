@@ -7,28 +7,15 @@ from enum import Enum
 from typing import Any
 
 from sortie.core.actions import (
+    ACTION_TYPES,
+    TYPE_NAMES,
     Action,
     FlightPrimitive,
-    Fly,
-    Interact,
     Interaction,
-    InvalidAction,
-    Move,
-    Subtask,
-    TaskAction,
     TaskActionKind,
 )
 from sortie.core.errors import ConfigError
 
-_KINDS: dict[str, type] = {
-    "move": Move,
-    "interact": Interact,
-    "fly": Fly,
-    "task": TaskAction,
-    "subtask": Subtask,
-    "invalid": InvalidAction,
-}
-_NAMES = {cls: name for name, cls in _KINDS.items()}
 _ENUMS = {"kind": (Interaction, TaskActionKind), "primitive": (FlightPrimitive,)}
 
 
@@ -37,15 +24,15 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     fields = {
         k: (v.value if isinstance(v, Enum) else v) for k, v in dataclasses.asdict(action).items()
     }
-    return {"type": _NAMES[type(action)], **fields}
+    return {"type": TYPE_NAMES[type(action)], **fields}
 
 
 def action_from_dict(data: dict[str, Any]) -> Action:
     """Rebuild an action written by ``action_to_dict``; raise ConfigError on bad input."""
     kind = data.get("type")
-    if kind not in _KINDS:
-        raise ConfigError(f"action type {kind!r} is not one of {', '.join(_KINDS)}")
-    cls = _KINDS[kind]
+    if kind not in ACTION_TYPES:
+        raise ConfigError(f"action type {kind!r} is not one of {', '.join(ACTION_TYPES)}")
+    cls = ACTION_TYPES[kind]
     fields = {k: v for k, v in data.items() if k != "type"}
     for name, enums in _ENUMS.items():
         if name in fields:

@@ -1,10 +1,11 @@
-"""``sortie generate``: rescue episodes and aerial missions on demand, and the committed suites."""
+"""``sortie generate``: a family's episodes on demand (its ``Family.generator``), the suites."""
 
 from __future__ import annotations
 
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sortie.core.errors import ConfigError
@@ -12,9 +13,24 @@ from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.generation import aerial
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_rescue, parse_level
 from sortie.generation.suites import SUITE_DIR, SUITES, check_suites, write_suites
+from sortie.missions.registry import FAMILIES
 from sortie.missions.rescue.spec import LEVELS
 
-TARGETS = ("rescue", "aerial", "household", "suites")
+SUITES_TARGET = "suites"
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateRequest:
+    """What ``sortie generate FAMILY`` asks of the family's generator (each reads its own)."""
+
+    level: str | None = None
+    """A level (rescue)."""
+    types: str | None = None
+    """Mission types (aerial) or task templates (household)."""
+    world: str | None = None
+    count: int = 10
+    seed: int = 0
+    out: Path | None = None
 
 
 def generate_command(
@@ -39,28 +55,28 @@ def generate_command(
     rebuilds every committed suite, or with ``check`` regenerates them elsewhere and
     compares byte for byte.
     """
-    if what == "rescue":
-        _rescue(level, world, count, seed, out, echo)
-        return True
-    if what == "aerial":
-        _aerial(types, world, count, seed, out, echo)
-        return True
-    if what == "household":
-        _household(types, count, seed, out, echo)
-        return True
-    if what == "suites":
+    if what == SUITES_TARGET:
         return _suites(check, echo)
-    raise ConfigError(f"generate: unknown target {what!r}; allowed: {', '.join(TARGETS)}")
+    if what not in FAMILIES:
+        targets = ", ".join([*FAMILIES.in_order(), SUITES_TARGET])
+        raise ConfigError(f"generate: unknown target {what!r}; allowed: {targets}")
+    family = FAMILIES.get(what)
+    generator = family.load_generator()
+    if generator is None:
+        raise ConfigError(f"generate: the {what} family has no generator")
+    generator(GenerateRequest(level, types, world, count, seed, out), echo)
+    return True
 
 
-def _rescue(
-    level: str | None,
-    world: str | None,
-    count: int,
-    seed: int,
-    out: Path | None,
-    echo: Callable[[str], object],
-) -> None:
+def generate_rescue_suite(request: GenerateRequest, echo: Callable[[str], object]) -> None:
+    """Write ``count`` rescue episodes of one level (in ``world``, or the level's in turn)."""
+    level, world, count, seed, out = (
+        request.level,
+        request.world,
+        request.count,
+        request.seed,
+        request.out,
+    )
     if level is None:
         raise ConfigError("generate rescue: --level is required (L1..L5)")
     parsed = parse_level(level)
@@ -86,14 +102,15 @@ def _rescue(
     echo(f"{path}: {len(episodes)} episodes in {time.perf_counter() - started:.1f} s")
 
 
-def _aerial(
-    types: str | None,
-    world: str | None,
-    count: int,
-    seed: int,
-    out: Path | None,
-    echo: Callable[[str], object],
-) -> None:
+def generate_aerial_suite(request: GenerateRequest, echo: Callable[[str], object]) -> None:
+    """Write ``count`` aerial missions of ``types`` (in ``world``, or the flight worlds)."""
+    types, world, count, seed, out = (
+        request.types,
+        request.world,
+        request.count,
+        request.seed,
+        request.out,
+    )
     if types is None:
         raise ConfigError(f"generate aerial: --type is required ({', '.join(aerial.COMBINATIONS)})")
     tags = "+".join(t.value for t in aerial.parse_types(types))
@@ -117,12 +134,12 @@ def _aerial(
     echo(f"{path}: {len(missions)} missions in {time.perf_counter() - started:.1f} s")
 
 
-def _household(
-    kind: str | None, count: int, seed: int, out: Path | None, echo: Callable[[str], object]
-) -> None:
+def generate_household_suite(request: GenerateRequest, echo: Callable[[str], object]) -> None:
+    """Write ``count`` household tasks of template ``types``, each in its own apartment."""
     from sortie.generation.household_suites import HouseholdPlan
     from sortie.generation.household_tasks import TEMPLATES
 
+    kind, count, seed, out = request.types, request.count, request.seed, request.out
     if kind not in TEMPLATES:
         given = "is required" if kind is None else f"{kind!r} is not a template"
         raise ConfigError(f"generate household: --type {given}; allowed: {', '.join(TEMPLATES)}")

@@ -23,7 +23,6 @@ from sortie.agents.oracle import OracleAgent
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
-from sortie.core.facts import HouseholdFacts
 from sortie.core.household import (
     HouseholdTask,
     KeyStep,
@@ -36,6 +35,7 @@ from sortie.core.pose import Pose
 from sortie.core.trajectory import Outcome, PluginRef
 from sortie.generation.household_tasks import TEMPLATES, Draft, mentioned, task_objects
 from sortie.generation.rejected import Rejected
+from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.house import House
 from sortie.missions.household.mission import HouseholdMission, Robot
 from sortie.missions.household.rules import goal_met

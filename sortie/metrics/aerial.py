@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import math
 
-from sortie.core.facts import AerialFacts, aerial_facts
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
+from sortie.missions.aerial.facts import AerialFacts, aerial_facts
 from sortie.missions.aerial.patrol import patrol_iou, patrol_iou_start2d
 from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 
-from sortie.core.facts import HouseholdFacts, household_facts
 from sortie.core.household import (
     ErrorCode,
     GoalCondition,
@@ -33,6 +32,7 @@ from sortie.core.household import (
 )
 from sortie.core.records_io import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
+from sortie.missions.household.facts import HouseholdFacts, household_facts
 from sortie.missions.household.rules import goal_met, task_progress
 from sortie.missions.household.spec import household_task
 

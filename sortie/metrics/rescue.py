@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 
-from sortie.core.facts import rescue_facts
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StageRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
@@ -26,6 +25,7 @@ from sortie.metrics.paths import (
     spl,
 )
 from sortie.metrics.stage_scores import StageDistances, code_scores, paper_scores
+from sortie.missions.rescue.facts import rescue_facts
 from sortie.missions.rescue.spec import rescue_data
 
 STAGES = ("S1", "S2", "S3", "S4")

@@ -126,6 +126,8 @@ class Family:
     actions: tuple[type[Action], ...] = ()
     """The action types its missions accept (``sortie.core.actions``); the agent server's
     action schema is derived from them."""
+    generator: str | None = None
+    """``"module:function"`` writing a suite for ``sortie generate <family>``, if any."""
     exports: tuple[str, ...] = ()
     """The ``sortie export`` kinds its runs make (``sft``, ``dpo``, ``demos``)."""
 
@@ -152,6 +154,10 @@ class Family:
     def marks_of(self, spec: EpisodeSpec) -> MapMarks:
         """Return what ``spec``'s map marks of its mission."""
         return self.map_marks(spec) if self.map_marks is not None else MapMarks()
+
+    def load_generator(self) -> Any:
+        """Return its generator (imported on first use), or None."""
+        return _load(self.generator) if self.generator else None
 
     def load_report(self) -> Any:
         """Return its report panels (imported on first use), or None."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sortie.core.actions import Action
+from sortie.core.actions import ACTION_TYPES, Action
 from sortie.core.household import RoundRecord
 from sortie.core.observation import (
     VIEW_NAMES,
@@ -20,7 +20,7 @@ from sortie.core.observation import (
     HouseholdObservation,
     MissionObservation,
 )
-from sortie.core.serialize import action_from_dict, action_to_dict
+from sortie.core.serialize import action_to_dict
 from sortie.remote.wire import (
     BriefMessage,
     Camera,
@@ -178,8 +178,10 @@ def action_to_wire(action: Action) -> Any:
 
 
 def action_from_wire(action: Any) -> Action:
-    """Return the sortie action of a validated wire action."""
-    return action_from_dict(action.model_dump())
+    """Return the sortie action of a validated wire action (its fields are the action's)."""
+    fields = action.model_dump(exclude={"type"})
+    rebuilt: Action = ACTION_TYPES[action.type](**fields)
+    return rebuilt
 
 
 def _event(message: EventMessage) -> Event:

@@ -237,61 +237,69 @@ def _from_the_page(headers: Any) -> bool:
     return kind == "application/json"
 
 
+class PageRequests(BaseHTTPRequestHandler):
+    """Answers the play page's requests for ``desk``; only ``hosts`` may be asked for."""
+
+    desk: Desk
+    hosts: frozenset[str]
+    timeout = 60.0  # a silent connection frees its thread
+
+    def parse_request(self) -> bool:
+        """Read the request line and headers; refuse a Host that is not this page's.
+
+        A page on another site that reaches this port through a rebound DNS name sends its
+        own name as Host: reading the state (frame, clue) would leak the episode to it.
+        """
+        if not super().parse_request():
+            return False
+        if _host_of(self.headers) not in self.hosts:
+            message = f"Host {_host_of(self.headers)!r}; allowed: {', '.join(sorted(self.hosts))}"
+            self._json(403, {"error": "refused", "message": message})
+            return False
+        return True
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        """Answer the page itself or its state."""
+        if self.path == "/":
+            self._send(200, PAGE.encode(), "text/html; charset=utf-8")
+        elif self.path == "/play/state":
+            self._json(200, self.desk.state())
+        else:
+            self._json(404, {"error": "not_found", "message": f"GET {self.path}"})
+
+    def do_POST(self) -> None:  # noqa: N802
+        """Take a key press or a subtask from the page."""
+        given = content_length(self.headers.get("Content-Length") or "0")
+        length = MAX_KEY_BYTES + 1 if given is None else given
+        if not _from_the_page(self.headers):
+            self._json(403, {"error": "refused", "message": "key presses come from the page"})
+            return
+        handle = _POSTS.get(self.path)
+        if handle is None or length > MAX_KEY_BYTES:
+            self._json(404 if handle is None else 413, {"error": "refused"})
+            return
+        try:
+            handle(self.desk, self.rfile.read(length))
+        except WireError as error:
+            self._json(error.status, {"error": error.code, "message": error.message})
+            return
+        self._json(200, {"ok": True})
+
+    def _json(self, status: int, body: dict[str, Any]) -> None:
+        self._send(status, json.dumps(body).encode(), "application/json")
+
+    def _send(self, status: int, data: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Log nothing: the page polls ten times a second."""
+
+
 def _handler(desk: Desk, hosts: frozenset[str]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        timeout = 60.0  # a silent connection frees its thread
-
-        def parse_request(self) -> bool:
-            """Read the request line and headers; refuse a Host that is not this page's.
-
-            A page on another site that reaches this port through a rebound DNS name sends its
-            own name as Host: reading the state (frame, clue) would leak the episode to it.
-            """
-            if not super().parse_request():
-                return False
-            if _host_of(self.headers) not in hosts:
-                message = f"Host {_host_of(self.headers)!r}; allowed: {', '.join(sorted(hosts))}"
-                self._json(403, {"error": "refused", "message": message})
-                return False
-            return True
-
-        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-            if self.path == "/":
-                self._send(200, PAGE.encode(), "text/html; charset=utf-8")
-            elif self.path == "/play/state":
-                self._json(200, desk.state())
-            else:
-                self._json(404, {"error": "not_found", "message": f"GET {self.path}"})
-
-        def do_POST(self) -> None:  # noqa: N802
-            given = content_length(self.headers.get("Content-Length") or "0")
-            length = MAX_KEY_BYTES + 1 if given is None else given
-            if not _from_the_page(self.headers):
-                self._json(403, {"error": "refused", "message": "key presses come from the page"})
-                return
-            handle = _POSTS.get(self.path)
-            if handle is None or length > MAX_KEY_BYTES:
-                self._json(404 if handle is None else 413, {"error": "refused"})
-                return
-            try:
-                handle(desk, self.rfile.read(length))
-            except WireError as error:
-                self._json(error.status, {"error": error.code, "message": error.message})
-                return
-            self._json(200, {"ok": True})
-
-        def _json(self, status: int, body: dict[str, Any]) -> None:
-            self._send(status, json.dumps(body).encode(), "application/json")
-
-        def _send(self, status: int, data: bytes, kind: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            """Log nothing: the page polls ten times a second."""
-
-    return Handler
+    """Return the request handler class bound to ``desk`` and the ``hosts`` allowed."""
+    return type("Handler", (PageRequests,), {"desk": desk, "hosts": hosts})

@@ -205,64 +205,71 @@ IDLE_SECONDS = 60.0
 """Seconds a connection may stay silent before the server drops it."""
 
 
+class AgentRequests(BaseHTTPRequestHandler):
+    """Answers one connection's requests for the agent server ``agent_server``."""
+
+    agent_server: AgentServer
+    protocol_version = "HTTP/1.1"  # keep-alive: one connection per client, not per step
+    disable_nagle_algorithm = True  # the body does not wait for the headers to be acked
+    timeout = IDLE_SECONDS  # a client that stops talking frees its thread
+
+    def setup(self) -> None:
+        """Count the connection as open (``stop`` closes the open ones)."""
+        super().setup()
+        with self.agent_server._lock:
+            self.agent_server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        """Count the connection as closed."""
+        with self.agent_server._lock:
+            self.agent_server.connections.discard(self.connection)
+        super().finish()
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        """Answer a GET (hello)."""
+        self._serve("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        """Answer a POST (start, act, end)."""
+        self._serve("POST")
+
+    def _serve(self, method: str) -> None:
+        if not self.agent_server.authorised(self.headers.get("Authorization")):
+            self.close_connection = True  # its body is not read: the connection is spent
+            self._send(401, _error("unauthorized", f"a valid token is needed ({TOKEN_ENV})"))
+            return
+        body = self._body()
+        if body is not None:
+            self._send(*self.agent_server.answer(method, self.path, body))
+
+    def _body(self) -> bytes | None:
+        """Return the request body, or None after answering a missing or too large one."""
+        length = self.headers.get("Content-Length")
+        if length is None or content_length(length) is None:
+            if self.command == "GET" and length is None:
+                return b""
+            self.close_connection = True
+            self._send(411, _error("malformed", "a Content-Length header is needed"))
+            return None
+        if int(length) > self.agent_server.max_bytes:
+            self.close_connection = True  # the body is not read: the connection is spent
+            limit = self.agent_server.max_bytes
+            self._send(413, _error("too_large", f"message of {length} bytes; at most {limit}"))
+            return None
+        return self.rfile.read(int(length))
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Log nothing: a server answering every step would flood the terminal."""
+
+
 def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
     """Return the request handler class bound to ``server``."""
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive: one connection per client, not per step
-        disable_nagle_algorithm = True  # the body does not wait for the headers to be acked
-        timeout = IDLE_SECONDS  # a client that stops talking frees its thread
-
-        def setup(self) -> None:
-            super().setup()
-            with server._lock:
-                server.connections.add(self.connection)
-
-        def finish(self) -> None:
-            with server._lock:
-                server.connections.discard(self.connection)
-            super().finish()
-
-        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-            self._serve("GET")
-
-        def do_POST(self) -> None:  # noqa: N802
-            self._serve("POST")
-
-        def _serve(self, method: str) -> None:
-            if not server.authorised(self.headers.get("Authorization")):
-                self.close_connection = True  # its body is not read: the connection is spent
-                self._send(401, _error("unauthorized", f"a valid token is needed ({TOKEN_ENV})"))
-                return
-            body = self._body()
-            if body is not None:
-                self._send(*server.answer(method, self.path, body))
-
-        def _body(self) -> bytes | None:
-            """Return the request body, or None after answering a missing or too large one."""
-            length = self.headers.get("Content-Length")
-            if length is None or content_length(length) is None:
-                if self.command == "GET" and length is None:
-                    return b""
-                self.close_connection = True
-                self._send(411, _error("malformed", "a Content-Length header is needed"))
-                return None
-            if int(length) > server.max_bytes:
-                self.close_connection = True  # the body is not read: the connection is spent
-                limit = server.max_bytes
-                self._send(413, _error("too_large", f"message of {length} bytes; at most {limit}"))
-                return None
-            return self.rfile.read(int(length))
-
-        def _send(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            """Log nothing: a server answering every step would flood the terminal."""
-
-    return Handler
+    return type("Handler", (AgentRequests,), {"agent_server": server})

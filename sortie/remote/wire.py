@@ -9,16 +9,25 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import io
 import json
-from typing import Annotated, Any, Literal, TypeVar, Union
+from typing import Annotated, Any, Literal, TypeVar, Union, get_type_hints
 
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image as PILImage
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 
-from sortie.core.actions import Action, Fly, Interact, Move, Subtask, TaskAction
+from sortie.core.actions import ACTION_TYPES, Action, Move
 from sortie.core.errors import SortieError
 from sortie.missions.registry import FAMILIES
 
@@ -303,77 +312,29 @@ class ObservationMessage(WireModel):
 
 
 # --- actions ----------------------------------------------------------------------------
-INTERACTIONS = ("grab", "drop", "open_door")
-PRIMITIVES = ("forward", "backward", "left", "right", "up", "down", "turn_left", "turn_right")
-TASKS = ("land", "drop_payload", "collect_sample", "done")
+def _wire_model(name: str, action: type[Action]) -> type[WireModel]:
+    """Return the wire form of a sortie action type: its fields, and ``type: "<name>"``."""
+    hints = get_type_hints(action)
+    tag: Any = Literal[name]
+    fields: dict[str, Any] = {"type": (tag, ...)}
+    for f in dataclasses.fields(action):
+        fields[f.name] = (hints[f.name], ... if f.default is dataclasses.MISSING else f.default)
+    model: type[WireModel] = create_model(
+        f"{action.__name__}Message", __base__=WireModel, __doc__=action.__doc__, **fields
+    )
+    return model
 
 
-class MoveAction(WireModel):
-    """Walker: turn (degrees), then move at ``speed`` m/s for one control period."""
-
-    type: Literal["move"]
-    turn: float = 0.0
-    speed: float = 0.0
-    pitch: float | None = None
-
-
-class InteractAction(WireModel):
-    """Walker: grab, drop or open a door."""
-
-    type: Literal["interact"]
-    kind: Literal["grab", "drop", "open_door"]
-
-
-class FlyAction(WireModel):
-    """Drone: one of the eight motion primitives, metres (degrees for turns)."""
-
-    type: Literal["fly"]
-    primitive: Literal[
-        "forward", "backward", "left", "right", "up", "down", "turn_left", "turn_right"
-    ]
-    magnitude: float
-    report: str | None = None
-
-
-class TaskWireAction(WireModel):
-    """Drone: a task action (land, drop_payload, collect_sample, done)."""
-
-    type: Literal["task"]
-    kind: Literal["land", "drop_payload", "collect_sample", "done"]
-    report: str | None = None
-
-
-class SubtaskAction(WireModel):
-    """A household planner's subtask."""
-
-    type: Literal["subtask"]
-    action: str
-    target: str
-    skill: str
-    place: str | None = None
-
-
-class InvalidWireAction(WireModel):
-    """What an agent produced that it could not read as an action itself (kept verbatim)."""
-
-    type: Literal["invalid"]
-    raw: str
-    error: str
-
-
-WireAction = Annotated[
-    MoveAction | InteractAction | FlyAction | TaskWireAction | SubtaskAction | InvalidWireAction,
+WIRE_ACTIONS: dict[type[Action], type[WireModel]] = {
+    action: _wire_model(name, action) for name, action in ACTION_TYPES.items()
+}
+"""The wire form of each action type, derived from ``sortie.core.actions``."""
+MoveAction = WIRE_ACTIONS[Move]
+WireAction: Any = Annotated[
+    Union[tuple(WIRE_ACTIONS.values())],  # noqa: UP007  (a union of the derived models)
     Field(discriminator="type"),
 ]
 ACTIONS: TypeAdapter[Any] = TypeAdapter(WireAction)
-WIRE_ACTIONS: dict[type[Action], type[WireModel]] = {
-    Move: MoveAction,
-    Interact: InteractAction,
-    Fly: FlyAction,
-    TaskAction: TaskWireAction,
-    Subtask: SubtaskAction,
-}
-"""The wire form of each action type (``sortie.core.actions``)."""
 
 
 def family_actions(family: str) -> tuple[type[WireModel], ...] | None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sortie.core.errors import ConfigError
-from sortie.core.facts import aerial_facts
 from sortie.core.records_io import Trajectory
+from sortie.missions.aerial.facts import aerial_facts
 from sortie.missions.aerial.spec import aerial_data
 from sortie.report.html import esc
 from sortie.report.panels import PanelContext, Panels, line

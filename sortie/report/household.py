@@ -17,7 +17,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sortie.core.errors import ConfigError
-from sortie.core.facts import HouseholdFacts, household_facts
 from sortie.core.household import (
     ERROR_MEANINGS,
     AttemptRecord,
@@ -31,6 +30,7 @@ from sortie.core.household import (
 from sortie.core.observation import VIEW_NAMES
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
+from sortie.missions.household.facts import HouseholdFacts, household_facts
 from sortie.missions.household.rules import matched
 from sortie.report.html import HtmlTable, esc, render_table
 from sortie.report.panels import PanelContext, Panels

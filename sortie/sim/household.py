@@ -1,8 +1,9 @@
 """The household structure of a scene: rooms, furniture and items, read from attributes.
 
-World builders (``apartment``) write the structure into object attributes; ``house_layout``
-reads and checks it once, and ``place_spots`` finds where an item can be put down. Nothing
-here knows about missions or backends: it reads a ``Scene`` and its current state only.
+World builders (``apartment``) write the structure into object attributes; ``read_house`` is
+the one reader of that contract (the simulator's ``house_layout`` and the household
+mission's ``House`` both use it), and ``place_spots`` finds where an item can be put down.
+Nothing here knows about missions or backends.
 
 The attribute contract (docs/worlds.md describes it too):
 
@@ -20,9 +21,9 @@ The attribute contract (docs/worlds.md describes it too):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -139,54 +140,97 @@ def _named(records: tuple[Named, ...], name: str, what: str) -> Named:
     raise ConfigError(f"household: no {what} named {name!r}; known: {known}")
 
 
+class Attributed(Protocol):
+    """An object as the attribute contract reads it: a scene's, or one an oracle view lists."""
+
+    @property
+    def name(self) -> str:
+        """The object's name."""
+        ...
+
+    @property
+    def attributes(self) -> Mapping[str, Any]:
+        """Its attributes, ``role`` and the rest the contract asks of that role."""
+        ...
+
+
+A = TypeVar("A", bound=Attributed)
+
+
 def house_layout(scene: Scene) -> HouseLayout:
     """Read the rooms, furniture and items of ``scene``, checking every attribute they need.
+
+    Beyond the attributes (``read_house``), a door must be openable and an item portable.
 
     Raises:
         ConfigError: naming the object and attribute, when one is missing, of the wrong
             type, or names something that is not there.
     """
-    by_role: dict[str, list[SceneObject]] = {}
+    origin = scene.origin or "scene"
+    layout = read_house(origin, scene.objects, _bounds)
     for obj in scene.objects:
+        role = obj.attributes.get("role")
+        if role == "door_of" and (
+            obj.dynamics is not Dynamics.OPENABLE or obj.open_transform is None
+        ):
+            raise ConfigError(f"{_where(origin, obj)}: a container's door must be openable")
+        if role == "item" and obj.dynamics is not Dynamics.PORTABLE:
+            raise ConfigError(f"{_where(origin, obj)}: an item must be portable")
+    return layout
+
+
+def read_house(origin: str, objects: Sequence[A], bounds: Callable[[A], Rect]) -> HouseLayout:
+    """Read the household structure of ``objects`` by the attribute contract (module doc).
+
+    The one reader of the contract: the embedded simulator reads its scenes with it
+    (``house_layout``), the household mission the objects of any backend's oracle view.
+    ``bounds`` gives an object's ground rectangle (rooms' floors, furniture footprints).
+
+    Raises:
+        ConfigError: ``origin``, the object and the attribute, when one is missing, of the
+            wrong type, or names something that is not there.
+    """
+    by_role: dict[str, list[A]] = {}
+    for obj in objects:
         role = obj.attributes.get("role")
         if isinstance(role, str):
             by_role.setdefault(role, []).append(obj)
-    rooms = tuple(_room(scene, o) for o in by_role.get("room", []))
+    rooms = tuple(_room(origin, o, bounds(o)) for o in by_role.get("room", []))
     names = {r.name for r in rooms}
     pieces = tuple(
-        _furniture(scene, o, names)
-        for o in scene.objects
+        _furniture(origin, o, names, bounds(o))
+        for o in objects
         if o.attributes.get("role") in ("receptacle", "container")
     )
     for door in by_role.get("door_of", []):
-        _door(scene, door, {p.name: p for p in pieces})
+        _door(origin, door, {p.name: p for p in pieces})
     kinds = {p.name: p.role for p in pieces}
-    items = tuple(_item(scene, o, names, kinds) for o in by_role.get("item", []))
+    items = tuple(_item(origin, o, names, kinds) for o in by_role.get("item", []))
     return HouseLayout(rooms, pieces, items)
 
 
-def _where(scene: Scene, obj: SceneObject) -> str:
-    return f"{scene.origin or 'scene'}: object {obj.name!r}"
+def _where(origin: str, obj: Attributed) -> str:
+    return f"{origin}: object {obj.name!r}"
 
 
-def _text(scene: Scene, obj: SceneObject, key: str) -> str:
+def _text(origin: str, obj: Attributed, key: str) -> str:
     value = obj.attributes.get(key)
     if not isinstance(value, str) or not value:
-        raise ConfigError(f"{_where(scene, obj)}: attribute {key!r} must be a name, got {value!r}")
+        raise ConfigError(f"{_where(origin, obj)}: attribute {key!r} must be a name, got {value!r}")
     return value
 
 
-def _number(scene: Scene, obj: SceneObject, key: str) -> float:
+def _number(origin: str, obj: Attributed, key: str) -> float:
     value = obj.attributes.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ConfigError(
-            f"{_where(scene, obj)}: attribute {key!r} must be a finite number, got {value!r}"
+            f"{_where(origin, obj)}: attribute {key!r} must be a finite number, got {value!r}"
         )
     return float(value)
 
 
-def _approach(scene: Scene, obj: SceneObject) -> Approach:
-    x, y, yaw = (_number(scene, obj, f"approach_{k}") for k in ("x", "y", "yaw"))
+def _approach(origin: str, obj: Attributed) -> Approach:
+    x, y, yaw = (_number(origin, obj, f"approach_{k}") for k in ("x", "y", "yaw"))
     return (x, y, yaw)
 
 
@@ -195,73 +239,71 @@ def _bounds(obj: SceneObject) -> Rect:
     return (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
 
 
-def _room(scene: Scene, obj: SceneObject) -> Room:
-    return Room(obj.name, _text(scene, obj, "room_type"), _bounds(obj), _approach(scene, obj))
+def _room(origin: str, obj: Attributed, bounds: Rect) -> Room:
+    return Room(obj.name, _text(origin, obj, "room_type"), bounds, _approach(origin, obj))
 
 
-def _in_room(scene: Scene, obj: SceneObject, rooms: set[str]) -> str:
-    room = _text(scene, obj, "room")
+def _in_room(origin: str, obj: Attributed, rooms: set[str]) -> str:
+    room = _text(origin, obj, "room")
     if room not in rooms:
         raise ConfigError(
-            f"{_where(scene, obj)}: attribute 'room' names {room!r}, which is not a room; "
+            f"{_where(origin, obj)}: attribute 'room' names {room!r}, which is not a room; "
             f"rooms: {', '.join(sorted(rooms)) or 'none'}"
         )
     return room
 
 
-def _furniture(scene: Scene, obj: SceneObject, rooms: set[str]) -> Furniture:
+def _furniture(origin: str, obj: Attributed, rooms: set[str], footprint: Rect) -> Furniture:
     role = str(obj.attributes["role"])
     container = role == "container"
-    x0, y0, x1, y1 = (_number(scene, obj, f"surface_{k}") for k in ("xmin", "ymin", "xmax", "ymax"))
+    x0, y0, x1, y1 = (
+        _number(origin, obj, f"surface_{k}") for k in ("xmin", "ymin", "xmax", "ymax")
+    )
     return Furniture(
         obj.name,
-        _text(scene, obj, "kind"),
+        _text(origin, obj, "kind"),
         role,
-        _in_room(scene, obj, rooms),
-        _approach(scene, obj),
-        _number(scene, obj, "inside_z" if container else "surface_z"),
-        _text(scene, obj, "door") if container else None,
-        _bounds(obj),
+        _in_room(origin, obj, rooms),
+        _approach(origin, obj),
+        _number(origin, obj, "inside_z" if container else "surface_z"),
+        _text(origin, obj, "door") if container else None,
+        footprint,
         (x0, y0, x1, y1),
-        _text(scene, obj, "colour"),
-        _text(scene, obj, "material"),
+        _text(origin, obj, "colour"),
+        _text(origin, obj, "material"),
     )
 
 
-def _door(scene: Scene, door: SceneObject, pieces: dict[str, Furniture]) -> None:
-    """Check that a door is openable and belongs to a container that names it."""
-    owner = _text(scene, door, "container")
+def _door(origin: str, door: Attributed, pieces: dict[str, Furniture]) -> None:
+    """Check that a door belongs to a container that names it."""
+    owner = _text(origin, door, "container")
     piece = pieces.get(owner)
     if piece is None or piece.door != door.name:
         raise ConfigError(
-            f"{_where(scene, door)}: attribute 'container' names {owner!r}, which is not a "
+            f"{_where(origin, door)}: attribute 'container' names {owner!r}, which is not a "
             f"container whose 'door' is {door.name!r}"
         )
-    if door.dynamics is not Dynamics.OPENABLE or door.open_transform is None:
-        raise ConfigError(f"{_where(scene, door)}: a container's door must be openable")
 
 
-def _item(scene: Scene, obj: SceneObject, rooms: set[str], roles: dict[str, str]) -> Item:
+def _item(origin: str, obj: Attributed, rooms: set[str], roles: dict[str, str]) -> Item:
     on, inside = obj.attributes.get("on"), obj.attributes.get("inside")
     if (on is None) == (inside is None):
         raise ConfigError(
-            f"{_where(scene, obj)}: an item needs exactly one of the attributes 'on' or "
+            f"{_where(origin, obj)}: an item needs exactly one of the attributes 'on' or "
             f"'inside', got on={on!r}, inside={inside!r}"
         )
     key, wanted = ("on", "receptacle") if on is not None else ("inside", "container")
-    host = _text(scene, obj, key)
+    host = _text(origin, obj, key)
     if roles.get(host) != wanted:
         raise ConfigError(
-            f"{_where(scene, obj)}: attribute {key!r} names {host!r}, which is not a {wanted}"
+            f"{_where(origin, obj)}: attribute {key!r} names {host!r}, which is not a {wanted}"
         )
-    if obj.dynamics is not Dynamics.PORTABLE:
-        raise ConfigError(f"{_where(scene, obj)}: an item must be portable")
     return Item(
         obj.name,
-        _text(scene, obj, "kind"),
-        _text(scene, obj, "colour"),
-        _text(scene, obj, "material"),
-        _in_room(scene, obj, rooms),
+        _text(origin, obj, "kind"),
+        _text(origin, obj, "colour"),
+        _text(origin, obj, "material"),
+        _in_room(origin, obj, rooms),
         host if key == "on" else None,
         host if key == "inside" else None,
     )

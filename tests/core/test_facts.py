@@ -1,9 +1,10 @@
 import pytest
 
 from sortie.core.errors import ConfigError
-from sortie.core.facts import AerialFacts, RescueFacts, aerial_facts, rescue_facts
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, TrajectoryFooter, TrajectoryHeader
+from sortie.missions.aerial.facts import AerialFacts, aerial_facts
+from sortie.missions.rescue.facts import RescueFacts, rescue_facts
 from sortie.testing.episodes import aerial_hop, room_rescue
 
 OLD_RESCUE = {

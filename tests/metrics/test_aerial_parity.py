@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from shapely.geometry import LineString
 
-from sortie.core.facts import AerialFacts
 from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import (
@@ -24,6 +23,7 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
 )
 from sortie.metrics.aerial import score_aerial
+from sortie.missions.aerial.facts import AerialFacts
 from sortie.missions.aerial.patrol import patrol_iou, resample
 from sortie.testing.episodes import aerial_hop
 

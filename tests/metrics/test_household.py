@@ -2,7 +2,6 @@ import math
 
 import pytest
 
-from sortie.core.facts import HouseholdFacts
 from sortie.core.household import (
     ErrorCode,
     GoalCondition,
@@ -14,6 +13,7 @@ from sortie.core.household import (
 from sortie.core.trajectory import Outcome
 from sortie.metrics.aggregate import group_means
 from sortie.metrics.household import CODE_METRICS, METRICS, score_household
+from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.missions.household.rules import goal_met
 from sortie.missions.registry import FAMILIES

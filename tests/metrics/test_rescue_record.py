@@ -2,7 +2,6 @@ import math
 
 import pytest
 
-from sortie.core.facts import RescueFacts, rescue_facts
 from sortie.core.pose import Pose
 from sortie.core.records_io import Suite, SuiteHeader, Trajectory, read_trajectory
 from sortie.core.trajectory import (
@@ -14,6 +13,7 @@ from sortie.core.trajectory import (
 )
 from sortie.metrics.rescue import movement_effectiveness, score_rescue
 from sortie.metrics.stage_scores import code_scores
+from sortie.missions.rescue.facts import RescueFacts, rescue_facts
 from sortie.testing.episodes import room_rescue
 
 

@@ -124,3 +124,14 @@ def test_the_agent_server_serves_its_agent(registered, suite, tmp_path):
         episodes = remote_run(tmp_path, suite, server.url)
     outcomes = {e.episode_id: e.outcome for e in episodes}
     assert outcomes == {"pg/near": "success", "pg/far": "failure"}
+
+
+def test_generate_asks_the_family_for_its_generator(registered):
+    """A family without a generator says so; an unknown target lists the families."""
+    no_generator = runner.invoke(app, ["generate", "pointgoal"])
+    assert (
+        no_generator.exit_code == 2
+        and "the pointgoal family has no generator" in no_generator.output
+    )
+    unknown = runner.invoke(app, ["generate", "pointgoals"])
+    assert unknown.exit_code == 2 and "pointgoal" in unknown.output and "suites" in unknown.output

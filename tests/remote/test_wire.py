@@ -100,11 +100,30 @@ def test_the_brief_carries_its_familys_action_schema(rescue_start):
     assert '"move"' in text and '"interact"' in text and '"fly"' not in text
 
 
+def _example(action) -> dict:
+    """Return the required fields of ``action`` with valid values."""
+    values = {"kind": "grab" if action.__name__ == "Interact" else "done", "primitive": "up"}
+    values |= {"magnitude": 1.0, "action": "pick", "target": "mug", "skill": "s"}
+    values |= {"raw": "?", "error": "unreadable"}
+    import dataclasses
+
+    required = [f.name for f in dataclasses.fields(action) if f.default is dataclasses.MISSING]
+    return {name: values[name] for name in required}
+
+
 def test_the_wire_spells_actions_as_sortie_does():
-    """The wire's interactions, primitives and task kinds are exactly sortie's enums."""
-    assert set(wire.INTERACTIONS) == {i.value for i in Interaction}
-    assert set(wire.PRIMITIVES) == {p.value for p in FlightPrimitive}
-    assert set(wire.TASKS) == {t.value for t in TaskActionKind}
+    """Each wire action is its sortie action's fields plus its type; enums keep their values."""
+    import dataclasses
+
+    from sortie.core.actions import ACTION_TYPES
+
+    for name, action in ACTION_TYPES.items():
+        model = wire.WIRE_ACTIONS[action]
+        assert list(model.model_fields) == ["type", *(f.name for f in dataclasses.fields(action))]
+        assert wire.read_action({"type": name, **_example(action)}).__class__ is model
+    schema = json.dumps(wire.ACTIONS.json_schema())
+    for enum in (Interaction, FlightPrimitive, TaskActionKind):
+        assert all(f'"{member.value}"' in schema for member in enum)
 
 
 @pytest.mark.parametrize(

@@ -20,9 +20,9 @@ from sortie.backends.base import Backend, StepOutcome, SupportsSemanticClasses
 from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction, TaskAction
 from sortie.core.actions import TaskActionKind as Task
 from sortie.core.episode import EpisodeSpec
-from sortie.core.facts import AerialFacts, TaskActionFacts, VerdictFacts
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.core.pose import Pose, wrap_degrees
+from sortie.missions.aerial.facts import AerialFacts, TaskActionFacts, VerdictFacts
 from sortie.missions.aerial.judge import JUDGES, Verdict
 from sortie.missions.aerial.patrol import patrol_iou
 from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
@@ -254,7 +254,7 @@ class AerialMission(MissionRuntime):
             start_distance=self.start_distance,
             final_distance=_distance3(self.backend.pose(), self.goal),
             step_budget=self.data.step_budget,
-            clock=self.clock.value,
+            clock=self.clock,
         ).as_record()
 
 

@@ -60,5 +60,6 @@ HOUSEHOLD = Family(
     demo=Demo("household-smoke-v1", ("oracle", "random"), "attribute"),
     env="sortie.missions.household.env:HouseholdEnv",
     actions=(Subtask,),
+    generator="sortie.generation.cli:generate_household_suite",
     exports=("sft", "dpo"),
 )

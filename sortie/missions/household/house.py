@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sortie.backends.base import ObjectInfo
-from sortie.core.errors import ConfigError
-from sortie.core.facts import PlaceFacts
 from sortie.core.household import ObjectRole
 from sortie.core.pose import Pose
+from sortie.missions.household.facts import PlaceFacts
+from sortie.sim.household import Furniture, Item, Room, read_house
 
 HELD, FLOOR = "held", "floor"
 
@@ -62,18 +62,22 @@ class House:
     def from_objects(cls, objects: Iterable[ObjectInfo], is_open: Callable[[str], bool]) -> House:
         """Read the household things of a scene from its objects' attributes.
 
+        The attributes are read and checked by the one reader of the contract
+        (``sortie.sim.household.read_house``), as strictly as the simulator reads its scenes.
+
         Raises:
-            ConfigError: an object has a household role but lacks an attribute it needs.
+            ConfigError: an object has a household role but lacks an attribute it needs, or
+                an attribute names something that is not there.
         """
-        things, places = [], {}
-        for info in objects:
-            role = info.attributes.get("role")
-            if role in ("item", "receptacle", "container", "room"):
-                things.append(_thing(info))
-            if role == "item":
-                places[info.name] = _start_place(info)
-        house = cls(things, places)
-        house.open = {t.name: is_open(t.door) for t in things if t.door}
+        listed = list(objects)
+        layout = read_house("household scene", listed, _no_footprint)
+        at = {o.name: o.position for o in listed}
+        made = {r.name: _room(r, at[r.name]) for r in layout.rooms}
+        made |= {f.name: _furniture(f, at[f.name]) for f in layout.furniture}
+        made |= {i.name: _item(i, at[i.name]) for i in layout.items}
+        places = {i.name: PlaceFacts(relation=_relation(i), place=i.host) for i in layout.items}
+        house = cls([made[o.name] for o in listed if o.name in made], places)
+        house.open = {t.name: is_open(t.door) for t in house.things.values() if t.door}
         return house
 
     def of_role(self, role: ObjectRole) -> list[Thing]:
@@ -106,45 +110,42 @@ class House:
         self.held = None
 
 
-def _thing(info: ObjectInfo) -> Thing:
-    attributes = info.attributes
-    role = ObjectRole(str(attributes["role"]))
-    approach = None
-    if "approach_x" in attributes:
-        x, y = _number(info, "approach_x"), _number(info, "approach_y")
-        approach = Pose(x, y, info.position[2], _number(info, "approach_yaw"))
-    if role is ObjectRole.ROOM:
-        kind = str(attributes.get("room_type", info.semantic))
-    else:
-        kind = str(attributes.get("kind", info.semantic))
-    door = str(attributes.get("door", "")) if role is ObjectRole.CONTAINER else None
-    if door == "":
-        raise ConfigError(f"household scene: container {info.name} names no door")
-    if role is not ObjectRole.ITEM and approach is None:
-        raise ConfigError(f"household scene: {info.name} ({role.value}) has no approach_x/_y/_yaw")
-    room = info.name if role is ObjectRole.ROOM else attributes.get("room")
+Position = tuple[float, float, float]
+
+
+def _no_footprint(obj: ObjectInfo) -> tuple[float, float, float, float]:
+    x, y, _ = obj.position  # the mission needs no ground rectangles: a point will do
+    return (x, y, x, y)
+
+
+def _pose(approach: tuple[float, float, float], at: Position) -> Pose:
+    x, y, yaw = approach
+    return Pose(x, y, at[2], yaw)
+
+
+def _room(room: Room, at: Position) -> Thing:
     return Thing(
-        info.name,
-        kind,
-        role,
-        None if room is None else str(room),
-        info.position,
-        str(attributes.get("colour", "")),
-        str(attributes.get("material", "")),
-        approach,
-        door,
+        room.name, room.room_type, ObjectRole.ROOM, room.name, at, approach=_pose(room.approach, at)
     )
 
 
-def _start_place(info: ObjectInfo) -> PlaceFacts:
-    for relation in ("on", "inside"):
-        if relation in info.attributes:
-            return PlaceFacts(relation=relation, place=str(info.attributes[relation]))
-    return PlaceFacts(relation=FLOOR)
+def _furniture(piece: Furniture, at: Position) -> Thing:
+    return Thing(
+        piece.name,
+        piece.kind,
+        ObjectRole(piece.role),
+        piece.room,
+        at,
+        piece.colour,
+        piece.material,
+        _pose(piece.approach, at),
+        piece.door,
+    )
 
 
-def _number(info: ObjectInfo, key: str) -> float:
-    value = info.attributes.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"household scene: {info.name}.{key} is {value!r}, expected a number")
-    return float(value)
+def _item(item: Item, at: Position) -> Thing:
+    return Thing(item.name, item.kind, ObjectRole.ITEM, item.room, at, item.colour, item.material)
+
+
+def _relation(item: Item) -> str:
+    return "on" if item.on is not None else "inside"

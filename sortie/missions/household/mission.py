@@ -22,7 +22,6 @@ from sortie.backends.base import (
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.facts import HouseholdFacts
 from sortie.core.household import HouseholdTask, RoundRecord, RoundStatus, Verb
 from sortie.core.observation import (
     VIEW_NAMES,
@@ -36,6 +35,7 @@ from sortie.core.observation import (
 )
 from sortie.core.trajectory import StepRecord
 from sortie.missions.household.executor import Executor, Manipulator
+from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.house import House
 from sortie.missions.household.rules import task_progress
 from sortie.missions.household.skills import (
@@ -233,8 +233,8 @@ class HouseholdMission(MissionRuntime):
         return HouseholdFacts(
             ended=self.ended,
             rounds=len(self.rounds),
-            setting=self.setting.value,
-            skills=self.profile.value,
+            setting=self.setting,
+            skills=self.profile,
             held=self.house.held,
             places=self.house.places,
             open=self.house.open,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sortie.core.facts import HouseholdFacts
 from sortie.core.household import (
     GoalCondition,
     HouseholdTask,
@@ -19,6 +18,7 @@ from sortie.core.household import (
     RoundStatus,
     normalise,
 )
+from sortie.missions.household.facts import HouseholdFacts
 
 
 def task_progress(task: HouseholdTask, rounds: Sequence[RoundRecord]) -> float:

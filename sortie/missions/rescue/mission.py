@@ -18,8 +18,8 @@ from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Action, Interact, Interaction, InvalidAction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.facts import RescueFacts
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
+from sortie.missions.rescue.facts import RescueFacts
 from sortie.missions.rescue.spec import RescueData, rescue_data
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
 from sortie.missions.stages import Stage
@@ -266,7 +266,7 @@ class RescueMission(MissionRuntime):
             casualty_point=self._point(self.casualty),
             stretcher_point=self._point(self.stretcher),
             triggers=self.triggers.value,
-            clock=self.clock.value,
+            clock=self.clock,
         ).as_record()
 
     def _point(self, name: str) -> tuple[float, float, float] | None:

@@ -72,6 +72,29 @@ def _walls(width: float, depth: float, height: float, storeys: int, wall: Color)
     return quads
 
 
+def _shell(width: float, depth: float, height: float, wall: Color) -> Mesh:
+    """Return a block's body, its roof and the parapet around the roof, as one mesh."""
+    body = slab(-depth / 2, -width / 2, depth / 2, width / 2, 0.0, height, wall)
+    roof = slab(
+        -depth / 2 + 0.3,
+        -width / 2 + 0.3,
+        depth / 2 - 0.3,
+        width / 2 - 0.3,
+        height,
+        height + 0.05,
+        ROOF,
+    )
+    parapet = [
+        box((depth, 0.3, 0.9), (0.0, s * (width / 2 - 0.15), height + 0.45), shade(wall, 0.8))
+        for s in (-1, 1)
+    ]
+    parapet += [
+        box((0.3, width, 0.9), (s * (depth / 2 - 0.15), 0.0, height + 0.45), shade(wall, 0.8))
+        for s in (-1, 1)
+    ]
+    return merge([body, roof, *parapet])
+
+
 def add_block(
     kit: WorldKit,
     center: tuple[float, float],
@@ -92,31 +115,13 @@ def add_block(
     """
     wall = PALETTE[color]
     height = storeys * STOREY
-    body = slab(-depth / 2, -width / 2, depth / 2, width / 2, 0.0, height, wall)
-    roof = slab(
-        -depth / 2 + 0.3,
-        -width / 2 + 0.3,
-        depth / 2 - 0.3,
-        width / 2 - 0.3,
-        height,
-        height + 0.05,
-        ROOF,
-    )
-    parapet = [
-        box((depth, 0.3, 0.9), (0.0, s * (width / 2 - 0.15), height + 0.45), shade(wall, 0.8))
-        for s in (-1, 1)
-    ]
-    parapet += [
-        box((0.3, width, 0.9), (s * (depth / 2 - 0.15), 0.0, height + 0.45), shade(wall, 0.8))
-        for s in (-1, 1)
-    ]
     digits = text_texture(str(number), 96, 64, ink=(245, 245, 240), paper=ROOF)
     size = min(width, depth) * 0.4
     # The digits read left to right for a drone heading along the block's +y (north in a
     # block turned by 0), as on a map.
     number_quad = ground_label((0.0, 0.0, height + 0.05 + PROUD), 0.0, size * 1.4, size, digits)
     parts = [
-        merge([body, roof, *parapet]),
+        _shell(width, depth, height, wall),
         *_walls(width, depth, height, storeys, wall),
         number_quad,
     ]

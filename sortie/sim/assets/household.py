@@ -303,6 +303,47 @@ def _shell(width: float, depth: float, z0: float, z1: float, rgb: Color) -> list
 
 
 def _container(kind: str, width: float, spec: FurnitureKind, rgb: Color, hinge: int) -> Piece:
+    d = spec.depth
+    floor_z = INSIDE_FLOOR[kind]
+    parts, base, top = _container_body(kind, width, spec, rgb)
+    front = d / 2 + PANEL
+    door_z0 = base if base > 0 else 0.02
+    door = box(
+        (width, PANEL, top - door_z0), (0, d / 2 + PANEL / 2, (door_z0 + top) / 2), shade(rgb, 0.92)
+    )
+    inside = (
+        -width / 2 + PANEL + 0.02,
+        -d / 2 + PANEL + 0.02,
+        width / 2 - PANEL - 0.02,
+        d / 2 - 0.03,
+    )
+    shape = _Shape(width, d, floor_z, top, front, door_z0, inside, rgb)
+    if kind == "drawer":
+        return _drawer(kind, shape, parts, door)
+    handle_x = -hinge * (width / 2 - 0.06)
+    handle_z = min(door_z0 + (top - door_z0) * 0.6, 1.2)
+    handle = box((0.03, 0.03, 0.12), (handle_x, front + 0.015, handle_z), PALETTE["dark grey"])
+    return _hinged(kind, shape, parts, merge([door, handle]), hinge)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A container's measures: body, inside floor, top, front face, door bottom, inside."""
+
+    width: float
+    depth: float
+    floor_z: float
+    top: float
+    front: float
+    door_z0: float
+    inside: Rect
+    rgb: Color
+
+
+def _container_body(
+    kind: str, width: float, spec: FurnitureKind, rgb: Color
+) -> tuple[list[Mesh], float, float]:
+    """Return a container's fixed parts, the height its body starts at, and its top."""
     d, h = spec.depth, spec.height
     floor_z = INSIDE_FLOOR[kind]
     base = 0.0
@@ -324,51 +365,51 @@ def _container(kind: str, width: float, spec: FurnitureKind, rgb: Color, hinge: 
     )  # inside floor
     if base == 0.0 and floor_z > 0.2:
         parts.append(box((width, d, PANEL), (0, 0, 0.05), rgb))  # bottom under the shelf
-    front = d / 2 + PANEL
-    door_z0 = base if base > 0 else 0.02
-    door = box(
-        (width, PANEL, top - door_z0), (0, d / 2 + PANEL / 2, (door_z0 + top) / 2), shade(rgb, 0.92)
+    return parts, base, top
+
+
+def _drawer(kind: str, shape: _Shape, parts: list[Mesh], drawer_front: Mesh) -> Piece:
+    """Return a chest whose top drawer slides out, carrying its handle and sides."""
+    width, d, front, rgb = shape.width, shape.depth, shape.front, shape.rgb
+    handle = box(
+        (0.14, 0.03, 0.03),
+        (0, front + 0.015, (shape.door_z0 + shape.top) / 2),
+        PALETTE["dark grey"],
     )
-    handle_x = -hinge * (width / 2 - 0.06)
-    handle_z = min(door_z0 + (top - door_z0) * 0.6, 1.2)
-    handle = box((0.03, 0.03, 0.12), (handle_x, front + 0.015, handle_z), PALETTE["dark grey"])
-    inside = (
-        -width / 2 + PANEL + 0.02,
-        -d / 2 + PANEL + 0.02,
-        width / 2 - PANEL - 0.02,
-        d / 2 - 0.03,
+    sides = [
+        box(
+            (0.015, d - 0.08, 0.12),
+            (sx * (width / 2 - 0.055), 0.0, shape.floor_z + 0.06),
+            shade(rgb, 1.1),
+        )
+        for sx in (-1, 1)
+    ]
+    move = pose_matrix((0.0, DRAWER_SLIDE, 0.0))
+    swing = (-width / 2, d / 2, width / 2, front + PANEL + DRAWER_SLIDE)  # with the handle
+    inside = (-width / 2 + 0.08, shape.inside[1], width / 2 - 0.08, shape.inside[3])
+    approach: tuple[tuple[float, float], ...] = ((0.0, swing[3] + REACH),)
+    headroom = shape.top - PANEL - shape.floor_z
+    return Piece(
+        kind,
+        (merge(parts),),
+        (-width / 2, -d / 2, width / 2, front),
+        inside,
+        shape.floor_z,
+        approach,
+        (merge([drawer_front, handle, *sides]),),
+        move,
+        swing,
+        headroom,
+        swing,
     )
-    headroom = top - PANEL - floor_z
-    if kind == "drawer":
-        handle = box(
-            (0.14, 0.03, 0.03), (0, front + 0.015, (door_z0 + top) / 2), PALETTE["dark grey"]
-        )
-        sides = [
-            box(
-                (0.015, d - 0.08, 0.12),
-                (sx * (width / 2 - 0.055), 0.0, floor_z + 0.06),
-                shade(rgb, 1.1),
-            )
-            for sx in (-1, 1)
-        ]
-        move = pose_matrix((0.0, DRAWER_SLIDE, 0.0))
-        swing = (-width / 2, d / 2, width / 2, front + PANEL + DRAWER_SLIDE)  # with the handle
-        inside = (-width / 2 + 0.08, inside[1], width / 2 - 0.08, inside[3])
-        approach: tuple[tuple[float, float], ...] = ((0.0, swing[3] + REACH),)
-        return Piece(
-            kind,
-            (merge(parts),),
-            (-width / 2, -d / 2, width / 2, front),
-            inside,
-            floor_z,
-            approach,
-            (merge([door, handle, *sides]),),
-            move,
-            swing,
-            headroom,
-            swing,
-        )
-    # A side hinge at the front corner: the door turns 90 degrees out to lie beside the body.
+
+
+def _hinged(kind: str, shape: _Shape, parts: list[Mesh], door: Mesh, hinge: int) -> Piece:
+    """Return a container whose door turns on a side hinge at the front corner.
+
+    The door turns 90 degrees out to lie beside the body.
+    """
+    width, d = shape.width, shape.depth
     hx = hinge * width / 2
     turn = pose_matrix((0.0, 0.0, 0.0), -90.0 * hinge)
     hinge_point = np.array([hx, d / 2, 0.0])
@@ -383,14 +424,14 @@ def _container(kind: str, width: float, spec: FurnitureKind, rgb: Color, hinge: 
     return Piece(
         kind,
         (merge(parts),),
-        (-width / 2, -d / 2, width / 2, front),
-        inside,
-        floor_z,
+        (-width / 2, -d / 2, width / 2, shape.front),
+        shape.inside,
+        shape.floor_z,
         approach,
-        (merge([door, handle]),),
+        (door,),
         turn,
         swing,
-        headroom,
+        shape.top - PANEL - shape.floor_z,
         sweep,
     )
 

@@ -144,44 +144,50 @@ def house_row(
     houses, number, x = [], first_number, span[0] + 2.0
     front = road_y + side * CURB
     while x + 12.0 <= span[1]:
-        lot = float(rng.uniform(14.0, 18.0))
-        width, house_d = float(rng.uniform(8.0, 10.5)), float(rng.uniform(7.0, 9.0))
-        setback = float(rng.uniform(4.0, 6.0))
-        cx = x + 1.0 + width / 2
-        houses.append(
-            add_house(
-                kit,
-                rng,
-                (cx, front + side * (setback + house_d / 2)),
-                -90.0 * side,
-                width,
-                house_d,
-                number,
-                street=street,
-                roof_number=True,
-            )
-        )
-        if lot - width > 5.0 and rng.random() < 0.55:
-            add_car_at(
-                kit,
-                rng,
-                plates,
-                (cx + width / 2 + 2.2, front + side * 3.0),
-                90.0 * side,
-                f"driveway of {number} {street}",
-            )
-        if rng.random() < 0.6:
-            add_tree(
-                kit,
-                rng,
-                (
-                    x + lot / 2 + float(rng.uniform(-3, 3)),
-                    front + side * min(depth - 3.0, setback + house_d + 4.0),
-                ),
-            )
+        house, lot = _lot(kit, rng, plates, (x, front, depth), side, (number, street))
+        houses.append(house)
         number += 2
         x += lot
     return houses
+
+
+def _lot(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    plates: Plates,
+    where: tuple[float, float, float],
+    side: int,
+    address: tuple[int, str],
+) -> tuple[SceneObject, float]:
+    """Add one lot and its house; return the house and the lot's width.
+
+    ``where`` is the lot's west end, the curb line and the yard depth; ``address`` the
+    house number and street.
+    """
+    x, front, depth = where
+    number, street = address
+    lot = float(rng.uniform(14.0, 18.0))
+    width, house_d = float(rng.uniform(8.0, 10.5)), float(rng.uniform(7.0, 9.0))
+    setback = float(rng.uniform(4.0, 6.0))
+    cx = x + 1.0 + width / 2
+    house = add_house(
+        kit,
+        rng,
+        (cx, front + side * (setback + house_d / 2)),
+        -90.0 * side,
+        width,
+        house_d,
+        number,
+        street=street,
+        roof_number=True,
+    )
+    if lot - width > 5.0 and rng.random() < 0.55:
+        spot = (cx + width / 2 + 2.2, front + side * 3.0)
+        add_car_at(kit, rng, plates, spot, 90.0 * side, f"driveway of {number} {street}")
+    if rng.random() < 0.6:
+        back = front + side * min(depth - 3.0, setback + house_d + 4.0)
+        add_tree(kit, rng, (x + lot / 2 + float(rng.uniform(-3, 3)), back))
+    return house, lot
 
 
 def road_markings(

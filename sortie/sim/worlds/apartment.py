@@ -524,24 +524,12 @@ def _stays_walkable(state: RoomState, placed: Placed, approach: tuple[float, flo
     return len(found) == 1 and 0 not in found
 
 
-def _add_piece(
-    kit: WorldKit,
-    rng: np.random.Generator,
-    state: RoomState,
-    placed: Placed,
-    approach: tuple[float, float],
-    looks: tuple[str, str, str],
-) -> Host:
-    """Add the piece (and its door) to the kit and the room; return it as a host.
-
-    ``looks`` is the room's name, the piece's colour and its material.
-    """
+def _piece_attributes(
+    placed: Placed, approach: tuple[float, float], looks: tuple[str, str, str]
+) -> dict[str, str | float]:
+    """Return a piece's household attributes (the contract of ``sortie.sim.household``)."""
     piece = placed.piece
     room, colour, material = looks
-    state.bodies.append(placed.footprint)
-    if placed.swing:
-        state.bodies.append(placed.swing)
-    state.points.append(approach)
     sx0, sy0, sx1, sy1 = placed.surface
     aim = ((sx0 + sx1) / 2 - approach[0], (sy0 + sy1) / 2 - approach[1])
     attributes: dict[str, str | float] = {
@@ -560,6 +548,28 @@ def _add_piece(
     }
     height = "inside_z" if piece.kind in CONTAINERS else "surface_z"
     attributes[height] = round(piece.surface_z, 4)
+    return attributes
+
+
+def _add_piece(
+    kit: WorldKit,
+    rng: np.random.Generator,
+    state: RoomState,
+    placed: Placed,
+    approach: tuple[float, float],
+    looks: tuple[str, str, str],
+) -> Host:
+    """Add the piece (and its door) to the kit and the room; return it as a host.
+
+    ``looks`` is the room's name, the piece's colour and its material.
+    """
+    piece = placed.piece
+    room = looks[0]
+    state.bodies.append(placed.footprint)
+    if placed.swing:
+        state.bodies.append(placed.swing)
+    state.points.append(approach)
+    attributes = _piece_attributes(placed, approach, looks)
     body_parts = [p.transformed(placed.matrix) for p in piece.body]
     body = kit.add(piece.kind, body_parts)
     body.attributes.update(attributes)

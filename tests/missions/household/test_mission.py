@@ -101,15 +101,29 @@ def test_the_brief_names_the_views_actions_and_skills(kitchen: None) -> None:
 
 
 def test_a_container_without_a_door_is_a_clear_error() -> None:
-    """A scene whose container names no door is refused, naming the container."""
-    box = ObjectInfo(
-        "fridge_0",
-        "fridge",
-        (0.0, 0.0, 0.0),
-        {"role": "container", "approach_x": 1.0, "approach_y": 0.0, "approach_yaw": 180.0},
+    """A scene whose container names no door is refused, naming the container and attribute."""
+    approach = {"approach_x": 1.0, "approach_y": 0.0, "approach_yaw": 180.0}
+    room = ObjectInfo(
+        "kitchen_0", "floor", (0.0, 0.0, 0.0), {"role": "room", "room_type": "kitchen", **approach}
     )
-    with pytest.raises(ConfigError, match="container fridge_0 names no door"):
-        House.from_objects([box], lambda door: False)
+    surface = {f"surface_{k}": 0.0 for k in ("xmin", "ymin", "xmax", "ymax")}
+    attributes = {"role": "container", "kind": "fridge", "room": "kitchen_0", "inside_z": 0.5}
+    attributes |= {"colour": "white", "material": "metal", **approach, **surface}
+    box = ObjectInfo("fridge_0", "fridge", (0.0, 0.0, 0.0), attributes)
+    with pytest.raises(ConfigError, match="object 'fridge_0': attribute 'door' must be a name"):
+        House.from_objects([room, box], lambda door: False)
+
+
+def test_the_mission_reads_the_contract_as_strictly_as_the_simulator() -> None:
+    """One reader: an item naming a host that is not a receptacle fails the same way."""
+    approach = {"approach_x": 1.0, "approach_y": 0.0, "approach_yaw": 180.0}
+    room = ObjectInfo(
+        "kitchen_0", "floor", (0.0, 0.0, 0.0), {"role": "room", "room_type": "kitchen", **approach}
+    )
+    mug = {"role": "item", "kind": "mug", "colour": "red", "material": "ceramic"}
+    item = ObjectInfo("mug_0", "mug", (0.0, 0.0, 0.0), {**mug, "room": "kitchen_0", "on": "sofa_0"})
+    with pytest.raises(ConfigError, match="'on' names 'sofa_0', which is not a receptacle"):
+        House.from_objects([room, item], lambda door: False)
 
 
 def test_a_task_on_a_world_without_its_things_is_refused_before_round_one(kitchen: None) -> None:
