@@ -21,8 +21,7 @@ from sortie.core.pose import Pose
 from sortie.generation.rejected import Rejected
 from sortie.generation.validate import oracle_header, oracle_positions
 from sortie.missions.aerial.mission import AerialMission
-from sortie.missions.aerial.spec import aerial_data
-from sortie.run.jobs import AERIAL_CAMERA
+from sortie.missions.aerial.spec import CAMERA, aerial_data
 from sortie.sim.raycast import RayCaster
 from sortie.sim.scene import Scene
 from sortie.sim.worlds import build_world
@@ -47,7 +46,7 @@ class AerialValidator:
     def __init__(self) -> None:
         """Create the backend: a multirotor with the aerial camera, semantic image only."""
         self.backend = build_backend(
-            DEFAULT_BACKEND, {}, body="multirotor", sensors=("semantic",), camera=AERIAL_CAMERA
+            DEFAULT_BACKEND, {}, body="multirotor", sensors=("semantic",), camera=CAMERA
         )
         self._scene: tuple[str, Scene] | None = None
         self._caster: tuple[Scene, RayCaster] | None = None

@@ -2,11 +2,12 @@
 
 A family (``missions/<name>/family.py``) declares its body, its rules (the runtime), the check
 of its episodes' mission data, its run settings as a typed model, its scorer, and how reports
-show it. Generic code (runs, reports, the CLI, exports, the gym envs) asks the descriptor and
-never names a family; a new family is a folder and one registry line
-(``sortie.missions.registry``). The parts that live in higher layers (the scorer, the gym
-env) are named as lazy ``"module:attr"`` paths, as Gymnasium's ``EnvSpec.entry_point`` does,
-so this layer never imports them.
+show it. Generic code (runs, reports, the CLI, exports, the gym envs, the agent server) asks
+the descriptor and never names a family; a new family is a folder, its scorer and one
+registry line (``sortie.missions.registry``; docs/families.md). The parts that live in higher
+layers (the scorer, the gym env, report panels, the generator) are named as lazy
+``"module:attr"`` paths, as Gymnasium's ``EnvSpec.entry_point`` does, so this layer never
+imports them.
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ class Family:
     """The body a backend needs: ``walker``, ``multirotor`` or ``manipulator``."""
     needs_interaction: bool = True
     """Whether its missions pick things up or open doors (the backend must offer it)."""
+    camera: Mapping[str, Any] | None = None
+    """The camera its missions fix (``CameraSpec`` fields), None: the backend's or agent's."""
     group: str = "level"
     """What its suites group episodes by, as tables head it: ``level``, ``type``, …"""
     groupings: Mapping[str, Callable[[EpisodeSpec], list[str]]] = field(default_factory=dict)

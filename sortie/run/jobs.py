@@ -34,14 +34,10 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
 )
 from sortie.core.version import VERSION
-from sortie.missions.aerial.spec import CAMERA
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.missions.runtime import MissionRuntime
 from sortie.run.episode import JsonlRecorder, run_episode
 from sortie.run.frames import FrameKeeper
-
-AERIAL_CAMERA = CAMERA
-"""MissionBench's camera: 256² pixels, 90° across, pitched 45° down."""
 
 
 def episode_seed(run_seed: int, episode_id: str, repeat: int = 0) -> int:
@@ -298,10 +294,10 @@ def backend_ref(
     ``args`` are the backend's own (already checked) arguments; the stored run config and
     every record header carry them with the name.
     """
-    body = FAMILIES.get(family).body
-    harness: dict[str, Any] = {"body": body, "sensors": list(sensors)}
-    if body == "multirotor":
-        harness["camera"] = AERIAL_CAMERA
+    described = FAMILIES.get(family)
+    harness: dict[str, Any] = {"body": described.body, "sensors": list(sensors)}
+    if described.camera is not None:
+        harness["camera"] = dict(described.camera)
     return PluginRef(name=backend, args={**(args or {}), **harness})
 
 

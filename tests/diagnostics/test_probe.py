@@ -7,7 +7,7 @@ import pytest
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.records_io import Suite, SuiteHeader
 from sortie.diagnostics.probe import ProbeRow, box_iou, probe_suite, summarise, true_box
-from sortie.run.jobs import AERIAL_CAMERA
+from sortie.missions.aerial.spec import CAMERA as AERIAL_CAMERA
 from sortie.testing.episodes import aerial_hop
 from sortie.testing.model_server import ModelServer
 from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture

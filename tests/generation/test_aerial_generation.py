@@ -13,9 +13,9 @@ from sortie.generation.aerial_routes import STRAIGHT_STEPS
 from sortie.generation.aerial_tasks import Rejected, car_subject
 from sortie.generation.cli import generate_command
 from sortie.generation.suites import build_suite, committed_bytes
+from sortie.missions.aerial.spec import CAMERA as AERIAL_CAMERA
 from sortie.missions.aerial.spec import aerial_data
 from sortie.missions.loading import load_suite
-from sortie.run.jobs import AERIAL_CAMERA
 from sortie.sim.scene import SceneObject
 from sortie.sim.worlds import FLIGHT_WORLDS, build_world
 

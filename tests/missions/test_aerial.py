@@ -294,8 +294,8 @@ def test_a_run_of_two_families_is_refused(tmp_path):
 def test_an_aerial_runs_stored_config_names_the_multirotor_and_its_camera(tmp_path):
     """Resuming compares the stored config, so it must describe the backend actually used."""
     from sortie.core.records_io import SuiteHeader, write_suite
+    from sortie.missions.aerial.spec import CAMERA as AERIAL_CAMERA
     from sortie.run.batch import RunRequest, plan_run
-    from sortie.run.jobs import AERIAL_CAMERA
     from sortie.run.store import Store
 
     write_suite(tmp_path / "a.jsonl", SuiteHeader(suite="a"), [aerial_hop()])

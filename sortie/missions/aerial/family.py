@@ -7,7 +7,7 @@ from pydantic import Field, field_validator
 from sortie.core.actions import Fly, TaskAction
 from sortie.core.episode import EpisodeSpec
 from sortie.missions.aerial.judge import JUDGES
-from sortie.missions.aerial.spec import MissionType, aerial_data
+from sortie.missions.aerial.spec import CAMERA, MissionType, aerial_data
 from sortie.missions.family import Demo, Family, FamilySettings, MapMarks, PaperTable, Score
 
 
@@ -68,6 +68,7 @@ AERIAL = Family(
     ),
     body="multirotor",
     needs_interaction=False,
+    camera=CAMERA,
     group="type",
     headline=("sr", "mp"),
     decay_title="SR and MP (%) per mission type",
