@@ -154,6 +154,15 @@ class StageRecord(Record):
     done_step: int | None = None
 
 
+class FailedDecision(Record):
+    """The agent's last decision, which raised instead of returning an action."""
+
+    agent_seconds: float = Field(ge=0)
+    """Seconds spent in it, waiting on a model server and its retries included."""
+    model_calls: list[ModelCallRecord] = Field(default_factory=list)
+    """The model calls it made, the failed ones included (each with its error kind)."""
+
+
 class TrajectoryFooter(Record):
     """How the episode ended."""
 
@@ -169,3 +178,6 @@ class TrajectoryFooter(Record):
     """Family-specific end state that metrics read (e.g. ``picked_up``, final distances)."""
     error: str | None = None
     """Traceback or message when the episode ended in an error."""
+    failed_decision: FailedDecision | None = Field(default=None, exclude_if=lambda v: v is None)
+    """When the agent raised: the time and model calls of that last decision (left out of
+    the record otherwise, so records of episodes that ended normally are unchanged)."""

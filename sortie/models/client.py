@@ -47,9 +47,11 @@ _SENT_FIELDS = ("model", "messages", "temperature", "max_tokens", "response_form
 class ModelCallError(SortieError):
     """A model call failed for good: retries used up, or a refusal retrying cannot fix."""
 
-    def __init__(self, message: str, kind: str) -> None:
+    def __init__(self, message: str, kind: str, calls: tuple[ModelCallRecord, ...] = ()) -> None:
         super().__init__(message)
         self.kind = kind
+        self.calls = calls
+        """The calls of the failed answer, this one last (its error kind says why)."""
 
 
 class ReplayMissError(ConfigError):
@@ -138,7 +140,13 @@ class ModelClient:
             calls[-1] = _format_error(calls[-1])
             if not revalidate:
                 return Reply(text, tuple(calls), None, error)
-            text, more, error = self._answer(self._retry_messages(messages, text, error), schema)
+            try:
+                text, more, error = self._answer(
+                    self._retry_messages(messages, text, error), schema
+                )
+            except ModelCallError as failed:
+                failed.calls = (*calls, *failed.calls)
+                raise
             calls += more
             if error is None:
                 value, error = self._validated(schema, text, parse)
@@ -174,7 +182,11 @@ class ModelClient:
         """
         calls: list[ModelCallRecord] = []
         while True:
-            sent = self._send(self._request(messages, schema))
+            try:
+                sent = self._send(self._request(messages, schema))
+            except ModelCallError as error:
+                error.calls = (*calls, *error.calls)  # the answer's earlier calls count too
+                raise
             calls.append(sent.call)
             response = sent.response
             if response.rejected is None:
@@ -256,7 +268,7 @@ class ModelClient:
                 if "response_format" in request and refuses_format(error):
                     return self._response(started, attempt, rejected=failure.detail)
             if failure.kind not in ErrorKind.TRANSIENT or attempt > self.config.max_retries:
-                raise self._failed(failure, attempt)
+                raise self._failed(failure, attempt, time.perf_counter() - started)
             time.sleep(self._backoff.wait(attempt, failure))
             attempt += 1
 
@@ -318,12 +330,15 @@ class ModelClient:
             error=error,
         )
 
-    def _failed(self, failure: Failure, attempts: int) -> ModelCallError:
+    def _failed(self, failure: Failure, attempts: int, seconds: float) -> ModelCallError:
         message = (
             f"model {self.config.model}: {failure.kind} after {attempts} attempt(s): "
             f"{failure.detail}"
         )
-        return ModelCallError(self._scrub(message), failure.kind)
+        call = ModelCallRecord(
+            model=self.config.model, latency=seconds, attempts=attempts, error=failure.kind
+        )
+        return ModelCallError(self._scrub(message), failure.kind, (call,))
 
     def _scrub(self, text: str) -> str:
         """Return ``text`` with the secrets blotted out, should a server have echoed them."""

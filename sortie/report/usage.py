@@ -20,6 +20,7 @@ from rich.table import Table
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory, read_trajectory
+from sortie.core.trajectory import ModelCallRecord
 from sortie.models.retry import ErrorKind
 from sortie.run.store import Store
 
@@ -61,12 +62,12 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
     errors: Counter[str] = Counter()
     for trajectory in trajectories:
         episodes += 1
-        for step in trajectory.steps:
-            if not step.model_calls:
+        for made in decision_calls(trajectory):
+            if not made:
                 continue
             decisions += 1
-            format_errors += step.model_calls[-1].error == ErrorKind.FORMAT
-            for call in step.model_calls:
+            format_errors += made[-1].error == ErrorKind.FORMAT
+            for call in made:
                 if call.error in (None, "", ErrorKind.FORMAT):  # the model answered
                     latencies.append(call.latency)
                 totals.update(
@@ -89,6 +90,14 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
         dict(errors),
         *_latency(latencies),
         format_errors,
+    )
+
+
+def decision_calls(trajectory: Trajectory) -> list[list[ModelCallRecord]]:
+    """Return the model calls of each decision: every step's, then the one that failed."""
+    failed = trajectory.footer.failed_decision
+    return [step.model_calls for step in trajectory.steps] + (
+        [failed.model_calls] if failed else []
     )
 
 

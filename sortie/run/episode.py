@@ -16,7 +16,9 @@ from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation
 from sortie.core.records_io import write_atomic
 from sortie.core.trajectory import (
+    FailedDecision,
     FailureReason,
+    ModelCallRecord,
     Outcome,
     StepRecord,
     Timings,
@@ -69,7 +71,7 @@ def run_episode(
         _guard(FailureReason.AGENT_ERROR, agent.reset, runtime.brief, header.seed)
         while not runtime.done:
             started = time.perf_counter()
-            action = _guard(FailureReason.AGENT_ERROR, agent.act, observation)
+            action = _decide(agent, observation, started)
             thinking = time.perf_counter() - started
             output = _output_of(agent)
             charged = thinking if output.decision_seconds is None else output.decision_seconds
@@ -87,9 +89,12 @@ def run_episode(
 class _Failed(Exception):
     """The agent or the backend raised: the episode ends with ``reason`` and the traceback."""
 
-    def __init__(self, reason: FailureReason) -> None:
+    def __init__(self, reason: FailureReason, calls: tuple[ModelCallRecord, ...] = ()) -> None:
         super().__init__(reason)
         self.reason, self.trace = reason, traceback.format_exc()
+        self.calls = calls
+        """The model calls of the failed call, if it failed on a model server."""
+        self.decision: FailedDecision | None = None
 
 
 def _guard(reason: FailureReason, call: Callable[..., T], *args: Any) -> T:
@@ -98,8 +103,21 @@ def _guard(reason: FailureReason, call: Callable[..., T], *args: Any) -> T:
         return call(*args)
     except ConfigError:
         raise  # bad input or a misuse of the API: a bug to report, not episode data
-    except Exception:  # noqa: BLE001 - a misbehaving agent or simulator produces data
-        raise _Failed(reason) from None
+    except Exception as error:  # noqa: BLE001 - a misbehaving agent or simulator produces data
+        # A model client's error carries the calls it made (``ModelCallError.calls``); read
+        # by duck type, so running an episode does not import the model client.
+        calls = tuple(c for c in getattr(error, "calls", ()) if isinstance(c, ModelCallRecord))
+        raise _Failed(reason, calls) from None
+
+
+def _decide(agent: Agent, observation: Any, started: float) -> Any:
+    """Return the agent's action; if it raises, keep the decision's time and model calls."""
+    try:
+        return _guard(FailureReason.AGENT_ERROR, agent.act, observation)
+    except _Failed as failed:
+        seconds = time.perf_counter() - started
+        failed.decision = FailedDecision(agent_seconds=seconds, model_calls=list(failed.calls))
+        raise
 
 
 def _output_of(agent: Agent) -> StepOutput:
@@ -126,6 +144,7 @@ def _finish(
     elif started:
         runtime.abort(failed.reason)
         footer = runtime.footer(failed.trace)
+        footer = footer.model_copy(update={"failed_decision": failed.decision})
     else:
         footer = TrajectoryFooter(
             outcome=Outcome.ERROR, failure_reason=failed.reason, steps=0, error=failed.trace

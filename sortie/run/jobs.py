@@ -355,8 +355,10 @@ def episode_header(
 def score_record(job: Job, wall_seconds: float) -> JobResult:
     """Read the job's record back and compute its metrics from it alone."""
     trajectory = read_trajectory(job.record, check=check_episode)
+    failed = trajectory.footer.failed_decision  # a decision that raised took time too
+    agent = sum(s.timings.agent for s in trajectory.steps)
     timings = Timings(
-        agent=sum(s.timings.agent for s in trajectory.steps),
+        agent=agent + (failed.agent_seconds if failed else 0.0),
         backend=sum(s.timings.backend for s in trajectory.steps),
         render=sum(s.timings.render for s in trajectory.steps),
     )

@@ -87,6 +87,27 @@ def test_faults_beyond_the_retries_end_the_episode_as_agent_error(tmp_path):
     assert "ModelCallError" in (record.footer.error or "") and server.count == 2
 
 
+def test_a_decision_that_failed_on_the_server_keeps_its_time_and_calls(tmp_path):
+    """The failed decision's two attempts and their time are in the record and the tables."""
+    from sortie.core.trajectory import Outcome
+    from sortie.run.jobs import Job, RunSpec, score_record
+
+    with ModelServer(walker) as server:
+        server.inject(Fault.SERVER_ERROR, times=20)
+        record = run(server, tmp_path, max_retries="1")
+    failed = record.footer.failed_decision
+    assert failed is not None and [c.attempts for c in failed.model_calls] == [2]
+    assert failed.model_calls[0].error == "server" and failed.agent_seconds > 0
+    stats = call_stats([record])
+    assert (stats.calls, stats.retries, stats.errors) == (1, 1, {"server": 1})
+    assert record.footer.outcome is Outcome.ERROR and not record.steps
+    path = tmp_path / "handmade__room-0.jsonl"  # no step was taken: the agent's time is all
+    job = Job(
+        "room", record.header.episode, 0, path, RunSpec.resolve("random", {}, family="rescue")
+    )
+    assert score_record(job, 1.0).timings.agent == failed.agent_seconds
+
+
 def test_schema_refusal_falls_back_through_the_episode(tmp_path):
     """A server without json_schema support is asked in JSON mode from then on."""
     with ModelServer(walker, reject_json_schema=True) as server:
