@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    Strict,
     model_validator,
 )
 
@@ -142,10 +143,14 @@ class Placement(Record):
         return self
 
 
+Version = Annotated[int, Strict()]
+"""A layout version: an integer as written, never a string or a boolean read as one."""
+
+
 class EpisodeSpec(Record):
     """One episode: the world, the start pose and the mission's own data."""
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: Version = SCHEMA_VERSION
     """Version of this record's layout."""
     episode_id: EpisodeId
     """Unique id within its suite, e.g. ``rescue-l3-v2/0007``."""

@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record
+from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record, Version
 from sortie.core.errors import ConfigError
 from sortie.core.trajectory import (
     ERROR_REASONS,
@@ -47,7 +47,7 @@ class SuiteHeader(Record):
     """First line of a suite file: what the episodes are and how they were made."""
 
     kind: Literal["suite"] = "suite"
-    schema_version: int = SCHEMA_VERSION
+    schema_version: Version = SCHEMA_VERSION
     suite: Name
     generator: str = ""
     generator_version: str = ""

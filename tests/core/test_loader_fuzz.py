@@ -1,4 +1,8 @@
-"""Seeded fuzzing of the suite loader: 10,000 mutated lines, no uncaught exception, no hang."""
+"""Seeded fuzzing of the suite loader: no uncaught exception, no hang, no other version read.
+
+10,000 mutated lines of rescue, aerial and household suites (household task files included),
+and 600 suites whose episode-line or header version, or header kind, is not this loader's.
+"""
 
 import json
 import random
@@ -43,7 +47,7 @@ HOSTILE = [
 def _sources() -> list[tuple[str, list[str]]]:
     """Return (header line, episode lines) of two small committed suites."""
     out = []
-    for name in ("rescue-smoke-v2", "aerial-smoke-v1"):
+    for name in ("rescue-smoke-v2", "aerial-smoke-v1", "household-smoke-v1"):
         lines = (SUITES / f"{name}.jsonl").read_text().splitlines()
         out.append((lines[0], lines[1:]))
     return out
@@ -95,6 +99,27 @@ def _corrupt(line: str, rng: random.Random) -> bytes:
     return bytes(data)
 
 
+VERSIONS = ["0", "-1", "2", "999", '"1"', "1.5", "null", "true", "[1]"]
+"""Episode and header ``schema_version`` values other than this loader's (1)."""
+KINDS = ['"episode"', '"Suite"', '""', "null", "1", '"suite "']
+"""Header ``kind`` values other than ``suite``."""
+
+
+def _versioned(header: str, line: str, rng: random.Random) -> tuple[bytes, bool]:
+    """Return a suite with one version or kind changed, and whether it must be refused."""
+    what = rng.randrange(3)
+    if what == 0:  # the episode line's version
+        episode = json.loads(line)
+        episode["schema_version"] = "@V@"
+        bad = json.dumps(episode).replace('"@V@"', rng.choice(VERSIONS))
+        return (header + "\n" + bad + "\n").encode(), True
+    document = json.loads(header)
+    key, values = ("schema_version", VERSIONS) if what == 1 else ("kind", KINDS)
+    document[key] = "@V@"
+    bad = json.dumps(document).replace('"@V@"', rng.choice(values))
+    return (bad + "\n" + line + "\n").encode(), True
+
+
 def _case(rng: random.Random, sources) -> bytes:
     header, episodes = rng.choice(sources)
     line = rng.choice(episodes)
@@ -114,7 +139,7 @@ def _alarm(signum, frame):
 def test_fuzzed_suite_lines_load_or_fail_with_a_config_error(tmp_path):
     """Every mutated suite loads, or fails with ConfigError; what loads survives a round trip."""
     rng, sources, path = random.Random(20261201), _sources(), tmp_path / "fuzz.jsonl"
-    outcomes = {"loaded": 0, "refused": 0}
+    outcomes = {"loaded": 0, "refused": 0, "households": 0}
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, 240.0)  # a hang guard, not a speed target
     try:
@@ -128,8 +153,22 @@ def test_fuzzed_suite_lines_load_or_fail_with_a_config_error(tmp_path):
                 continue
             for episode in suite.episodes:
                 assert type(episode).model_validate_json(episode.model_dump_json()) == episode
+                outcomes["households"] += episode.family == "household"
             outcomes["loaded"] += 1
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert outcomes["refused"] > CASES // 2 and outcomes["loaded"] > 0, outcomes
+    assert outcomes["households"] > 0, outcomes  # household task lines were loaded too
+
+
+def test_an_episode_line_or_header_of_another_version_or_kind_is_refused(tmp_path):
+    """600 suites with one version or kind changed: each refused, naming the file."""
+    rng, sources, path = random.Random(20261202), _sources(), tmp_path / "versions.jsonl"
+    for number in range(600):
+        header, episodes = rng.choice(sources)
+        data, refused = _versioned(header, rng.choice(episodes), rng)
+        path.write_bytes(data)
+        with pytest.raises(ConfigError) as info:
+            read_suite(path, check=check_episode)
+        assert refused and str(info.value).startswith(str(path)), (number, data[:200])
