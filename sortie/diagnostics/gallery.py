@@ -13,6 +13,7 @@ from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.actions import Move
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import SimulationError
+from sortie.core.folders import claim_output
 from sortie.core.observation import Sensor
 from sortie.core.pose import Pose
 from sortie.sim.bodies import Walker
@@ -50,7 +51,7 @@ def save_view(
     renderer = Renderer(scene)
     frames = renderer.render(CameraSpec(size, size, 90.0), (pose.x, pose.y, pose.z + 1.6), pose.yaw)
     assert frames.rgb is not None and frames.depth is not None and frames.semantic is not None
-    out.mkdir(parents=True, exist_ok=True)
+    claim_output(out, "world view")
     images = {
         "rgb.png": Image.fromarray(frames.rgb),
         "depth.png": Image.fromarray(depth_image(frames.depth)),

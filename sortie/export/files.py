@@ -31,7 +31,11 @@ class Rows:
 
 
 def check_out(out: Path) -> None:
-    """Refuse an output folder that exists and is not empty (nothing is overwritten)."""
+    """Refuse an output folder that exists and is not empty (nothing is overwritten).
+
+    The rule of every output folder (``sortie.core.folders``), for a dataset written whole:
+    an earlier export is not updated, so only a new or empty folder will do.
+    """
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError(f"{out}: exists and is not an empty folder; choose a new --out")
 

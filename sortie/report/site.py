@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from sortie.core.folders import claim_output
 from sortie.missions.registry import FAMILIES
 from sortie.report.codes import TITLE as CODES_TITLE
 from sortie.report.codes import code_counts, code_rows, has_codes
@@ -40,13 +41,17 @@ PLOTS_FOLDER = "plots"
 def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level") -> Path:
     """Write the report of ``runs`` into folder ``out``; return the path of its index page.
 
+    ``out`` must be new or empty, or hold an earlier report of the same runs, which is
+    updated (``sortie.core.folders``).
+
     Raises:
         UnknownNameError: a run id the store does not hold.
-        ConfigError: an unknown grouping, or a record that cannot be read to group by world.
+        ConfigError: an unknown grouping, a record that cannot be read to group by world, or
+            ``out`` holding other files.
     """
     for run in runs:
         check_run(store, run)
-    out.mkdir(parents=True, exist_ok=True)
+    claim_output(out, f"report of {', '.join(runs)}", "--html")
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
     write_scripts(out)
     figures = write_plots(store, runs, out / PLOTS_FOLDER)

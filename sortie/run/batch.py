@@ -19,6 +19,7 @@ from sortie.agents.base import AGENTS, SupportsPreflight, agent_families
 from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
+from sortie.core.folders import claim_output
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import ERROR_REASONS
 from sortie.missions.loading import load_suite
@@ -134,6 +135,7 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     run.check_backend(family, {e.world.builder for eps in chosen.values() for e in eps})
     records = request.out or store.folder / run_id
     jobs = _jobs(request, run, chosen, records, store.folder)
+    claim_output(records, f"records of run {run_id}")  # before the run is stored: refusable
     store.begin_run(run_id, _config(request, run, suites))
     done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
     todo = [j for j in jobs if j.key not in done]

@@ -440,3 +440,26 @@ def test_families_lists_each_family_with_its_settings():
     assert result.exit_code == 0
     for words in ("rescue", "multirotor", "judge=exact", "setting=privileged", "skills=default"):
         assert words in result.output
+
+
+def test_view_report_and_run_refuse_a_folder_of_other_files(tmp_path):
+    """The one rule of output folders, as the commands meet it (nothing of the user's moves)."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    suite, store = str(_hand_suite(tmp_path, 1)), str(tmp_path / "s.db")
+    ran = runner.invoke(app, ["run", suite, "--agent", "random", "--store", store, "--run-id", "r"])
+    assert ran.exit_code == 0, ran.output
+    commands = [
+        ["view", "flexible_room", "--out", str(mine), "--size", "32"],
+        ["run", suite, "--agent", "random", "--store", store, "--out", str(mine)],
+        ["report", "--run", "r", "--store", store, "--html", str(mine)],
+    ]
+    for words in commands:
+        result = runner.invoke(app, words)
+        assert result.exit_code == 2 and "holds files sortie did not write" in result.output
+    assert (mine / "notes.txt").read_text() == "keep me" and len(list(mine.iterdir())) == 1
+    from sortie.run.store import Store
+
+    with Store(tmp_path / "s.db") as opened:
+        assert opened.runs() == ["r"]  # the refused run left no row
