@@ -9,13 +9,11 @@ household round ``POST /play/subtask`` the subtask chosen (``{"seq", "action", "
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from sortie.remote.bounded import BoundedServer, Request, Response
 from sortie.remote.human import Desk
-from sortie.remote.server import QuietServer
-from sortie.remote.wire import WireError, content_length
+from sortie.remote.wire import WireError
 
 MAX_KEY_BYTES = 16 * 1024
 
@@ -146,33 +144,69 @@ poll();
 
 
 class PageServer:
-    """Serves the play page for ``desk`` on ``host:port`` from a background thread."""
+    """Serves the play page for ``desk`` on ``host:port``, bounded (``remote.bounded``)."""
 
     def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 8766) -> None:
         """Bind the socket (port 0: a free one)."""
-        self.desk = desk
-        self.httpd = QuietServer((host, port), _handler(desk, _allowed_hosts(host)))
-        self.httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self.desk, self.hosts = desk, _allowed_hosts(host)
+        self.http = BoundedServer(self._handle, host, port, MAX_KEY_BYTES, self._gate, _refusal)
 
     @property
     def url(self) -> str:
         """Return the page's address."""
-        host, port = self.httpd.server_address[:2]
+        host, port = self.http.address
         return f"http://{host!s}:{port}/"
 
     def start(self) -> PageServer:
         """Start serving; return self."""
-        self._thread.start()
+        self.http.start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the socket."""
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self._thread.join(timeout=5)
+        self.http.stop()
+
+    def _gate(self, request: Request) -> Response | None:
+        """Refuse a Host that is not this page's, and a POST the page did not send.
+
+        A page on another site that reaches this port through a rebound DNS name sends its
+        own name as Host: reading the state (frame, clue) would leak the episode to it.
+        """
+        host = _host_of(request.headers)
+        if host not in self.hosts:
+            allowed = ", ".join(sorted(self.hosts))
+            return _refusal(403, "refused", f"Host {host!r}; allowed: {allowed}")
+        if request.method == "POST" and not _from_the_page(request.headers):
+            return _refusal(403, "refused", "key presses come from the page")
+        if request.method == "POST" and request.path not in _POSTS:
+            return _refusal(404, "not_found", f"POST {request.path}")
+        return None
+
+    def _handle(self, request: Request) -> Response:
+        """Answer the page, its state, or a key press or subtask from it."""
+        if request.method == "POST":
+            try:
+                _POSTS[request.path](self.desk, request.body)
+            except WireError as error:
+                return _json(error.status, {"error": error.code, "message": error.message})
+            return _json(200, {"ok": True})
+        if request.method == "GET" and request.path == "/":
+            return Response(200, PAGE.encode(), "text/html; charset=utf-8", headers=NO_STORE)
+        if request.method == "GET" and request.path == "/play/state":
+            return _json(200, self.desk.state())
+        return _json(404, {"error": "not_found", "message": f"{request.method} {request.path}"})
+
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _json(status: int, body: dict[str, Any]) -> Response:
+    return Response(status, json.dumps(body).encode(), headers=NO_STORE)
+
+
+def _refusal(status: int, code: str, message: str) -> Response:
+    body = json.dumps({"error": code, "message": message}).encode()
+    return Response(status, body, close=True, headers=NO_STORE)
 
 
 def press(desk: Desk, body: bytes) -> None:
@@ -224,7 +258,7 @@ def _allowed_hosts(bound: str) -> frozenset[str]:
 
 
 def _host_of(headers: Any) -> str:
-    return (headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
+    return (headers.get("host") or "").rsplit(":", 1)[0].strip("[]")
 
 
 def _from_the_page(headers: Any) -> bool:
@@ -233,73 +267,5 @@ def _from_the_page(headers: Any) -> bool:
     A JSON body makes a browser ask first before another site may send it (the Host is
     checked for every request, in the handler).
     """
-    kind = (headers.get("Content-Type") or "").split(";")[0].strip()
+    kind = (headers.get("content-type") or "").split(";")[0].strip()
     return kind == "application/json"
-
-
-class PageRequests(BaseHTTPRequestHandler):
-    """Answers the play page's requests for ``desk``; only ``hosts`` may be asked for."""
-
-    desk: Desk
-    hosts: frozenset[str]
-    timeout = 60.0  # a silent connection frees its thread
-
-    def parse_request(self) -> bool:
-        """Read the request line and headers; refuse a Host that is not this page's.
-
-        A page on another site that reaches this port through a rebound DNS name sends its
-        own name as Host: reading the state (frame, clue) would leak the episode to it.
-        """
-        if not super().parse_request():
-            return False
-        if _host_of(self.headers) not in self.hosts:
-            message = f"Host {_host_of(self.headers)!r}; allowed: {', '.join(sorted(self.hosts))}"
-            self._json(403, {"error": "refused", "message": message})
-            return False
-        return True
-
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-        """Answer the page itself or its state."""
-        if self.path == "/":
-            self._send(200, PAGE.encode(), "text/html; charset=utf-8")
-        elif self.path == "/play/state":
-            self._json(200, self.desk.state())
-        else:
-            self._json(404, {"error": "not_found", "message": f"GET {self.path}"})
-
-    def do_POST(self) -> None:  # noqa: N802
-        """Take a key press or a subtask from the page."""
-        given = content_length(self.headers.get("Content-Length") or "0")
-        length = MAX_KEY_BYTES + 1 if given is None else given
-        if not _from_the_page(self.headers):
-            self._json(403, {"error": "refused", "message": "key presses come from the page"})
-            return
-        handle = _POSTS.get(self.path)
-        if handle is None or length > MAX_KEY_BYTES:
-            self._json(404 if handle is None else 413, {"error": "refused"})
-            return
-        try:
-            handle(self.desk, self.rfile.read(length))
-        except WireError as error:
-            self._json(error.status, {"error": error.code, "message": error.message})
-            return
-        self._json(200, {"ok": True})
-
-    def _json(self, status: int, body: dict[str, Any]) -> None:
-        self._send(status, json.dumps(body).encode(), "application/json")
-
-    def _send(self, status: int, data: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        """Log nothing: the page polls ten times a second."""
-
-
-def _handler(desk: Desk, hosts: frozenset[str]) -> type[BaseHTTPRequestHandler]:
-    """Return the request handler class bound to ``desk`` and the ``hosts`` allowed."""
-    return type("Handler", (PageRequests,), {"desk": desk, "hosts": hosts})

@@ -9,18 +9,14 @@ nothing a client sends stops the server.
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import json
 import os
-import socket
-import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
+from sortie.remote.bounded import BoundedServer, Request, Response
 from sortie.remote.wire import (
     MAX_REQUEST_BYTES,
     ActRequest,
@@ -32,7 +28,6 @@ from sortie.remote.wire import (
     ResetRequest,
     ResetResponse,
     WireError,
-    content_length,
     parse_message,
 )
 
@@ -78,7 +73,7 @@ class _Live:
 
 
 class AgentServer:
-    """Serves an endpoint on ``host:port`` (port 0: a free one) from a threading HTTP server."""
+    """Serves an endpoint on ``host:port`` (port 0: a free one), bounded (``remote.bounded``)."""
 
     def __init__(
         self,
@@ -92,50 +87,42 @@ class AgentServer:
         self.token = os.environ.get(TOKEN_ENV) or None
         self._sessions: OrderedDict[str, _Live] = OrderedDict()
         self._lock = threading.Lock()
-        self.connections: set[socket.socket] = set()
-        """Open client connections, closed by ``stop`` (keep-alive would outlive the server)."""
-        self.httpd = QuietServer((host, port), _handler(self))
-        self._thread: threading.Thread | None = None
+        self.http = BoundedServer(self._handle, host, port, max_bytes, self._gate, _refusal)
 
     @property
     def url(self) -> str:
         """Return the server's base URL."""
-        host, port = self.httpd.server_address[:2]
+        host, port = self.http.address
         return f"http://{host!s}:{port}"
 
     def start(self) -> AgentServer:
         """Serve from a background thread; return self."""
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
+        self.http.start()
         return self
 
     def serve_forever(self) -> None:
         """Serve in this thread until ``stop`` (or Ctrl-C)."""
-        try:
-            self._loop()
-        finally:
-            self.httpd.server_close()
-
-    def _loop(self) -> None:
-        self.httpd.serve_forever(poll_interval=0.05)  # stop() waits one interval at most
+        self.http.serve_forever()
 
     def stop(self) -> None:
         """Stop serving, close every open connection and the socket."""
-        self.httpd.shutdown()
-        self.httpd.server_close()  # first, so that no client reconnects in the meantime
-        with self._lock:
-            open_now = list(self.connections)
-        for connection in open_now:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self.http.stop()
 
     def __enter__(self) -> AgentServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def _gate(self, request: Request) -> Response | None:
+        """Refuse a request without the token before reading its body."""
+        if self.authorised(request.headers.get("authorization")):
+            return None
+        return _refusal(401, "unauthorized", f"a valid token is needed ({TOKEN_ENV})")
+
+    def _handle(self, request: Request) -> Response:
+        status, body = self.answer(request.method, request.path, request.body)
+        return Response(status, json.dumps(body).encode())
 
     # --- the routes ---------------------------------------------------------------------
     def answer(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
@@ -183,93 +170,10 @@ class AgentServer:
         return hmac.compare_digest(given.strip().encode(), self.token.encode())
 
 
-class QuietServer(ThreadingHTTPServer):
-    """A threading HTTP server that prints no traceback for a client that hung up.
-
-    The agent server and the play page use it; any other error in a handler is still reported.
-    """
-
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Say nothing of a client that went away mid-answer; report anything else."""
-        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            super().handle_error(request, client_address)
-
-
 def _error(code: str, message: str) -> dict[str, Any]:
     return ErrorResponse(error=code, message=message).model_dump(mode="json")
 
 
-IDLE_SECONDS = 60.0
-"""Seconds a connection may stay silent before the server drops it."""
-
-
-class AgentRequests(BaseHTTPRequestHandler):
-    """Answers one connection's requests for the agent server ``agent_server``."""
-
-    agent_server: AgentServer
-    protocol_version = "HTTP/1.1"  # keep-alive: one connection per client, not per step
-    disable_nagle_algorithm = True  # the body does not wait for the headers to be acked
-    timeout = IDLE_SECONDS  # a client that stops talking frees its thread
-
-    def setup(self) -> None:
-        """Count the connection as open (``stop`` closes the open ones)."""
-        super().setup()
-        with self.agent_server._lock:
-            self.agent_server.connections.add(self.connection)
-
-    def finish(self) -> None:
-        """Count the connection as closed."""
-        with self.agent_server._lock:
-            self.agent_server.connections.discard(self.connection)
-        super().finish()
-
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
-        """Answer a GET (hello)."""
-        self._serve("GET")
-
-    def do_POST(self) -> None:  # noqa: N802
-        """Answer a POST (start, act, end)."""
-        self._serve("POST")
-
-    def _serve(self, method: str) -> None:
-        if not self.agent_server.authorised(self.headers.get("Authorization")):
-            self.close_connection = True  # its body is not read: the connection is spent
-            self._send(401, _error("unauthorized", f"a valid token is needed ({TOKEN_ENV})"))
-            return
-        body = self._body()
-        if body is not None:
-            self._send(*self.agent_server.answer(method, self.path, body))
-
-    def _body(self) -> bytes | None:
-        """Return the request body, or None after answering a missing or too large one."""
-        length = self.headers.get("Content-Length")
-        if length is None or content_length(length) is None:
-            if self.command == "GET" and length is None:
-                return b""
-            self.close_connection = True
-            self._send(411, _error("malformed", "a Content-Length header is needed"))
-            return None
-        if int(length) > self.agent_server.max_bytes:
-            self.close_connection = True  # the body is not read: the connection is spent
-            limit = self.agent_server.max_bytes
-            self._send(413, _error("too_large", f"message of {length} bytes; at most {limit}"))
-            return None
-        return self.rfile.read(int(length))
-
-    def _send(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        """Log nothing: a server answering every step would flood the terminal."""
-
-
-def _handler(server: AgentServer) -> Callable[..., BaseHTTPRequestHandler]:
-    """Return the request handler class bound to ``server``."""
-    return type("Handler", (AgentRequests,), {"agent_server": server})
+def _refusal(status: int, code: str, message: str) -> Response:
+    """Return an error answer that closes the connection (its body may be unread)."""
+    return Response(status, json.dumps(_error(code, message)).encode(), close=True)

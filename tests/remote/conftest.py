@@ -58,7 +58,7 @@ def request(
     server: AgentServer, method: str, path: str, body: Any = None, headers: dict | None = None
 ) -> tuple[int, dict]:
     """Send one raw request (a dict body as JSON); return the status and the JSON answer."""
-    host, port = server.httpd.server_address[:2]
+    host, port = server.http.address
     connection = http.client.HTTPConnection(str(host), port, timeout=10)
     data = json.dumps(body).encode() if isinstance(body, dict) else body
     try:

@@ -76,7 +76,7 @@ def test_a_server_restarted_mid_episode_loses_that_episode_only(tmp_path, tiny_r
     """A server that dies and comes back: its episode is agent_error, the next one is scored."""
     dying = DiesAtStep3()
     dying.server = AgentServer(dying).start()
-    port = dying.server.httpd.server_address[1]
+    port = dying.server.http.address[1]
     restarted: list[AgentServer] = []
 
     def restart():
@@ -190,8 +190,8 @@ def test_a_policy_error_ends_the_episode_as_agent_error_with_its_message(
 def test_preflight_names_the_address_of_a_server_that_is_not_there():
     """With nothing listening, preflight is a ConfigError naming host:port and the cause."""
     server = AgentServer(Answering(walk))
-    port = server.httpd.server_address[1]
-    server.httpd.server_close()  # the port was free a moment ago, and nothing listens now
+    port = server.http.address[1]
+    server.http.socket.close()  # the port was free a moment ago, and nothing listens now
     with pytest.raises(
         ConfigError, match=rf"127\.0\.0\.1:{port}: unreachable \(connection refused\)"
     ):

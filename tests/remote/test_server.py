@@ -152,9 +152,9 @@ def test_the_server_binds_loopback_by_default(policy):
 
     server = AgentServer(PolicyEndpoint(Walker))
     try:
-        assert server.httpd.server_address[0] == "127.0.0.1"
+        assert server.http.address[0] == "127.0.0.1"
     finally:
-        server.httpd.server_close()
+        server.http.socket.close()
 
 
 def test_stop_closes_open_keep_alive_connections(policy):
@@ -162,7 +162,7 @@ def test_stop_closes_open_keep_alive_connections(policy):
     import http.client
 
     server = policy()
-    host, port = server.httpd.server_address[:2]
+    host, port = server.http.address
     connection = http.client.HTTPConnection(str(host), port, timeout=5)
     connection.request("GET", "/v1/hello")
     connection.getresponse().read()

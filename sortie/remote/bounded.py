@@ -1,0 +1,269 @@
+"""The HTTP layer of sortie's two servers (the agent server, the play page): uvicorn, bounded.
+
+Why uvicorn: a well-kept HTTP/1.1 server (h11) on asyncio, so an idle or slow connection
+costs a coroutine and a socket, not a thread; it caps the connections and tasks it serves at
+once (``limit_concurrency``: beyond it, 503 at once instead of a queue that times clients
+out), takes a long listen backlog and drops idle keep-alive connections. What it lacks, this
+module adds: a deadline for a whole request (``REQUEST_SECONDS``): a client that has not sent
+its headers and body by then is cut (slowloris), where uvicorn would wait on its headers for
+ever. Handlers are plain functions of a ``Request``, run on a bounded thread pool
+(``WORKERS``), so a slow policy holds a worker, never the event loop.
+
+The limits (docs/remote.md lists them): ``MAX_CONNECTIONS``, ``BACKLOG``, ``IDLE_SECONDS``,
+``REQUEST_SECONDS``, ``WORKERS``, and each server's own largest body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+MAX_CONNECTIONS = 512
+"""Connections (and requests in flight) served at once; more are answered 503 at once."""
+BACKLOG = 1024
+"""Connections the kernel queues before the server accepts them."""
+IDLE_SECONDS = 60.0
+"""Seconds a keep-alive connection may stay silent between requests before it is closed."""
+REQUEST_SECONDS = 30.0
+"""Seconds a client has to send one whole request, headers and body; then it is cut."""
+WORKERS = 16
+"""Threads running handlers at once; further requests wait for one (their deadline holds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One request as a handler sees it: headers by lower-case name, the whole body."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """One answer: status, body and its type; ``close`` ends the connection after it."""
+
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+    close: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+Handler = Callable[[Request], Response]
+Gate = Callable[[Request], Response | None]
+"""Checks a request before its body is read (a refusal leaves the body unread)."""
+Refusal = Callable[[int, str, str], Response]
+"""Makes the server's error answer of a status, an error code and a message."""
+
+
+_THREADS = "sortie-http"
+"""The name prefix of the handler threads."""
+
+
+class DeadlineProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with a deadline for receiving each request's headers.
+
+    The deadline runs from the connection's start, and after each answer; it stops once a
+    request's headers are in (its body has a deadline of its own, in the application).
+    """
+
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        """Start the connection and its first request's deadline."""
+        super().connection_made(transport)
+        connection = transport.get_extra_info("socket")
+        if connection is not None:  # an answer's head and body are two writes: no Nagle wait
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._arm()
+
+    def handle_events(self) -> None:
+        """Read what arrived; once a request has begun, its headers are in: stop the clock."""
+        super().handle_events()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._disarm()
+
+    def on_response_complete(self) -> None:
+        """After an answer, the next request on the connection gets a deadline of its own."""
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Forget the deadline of a connection that ended."""
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(REQUEST_SECONDS, self.transport.close)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+
+class BoundedServer:
+    """Serves ``handler`` on ``host:port`` (port 0: a free one) with the limits above."""
+
+    def __init__(
+        self,
+        handler: Handler,
+        host: str,
+        port: int,
+        max_body: int,
+        gate: Gate | None = None,
+        refusal: Refusal | None = None,
+    ) -> None:
+        """Bind the socket now (so a port in use fails here, with an OSError)."""
+        self.handler, self.max_body, self.gate = handler, max_body, gate
+        self.refusal = refusal or _refusal
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self.socket.bind((host, port))
+        except OSError:
+            self.socket.close()
+            raise
+        self.address: tuple[str, int] = self.socket.getsockname()[:2]
+        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix=_THREADS)
+        config = uvicorn.Config(
+            self._app,
+            http=DeadlineProtocol,
+            interface="asgi3",
+            proxy_headers=False,  # loopback by default: no proxy's headers are trusted
+            lifespan="off",
+            log_level="error",
+            access_log=False,
+            limit_concurrency=MAX_CONNECTIONS,
+            backlog=BACKLOG,
+            timeout_keep_alive=int(IDLE_SECONDS),
+            timeout_graceful_shutdown=1,
+        )
+        self.server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self) -> BoundedServer:
+        """Serve from a background thread; return once the server is up."""
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread.start()
+        while not self.server.started and self._thread.is_alive():
+            threading.Event().wait(0.01)
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in this thread until ``stop`` (in the main thread: or Ctrl-C)."""
+        self.socket.listen(BACKLOG)
+        try:
+            asyncio.run(self._serve())
+        finally:
+            self.socket.close()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def stop(self) -> None:
+        """Stop serving and release the socket; open connections are dropped.
+
+        An answer still being made never leaves: its client sees the connection go.
+        """
+        self.server.should_exit = True
+        if self._loop is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop ended meanwhile
+                self._loop.call_soon_threadsafe(self._close_now)
+        if self._thread is None:  # never served: only the bound socket to let go
+            self.socket.close()
+        elif not threading.current_thread().name.startswith(_THREADS):
+            self._thread.join(timeout=5)  # a handler stopping its own server cannot wait
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        await self.server.serve(sockets=[self.socket])
+
+    def _close_now(self) -> None:
+        """Stop listening and drop every connection at once.
+
+        uvicorn's own shutdown then finds nothing left to wait for.
+        """
+        for listener in self.server.servers:
+            listener.close()
+        for connection in list(self.server.server_state.connections):
+            transport = getattr(connection, "transport", None)
+            if transport is not None:
+                transport.abort()
+
+    async def _app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        request = Request(
+            scope["method"],
+            scope["path"],
+            {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]},
+        )
+        response = self.gate(request) if self.gate else None
+        try:
+            if response is None:
+                response = await self._answer(request, receive)
+            await _send(send, response)
+        except ConnectionError:  # the client hung up: nothing to answer, nothing to report
+            return
+        except asyncio.CancelledError:  # the server is stopping: its connections are gone
+            return
+
+    async def _answer(self, request: Request, receive: Any) -> Response:
+        length = request.headers.get("content-length")
+        if length is None or not length.isdigit():
+            if request.method == "GET" and length is None:
+                return await self._run(request)
+            return self.refusal(411, "malformed", "a Content-Length header is needed")
+        if int(length) > self.max_body:
+            message = f"message of {length} bytes; at most {self.max_body}"
+            return self.refusal(413, "too_large", message)
+        try:
+            body = await asyncio.wait_for(_read(receive), REQUEST_SECONDS)
+        except TimeoutError:
+            return self.refusal(408, "timeout", "the request body came too slowly")
+        return await self._run(Request(request.method, request.path, request.headers, body))
+
+    async def _run(self, request: Request) -> Response:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, self.handler, request)
+
+
+async def _read(receive: Any) -> bytes:
+    parts = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionError("the client went away")
+        parts.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(parts)
+
+
+async def _send(send: Any, response: Response) -> None:
+    headers = [
+        (b"content-type", response.content_type.encode()),
+        (b"content-length", str(len(response.body)).encode()),
+        *((k.lower().encode(), v.encode()) for k, v in response.headers.items()),
+    ]
+    if response.close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": response.status, "headers": headers})
+    await send({"type": "http.response.body", "body": response.body})
+
+
+def _refusal(status: int, code: str, message: str) -> Response:
+    body = json.dumps({"error": code, "message": message}).encode()
+    return Response(status, body, close=True)

@@ -1,0 +1,84 @@
+"""A bounded loopback load test of both servers: 300 connections at once, well under 60 s.
+
+290 well-behaved clients each get their answer; 10 slow ones (slowloris: a header byte now
+and then) are cut once the request deadline passes, while they are still trickling.
+"""
+
+import asyncio
+import time
+
+import pytest
+
+from sortie.remote import bounded
+from sortie.remote.human import Desk
+from sortie.remote.page import PageServer
+from sortie.remote.policy import PolicyEndpoint
+from sortie.remote.server import AgentServer
+
+from .conftest import Walker
+
+CLIENTS, SLOW, DEADLINE = 290, 10, 2.0
+
+
+async def _ask(host: str, port: int, path: str) -> int:
+    """Open a connection, GET ``path``, return the status (0 if the answer never came)."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        await writer.drain()
+        line = await asyncio.wait_for(reader.readline(), 20.0)
+        return int(line.split()[1]) if line else 0
+    finally:
+        writer.close()
+
+
+async def _trickle(host: str, port: int) -> float:
+    """Send a request's head a byte every 0.2 s; return the seconds until the server cut it."""
+    reader, writer = await asyncio.open_connection(host, port)
+    started = time.perf_counter()
+    head = f"GET /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ".encode() + b"y" * 500
+    try:
+        for byte in head:
+            writer.write(bytes([byte]))
+            await writer.drain()
+            if await _closed(reader):
+                return time.perf_counter() - started
+        return float("inf")  # sent it all: never cut
+    except ConnectionError:
+        return time.perf_counter() - started
+    finally:
+        writer.close()
+
+
+async def _closed(reader: asyncio.StreamReader) -> bool:
+    try:
+        return await asyncio.wait_for(reader.read(1), 0.2) == b""
+    except TimeoutError:
+        return False
+
+
+async def _load(host: str, port: int, path: str) -> tuple[list[int], list[float]]:
+    slow = [asyncio.create_task(_trickle(host, port)) for _ in range(SLOW)]
+    fast = await asyncio.gather(*(_ask(host, port, path) for _ in range(CLIENTS)))
+    return list(fast), list(await asyncio.gather(*slow))
+
+
+@pytest.mark.parametrize("which", ["agent-server", "play"])
+def test_300_connections_at_once_are_answered_and_slow_ones_cut(which, monkeypatch):
+    monkeypatch.setattr(bounded, "REQUEST_SECONDS", DEADLINE)
+    if which == "agent-server":
+        server, path = (
+            AgentServer(PolicyEndpoint(Walker, "walker", ["rescue"])).start(),
+            "/v1/hello",
+        )
+    else:
+        server, path = PageServer(Desk(), port=0).start(), "/play/state"
+    host, port = server.http.address
+    started = time.perf_counter()
+    try:
+        answered, cut_after = asyncio.run(_load(host, port, path))
+    finally:
+        server.stop()
+    assert answered == [200] * CLIENTS  # no time-out, no refusal for a well-behaved client
+    assert all(DEADLINE - 0.5 <= seconds <= DEADLINE + 3.0 for seconds in cut_after), cut_after
+    assert time.perf_counter() - started < 60.0
