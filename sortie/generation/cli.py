@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.generation import aerial
@@ -70,68 +72,51 @@ def generate_command(
 
 def generate_rescue_suite(request: GenerateRequest, echo: Callable[[str], object]) -> None:
     """Write ``count`` rescue episodes of one level (in ``world``, or the level's in turn)."""
-    level, world, count, seed, out = (
-        request.level,
-        request.world,
-        request.count,
-        request.seed,
-        request.out,
-    )
-    if level is None:
+    if request.level is None:
         raise ConfigError("generate rescue: --level is required (L1..L5)")
-    parsed = parse_level(level)
-    worlds = (world,) if world else LEVELS[parsed].worlds
-    path = out or Path(f"rescue-{parsed.value.lower()}-seed{seed}.jsonl")
+    parsed = parse_level(request.level)
+    worlds = (request.world,) if request.world else LEVELS[parsed].worlds
+    path = request.out or Path(f"rescue-{parsed.value.lower()}-seed{request.seed}.jsonl")
     started = time.perf_counter()
-    episodes = generate_rescue(parsed, worlds, count, seed, path.stem)
-    settings = {
-        "seeds": {parsed.value: seed},
-        "counts": {parsed.value: count},
-        "worlds": {parsed.value: list(worlds)},
-    }
-    write_suite(
-        path,
-        SuiteHeader(
-            suite=path.stem,
-            generator=GENERATOR,
-            generator_version=GENERATOR_VERSION,
-            settings=settings,
-        ),
-        episodes,
-    )
+    episodes = generate_rescue(parsed, worlds, request.count, request.seed, path.stem)
+    settings = _settings(parsed.value, worlds, request)
+    _write(path, (GENERATOR, GENERATOR_VERSION), settings, episodes)
     echo(f"{path}: {len(episodes)} episodes in {time.perf_counter() - started:.1f} s")
 
 
 def generate_aerial_suite(request: GenerateRequest, echo: Callable[[str], object]) -> None:
     """Write ``count`` aerial missions of ``types`` (in ``world``, or the flight worlds)."""
-    types, world, count, seed, out = (
-        request.types,
-        request.world,
-        request.count,
-        request.seed,
-        request.out,
-    )
-    if types is None:
+    if request.types is None:
         raise ConfigError(f"generate aerial: --type is required ({', '.join(aerial.COMBINATIONS)})")
-    tags = "+".join(t.value for t in aerial.parse_types(types))
-    worlds = (world,) if world else tuple(aerial.FLIGHT_WORLDS)
+    tags = "+".join(t.value for t in aerial.parse_types(request.types))
+    worlds = (request.world,) if request.world else tuple(aerial.FLIGHT_WORLDS)
     for name in worlds:
         aerial.check_world(name)
-    path = out or Path(f"aerial-{tags.replace('+', '-')}-seed{seed}.jsonl")
+    path = request.out or Path(f"aerial-{tags.replace('+', '-')}-seed{request.seed}.jsonl")
     started = time.perf_counter()
-    missions = aerial.generate_aerial(tags, worlds, count, seed, path.stem)
-    settings = {"seeds": {tags: seed}, "counts": {tags: count}, "worlds": {tags: list(worlds)}}
-    write_suite(
-        path,
-        SuiteHeader(
-            suite=path.stem,
-            generator=aerial.GENERATOR,
-            generator_version=aerial.GENERATOR_VERSION,
-            settings=settings,
-        ),
-        missions,
-    )
+    missions = aerial.generate_aerial(tags, worlds, request.count, request.seed, path.stem)
+    made_by = (aerial.GENERATOR, aerial.GENERATOR_VERSION)
+    _write(path, made_by, _settings(tags, worlds, request), missions)
     echo(f"{path}: {len(missions)} missions in {time.perf_counter() - started:.1f} s")
+
+
+def _settings(key: str, worlds: Sequence[str], request: GenerateRequest) -> dict[str, Any]:
+    """Return a generated suite's settings: its seed, count and worlds, under ``key``."""
+    return {
+        "seeds": {key: request.seed},
+        "counts": {key: request.count},
+        "worlds": {key: list(worlds)},
+    }
+
+
+def _write(
+    path: Path, made_by: tuple[str, str], settings: dict[str, Any], episodes: list[EpisodeSpec]
+) -> None:
+    """Write a generated suite: ``made_by`` is its generator and version."""
+    header = SuiteHeader(
+        suite=path.stem, generator=made_by[0], generator_version=made_by[1], settings=settings
+    )
+    write_suite(path, header, episodes)
 
 
 def generate_household_suite(request: GenerateRequest, echo: Callable[[str], object]) -> None:
