@@ -4,10 +4,10 @@ Why uvicorn: a well-kept HTTP/1.1 server (h11) on asyncio, so an idle or slow co
 costs a coroutine and a socket, not a thread; it caps the connections and tasks it serves at
 once (``limit_concurrency``: beyond it, 503 at once instead of a queue that times clients
 out), takes a long listen backlog and drops idle keep-alive connections. What it lacks, this
-module adds: a deadline for a whole request (``REQUEST_SECONDS``): a client that has not sent
-its headers and body by then is cut (slowloris), where uvicorn would wait on its headers for
-ever. Handlers are plain functions of a ``Request``, run on a bounded thread pool
-(``WORKERS``), so a slow policy holds a worker, never the event loop.
+module adds: deadlines for a request (``REQUEST_SECONDS`` for its headers, as long again for
+its body): a client that has not sent them by then is cut (slowloris), where uvicorn would
+wait on its headers for ever. Handlers are plain functions of a ``Request``, run on a
+bounded thread pool (``WORKERS``), so a slow policy holds a worker, never the event loop.
 
 The limits (docs/remote.md lists them): ``MAX_CONNECTIONS``, ``BACKLOG``, ``IDLE_SECONDS``,
 ``REQUEST_SECONDS``, ``WORKERS``, and each server's own largest body.
@@ -35,7 +35,8 @@ BACKLOG = 1024
 IDLE_SECONDS = 60.0
 """Seconds a keep-alive connection may stay silent between requests before it is closed."""
 REQUEST_SECONDS = 30.0
-"""Seconds a client has to send one whole request, headers and body; then it is cut."""
+"""Seconds a client has to send a request's headers (from the connection, or from the last
+answer), and then as long again for its body; past either, it is cut."""
 WORKERS = 16
 """Threads running handlers at once; further requests wait for one (their deadline holds)."""
 
