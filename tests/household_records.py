@@ -151,7 +151,7 @@ def _step(index: int, round_: RoundRecord) -> StepRecord:
     return StepRecord(
         index=index,
         pose=Pose(0.0, 0.0, 0.0),
-        action={"type": "subtask", "action": round_.action},
+        action={"type": "subtask", "action": round_.action, "target": "", "skill": ""},
         clock_sim=float(index),
         clock_latency=float(index),
         round=round_,

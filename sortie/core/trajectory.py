@@ -12,13 +12,14 @@ Layout versions (``TrajectoryHeader.schema_version``):
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any, Union
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sortie.core.episode import EpisodeSpec, PoseField, Record
 from sortie.core.household import RoundRecord
 from sortie.core.observation import EventKind
+from sortie.core.serialize import action_models
 
 RECORD_SCHEMA_VERSION = 2
 """Version of the trajectory record layout written now (see the module docstring)."""
@@ -107,13 +108,29 @@ class ModelCallRecord(Record):
     """Kind of failure (``rate_limit``, ``server``, ``timeout``, ``connection``, ``format``...)."""
 
 
+class RecordedActionBase(BaseModel):
+    """Base of the recorded actions: frozen, strict about fields, every number as sent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=True)
+
+
+RECORDED_ACTIONS = action_models(RecordedActionBase, int | float | None)
+"""The record's form of each action type: its fields, numbers exactly as the agent sent them
+(an integer stays one; a non-finite number is written, and read back, as null)."""
+RecordedAction: Any = Annotated[
+    Union[tuple(RECORDED_ACTIONS.values())],  # noqa: UP007  (a union of the derived models)
+    Field(discriminator="type"),
+]
+
+
 class StepRecord(Record):
     """One step of an episode, as the mission saw it after the action."""
 
     kind: str = "step"
     index: int
     pose: PoseField
-    action: dict[str, Any]
+    action: RecordedAction
+    """The action the agent sent, typed (``sortie.core.actions``; ``type`` names it)."""
     events: list[EventRecord] = Field(default_factory=list)
     stages: dict[str, StageStatus] = Field(default_factory=dict)
     """Status of every stage after this step."""

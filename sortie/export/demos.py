@@ -55,8 +55,8 @@ def demo_rows(run: StoredRun, failures: bool) -> Rows:
                 {
                     "observation.image": None if rgb is None else Image.fromarray(rgb),
                     "observation.state": replayed.pose.as_list(),
-                    "action": action_vector(run.family, step.action),
-                    "action.json": json.dumps(step.action, sort_keys=True),
+                    "action": action_vector(run.family, step.action.model_dump(mode="json")),
+                    "action.json": json.dumps(step.action.model_dump(mode="json"), sort_keys=True),
                     "episode_index": index,
                     "frame_index": frame,
                     "timestamp": replayed.observation.clock,

@@ -71,7 +71,7 @@ def replay(
         charged = 0.0
         for step in trajectory.steps:
             yield ReplayedStep(observation, step, runtime.brief, backend.pose())
-            action = action_from_dict(step.action)
+            action = action_from_dict(step.action.model_dump())
             observation, again = runtime.step(action, step.clock_latency - charged)
             _check_same(path, step, again)
             charged = step.clock_latency

@@ -91,7 +91,7 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
 
 def is_motion(step: StepRecord) -> bool:
     """Return whether a step is a motion step: anything but a task action (``done`` too)."""
-    return step.action.get("type") != "task"
+    return bool(step.action.type != "task")
 
 
 def flown_path(trajectory: Trajectory) -> list[tuple[float, float, float]]:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 import io
 import json
-from typing import Annotated, Any, Literal, TypeVar, Union, get_type_hints
+from typing import Annotated, Any, Literal, TypeVar, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,12 +22,12 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
-    create_model,
     model_validator,
 )
 
-from sortie.core.actions import ACTION_TYPES, Action, Move
+from sortie.core.actions import Action, Move
 from sortie.core.errors import SortieError
+from sortie.core.serialize import action_models
 from sortie.missions.registry import FAMILIES
 
 SCHEMA_VERSION = 2
@@ -312,22 +311,7 @@ class ObservationMessage(WireModel):
 
 
 # --- actions ----------------------------------------------------------------------------
-def _wire_model(name: str, action: type[Action]) -> type[WireModel]:
-    """Return the wire form of a sortie action type: its fields, and ``type: "<name>"``."""
-    hints = get_type_hints(action)
-    tag: Any = Literal[name]
-    fields: dict[str, Any] = {"type": (tag, ...)}
-    for f in dataclasses.fields(action):
-        fields[f.name] = (hints[f.name], ... if f.default is dataclasses.MISSING else f.default)
-    model: type[WireModel] = create_model(
-        f"{action.__name__}Message", __base__=WireModel, __doc__=action.__doc__, **fields
-    )
-    return model
-
-
-WIRE_ACTIONS: dict[type[Action], type[WireModel]] = {
-    action: _wire_model(name, action) for name, action in ACTION_TYPES.items()
-}
+WIRE_ACTIONS: dict[type[Action], type[BaseModel]] = action_models(WireModel)
 """The wire form of each action type, derived from ``sortie.core.actions``."""
 MoveAction = WIRE_ACTIONS[Move]
 WireAction: Any = Annotated[
@@ -337,7 +321,7 @@ WireAction: Any = Annotated[
 ACTIONS: TypeAdapter[Any] = TypeAdapter(WireAction)
 
 
-def family_actions(family: str) -> tuple[type[WireModel], ...] | None:
+def family_actions(family: str) -> tuple[type[BaseModel], ...] | None:
     """Return the wire action types ``family`` accepts (its descriptor's), None if unknown."""
     if family not in FAMILIES:
         return None

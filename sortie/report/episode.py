@@ -385,7 +385,7 @@ def _outputs(steps: Sequence[StepRecord], names: Mapping[str, str]) -> str:
         (
             str(s.index),
             stage_label(names, s.stage),
-            json.dumps(s.action, ensure_ascii=False),
+            json.dumps(s.action.model_dump(mode="json"), ensure_ascii=False),
             Pre(s.agent_output or ""),
             Pre(calls_text(s.model_calls)),
         )

@@ -92,7 +92,7 @@ def _step(
         "yaw": round(step.pose.yaw, 1),
         "pose": f"x {step.pose.x:.1f}, y {step.pose.y:.1f}, z {step.pose.z:.1f} m, "
         f"heading {step.pose.yaw:.0f}°",
-        "action": json.dumps(step.action, ensure_ascii=False),
+        "action": json.dumps(step.action.model_dump(mode="json"), ensure_ascii=False),
         "said": step.agent_output or "",
         "calls": calls_text(step.model_calls),
         "events": [" ".join(filter(None, (e.kind, e.target, e.detail))) for e in step.events],

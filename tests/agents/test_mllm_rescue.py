@@ -38,7 +38,7 @@ def test_commands_become_motion_and_the_casualty_is_reached(tmp_path):
     with ModelServer(walker) as server:
         record = run(server, tmp_path)
     steps = record.steps
-    assert [s.action["speed"] for s in steps[:4]] == [1.25] * 4
+    assert [s.action.speed for s in steps[:4]] == [1.25] * 4
     assert [bool(s.model_calls) for s in steps[:5]] == [True, False, False, False, True]
     assert record.footer.facts["picked_up"]
     assert record.footer.failure_reason == "timeout_s3"

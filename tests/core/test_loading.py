@@ -180,7 +180,7 @@ def test_a_nan_in_a_record_pose_is_refused_when_read_back(tmp_path):
         "kind": "step",
         "index": 1,
         "pose": [0, 0, 0, 0],
-        "action": {},
+        "action": {"type": "move"},
         "clock_sim": 0.2,
         "clock_latency": 0.2,
     }

@@ -59,7 +59,7 @@ def test_trajectory_lines_round_trip():
     step = StepRecord(
         index=0,
         pose=Pose(0, 0, 0, 0),
-        action={"kind": "move", "speed": 1.0},
+        action={"type": "move", "speed": 1.0},
         clock_sim=0.2,
         clock_latency=0.2,
     )
@@ -93,7 +93,7 @@ def test_typed_step_and_footer_records_round_trip_with_their_enums():
     step = StepRecord(
         index=3,
         pose=Pose(1, 2, 0, 45),
-        action={"kind": "move", "turn": 5.0, "speed": 1.0},
+        action={"type": "move", "turn": 5.0, "speed": 1.0},
         events=[EventRecord(kind=EventKind.PICKED_UP, target="casualty")],
         stages={"S1": StageStatus.DONE, "S2": StageStatus.ACTIVE},
         clock_sim=0.6,
@@ -120,3 +120,28 @@ def test_an_unknown_outcome_or_event_kind_is_refused():
         TrajectoryFooter.model_validate({"outcome": "won", "steps": 1})
     with pytest.raises(ValidationError, match="kind"):
         EventRecord.model_validate({"kind": "teleported"})
+
+
+def test_a_recorded_action_is_typed_and_keeps_the_numbers_the_agent_sent():
+    """An int stays an int, a non-finite number is null (None back); unknown ones are refused."""
+    import math
+
+    import pydantic
+
+    from sortie.core.pose import Pose
+    from sortie.core.trajectory import StepRecord
+    from sortie.run.episode import line_of
+
+    def step(action: dict) -> StepRecord:
+        return StepRecord(
+            index=1, pose=Pose(0, 0, 0, 0), action=action, clock_sim=0, clock_latency=0
+        )
+
+    record = step({"type": "move", "turn": 3, "speed": math.nan, "pitch": None})
+    line = line_of(record)
+    assert '"action":{"type":"move","turn":3,"speed":null,"pitch":null}' in line
+    back = StepRecord.model_validate_json(line).action
+    assert (back.type, back.turn, back.speed) == ("move", 3, None) and isinstance(back.turn, int)
+    for bad in ({"type": "teleport"}, {"type": "move", "kind": "grab"}, {"speed": 1.0}):
+        with pytest.raises(pydantic.ValidationError):
+            step(bad)

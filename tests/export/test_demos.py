@@ -25,7 +25,7 @@ def test_demo_rows_are_the_records_steps_with_the_frames_the_agent_saw(rescue_st
         assert np.array_equal(
             np.asarray(row["observation.image"]), load_frame(store.parent, before.frames["rgb"])
         )
-        assert json.loads(row["action.json"]) == step.action
+        assert json.loads(row["action.json"]) == step.action.model_dump(mode="json")
         assert row["stage"] == (step.stage or "")
     last = rows[len(rows) - 1]
     assert last["next.done"] and last["next.success"] == (record.footer.outcome == "success")

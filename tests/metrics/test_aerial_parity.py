@@ -65,14 +65,14 @@ def record(spec, steps, outcome="failure", budget=20):
 
 def missionbench_eff_cr(trajectory, budget):
     """Return (Eff, CR) as MissionBench counts them: only moves are steps."""
-    moves = [s for s in trajectory.steps if s.action["type"] != "task"]
+    moves = [s for s in trajectory.steps if s.action.type != "task"]
     collided = sum(1 for s in moves if any(e.kind == "contact" for e in s.events))
     return 1.0 - len(moves) / budget, (collided / len(moves) if moves else 0.0)
 
 
 def missionbench_iou(trajectory, route):
     """Return MissionBench's area IoU; a flown path it cannot resample (a hover) gives 0."""
-    flown = [s.pose.position() for s in trajectory.steps if s.action["type"] != "task"]
+    flown = [s.pose.position() for s in trajectory.steps if s.action.type != "task"]
     if len(flown) < 2 or _length(flown) == 0.0:
         return 0.0
     a, b = _buffer(flown), _buffer(route)

@@ -319,7 +319,7 @@ def missionbench_success(trajectory):
     report = bool(facts["verdict"] and facts["verdict"]["match"])
     declared = [a["kind"] for a in facts["task_actions"]]
     task = bool(declared) and declared[-1] == mission.get("task_action")
-    flown = [s.pose.position() for s in trajectory.steps if s.action["type"] != "task"]
+    flown = [s.pose.position() for s in trajectory.steps if s.action.type != "task"]
     rules = {
         "reporting": lambda: report,
         "inspection": lambda: geometry or report,

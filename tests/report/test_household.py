@@ -190,7 +190,12 @@ def test_the_clip_and_player_show_the_front_view() -> None:
     """Of a round's four recorded views, the clip (and the step player) take the front one."""
     frames = {name: name * 8 for name in ("back", "front", "left", "right")}
     record = StepRecord(
-        index=1, pose=Pose(0, 0, 0), action={}, clock_sim=0, clock_latency=0, frames=frames
+        index=1,
+        pose=Pose(0, 0, 0),
+        action={"type": "move"},
+        clock_sim=0,
+        clock_latency=0,
+        frames=frames,
     )
     assert clip_sensor([record]) == "front"
 
@@ -216,7 +221,7 @@ def test_the_map_follows_a_rounds_base_path_not_a_straight_line():
     step = StepRecord(
         index=1,
         pose=[3.0, 2.0, 0.0, 0.0],
-        action={},
+        action={"type": "move"},
         clock_sim=1.0,
         clock_latency=1.0,
         round=record,

@@ -20,7 +20,7 @@ def step(index: int, *events: EventRecord) -> StepRecord:
     return StepRecord(
         index=index,
         pose=Pose(0, 0, 0),
-        action={},
+        action={"type": "move"},
         events=list(events),
         clock_sim=0,
         clock_latency=0,

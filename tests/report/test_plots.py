@@ -111,7 +111,7 @@ def test_long_clips_are_sampled_evenly_keeping_the_first_and_last_frame(count, e
         StepRecord(
             index=i,
             pose=Pose(0, 0, 0, 0),
-            action={},
+            action={"type": "move"},
             clock_sim=0.0,
             clock_latency=0.0,
             frames={"rgb": f"{i:064x}"},

@@ -25,7 +25,7 @@ def trajectory(calls_per_step: list[list[ModelCallRecord]]) -> Trajectory:
         StepRecord(
             index=i,
             pose=Pose(0, 0, 0, 0),
-            action={},
+            action={"type": "move"},
             clock_sim=0.0,
             clock_latency=0.0,
             model_calls=calls,

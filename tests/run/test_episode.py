@@ -158,10 +158,10 @@ def test_a_lone_surrogate_in_the_agents_words_is_mended_and_the_step_kept():
     record = StepRecord(
         index=1,
         pose=Pose(0, 0, 0, 0),
-        action={"report": "plate \ud83d"},
+        action={"type": "task", "kind": "done", "report": "plate \ud83d"},
         clock_sim=0.2,
         clock_latency=0.2,
         agent_output="I see \ud83d",
     )
     back = StepRecord.model_validate_json(line_of(record))
-    assert (back.agent_output, back.action["report"]) == ("I see ?", "plate ?")
+    assert (back.agent_output, back.action.report) == ("I see ?", "plate ?")
