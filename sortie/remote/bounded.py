@@ -20,6 +20,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -129,7 +130,7 @@ class BoundedServer:
         gate: Gate | None = None,
         refusal: Refusal | None = None,
     ) -> None:
-        """Bind the socket now (so a port in use fails here, with an OSError)."""
+        """Bind and listen now (so a port in use fails here, with an OSError)."""
         self.handler, self.max_body, self.gate = handler, max_body, gate
         self.refusal = refusal or _refusal
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -137,6 +138,9 @@ class BoundedServer:
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             self.socket.bind((host, port))
+            # Listening now: a client told the address (a printed URL) can connect at once;
+            # it waits in the backlog until the loop starts.
+            self.socket.listen(BACKLOG)
         except OSError:
             self.socket.close()
             raise
@@ -164,12 +168,11 @@ class BoundedServer:
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
         self._thread.start()
         while not self.server.started and self._thread.is_alive():
-            threading.Event().wait(0.01)
+            time.sleep(0.01)
         return self
 
     def serve_forever(self) -> None:
         """Serve in this thread until ``stop`` (in the main thread: or Ctrl-C)."""
-        self.socket.listen(BACKLOG)
         try:
             asyncio.run(self._serve())
         finally:

@@ -172,3 +172,22 @@ def test_stop_closes_open_keep_alive_connections(policy):
     with pytest.raises((OSError, http.client.HTTPException)):
         connection.request("GET", "/v1/hello")
         connection.getresponse().read()
+
+
+def test_the_printed_address_takes_connections_before_the_loop_runs():
+    """A client told the URL at once (`agent-server` prints it first) is queued, not refused."""
+    import socket
+
+    from sortie.remote.policy import PolicyEndpoint
+    from sortie.remote.server import AgentServer
+
+    from .conftest import Walker, request
+
+    server = AgentServer(PolicyEndpoint(Walker))
+    try:
+        with socket.create_connection(server.http.address, timeout=5):
+            pass  # refused, before the socket listened from the start
+        server.start()
+        assert request(server, "GET", "/v1/hello")[0] == 200
+    finally:
+        server.stop()
