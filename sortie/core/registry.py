@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Generic, TypeVar
 
-from sortie.core.errors import MissingExtraError, UnknownNameError
+from sortie.core.errors import MissingExtraError, UnknownNameError, did_you_mean
 
 T = TypeVar("T")
 
@@ -79,8 +78,7 @@ class Registry(Generic[T]):
 
     def miss_message(self, name: str) -> str:
         """Say that ``name`` is unknown, suggest near names and list what exists."""
-        close = difflib.get_close_matches(name, self._entries, n=1, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(name, self._entries)
         return f"Unknown {self.kind} {name!r}.{hint} Available: {', '.join(self.names())}"
 
     def _load(self, name: str, path: str) -> T:

@@ -16,7 +16,6 @@ another is drawn, up to a bound, after which generation fails naming the reasons
 
 from __future__ import annotations
 
-import difflib
 import math
 import zlib
 from collections import Counter
@@ -27,7 +26,7 @@ from shapely.geometry import LineString, box
 from shapely.strtree import STRtree
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
-from sortie.core.errors import ConfigError
+from sortie.core.errors import ConfigError, did_you_mean
 from sortie.core.pose import Pose
 from sortie.generation.aerial_checks import AerialValidator
 from sortie.generation.aerial_routes import Patrol, plan_patrol
@@ -98,8 +97,7 @@ def parse_types(types: str | Sequence[str]) -> tuple[MissionType, ...]:
 def check_world(world: str) -> None:
     """Raise naming the flight worlds unless ``world`` is one."""
     if world not in FLIGHT_WORLDS:
-        close = difflib.get_close_matches(world, FLIGHT_WORLDS, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(world, FLIGHT_WORLDS)
         raise ConfigError(
             f"aerial: {world!r} is not a flight world.{hint} Available: {', '.join(FLIGHT_WORLDS)}"
         )

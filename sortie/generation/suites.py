@@ -11,13 +11,12 @@ in ``sortie.generation.aerial_suites``, the household ones in
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
-from sortie.core.errors import ConfigError, UnknownNameError
+from sortie.core.errors import ConfigError, UnknownNameError, did_you_mean
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.generation.aerial_suites import AERIAL_SUITES, AerialBlock, AerialPlan
 from sortie.generation.household_suites import HOUSEHOLD_SUITES, HouseholdPlan
@@ -167,8 +166,7 @@ def check_suites(
 def suite_plan(name: str) -> Plan:
     """Return the plan of suite ``name``, or raise naming the suites."""
     if name not in SUITES:
-        close = difflib.get_close_matches(name, SUITES, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(name, SUITES)
         raise UnknownNameError(f"Unknown suite {name!r}.{hint} Available: {', '.join(SUITES)}")
     return SUITES[name]
 

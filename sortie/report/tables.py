@@ -12,13 +12,12 @@ attribute (a task with several counts in each, once in ``all``) or by split as w
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sortie.core.errors import ConfigError, UnknownNameError
+from sortie.core.errors import ConfigError, UnknownNameError, did_you_mean
 from sortie.core.trajectory import TrajectoryHeader
 from sortie.metrics.aggregate import ERROR, RATIOS, is_error
 from sortie.metrics.intervals import (
@@ -280,8 +279,7 @@ def check_run(store: Store, run: str) -> None:
     runs = store.runs()
     if run in runs:
         return
-    close = difflib.get_close_matches(run, runs, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(run, runs)
     available = ", ".join(runs) if runs else "none (the store is empty)"
     raise UnknownNameError(f"{store.path}: unknown run {run!r}.{hint} Available: {available}")
 

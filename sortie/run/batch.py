@@ -7,7 +7,6 @@ resumes it: nothing finished is run twice, nothing is lost.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +17,7 @@ from typing import Any
 from sortie.agents.base import AGENTS, SupportsPreflight, agent_families
 from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.episode import EpisodeSpec, check_name
-from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
+from sortie.core.errors import ConfigError, ParameterError, RunAbortedError, did_you_mean
 from sortie.core.folders import claim_output
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import ERROR_REASONS
@@ -187,8 +186,7 @@ def select_episodes(
     known = [e.episode_id for suite in suites.values() for e in suite.episodes]
     for wanted in ids:
         if wanted not in known:
-            close = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(wanted, known)
             example = f" Ids look like {known[0]!r}." if known and not hint else ""
             raise ConfigError(
                 f"--episodes: no episode {wanted!r} in {', '.join(suites)}.{hint}{example}"

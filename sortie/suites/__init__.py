@@ -10,14 +10,13 @@ regenerate byte for byte, lives in ``sortie.generation.suites``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
-from sortie.core.errors import ConfigError, UnknownNameError
+from sortie.core.errors import ConfigError, UnknownNameError, did_you_mean
 from sortie.core.records_io import Suite, read_suite
 
 __all__ = ["read", "suite_file", "suite_names"]
@@ -38,8 +37,7 @@ def suite_file(name: str) -> Traversable:
     """Return the packaged file of suite ``name``, or raise naming the packaged suites."""
     names = suite_names()
     if name not in names:
-        close = difflib.get_close_matches(name, names, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(name, names)
         raise UnknownNameError(
             f"Unknown suite {name!r}.{hint} Packaged suites: "
             f"{', '.join(names)}; or give a suite file's path"

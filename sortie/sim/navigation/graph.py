@@ -8,7 +8,6 @@ generation, the oracle and the SPL metric, never shown to ordinary agents.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +18,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
-from sortie.core.errors import ConfigError
+from sortie.core.errors import ConfigError, did_you_mean
 from sortie.sim.navigation import cache
 from sortie.sim.navigation.clearance import near_hits, probe
 from sortie.sim.navigation.doors import door_blocks, walkable_scene
@@ -306,8 +305,7 @@ class NavGraph:
         closed = frozenset(closed)
         unknown = sorted(closed - set(self.doors))
         if unknown:
-            close = difflib.get_close_matches(unknown[0], self.doors, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(unknown[0], self.doors)
             raise ConfigError(
                 f"navigation: unknown door {unknown[0]!r}.{hint} "
                 f"Doors: {', '.join(self.doors) or 'none'}"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from sortie.core.errors import ParameterError, UnknownNameError
+from sortie.core.errors import ParameterError, UnknownNameError, did_you_mean
 from sortie.core.registry import Registry
 from sortie.sim.kit import WorldKit
 from sortie.sim.scene import LIGHTING_PRESETS, Scene
@@ -74,8 +73,7 @@ class WorldBuilder:
         where = f"world {self.name!r}"
         for key in params or {}:
             if key not in known:
-                close = difflib.get_close_matches(key, known, n=1)
-                hint = f" Did you mean {close[0]!r}?" if close else ""
+                hint = did_you_mean(key, known)
                 raise UnknownNameError(
                     f"{where}: unknown parameter {key!r}.{hint} Available: {', '.join(known)}"
                 )
