@@ -136,7 +136,11 @@ def _outcome(trajectory: Trajectory, facts: HouseholdFacts | None) -> str:
 # --- the rounds ----------------------------------------------------------------------------
 def rounds_section(steps: Sequence[StepRecord], frames_root: Path, out: Path) -> str:
     """Return the rounds section; the frames it shows are copied into the report at ``out``."""
-    blocks = [_round(s, frames_root, out) for s in steps if s.round is not None]
+    blocks = [
+        _round(s, frames_root, out) if s.round is not None else _unanswered(s)
+        for s in steps
+        if s.round is not None or s.action.type == "invalid"
+    ]
     if not blocks:
         return "<section><h2>Rounds</h2><p>No planner rounds were recorded.</p></section>"
     return "<section class='rounds'><h2>Rounds</h2>" + "".join(blocks) + "</section>"
@@ -152,6 +156,16 @@ def _round(step: StepRecord, frames_root: Path, out: Path) -> str:
     return (
         f"<div class='round' id='round-{record.round}'>{heading}"
         f"{_views(step, frames_root, out)}{table}{_attempts(record.attempts)}</div>"
+    )
+
+
+def _unanswered(step: StepRecord) -> str:
+    """Return the block of a step with no readable answer: no round, the episode's end."""
+    error = getattr(step.action, "error", "") or "no readable answer"
+    return (
+        f"<div class='round'><h3>Step {step.index} · <span class='failure'>no answer</span></h3>"
+        f"<p>The planner gave no readable answer ({esc(error)}): the episode ends here as "
+        f"<code>no_answer</code>; this is no round and no <code>end</code>.</p></div>"
     )
 
 

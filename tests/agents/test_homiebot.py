@@ -10,8 +10,14 @@ from sortie.agents.mllm.household_prompts import parse_answer
 from sortie.agents.mllm.prompts import Prompts, recover
 from sortie.core.errors import ParameterError
 from sortie.core.observation import Sensor
+from sortie.metrics.household import score_household
 from sortie.testing.model_server import ModelServer
-from tests.missions.household.conftest import PUT_MUG, kitchen, play  # noqa: F401 - fixtures
+from tests.missions.household.conftest import (  # noqa: F401 - fixtures
+    PUT_MUG,
+    as_trajectory,
+    kitchen,
+    play,
+)
 from tests.missions.household.kitchen import episode
 from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture
 
@@ -113,18 +119,39 @@ def test_a_plain_subtask_of_four_parts_is_refused():
         parse_answer("Subtask: [Put, a, b, c] Model: grasp")
 
 
-def test_garbage_is_reasked_five_times_then_the_round_is_end(play):  # noqa: F811
-    """Six unreadable answers: five re-asks saying why, every attempt kept, then end."""
+def test_garbage_is_asked_five_times_then_the_episode_ends_as_no_answer(play):  # noqa: F811
+    """Five unreadable answers (four re-asks saying why, as EMMOE's five samples): no round, no end.
+
+    EMMOE stops there and records nothing: the step has no round and the episode fails as
+    ``no_answer``, never as the planner's ``end``.
+    """
     with ModelServer(lambda messages: "I would rather not say.") as server:
         recorder = play(homiebot(server), SPEC)
         reasks = [user_text(r) for r in server.requests[1:]]
     (step,) = recorder.steps
-    assert step.round.status == "end" and recorder.footer.outcome == "failure"
-    assert recorder.footer.failure_reason == "ended_unfinished"
-    assert [c.error for c in step.model_calls] == ["format"] * 6
-    assert (step.agent_output or "").count("I would rather not say.") == 6
+    assert step.round is None and step.action.type == "invalid"
+    assert recorder.footer.outcome == "failure"
+    assert recorder.footer.failure_reason == "no_answer"
+    assert recorder.footer.facts["ended"] is False and recorder.footer.facts["rounds"] == 0
+    assert [c.error for c in step.model_calls] == ["format"] * 5
+    assert (step.agent_output or "").count("I would rather not say.") == 5
     assert all("could not be used: not parseable" in text for text in reasks)
-    assert "Re-ask 5 of 5" in reasks[-1]
+    assert "Re-ask 4 of 4" in reasks[-1]
+
+
+def test_garbage_where_the_plan_says_end_scores_as_emmoe_reads_it(play):  # noqa: F811
+    """Every step done, then no readable answer instead of end: SR 0, not ended, PLWSR 0.
+
+    Before, the substituted end scored SR 1; EMMOE's reading gives SR 0 and leaves the run out
+    of SER (it never said end). TP still counts the steps carried out.
+    """
+    answers = plan_answers()[:-1] + ["no idea"] * 5
+    with ModelServer(scripted(answers)) as server:
+        recorder = play(homiebot(server), SPEC, skills="perfect")
+    metrics = score_household(as_trajectory(recorder, SPEC))
+    assert recorder.footer.failure_reason == "no_answer"
+    assert (metrics["sr"], metrics["ended"], metrics["plwsr"], metrics["tp"]) == (0, 0, 0, 1)
+    assert metrics["rounds"] == len(PLAN) - 1
 
 
 def test_a_wrong_shape_is_reasked_and_a_good_answer_then_used(play):  # noqa: F811

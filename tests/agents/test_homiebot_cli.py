@@ -83,13 +83,13 @@ def test_the_oracles_plan_as_answers_completes_the_first_smoke_task(tmp_path, ob
 
 
 def test_a_server_answering_garbage_ends_the_run_as_a_failure_not_an_error(tmp_path):
-    """Garbage: six format-error calls, the round is end, the episode a scored failure."""
+    """Garbage: five format-error calls, then the episode is a scored failure, ``no_answer``."""
     with ModelServer(lambda messages: "no idea, sorry", models=("test-vlm",)) as server:
         record = run(tmp_path, "homiebot", *model_args(server))
     assert record.footer.outcome == "failure"
-    assert record.footer.failure_reason == "ended_unfinished"
-    assert [c.error for c in record.steps[0].model_calls] == ["format"] * 6
-    assert server.count == 6 and server.listings == 1
+    assert record.footer.failure_reason == "no_answer"
+    assert [c.error for c in record.steps[0].model_calls] == ["format"] * 5
+    assert server.count == 5 and server.listings == 1
 
 
 def test_the_report_labels_a_text_observation_run(tmp_path):

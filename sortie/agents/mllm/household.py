@@ -6,7 +6,9 @@ with the skill), the executor's last feedback, and the offered actions and skill
 ``{analysis, subtask: {action, target, place}, skill}`` as JSON with a schema; EMMOE's plain
 form (``Analysis: ... Subtask: [Pick, apple] Model: grasp``, ``[Put, apple, fridge]``,
 ``[End]``) is read too. An answer that cannot be read is re-asked, saying what was wrong, up
-to ``reasks`` times; then the round is ``end``, as in EMMOE. The words of a readable answer go
+to ``reasks`` times (4: five attempts in all, as EMMOE samples five); then the agent gives an
+``InvalidAction`` and the episode ends as ``no_answer``: EMMOE stops there and records no round,
+so it is never scored as the planner's ``end``. The words of a readable answer go
 to the executor as written: an unknown action, skill or object is its F1 or F2, not a crash.
 
 The conversation is the system prompt, the last ``window`` rounds (their text and answers:
@@ -29,13 +31,13 @@ from sortie.agents.mllm.household_prompts import (
     as_count,
     parse_answer,
 )
-from sortie.core.actions import Action, Subtask
+from sortie.core.actions import Action, InvalidAction, Subtask
 from sortie.core.errors import ParameterError
-from sortie.core.household import MAX_ROUNDS, Verb
+from sortie.core.household import MAX_ROUNDS
 from sortie.core.observation import Brief, HouseholdObservation, MissionObservation, Sensor
 from sortie.models.client import Reply
 
-REASKS = 5
+REASKS = 4
 """Re-asks of an unreadable answer before the round becomes ``end`` (EMMOE's five)."""
 ECHO = 1000
 """Longest unreadable answer echoed back to the model in a re-ask."""
@@ -76,7 +78,7 @@ class HomieBotAgent(ModelAgent):
             analysis: ask for an analysis field (False: the no-analysis ablation).
             observation: ``images`` (default), or ``text``: per view the names of the
                 things the camera shows instead of the images, sent as plain text.
-            reasks: re-asks of an unreadable answer before the round becomes ``end``.
+            reasks: re-asks of an unreadable answer before the agent gives up (``no_answer``).
             prompt_dir: folder with your own ``household_system.txt`` and
                 ``household_step.txt``.
             image_format: ``png`` (lossless, default) or ``jpeg``.
@@ -103,14 +105,14 @@ class HomieBotAgent(ModelAgent):
         self.start_episode()
 
     def act(self, observation: MissionObservation) -> Action:
-        """Ask the model for the next subtask; ``end`` if no readable answer comes."""
+        """Ask the model for the next subtask; an ``InvalidAction`` if no readable answer comes."""
         if not isinstance(observation, HouseholdObservation):
             raise ParameterError("homiebot plays household missions only")
         messages, step = self.prompter.request(observation)
         reply, answer = self._ask(messages)
         self.note(reply)
         if reply.value is None:
-            return Subtask(Verb.END.value, "", "")
+            return InvalidAction(reply.text[-500:], reply.error or "no readable answer")
         self.prompter.remember(step, answer)
         return subtask_of(reply.value)
 
@@ -131,7 +133,7 @@ class HomieBotAgent(ModelAgent):
             error = reply.error or "no answer"
             texts[-1] = f"{reply.text}\n[attempt {attempt + 1} refused: {error}]"
             messages = [*messages, *self._reask(reply.text, error, attempt + 1)]
-        texts.append(f"[no readable answer in {self.reasks + 1} attempts: the round is end]")
+        texts.append(f"[no readable answer in {self.reasks + 1} attempts: no_answer]")
         return Reply(_attempts_text(texts), tuple(calls), None, error), ""
 
     def _reask(self, text: str, error: str, number: int) -> list[Message]:

@@ -5,6 +5,8 @@ and runs it, and the planner then sees four views (front, left, back, right), th
 inventory, the history of rounds and the executor's feedback. The episode ends when the
 planner says ``end`` or the rounds run out; it succeeds when the planner said ``end`` after
 carrying out every step of one of the task's keypaths in order (SR: TP = 1 and ``end``).
+A planner that gives no readable answer (an ``InvalidAction``) ends the episode there as its
+own failure, ``no_answer``: that step is no round and no ``end``, as EMMOE never records it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from sortie.backends.base import (
     SupportsManipulation,
     SupportsOracleView,
 )
-from sortie.core.actions import Action
+from sortie.core.actions import Action, InvalidAction
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.household import HouseholdTask, RoundRecord, RoundStatus, Verb
@@ -71,6 +73,8 @@ class HouseholdFailure(StrEnum):
     """The planner never said end within its rounds."""
     ENDED_UNFINISHED = "ended_unfinished"
     """The planner said end before one keypath was carried out."""
+    NO_ANSWER = "no_answer"
+    """The planner gave no readable answer (EMMOE stops there and records no round)."""
 
 
 class HouseholdMission(MissionRuntime):
@@ -128,7 +132,7 @@ class HouseholdMission(MissionRuntime):
         )
         self.names = self._nameable()
         self.rounds: list[RoundRecord] = []
-        self.ended, self.success = False, False
+        self.ended, self.success, self.unanswered = False, False, False
         self.seen: set[str] = set()
         if self.setting is Setting.SENSOR_ONLY:
             self.executor.known = self.seen
@@ -169,20 +173,31 @@ class HouseholdMission(MissionRuntime):
 
     # --- one round -----------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
+        if isinstance(action, InvalidAction):
+            self.unanswered = True
+            detail = f"no readable answer: {action.error}"
+            return self._still(), [Event(EventKind.INVALID_ACTION, None, detail)]
         record = self.executor.run(self.steps + 1, action)
         self.rounds.append(record)
         if record.status is RoundStatus.END:
             self.ended = True
         self.success = self.ended and task_progress(self.task, self.rounds) >= 1.0
-        pose = self.backend.pose()
-        observation = Observation(Frames(), pose, (), self.house.held)
-        return StepOutcome(observation), _events(record)
+        return self._still(), _events(record)
+
+    def _still(self) -> StepOutcome:
+        """Return the step's outcome: the backend moved in the executor, if at all."""
+        return StepOutcome(Observation(Frames(), self.backend.pose(), (), self.house.held))
 
     def _step_seconds(self) -> float:
+        if self.unanswered:
+            return self.control_period
         seconds = sum(a.seconds for a in self.rounds[-1].attempts)
         return seconds or self.control_period
 
     def _judge(self) -> None:
+        if self.unanswered:
+            self.outcome, self.failure = Outcome.FAILURE, HouseholdFailure.NO_ANSWER.value
+            return
         if not self.ended and self.steps < self.task.max_rounds:
             return
         if self.success:
@@ -198,7 +213,7 @@ class HouseholdMission(MissionRuntime):
 
     def _record(self, action: Action, *args: Any, **kwargs: Any) -> StepRecord:
         record = super()._record(action, *args, **kwargs)
-        return record.model_copy(update={"round": self.rounds[-1]})
+        return record.model_copy(update={"round": None if self.unanswered else self.rounds[-1]})
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> HouseholdObservation:
         backend = self.robot

@@ -9,6 +9,7 @@ import pytest
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.actions import Subtask
 from sortie.core.episode import EpisodeSpec
+from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.missions.household.mission import HouseholdMission
 from sortie.run.episode import run_episode
@@ -49,6 +50,19 @@ class Recorder:
 
 
 Play = Callable[..., Recorder]
+
+
+def as_trajectory(recorder: Recorder, spec: EpisodeSpec) -> Trajectory:
+    """Return a played episode as the record its scorer reads."""
+    header = TrajectoryHeader(
+        episode=spec,
+        agent=PluginRef(name="test"),
+        backend=PluginRef(name="embedded"),
+        seed=0,
+        code_version="test",
+    )
+    assert recorder.footer is not None
+    return Trajectory(header, recorder.steps, recorder.footer)
 
 
 @pytest.fixture
