@@ -42,15 +42,19 @@ def backends() -> None:
 
 @app.command()
 def families() -> None:
-    """List the mission families: their body, what they group by and their settings (-F k=v)."""
+    """List the mission families: body, grouping, settings (-F k=v) and readings (--variant)."""
     from sortie.missions.family import describe
     from sortie.missions.registry import FAMILIES
 
     table = Table(title="Mission families")
-    for column in ("family", "body", "grouped by", "settings (-F name=default)"):
+    headings = ("family", "body", "grouped by", "settings (-F name=default)", "report --variant")
+    for column in headings:
         table.add_column(column)
     for name in FAMILIES.in_order():
         family = FAMILIES.get(name)
         settings = describe(family.settings).replace("; ", "\n")
-        table.add_row(name, family.body, family.group, escape(settings))
+        readings = "\n".join(
+            f"{r.name}={'|'.join(r.variants)} (default {r.default})" for r in family.readings
+        )
+        table.add_row(name, family.body, family.group, escape(settings), escape(readings) or "–")
     console.print(table)

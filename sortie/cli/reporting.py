@@ -33,9 +33,16 @@ HtmlOption = Annotated[
         "--html", help="Also write a static HTML report (plots, a page per episode) here."
     ),
 ]
+VariantOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--variant",
+        help="Read a metric as its seed benchmark's code does, NAME=VARIANT (repeat for "
+        "several): ts=rescuebench-code, tp=emmoe, srr=emmoe; `sortie families` lists them.",
+    ),
+]
 TsVariantOption = Annotated[
-    str,
-    typer.Option(help="Rescue stage scores in TS and S1–S4: paper (default) or rescuebench-code."),
+    str | None, typer.Option(hidden=True, help="Old spelling of --variant ts=VARIANT.")
 ]
 ColumnsOption = Annotated[
     str | None,
@@ -60,18 +67,20 @@ def report(
     group: GroupOption = "level",
     fmt: FormatOption = "table",
     html_dir: HtmlOption = None,
-    ts_variant: TsVariantOption = "paper",
+    variant: VariantOption = None,
     columns: ColumnsOption = None,
     reference: ReferenceOption = None,
+    ts_variant: TsVariantOption = None,
 ) -> None:
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes.
 
     Episodes that ended in an agent or backend error are left out of every mean and counted
     in the ``errors`` column.
     """
+    given = [*(variant or []), *([f"ts={ts_variant}"] if ts_variant else [])]
     try:
         with open_store(store) as opened:
-            _print_metrics(opened, run_ids, group, fmt, (columns, ts_variant, reference))
+            _print_metrics(opened, run_ids, group, fmt, (columns, given, reference))
             _print_group_note(group, fmt)
             for print_part in (_print_error_codes, _print_failures, _print_usage, _print_timings):
                 print_part(opened, run_ids, fmt)
@@ -86,19 +95,24 @@ def report(
 
 
 def _print_metrics(
-    store: Store, runs: list[str], group: str, fmt: str, how: tuple[str | None, str, str | None]
+    store: Store,
+    runs: list[str],
+    group: str,
+    fmt: str,
+    how: tuple[str | None, list[str], str | None],
 ) -> None:
-    """Print the metric tables: ``how`` is the columns, the TS variant and the reference."""
+    """Print the metric tables: ``how`` is the columns, the variants and the reference."""
     from sortie.report.codes import codes_extra, has_codes
     from sortie.report.render import render
-    from sortie.report.tables import choose_columns, report_rows
+    from sortie.report.tables import choose_columns, chosen_variants, parse_variants, report_rows
 
-    columns, ts_variant, reference = how
+    columns, given, reference = how
+    variants = parse_variants(given)
     chosen = choose_columns(store, runs, columns)
-    rows = report_rows(store, runs, group, chosen, ts_variant, reference)
+    rows = report_rows(store, runs, group, chosen, variants, reference)
     title = " · ".join(_run_label(store, run_id) for run_id in runs)
-    if ts_variant != "paper":
-        title += f" · TS: {ts_variant}"
+    if chosen_variants(variants):
+        title += f" · {chosen_variants(variants)}"
     if reference:
         title += f" · reference paths: {reference}"
     extra = codes_extra(store, runs) if fmt == "json" and has_codes(store, runs) else None

@@ -40,8 +40,10 @@ PERCENT = {
     "spl",
     "movement_effectiveness",
     "tp",
+    "tp_emmoe",
     "ser",
     "srr",
+    "srr_emmoe",
     "plwsr",
     "gc",
     "no_goals",
@@ -73,9 +75,11 @@ class Ratio:
 RATIOS: dict[str, Ratio] = {
     "ser": Ratio("sr", "ended"),
     "srr": Ratio("failed_in_success", "failed_subtasks"),
+    "srr_emmoe": Ratio("replans_in_success", "replans"),
 }
-"""The ratio columns, by name: SER (runs that succeeded of those that issued ``end``) and SRR
-(failed subtasks inside successful runs of all failed subtasks)."""
+"""The ratio columns, by name: SER (runs that succeeded of those that issued ``end``), SRR
+(failed subtasks inside successful runs of all failed subtasks) and EMMOE's reading of SRR
+(the same of the failed subtasks the planner planned again after)."""
 
 
 def is_error(outcome: str, failure_reason: str | None) -> bool:

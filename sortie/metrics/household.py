@@ -17,6 +17,10 @@ facts. Fractions are in 0..1 (reports show them in percent). Choices and edge ca
 - SER and SRR are run-level ratios of sums (``sortie.metrics.aggregate.RATIOS``): the
   episode gives their parts (``sr`` and ``ended``; ``failed_in_success`` and
   ``failed_subtasks``);
+- EMMOE's readings come beside sortie's (docs/household.md, Readings that differ from
+  EMMOE's code): ``tp_emmoe`` counts ``end`` as a keypath step; ``replans`` and
+  ``replans_in_success`` are the parts of ``srr_emmoe``, which counts a failed round only
+  when the planner planned another subtask after it;
 - an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN.
 """
 
@@ -33,7 +37,12 @@ from sortie.core.household import (
 from sortie.core.records_io import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.household.facts import HouseholdFacts, household_facts
-from sortie.missions.household.rules import goal_met, task_progress
+from sortie.missions.household.rules import (
+    goal_met,
+    replans,
+    task_progress,
+    task_progress_emmoe,
+)
 from sortie.missions.household.spec import household_task
 
 CODE_METRICS = tuple(code.value.lower() for code in ErrorCode)
@@ -50,6 +59,9 @@ METRICS = (
     "successful_subtasks",
     "failed_subtasks",
     "failed_in_success",
+    "tp_emmoe",
+    "replans",
+    "replans_in_success",
     *CODE_METRICS,
 )
 """Every metric ``score_household`` returns, besides ``error``."""
@@ -67,6 +79,7 @@ def score_household(trajectory: Trajectory) -> dict[str, float]:
     sr = float(tp == 1.0 and facts.ended)
     agent, expert = len(rounds), len(task.expert)
     failed = sum(1 for r in rounds if r.status is RoundStatus.FAILURE)
+    replanned = replans(rounds)
     return {
         ERROR: 0.0,
         "sr": sr,
@@ -79,6 +92,9 @@ def score_household(trajectory: Trajectory) -> dict[str, float]:
         "successful_subtasks": float(sum(1 for r in rounds if r.succeeded)),
         "failed_subtasks": float(failed),
         "failed_in_success": float(failed) * sr,
+        "tp_emmoe": task_progress_emmoe(task, rounds, facts.ended),
+        "replans": float(replanned),
+        "replans_in_success": float(replanned) * sr,
         **code_counts(rounds),
     }
 

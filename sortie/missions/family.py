@@ -70,6 +70,21 @@ class MapMarks:
 
 
 @dataclass(frozen=True, slots=True)
+class Reading:
+    """A report column its family can read more than one way (``sortie report --variant``).
+
+    ``variants`` maps each variant to the columns it reads instead: ``{"tp": "tp_emmoe"}``
+    shows the ``tp_emmoe`` column under the heading ``tp``. The default variant reads none.
+    """
+
+    name: str
+    default: str
+    variants: Mapping[str, Mapping[str, str]]
+    about: str
+    """One line: what the variants are (``sortie families`` and ``--help`` show it)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Demo:
     """What ``sortie demo`` runs for a family: a suite, its agents, the table's grouping."""
 
@@ -133,6 +148,8 @@ class Family:
     """``"module:function"`` writing a suite for ``sortie generate <family>``, if any."""
     exports: tuple[str, ...] = ()
     """The ``sortie export`` kinds its runs make (``sft``, ``dpo``, ``demos``)."""
+    readings: tuple[Reading, ...] = ()
+    """Columns that differ between its seed benchmark's paper, its code and sortie."""
 
     def needs(self, sensors: Iterable[str], worlds: Iterable[str]) -> Needs:
         """Return what its missions ask of a backend, for an agent seeing ``sensors``."""

@@ -2,8 +2,9 @@
 
 Reads only the store (and, to group by world, the header line of each trajectory record).
 Episodes that ended in an error (agent or backend) are left out of every mean and counted in
-the ``errors`` column. ``ts_variant`` picks which stage scores fill TS and S1–S4 (``paper``
-or ``rescuebench-code``); ``columns`` may be any metric the runs hold, or all of them.
+the ``errors`` column. ``variants`` picks how a family's readings fill their columns (rescue's
+TS and S1–S4: ``paper`` or ``rescuebench-code``; household TP and SRR: ``sortie`` or
+``emmoe``); ``columns`` may be any metric the runs hold, or all of them.
 
 A run's mission family (and so its default table) is read from its first record's header,
 or guessed from its metrics when that record cannot be read. Household runs group by task
@@ -12,7 +13,6 @@ attribute (a task with several counts in each, once in ``all``) or by split as w
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +27,7 @@ from sortie.metrics.intervals import (
     group_intervals,
     paired_differences,
 )
+from sortie.missions.family import Reading
 from sortie.missions.registry import FAMILIES
 from sortie.report.human_reference import referenced_metrics
 from sortie.run.store import Store, StoredEpisode
@@ -37,11 +38,9 @@ GROUP_NOTES = {
     "(and once in all).",
 }
 """What a reader must know about a grouping, said under its table."""
-TS_VARIANTS = ("paper", "rescuebench-code")
-DEFAULT_TS_VARIANT = "paper"
-"""The stage scores TS and S1–S4 are read in by default (``docs/rescue.md`` says why)."""
-CODE_SCORES = {"ts": "ts_code", "s1": "s1_code", "s2": "s2_code", "s3": "s3_code", "s4": "s4_code"}
-"""The metric each stage-score column reads under ``rescuebench-code``."""
+Variants = Mapping[str, str]
+"""The variant each reading is read in, by reading name (``{"tp": "emmoe"}``); the rest read
+their family's default (``Family.readings``)."""
 ALL_COLUMNS = "all"
 """``--columns all``: every metric the runs' episodes hold."""
 
@@ -64,7 +63,7 @@ def report_rows(
     runs: Sequence[str],
     group: str = "level",
     columns: Sequence[str] | None = None,
-    ts_variant: str = DEFAULT_TS_VARIANT,
+    variants: Variants | None = None,
     reference: str | None = None,
 ) -> list[ReportRow]:
     """Return one row per (run, group) with each column's mean and interval.
@@ -76,17 +75,19 @@ def report_rows(
 
     Raises:
         UnknownNameError: a run id the store does not hold (the message lists those it does).
-        ConfigError: an unknown grouping or TS variant, or a record that cannot be read to
-            group by world.
+        ConfigError: an unknown grouping, reading or variant, or a record that cannot be read
+            to group by world.
     """
-    columns = columns or family_columns(store, runs)
+    sources = column_sources(columns or family_columns(store, runs), variants or {})
+    read = list(dict.fromkeys(sources.values()))
     rows = []
     for run in runs:
         paths = referenced_metrics(store, run, reference) if reference else {}
-        episodes = load_episode_means(store, run, group, columns, ts_variant, paths)
+        episodes = load_episode_means(store, run, group, read, paths)
         counts, errors = _counts(episodes), error_counts(store, run, group)
-        for name, estimates in group_intervals(episodes, columns).items():
-            rows.append(ReportRow(run, name, counts[name], estimates, errors[name]))
+        for name, estimates in group_intervals(episodes, read).items():
+            shown = {column: estimates[source] for column, source in sources.items()}
+            rows.append(ReportRow(run, name, counts[name], shown, errors[name]))
     return rows
 
 
@@ -96,7 +97,6 @@ def compare_rows(
     b: str,
     group: str = "level",
     columns: Sequence[str] | None = None,
-    ts_variant: str = DEFAULT_TS_VARIANT,
 ) -> list[ReportRow]:
     """Return per group the paired difference B − A of each column over common episodes.
 
@@ -107,8 +107,8 @@ def compare_rows(
         ConfigError: the two runs have no episode in common.
     """
     columns = columns or family_columns(store, [a, b])
-    first = load_episode_means(store, a, group, columns, ts_variant)
-    second = load_episode_means(store, b, group, columns, ts_variant)
+    first = load_episode_means(store, a, group, columns)
+    second = load_episode_means(store, b, group, columns)
     common = {e.episode for e in first} & {e.episode for e in second}
     if not common:
         raise ConfigError(
@@ -214,20 +214,18 @@ def load_episode_means(
     run: str,
     group: str,
     columns: Sequence[str],
-    ts_variant: str = DEFAULT_TS_VARIANT,
     replaced: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[EpisodeMean]:
     """Return the run's scored episodes, repeats averaged, each tagged with its group.
 
-    Errored episodes are left out (``error_counts`` counts them); under ``rescuebench-code``
-    the TS and S1–S4 columns hold that variant's scores; ``replaced`` holds metrics (by job
-    key) that stand in for the stored ones (another reference path's HS, nDTW, SDTW).
+    Errored episodes are left out (``error_counts`` counts them); ``replaced`` holds metrics
+    (by job key) that stand in for the stored ones (another reference path's HS, nDTW, SDTW).
     """
     check_run(store, run)
     _check_group(group)
     replaced = replaced or {}
     rows = (
-        (name, e.key, with_variant({**e.metrics, **replaced.get(e.key, {})}, ts_variant))
+        (name, e.key, {**e.metrics, **replaced.get(e.key, {})})
         for e in store.episodes(run)
         if not errored(e)
         for name in groups_of(e, group)
@@ -253,20 +251,54 @@ def errored(episode: StoredEpisode) -> bool:
     )
 
 
-def with_variant(metrics: dict[str, float], ts_variant: str) -> dict[str, float]:
-    """Return ``metrics`` with TS and S1–S4 read in ``ts_variant``.
+def readings() -> dict[str, Reading]:
+    """Return every family's readings by name (``ts``, ``tp``, ``srr``)."""
+    return {r.name: r for name in FAMILIES.names() for r in FAMILIES.get(name).readings}
+
+
+def parse_variants(given: Sequence[str]) -> dict[str, str]:
+    """Return ``--variant NAME=VARIANT`` options as a mapping (checked by ``column_sources``).
 
     Raises:
-        ConfigError: a variant that is not one of ``TS_VARIANTS``.
+        ConfigError: an option without ``=``.
     """
-    if ts_variant not in TS_VARIANTS:
-        raise ConfigError(f"--ts-variant {ts_variant!r}: expected one of {', '.join(TS_VARIANTS)}")
-    if ts_variant == "paper":
-        return metrics
-    return {
-        **metrics,
-        **{column: metrics.get(code, math.nan) for column, code in CODE_SCORES.items()},
-    }
+    chosen = {}
+    for text in given:
+        name, sep, variant = text.partition("=")
+        if not sep:
+            raise ConfigError(f"--variant {text!r}: expected NAME=VARIANT, e.g. tp=emmoe")
+        chosen[name.strip()] = variant.strip()
+    return chosen
+
+
+def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]:
+    """Return, for each column, the column its reading's chosen variant reads it from.
+
+    Raises:
+        ConfigError: a reading or a variant that no family has (with the choices).
+    """
+    known = readings()
+    read_as: dict[str, str] = {}
+    for name, variant in variants.items():
+        if name not in known:
+            listed = ", ".join(f"{r.name} ({'|'.join(r.variants)})" for r in known.values())
+            hint = did_you_mean(name, known)
+            raise ConfigError(f"--variant {name}={variant}: no reading {name!r}.{hint} {listed}")
+        if variant not in known[name].variants:
+            choices = ", ".join(known[name].variants)
+            raise ConfigError(f"--variant {name}={variant!r}: expected one of {choices}")
+        read_as.update(known[name].variants[variant])
+    return {column: read_as.get(column, column) for column in columns}
+
+
+def chosen_variants(variants: Variants) -> str:
+    """Return the variants that are not their reading's default, for a title (``TP: emmoe``)."""
+    known = readings()
+    return ", ".join(
+        f"{name.upper()}: {variant}"
+        for name, variant in variants.items()
+        if name in known and variant != known[name].default
+    )
 
 
 def _check_group(group: str) -> None:

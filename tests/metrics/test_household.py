@@ -244,3 +244,58 @@ def test_srr_without_any_failed_subtask_and_ser_without_any_end_are_undefined():
 def test_the_household_scorer_is_registered():
     """The run scores a household record with score_household."""
     assert FAMILIES.get("household").load_scorer() is score_household
+
+
+@pytest.mark.parametrize(
+    ("rounds", "sortie_tp", "emmoe_tp"),
+    [
+        ([*FULL, END], 1.0, 1.0),  # 3 steps + end of 3 + 1
+        (FULL, 1.0, 3 / 4),  # every step, never said end: end is EMMOE's fourth step
+        ([FULL[0], END], 1 / 3, 1 / 4),  # one step then end: end cannot match before the rest
+        ([END], 0.0, 0.0),
+        ([FULL[0], failed("pick", "apple_1"), FULL[1]], 2 / 3, 2 / 4),
+    ],
+)
+def test_tp_in_both_readings(rounds, sortie_tp, emmoe_tp):
+    """By hand: sortie's TP is m / n; EMMOE's counts end as one more step, (m + ended) / (n + 1)."""
+    metrics = score(rounds)
+    assert metrics["tp"] == pytest.approx(sortie_tp)
+    assert metrics["tp_emmoe"] == pytest.approx(emmoe_tp)
+
+
+def test_emmoe_tp_of_an_open_ended_task_is_its_best_keypath_with_end():
+    """Two keypaths of 1 and 3 steps; the 1-step one done, then end: (1 + 1) / 2 = 1."""
+    pick = [{"action": "pick", "target": "apple_1"}]
+    the_task = task(keypaths=[pick, APPLE_IN_FRIDGE], attributes=["open_ended"])
+    metrics = score([done("pick", "apple_1"), END], the_task=the_task)
+    assert (metrics["tp"], metrics["tp_emmoe"]) == (1.0, 1.0)
+    metrics = score([done("pick", "apple_1")], the_task=the_task)
+    assert metrics["tp_emmoe"] == pytest.approx(1 / 2)
+
+
+@pytest.mark.parametrize(
+    ("rounds", "failed", "replans"),
+    [
+        ([FULL[0], failed("pick", "apple_1"), FULL[1], FULL[2], END], 1, 1),
+        ([FULL[0], failed("pick", "apple_1"), failed("pick", "apple_1"), END], 2, 1),
+        ([failed("open", "fridge_1"), *FULL], 1, 1),
+        ([*FULL, failed("open", "fridge_1")], 1, 0),  # the last round: nothing planned after
+        ([FULL[0], failed("pick", "apple_1"), END], 1, 0),  # end right after: no re-plan
+    ],
+)
+def test_emmoe_counts_a_failure_only_when_a_subtask_follows_it(rounds, failed, replans):
+    """Every failed round counts in sortie; in EMMOE's notebook only those a subtask follows."""
+    metrics = score(rounds)
+    assert (metrics["failed_subtasks"], metrics["replans"]) == (failed, replans)
+
+
+def test_srr_in_both_readings_by_hand():
+    """The ratio test's runs: SRR 1/4 = 25 %; EMMOE's 1 / (1 + 1 + 1) = 33.3 %."""
+    runs = [
+        score([FULL[0], failed("pick", "apple_1"), FULL[1], FULL[2], END]),
+        score([FULL[0], failed("pick", "apple_1"), failed("pick", "apple_1"), END]),
+        score([failed("open", "fridge_1"), *FULL]),
+        score([failed("open", "fridge_1")], outcome=Outcome.ERROR),
+    ]
+    means = group_means((("short", m) for m in runs), ["srr", "srr_emmoe"])["all"]
+    assert means["srr"] == 25.0 and means["srr_emmoe"] == pytest.approx(100 / 3)

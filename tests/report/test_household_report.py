@@ -97,6 +97,23 @@ def test_the_emmoe_table_has_the_hand_computed_means(store_path):
     assert overall["gc"] == pytest.approx(200 / 3)
 
 
+def test_emmoes_readings_fill_tp_and_srr_by_hand(store_path):
+    """--variant tp=emmoe srr=emmoe: TP (1 + 1/4 + 3/4) / 3; SRR 1 / (1 + 1 + 1) re-plans.
+
+    short: 3 steps and end of 3 + 1; long: open, then end of 4; logical: 3 of 4, never said
+    end. Re-plans: short's failed pick (a pick follows), long's first failed pick (not the
+    second, end follows), logical's failed open; only short's is in a success.
+    """
+    variants = {"tp": "emmoe", "srr": "emmoe"}
+    with Store(store_path) as store:
+        emmoe = means(report_rows(store, ["planner"], group="suite", variants=variants), "all")
+        both = report_rows(store, ["planner"], group="suite", columns=("srr", "srr_emmoe"))
+    assert (emmoe["tp"], emmoe["srr"]) == pytest.approx((200 / 3, 100 / 3))
+    assert (emmoe["sr"], emmoe["ser"]) == pytest.approx((100 / 3, 50.0))  # the same reading
+    assert means(both, "all")["srr"] == 25.0
+    assert means(both, "all")["srr_emmoe"] == pytest.approx(100 / 3)
+
+
 def test_by_attribute_a_task_counts_in_each_of_its_attributes(store_path):
     """long+logical counts in long and logical; all holds each scored episode once (3)."""
     with Store(store_path) as store:

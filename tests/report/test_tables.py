@@ -10,7 +10,7 @@ from sortie.cli import app
 from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.missions.registry import FAMILIES
 from sortie.report.render import cell, layout, paper_tables, render
-from sortie.report.tables import choose_columns, compare_rows, report_rows
+from sortie.report.tables import choose_columns, compare_rows, parse_variants, report_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from tests.conftest import run_stored
@@ -225,17 +225,22 @@ def test_an_error_before_the_first_step_scores_nothing(errored_store):
 
 
 def test_the_ts_variant_fills_ts_with_the_code_scores(store_path):
-    """--ts-variant rescuebench-code: each TS cell is the mean of the episodes' ts_code."""
+    """--variant ts=rescuebench-code: each TS cell is the mean of the episodes' ts_code."""
     with Store(store_path) as store:
-        code = report_rows(store, ["a"], ts_variant="rescuebench-code")[-1].estimates["ts"]
+        variants = {"ts": "rescuebench-code"}
+        code = report_rows(store, ["a"], variants=variants)[-1].estimates["ts"]
         expected = [e.metrics["ts_code"] for e in store.episodes("a")]
     assert code.mean == pytest.approx(sum(expected) / len(expected))
 
 
 def test_an_unknown_ts_variant_is_refused_with_the_choices(store_path):
-    """A misspelt variant names both allowed ones."""
+    """A misspelt variant names both allowed ones; a misspelt reading suggests the near one."""
     with Store(store_path) as store, pytest.raises(ConfigError, match="paper, rescuebench-code"):
-        report_rows(store, ["a"], ts_variant="code")
+        report_rows(store, ["a"], variants={"ts": "code"})
+    with Store(store_path) as store, pytest.raises(ConfigError, match="Did you mean 'tp'"):
+        report_rows(store, ["a"], variants={"tpp": "emmoe"})
+    with pytest.raises(ConfigError, match="NAME=VARIANT"):
+        parse_variants(["tp"])
 
 
 def test_columns_all_holds_every_metric_sortie_computes(store_path):
@@ -282,11 +287,9 @@ def test_the_cli_report_shows_chosen_columns_and_variant(store_path):
     assert result.output.splitlines()[0] == "run,group,n,errors," + ",".join(
         f"{c}{p}" for c in ("ndtw", "spl") for p in ("", "_lo", "_hi")
     )
-    result = runner.invoke(
-        app,
-        ["report", "--run", "a", "--store", str(store_path), "--ts-variant", "rescuebench-code"],
-    )
-    assert result.exit_code == 0 and "TS: rescuebench-code" in result.output
+    for option in (["--variant", "ts=rescuebench-code"], ["--ts-variant", "rescuebench-code"]):
+        result = runner.invoke(app, ["report", "--run", "a", "--store", str(store_path), *option])
+        assert result.exit_code == 0 and "TS: rescuebench-code" in result.output
 
 
 def test_a_human_reference_replaces_the_path_metrics_and_is_named(tmp_path, smoke3):

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from sortie.core.actions import Subtask
 from sortie.core.episode import EpisodeSpec
-from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Score
+from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Reading, Score
 from sortie.missions.household.skills import Profile, Setting
 from sortie.missions.household.spec import household_task
 
@@ -22,6 +22,23 @@ class HouseholdSettings(FamilySettings):
 
 HOUSEHOLD_COLUMNS = ("sr", "tp", "ser", "srr", "plwsr", "gc")
 """The EMMOE table: SR, TP, SER, SRR, PLWSR, GC."""
+
+
+READINGS = (
+    Reading(
+        "tp",
+        "sortie",
+        {"sortie": {}, "emmoe": {"tp": "tp_emmoe"}},
+        "sortie: end is not a keypath step (m/n); emmoe: end is one more step (m/(n+1))",
+    ),
+    Reading(
+        "srr",
+        "sortie",
+        {"sortie": {}, "emmoe": {"srr": "srr_emmoe"}},
+        "sortie: every failed subtask; emmoe: only those the planner planned again after",
+    ),
+)
+"""Where EMMOE's notebooks read TP and SRR otherwise (docs/household.md says why)."""
 
 
 def attributes(spec: EpisodeSpec) -> list[str]:
@@ -62,4 +79,5 @@ HOUSEHOLD = Family(
     actions=(Subtask,),
     generator="sortie.generation.cli:generate_household_suite",
     exports=("sft", "dpo"),
+    readings=READINGS,
 )

@@ -27,6 +27,35 @@ def task_progress(task: HouseholdTask, rounds: Sequence[RoundRecord]) -> float:
     return max(matched(path, done, task) / len(path) for path in task.keypaths)
 
 
+def task_progress_emmoe(task: HouseholdTask, rounds: Sequence[RoundRecord], ended: bool) -> float:
+    """Return TP as EMMOE's notebook reads it: ``end`` is one more keypath step.
+
+    EMMOE's keypaths end with ``[End]`` and the planner's ``end`` is appended to its history,
+    so a keypath of n steps has n + 1, and ``end`` matches only after all n: an unfinished
+    episode scores m / (n + 1), a finished one that never said end n / (n + 1).
+    """
+    done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
+    best = 0.0
+    for path in task.keypaths:
+        steps = matched(path, done, task)
+        steps += 1 if steps == len(path) and ended else 0
+        best = max(best, steps / (len(path) + 1))
+    return best
+
+
+def replans(rounds: Sequence[RoundRecord]) -> int:
+    """Return the failed rounds after which the planner planned again (EMMOE's SRR counts).
+
+    EMMOE's notebook counts a failed subtask when another subtask, not ``end``, follows it:
+    a failure in the last round, or just before ``end``, is not counted.
+    """
+    return sum(
+        1
+        for failed, after in zip(rounds, rounds[1:], strict=False)
+        if failed.status is RoundStatus.FAILURE and after.status is not RoundStatus.END
+    )
+
+
 def matched(path: Sequence[KeyStep], rounds: Iterable[RoundRecord], task: HouseholdTask) -> int:
     """Return how many of ``path``'s steps ``rounds`` match as an ordered subsequence."""
     count = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sortie.core.actions import Interact, Move
-from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Score
+from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Reading, Score
 from sortie.missions.rescue.mission import Triggers
 from sortie.missions.rescue.spec import check_rescue_episode
 
@@ -18,6 +18,16 @@ class RescueSettings(FamilySettings):
         description="assisted (grab, drop and doors fire within their gates) or native (the "
         "agent issues them)",
     )
+
+
+CODE_SCORES = {"ts": "ts_code", "s1": "s1_code", "s2": "s2_code", "s3": "s3_code", "s4": "s4_code"}
+"""The metric each stage-score column reads under ``rescuebench-code``."""
+TS_READING = Reading(
+    "ts",
+    "paper",
+    {"paper": {}, "rescuebench-code": CODE_SCORES},
+    "stage scores TS and S1–S4: paper (default) or rescuebench-code (docs/rescue.md)",
+)
 
 
 RESCUE = Family(
@@ -53,4 +63,5 @@ RESCUE = Family(
     actions=(Move, Interact),
     generator="sortie.generation.cli:generate_rescue_suite",
     exports=("demos",),
+    readings=(TS_READING,),
 )
