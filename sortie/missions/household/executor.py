@@ -1,12 +1,13 @@
 """The executor: checks a planner's subtask, runs it with the named skill, answers with feedback.
 
 Checks come before any motion, in a fixed order, each with its code and message
-(docs/household.md, Rules: error codes): the action and skill are offered (F1), the target
-and place exist and the skill can recognise them (F2), the hand and containers allow it
-(L1–L4), the target is within reach (D1, D2). Then the skill runs: ``go_to``, ``pick``,
-``open`` and ``close`` are tried up to three times (E1 when all fail); ``put`` once (E3 on a
-time-out, E2 when the object fell from the gripper). Every attempt and its base motion are
-kept in the round's record.
+(docs/household.md, Rules: error codes): the action and skill are offered (F1), the hand
+allows it (L1, L2: before the names, as EMMOE's executor checks them), the target and place
+exist and the skill can recognise them (F2), the containers and the things allow it (L3, L4:
+these need the thing, so they come after F2), the target is within reach (D1, D2). Then the
+skill runs: ``go_to``, ``pick``, ``open`` and ``close`` are tried up to three times (E1 when
+all fail); ``put`` once (E3 on a time-out, E2 when the object fell from the gripper). Every
+attempt and its base motion are kept in the round's record.
 """
 
 from __future__ import annotations
@@ -156,6 +157,9 @@ class Executor:
             offered = ", ".join(self.skills)
             message = f"skill {words.skill!r} is not in the skill list ({offered})"
             return _refuse(ErrorCode.F1, message), None, None
+        hand = self._hand(verb)
+        if hand is not None:
+            return hand, None, None
         target = self._find(words.target)
         if target is None:
             return self._missing(words.target), None, None
@@ -180,12 +184,16 @@ class Executor:
         things, objects = self.house.things, self.task.objects
         return resolve(words, things, objects, self._distance_to) is not None
 
-    def _logic(self, verb: Verb, target: Thing, place: Thing | None) -> Refusal | None:
-        held, house = self.house.held, self.house
+    def _hand(self, verb: Verb) -> Refusal | None:
+        held = self.house.held
         if verb in (Verb.PICK, Verb.OPEN, Verb.CLOSE) and held is not None:
             return _refuse(ErrorCode.L1, f"your hand is full (holding {held}): put it down first")
         if verb is Verb.PUT and held is None:
             return _refuse(ErrorCode.L2, "your hand is empty: there is nothing to put")
+        return None
+
+    def _logic(self, verb: Verb, target: Thing, place: Thing | None) -> Refusal | None:
+        house = self.house
         if verb is Verb.GO_TO:
             return None
         if verb is Verb.PICK:

@@ -38,6 +38,22 @@ def test_a_refused_subtask_gets_its_code_and_no_attempt(play: Play, script, code
     assert (last.status, last.code, last.attempts) == (RoundStatus.FAILURE, code, [])
 
 
+@pytest.mark.parametrize(
+    ("script", "code"),
+    [
+        ([go("counter_0"), ("pick", "apple_0", AIO), ("pick", "pear", AIO)], ErrorCode.L1),
+        ([go("table_0"), ("put", "pear", AIO, "table_0")], ErrorCode.L2),
+        ([go("table_0"), ("put", "apple_0", AIO, "nowhere")], ErrorCode.L2),
+        ([("fly", "pear", AIO)], ErrorCode.F1),
+        ([("open", "pear", AIO)], ErrorCode.F2),  # L4 needs the thing: an unknown name is F2
+    ],
+)
+def test_the_hand_is_checked_before_the_names_as_emmoe_does(play: Play, script, code) -> None:
+    """EMMOE's order: F1, then L1/L2, then F2: a full hand picking an unknown thing is L1."""
+    last = rounds(play(script, skills="perfect"))[len(script) - 1]
+    assert (last.status, last.code) == (RoundStatus.FAILURE, code)
+
+
 def test_feedback_of_a_closed_container_says_to_open_it(play: Play) -> None:
     """L3's message names the container and says what to do."""
     last = rounds(play([go("fridge_0"), ("pick", "mug_1", AIO)]))[1]
