@@ -75,6 +75,19 @@ def test_the_resolved_object_matches_whatever_the_words():
     assert score([FULL[0], pick, FULL[2], END])["tp"] == 1.0
 
 
+def test_the_words_do_not_credit_an_object_the_executor_did_not_act_on():
+    """'red apple' resolved to mug_1 (two things so named): the apple step is not done, TP 1/3."""
+    pick = RoundRecord(
+        round=1,
+        action="pick",
+        target="red apple",
+        verb=Verb.PICK,
+        target_object="mug_1",
+        status=RoundStatus.SUCCESS,
+    )
+    assert score([FULL[0], pick, FULL[2], END])["tp"] == pytest.approx(1 / 3)
+
+
 def test_words_that_name_another_object_do_not_match():
     """Picking 'red mug' (mug_1's synonym) is not picking apple_1: TP 1/3 (open only)."""
     rounds = [FULL[0], done("pick", "red mug", resolved=False), FULL[2], END]

@@ -31,7 +31,7 @@ from sortie.core.household import (
 )
 from sortie.core.pose import Pose
 from sortie.missions.household.house import HELD, House, Thing
-from sortie.missions.household.names import resolve
+from sortie.missions.household.names import AmbiguousName, resolve
 from sortie.missions.household.skills import Profile, Skill, attempt_works
 
 REACH = 2.0
@@ -160,14 +160,15 @@ class Executor:
         hand = self._hand(verb)
         if hand is not None:
             return hand, None, None
-        target = self._find(words.target)
+        try:
+            target = self._find(words.target)
+            place = self._find(words.place or "") if verb is Verb.PUT else None
+        except AmbiguousName as ambiguous:
+            return _ambiguous(ambiguous), None, None
         if target is None:
             return self._missing(words.target), None, None
-        place = None
-        if verb is Verb.PUT:
-            place = self._find(words.place or "")
-            if place is None:
-                return self._missing(words.place or ""), target, None
+        if verb is Verb.PUT and place is None:
+            return self._missing(words.place or ""), target, None
         refusal = self._logic(verb, target, place) or self._reach(verb, target, place)
         return refusal, target, place
 
@@ -182,7 +183,10 @@ class Executor:
 
     def _find_anywhere(self, words: str) -> bool:
         things, objects = self.house.things, self.task.objects
-        return resolve(words, things, objects, self._distance_to) is not None
+        try:
+            return resolve(words, things, objects, self._distance_to) is not None
+        except AmbiguousName:
+            return True
 
     def _hand(self, verb: Verb) -> Refusal | None:
         held = self.house.held
@@ -376,6 +380,11 @@ class Words:
 
 def _refuse(code: ErrorCode, message: str) -> Refusal:
     return Refusal(code, message[0].upper() + message[1:] + ("" if message.endswith(".") else "."))
+
+
+def _ambiguous(ambiguous: AmbiguousName) -> Refusal:
+    message = f"{ambiguous}: name one of them by its scene name. Please choose another object"
+    return _refuse(ErrorCode.F2, message)
 
 
 def _not_interactable(target: Thing, verb: Verb) -> Refusal:

@@ -4,7 +4,9 @@ A planner may name a thing by its scene name (``mug_1``), by one of the task's n
 (``the red cup``), or by a description: a kind with colour or material words (``red mug``,
 ``refrigerator``). A description that fits several things means the nearest one, as EMMOE's
 executor does; the robot's own position decides, so the same words may mean another mug in
-another room.
+another room. A task's name for an object is meant to pick out one thing: when the words are
+the task's name for several things the skill may act on (two "cabinet in the dining room"),
+``AmbiguousName`` names them, and the executor refuses the round (F2) rather than guess.
 """
 
 from __future__ import annotations
@@ -56,6 +58,14 @@ KIND_SYNONYMS: dict[str, str] = {
 """Words for kinds that are not the kind's own name (a kind is also named with spaces)."""
 
 
+class AmbiguousName(ValueError):
+    """The planner's words are the task's name for several things: which one is not said."""
+
+    def __init__(self, words: str, candidates: list[str]) -> None:
+        self.words, self.candidates = words, candidates
+        super().__init__(f"{words!r} names several things ({', '.join(candidates)})")
+
+
 def resolve(
     text: str,
     things: dict[str, Thing],
@@ -72,15 +82,24 @@ def resolve(
         distance: the robot's distance to a thing by name (the nearest fitting one is meant).
         allowed: the names the skill can act on (sensor-only: what the robot has seen); None
             allows every thing.
+
+    Raises:
+        AmbiguousName: the words are the task's name for several allowed things.
     """
     pool = things if allowed is None else {n: things[n] for n in allowed if n in things}
     stripped = text.strip()
     if stripped in pool:
         return pool[stripped]
     wanted = normalise(stripped)
-    for name, entry in task_objects.items():
-        if name in pool and wanted in {normalise(n) for n in entry.names}:
-            return pool[name]
+    named = [
+        name
+        for name, entry in task_objects.items()
+        if name in pool and wanted in {normalise(n) for n in entry.names}
+    ]
+    if len(named) > 1:
+        raise AmbiguousName(stripped, sorted(named))
+    if named:
+        return pool[named[0]]
     fitting = [t for t in pool.values() if _describes(wanted, t)]
     return min(fitting, key=lambda t: (distance(t.name), t.name)) if fitting else None
 

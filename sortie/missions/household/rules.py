@@ -77,10 +77,12 @@ def matches(round_: RoundRecord, step: KeyStep, task: HouseholdTask) -> bool:
 def denotes(resolved: str | None, raw: str | None, name: str, task: HouseholdTask) -> bool:
     """Return whether a round's object (resolved, or its raw words) means object ``name``.
 
-    The raw words match the object's name or one of its other names, all normalised.
+    The executor's resolution decides when there is one: words that are also another object's
+    name must not credit an object the executor did not act on. Words the executor never
+    resolved (a record from elsewhere) match the object's name or other names, normalised.
     """
-    if resolved is not None and resolved == name:
-        return True
+    if resolved is not None:
+        return resolved == name
     if raw is None:
         return False
     entry = task.objects.get(name)

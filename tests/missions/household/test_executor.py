@@ -171,3 +171,17 @@ def test_what_the_gripper_holds_does_not_block_the_base(kitchen: None) -> None:
     backend.pick_up("apple_0")
     landed = backend.move_base(Pose(2.8, 0.0, 0.0, 0.0))
     assert landed.x == pytest.approx(2.8)
+
+
+def test_a_name_the_task_gives_two_things_is_refused_naming_both(play: Play) -> None:
+    """Both mugs are "ceramic mug" in the task: F2 naming both; the scene name still works."""
+    spec = episode([PUT_MUG])
+    objects = {**spec.mission["objects"]}
+    for mug in ("mug_0", "mug_1"):
+        objects[mug] = {**objects[mug], "names": ["ceramic mug"]}
+    spec = spec.model_copy(update={"mission": {**spec.mission, "objects": objects}})
+    script = [go("counter_0"), ("pick", "the Ceramic  mug", AIO), ("pick", "mug_0", AIO)]
+    ambiguous, by_scene_name = rounds(play(script, spec, skills="perfect"))[1:3]
+    assert (ambiguous.code, ambiguous.attempts) == (ErrorCode.F2, [])
+    assert "names several things (mug_0, mug_1)" in ambiguous.feedback
+    assert by_scene_name.status is RoundStatus.SUCCESS
