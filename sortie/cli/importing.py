@@ -18,21 +18,44 @@ from sortie.core.errors import SortieError
 
 @app.command("import")
 def import_suite(
-    source: Annotated[str, typer.Argument(help="Seed benchmark: rescuebench or missionbench.")],
+    source: Annotated[
+        str, typer.Argument(help="Seed benchmark: rescuebench, missionbench or emmoe.")
+    ],
     paths: Annotated[
         list[Path],
-        typer.Argument(help="rescuebench: level_<L>.jsonl files; missionbench: dataset folders."),
+        typer.Argument(
+            help="rescuebench: level_<L>.jsonl files; missionbench: dataset folders; emmoe: "
+            "EMMOE-100's folder (or its data, train or test folder) and, optionally, the "
+            "synonym table file (default: name_dict.txt in the folder or a few above it)."
+        ),
     ],
     out: Annotated[Path, typer.Option(help="Suite file to write (JSONL).")],
     suite: Annotated[
         str | None, typer.Option(help="Suite name (default: the output file's stem).")
     ] = None,
+    attributes: Annotated[
+        str | None,
+        typer.Option(
+            help="emmoe: task attributes, 'derived' (from keypaths and the expert's length; "
+            "the default) or 'emmoe-100' (EMMOE-100's published lists of task ids)."
+        ),
+    ] = None,
 ) -> None:
     """Convert a seed benchmark's episode files into a sortie suite for its simulator."""
-    from sortie.importers import import_command
+    from sortie.importers import import_suite as run_import
 
+    options = {"attributes": attributes} if attributes is not None else {}
     try:
-        count = import_command(source, paths, out, suite)
+        header, count = run_import(source, paths, out, suite, options)
     except SortieError as error:
         raise fail(error) from None
+    skipped = header.settings.get("skipped", [])
+    for entry in skipped:
+        console.print(
+            f"Skipped task {escape(str(entry['task']))} ({entry['split']}): "
+            f"{escape(str(entry['reason']))}",
+            soft_wrap=True,
+        )
+    if skipped:
+        console.print(f"Skipped {len(skipped)} task(s) that fit no apartment")
     console.print(f"Wrote {count} episodes to {escape(str(out))}")

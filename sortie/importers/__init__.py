@@ -6,6 +6,9 @@ benchmark's maps (``unreal.<Map>``, ``airsim.<Env>``), which only the matching b
 It converts units and frames through ``sortie.backends.frames``, keeps the seed's ids in each
 world's parameters, checks every episode against its family, and reports every problem it
 finds (file, line or mission folder, field) before it stops; it never writes a partial suite.
+EMMOE's task folders are the exception to the backend rule: Habitat has no backend here, so
+``emmoe`` places each task on one of the embedded simulator's seeded apartments and proves it
+playable with generation's oracle replay (a task that fits none is skipped, with its reason).
 
 They live here, not in ``sortie.generation``: generation makes new worlds and episodes for the
 embedded simulator, an importer only translates episodes that exist elsewhere.
@@ -13,7 +16,8 @@ embedded simulator, an importer only translates episodes that exist elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
@@ -21,12 +25,46 @@ from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.core.registry import Registry
 
-Importer = Callable[[Sequence[Path], str], tuple[SuiteHeader, list[EpisodeSpec]]]
+Importer = Callable[..., tuple[SuiteHeader, list[EpisodeSpec]]]
+"""``(paths, suite, **options) -> (header, episodes)``; options are the importer's own."""
 IMPORTERS: Registry[Importer] = Registry("importer")
 IMPORTERS.add("rescuebench", "sortie.importers.rescuebench:import_rescuebench")
 IMPORTERS.add(
     "missionbench", "sortie.importers.missionbench:import_missionbench", extra="missionbench"
 )
+IMPORTERS.add("emmoe", "sortie.importers.emmoe_suite:import_emmoe")
+
+
+def import_suite(
+    source: str,
+    paths: Sequence[Path],
+    out: Path,
+    suite: str | None,
+    options: Mapping[str, str] | None = None,
+) -> tuple[SuiteHeader, int]:
+    """Import ``paths`` with importer ``source`` into suite ``out``; return its header and count.
+
+    ``options`` are the importer's own keyword arguments (``emmoe``: ``attributes``). What
+    an importer skipped without stopping (``emmoe``: tasks that fit no apartment) is in the
+    header's ``settings.skipped``.
+
+    Raises:
+        UnknownNameError: no importer is called ``source``.
+        ConfigError: a path is missing, an option is not the importer's, or the files hold
+            problems (all of them listed).
+    """
+    importer = IMPORTERS.get(source)
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise ConfigError(f"import {source}: no such file or folder: {', '.join(missing)}")
+    given = dict(options or {})
+    known = inspect.signature(importer).parameters
+    for key in given:
+        if key not in known or key in ("paths", "suite"):
+            raise ConfigError(f"import {source}: takes no option {key!r}")
+    header, episodes = importer(paths, suite or out.stem, **given)
+    write_suite(out, header, episodes)
+    return header, len(episodes)
 
 
 def import_command(source: str, paths: Sequence[Path], out: Path, suite: str | None) -> int:
@@ -36,13 +74,7 @@ def import_command(source: str, paths: Sequence[Path], out: Path, suite: str | N
         UnknownNameError: no importer is called ``source``.
         ConfigError: a path is missing, or the files hold problems (all of them listed).
     """
-    importer = IMPORTERS.get(source)
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise ConfigError(f"import {source}: no such file or folder: {', '.join(missing)}")
-    header, episodes = importer(paths, suite or out.stem)
-    write_suite(out, header, episodes)
-    return len(episodes)
+    return import_suite(source, paths, out, suite)[1]
 
 
-__all__ = ["IMPORTERS", "import_command"]
+__all__ = ["IMPORTERS", "import_command", "import_suite"]
