@@ -21,7 +21,11 @@ from sortie.core.errors import SortieError
 @app.command()
 def export(
     kind: Annotated[
-        str, typer.Argument(help="sft or dpo (household runs), demos (rescue, aerial).")
+        str,
+        typer.Argument(
+            help="sft, dpo or emmoe (household runs: emmoe writes EMMOE's own folders), "
+            "demos (rescue, aerial)."
+        ),
     ],
     run_id: Annotated[str, typer.Option("--run", help="Run id in the store.")],
     out: Annotated[Path, typer.Option(help="Folder to write (new or empty).")],
@@ -44,7 +48,7 @@ def export(
         typer.Option("--model-arg", "-m", help="With --paraphrase: model client setting k=v."),
     ] = None,
 ) -> None:
-    """Export a stored run as a Hugging Face dataset: SFT, DPO or demonstrations."""
+    """Export a stored run: an SFT, DPO or demonstrations dataset, or EMMOE's run folders."""
     from sortie.export.cli import ExportRequest, export_command
 
     request = ExportRequest(

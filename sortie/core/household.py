@@ -103,6 +103,9 @@ class RoundStatus(StrEnum):
     FAILURE = "failure"
     END = "end"
     """The planner issued ``end``: nothing was executed."""
+    UNRECORDED = "unrecorded"
+    """Its outcome is not known: an EMMOE log's last subtask when the run stopped without end
+    (EMMOE keeps a round's outcome only in the next prompt's history). Never a sortie round's."""
 
 
 class AttemptRecord(Record):

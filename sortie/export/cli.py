@@ -1,4 +1,7 @@
-"""``sortie export sft|dpo|demos``: read a stored run, build the rows, write the dataset."""
+"""``sortie export sft|dpo|demos|emmoe``: read a stored run, build the rows, write the dataset.
+
+``emmoe`` writes no dataset but EMMOE's own folders (``sortie.export.emmoe``).
+"""
 
 from __future__ import annotations
 
@@ -13,12 +16,13 @@ from sortie.export.files import Rows, check_out, write_dataset
 from sortie.export.source import StoredRun, open_run
 from sortie.run.store import Store
 
-KINDS = ("sft", "dpo", "demos")
+KINDS = ("sft", "dpo", "demos", "emmoe")
 _COLUMNS = {
     "sft": "messages (TRL conversational form), images (with images=true), episode_id, key, "
     "round, kind",
     "dpo": "prompt, chosen, rejected (TRL conversational form), images (with images=true), "
     "episode_id, key, round, kind (replan, order, action or skill)",
+    "emmoe": "EMMOE's layout: exp/<agent>/<task>/<run>/conversation.json and the task folders",
     "demos": "observation.image, observation.state (x, y, z, yaw), action (see export.json), "
     "action.json, episode_index, frame_index, timestamp, next.done, next.success, stage, "
     "task, episode_id, key",
@@ -51,9 +55,11 @@ def export_command(request: ExportRequest, echo: Callable[[str], None]) -> Path:
     if request.kind not in KINDS:
         raise ConfigError(f"export {request.kind!r}: expected one of {', '.join(KINDS)}")
     check_out(request.out)
-    _check_installed()
     if not request.store.exists():  # opening would create it: a missing store is a typo
         raise ConfigError(f"{request.store}: no results store here; pass --store PATH")
+    if request.kind == "emmoe":
+        return _emmoe(request, echo)
+    _check_installed()
     store = Store(request.store)
     try:
         run = open_run(store, request.run_id, request.kind)
@@ -69,6 +75,16 @@ def export_command(request: ExportRequest, echo: Callable[[str], None]) -> Path:
     path = write_dataset(request.out, rows.rows, _card(request, run, rows), manifest)
     echo(f"wrote {len(rows.rows)} rows to {path}")
     return path
+
+
+def _emmoe(request: ExportRequest, echo: Callable[[str], None]) -> Path:
+    from sortie.export.emmoe import write_emmoe
+
+    if request.overrides:
+        raise ConfigError("sortie export emmoe takes no -a arguments")
+    with Store(request.store) as store:
+        run = open_run(store, request.run_id, request.kind)
+    return write_emmoe(run, request.out, echo)
 
 
 def _rows(request: ExportRequest, run: StoredRun) -> tuple[Rows, dict[str, Any]]:

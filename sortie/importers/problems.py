@@ -20,8 +20,10 @@ SHOWN = 50
 class Problems:
     """What an importer could not read, each as ``where: field: problem``."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(
+        self, source: str, unless: str = "nothing written", command: str = "import"
+    ) -> None:
+        self.source, self.unless, self.command = source, unless, command
         self.found: list[str] = []
 
     def add(self, where: str, field: str, problem: str) -> None:
@@ -36,7 +38,7 @@ class Problems:
         more = len(self.found) - len(shown)
         tail = f"\n... and {more} more" if more else ""
         raise ConfigError(
-            f"import {self.source}: {len(self.found)} problem(s), nothing written:\n"
+            f"{self.command} {self.source}: {len(self.found)} problem(s), {self.unless}:\n"
             + "\n".join(shown)
             + tail
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,15 +40,20 @@ def code_counts(store: Store, runs: Sequence[str]) -> dict[str, CodeCounts]:
 
 
 def _run_counts(store: Store, run: str) -> CodeCounts:
+    return count_codes(e.metrics for e in store.episodes(run) if not errored(e))
+
+
+def count_codes(episodes: Iterable[Mapping[str, float]]) -> CodeCounts:
+    """Return the rounds per error code of scored episodes' metrics, by SR (NaN SR: skipped)."""
     counts = CodeCounts()
-    for episode in store.episodes(run):
-        if errored(episode) or math.isnan(episode.metrics.get("sr", math.nan)):
+    for metrics in episodes:
+        if math.isnan(metrics.get("sr", math.nan)):
             continue
-        side = "successful" if episode.metrics["sr"] == 1.0 else "failed"
+        side = "successful" if metrics["sr"] == 1.0 else "failed"
         counts.runs[side] += 1
         bucket = counts.successful if side == "successful" else counts.failed
         for code in ErrorCode:
-            value = episode.metrics.get(code.value.lower(), math.nan)
+            value = metrics.get(code.value.lower(), math.nan)
             bucket[code.value] += 0 if math.isnan(value) else int(value)
     return counts
 

@@ -14,7 +14,7 @@ attribute (a task with several counts in each, once in ``all``) or by split as w
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sortie.core.errors import ConfigError, UnknownNameError, did_you_mean
@@ -89,6 +89,25 @@ def report_rows(
             shown = {column: estimates[source] for column, source in sources.items()}
             rows.append(ReportRow(run, name, counts[name], shown, errors[name]))
     return rows
+
+
+def metric_rows(
+    run: str, rows: Iterable[tuple[str, str, Mapping[str, float]]], columns: Sequence[str]
+) -> list[ReportRow]:
+    """Return one row per group of episodes held in memory: ``(group, job key, metrics)``.
+
+    The same means, intervals and error counts as ``report_rows`` over a store, for episodes
+    scored elsewhere (``sortie rescore``); an errored episode (``error`` 1) is only counted.
+    """
+    rows = list(rows)
+    errors = Counter(group for group, _, m in rows if m.get(ERROR, 0.0) == 1.0)
+    errors["all"] = len({key for _, key, m in rows if m.get(ERROR, 0.0) == 1.0})
+    episodes = episode_means((r for r in rows if r[2].get(ERROR, 0.0) != 1.0), columns)
+    counts = _counts(episodes)
+    return [
+        ReportRow(run, name, counts[name], estimates, errors[name])
+        for name, estimates in group_intervals(episodes, columns).items()
+    ]
 
 
 def compare_rows(

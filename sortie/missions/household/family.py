@@ -78,6 +78,6 @@ HOUSEHOLD = Family(
     env="sortie.missions.household.env:HouseholdEnv",
     actions=(Subtask,),
     generator="sortie.generation.cli:generate_household_suite",
-    exports=("sft", "dpo"),
+    exports=("sft", "dpo", "emmoe"),
     readings=READINGS,
 )
