@@ -7,11 +7,13 @@ events); privileged agents (the oracle) are handed an ``OracleView`` explicitly.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from sortie.backends.base import OracleView
 from sortie.core.actions import Action
+from sortie.core.errors import MissingExtraError
 from sortie.core.observation import Brief, MissionObservation, Sensor
 from sortie.core.registry import Registry
 from sortie.core.trajectory import ModelCallRecord
@@ -100,3 +102,60 @@ AGENTS.add("mllm-rescue", "sortie.agents.mllm:MllmRescueAgent")
 AGENTS.add("mllm-aerial", "sortie.agents.mllm:MllmAerialAgent")
 AGENTS.add("homiebot", "sortie.agents.mllm:HomieBotAgent")
 AGENTS.add("heuristic", "sortie.agents.heuristic:HeuristicAgent")
+
+
+def agent_table() -> list[dict[str, Any]]:
+    """Return one row per registered agent: what it is, its families, what it sees, arguments.
+
+    What it sees is its default sensors (images) and whether it reads the privileged state
+    (an oracle view); its arguments are ``-a name=default``.
+    """
+    rows = []
+    for name in AGENTS.in_order():
+        try:
+            factory = AGENTS.get(name)
+        except MissingExtraError as missing:
+            rows.append(
+                {"agent": name, "what": str(missing), "families": [], "sees": "", "arguments": []}
+            )
+            continue
+        families = agent_families(factory)
+        rows.append(
+            {
+                "agent": name,
+                "what": " ".join((factory.__doc__ or "").split("\n\n")[0].split()).replace(
+                    "``", ""
+                ),
+                "families": sorted(families) if families is not None else ["any"],
+                "sees": _sees(factory),
+                "arguments": _arguments(factory),
+            }
+        )
+    return rows
+
+
+def _sees(factory: type) -> str:
+    sensors = getattr(factory, "sensors", None)
+    images = sorted(s.value for s in sensors) if isinstance(sensors, frozenset) else []
+    parts = [", ".join(images) if images else "no images"]
+    if hasattr(factory, "attach"):  # SupportsOracle: runtime_checkable needs an instance
+        parts.append("the privileged state (oracle view)")
+    if not isinstance(sensors, frozenset):
+        parts = ["what the served agent or person asks for"]
+    return "; ".join(parts)
+
+
+def _arguments(factory: type) -> list[str]:
+    shown = []
+    # The constructor as the class defines or inherits it, read off the class itself.
+    init = next(vars(c)["__init__"] for c in factory.__mro__ if "__init__" in vars(c))
+    parameters = list(inspect.signature(init).parameters.values())[1:]
+    if [p.kind for p in parameters] == [inspect.Parameter.VAR_KEYWORD]:  # forwards them all
+        return _arguments(factory.__mro__[1])
+    for parameter in parameters:
+        if parameter.kind is parameter.VAR_KEYWORD:
+            shown.append("and the model client's settings (docs/models.md)")
+        elif parameter.kind is not parameter.VAR_POSITIONAL:
+            default = "" if parameter.default is parameter.empty else f"={parameter.default}"
+            shown.append(f"{parameter.name}{default}")
+    return shown

@@ -27,7 +27,10 @@ RECOVERY_STEPS = 4
 
 
 class OracleAgent:
-    """Follows shortest paths to the casualty, then to the stretcher."""
+    """Reads the privileged state: rescue's shortest paths, aerial's and household's plans.
+
+    The aerial and household plans are ``AerialOracle`` and ``HouseholdOracle``.
+    """
 
     name = "oracle"
     families = frozenset({"rescue", "aerial", "household"})  # see AerialOracle, HouseholdOracle

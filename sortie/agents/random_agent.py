@@ -26,7 +26,7 @@ from sortie.core.observation import Brief, MissionObservation, Sensor
 
 
 class RandomAgent:
-    """Picks turn and speed uniformly, and now and then a random interaction."""
+    """Acts at random, seeded: turns and speeds, flight primitives, or subtasks on seen things."""
 
     name = "random"
     families = frozenset({"rescue", "aerial", "household"})

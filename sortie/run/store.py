@@ -268,6 +268,12 @@ class Store:
         row = self._db.execute("SELECT family FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return None if row is None else row[0]
 
+    @guarded("reading a run")
+    def created(self, run_id: str) -> str | None:
+        """Return when run ``run_id`` was begun (ISO 8601, UTC), or None if there is no such run."""
+        row = self._db.execute("SELECT created FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None else str(row[0])
+
     @guarded("listing the runs")
     def runs(self) -> list[str]:
         """Return the run ids in the store, oldest first."""

@@ -346,7 +346,7 @@ def _stride_kept(depth: NDArray[np.float32] | None) -> float:
 
 
 class NoMemoryExplorer(ExplorerAgent):
-    """``explorer-nomem``: the explorer that forgets its map and places at the pick-up."""
+    """The explorer that forgets its map and places at the pick-up (``explorer-nomem``)."""
 
     name = "explorer-nomem"
 
