@@ -30,7 +30,7 @@ def test_suites_lists_every_packaged_suite_with_its_groups():
 
 
 def test_agents_lists_families_sight_and_arguments():
-    """homiebot plays household, sees RGB and takes reasks=4; the oracle reads the state."""
+    """The homiebot plays household, sees RGB, takes reasks=4; the oracle reads the state."""
     rows = {row["agent"]: row for row in listed("agents")}
     homiebot = rows["homiebot"]
     assert homiebot["families"] == ["household"] and homiebot["sees"] == "rgb"
