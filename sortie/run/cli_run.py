@@ -7,8 +7,9 @@ Names from the user (suites, run ids, agents, paths) are printed with rich marku
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -110,6 +111,62 @@ def _title(plan: Plan, request: RunRequest) -> str:
 
 
 def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) -> None:
+    """Run the plan with progress: bars on a terminal, else a line now and then (see Lines)."""
+    if not console.is_terminal:
+        lines = ProgressLines(
+            console, len(plan.todo), f"{' + '.join(plan.suites)} · {request.agent}"
+        )
+        execute(plan, request, store, on_result=lines.done)
+        return
+    _execute_with_bars(plan, request, store, console)
+
+
+class ProgressLines:
+    """Progress for logs and CI, where a bar prints nothing: one line per finished episode.
+
+    A run of more than ``EVERY`` episodes prints a line every ``SECONDS`` of wall time at most
+    (and the last one), as pytest and pip do when their output is not a terminal. A line says
+    done/total, successes, errors and the time left at the pace so far.
+    """
+
+    EVERY = 40
+    SECONDS = 10.0
+
+    def __init__(
+        self, console: Console, total: int, label: str, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.console, self.total, self.label, self.clock = console, total, label, clock
+        self.start = self.last = clock()
+        self.counts: Counter[str] = Counter()
+
+    def done(self, result: JobResult) -> None:
+        """Count a finished episode and print a line if one is due."""
+        footer = result.footer
+        ending = "error" if is_error(footer.outcome, footer.failure_reason) else str(footer.outcome)
+        self.counts[ending] += 1
+        now, finished = self.clock(), self.counts.total()
+        due = self.total <= self.EVERY or now - self.last >= self.SECONDS
+        if due or finished == self.total:
+            self.last = now
+            self.console.print(self.line(finished, now - self.start), highlight=False)
+
+    def line(self, finished: int, elapsed: float) -> str:
+        """Return ``[12/213] label: 10 success, 2 failure, 0 errors · 0:41 elapsed, 11:32 left``."""
+        left = elapsed / finished * (self.total - finished)
+        ended = f"{self.counts['success']} success, {self.counts['failure']} failure"
+        return (
+            f"[{finished}/{self.total}] {escape(self.label)}: {ended}, "
+            f"{self.counts['error']} errors · {_clock(elapsed)} elapsed, {_clock(left)} left"
+        )
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def _execute_with_bars(plan: Plan, request: RunRequest, store: Store, console: Console) -> None:
     """Run the plan under one progress bar per suite: done, success rate so far, time left."""
     columns = (
         *Progress.get_default_columns()[:3],
