@@ -117,6 +117,9 @@ class Family:
     """The camera its missions fix (``CameraSpec`` fields), None: the backend's or agent's."""
     group: str = "level"
     """What its suites group episodes by, as tables head it: ``level``, ``type``, …"""
+    level_name: str = "level"
+    """What an episode's ``level`` is for it, as ``sortie run`` heads it: ``type``,
+    ``attributes``."""
     groupings: Mapping[str, Callable[[EpisodeSpec], list[str]]] = field(default_factory=dict)
     """Its own ways to group episodes in reports (``--by NAME``): the group keys of one."""
     tables: tuple[PaperTable, ...] = ()

@@ -143,12 +143,13 @@ def layout(
     group and columns per run. ``separator`` and ``compact`` shape each cell (see ``cell``).
     """
     if not table.pivot:
-        header = ["run", "group", "n", "errors", *(c.upper() for c in table.columns)]
+        header = ["run", "group", "episodes", "runs", "errors", *(c.upper() for c in table.columns)]
         return header, [
             [
                 row.run,
                 row.group,
                 str(row.n),
+                str(row.runs),
                 str(row.errors),
                 *(cell(row.estimates[c], separator, compact) for c in table.columns),
             ]
@@ -172,7 +173,10 @@ def layout(
 
 
 def render_csv(rows: Sequence[ReportRow]) -> str:
-    """Return CSV text: run, group, n, errors, then each metric's mean, lo, hi (empty when NaN)."""
+    """Return CSV: run, group, episodes, runs, errors, then each metric's mean, lo, hi (NaN: empty).
+
+    ``episodes`` counts each scored episode once, ``runs`` its repeats too (as ``sortie run``).
+    """
     columns = _columns(rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -180,7 +184,8 @@ def render_csv(rows: Sequence[ReportRow]) -> str:
         [
             "run",
             "group",
-            "n",
+            "episodes",
+            "runs",
             "errors",
             *(f"{c}{part}" for c in columns for part in ("", "_lo", "_hi")),
         ]
@@ -192,7 +197,14 @@ def render_csv(rows: Sequence[ReportRow]) -> str:
             for part in ("mean", "lo", "hi")
         ]
         writer.writerow(
-            [row.run, row.group, row.n, row.errors, *("" if v is None else v for v in values)]
+            [
+                row.run,
+                row.group,
+                row.n,
+                row.runs,
+                row.errors,
+                *("" if v is None else v for v in values),
+            ]
         )
     return out.getvalue()
 
@@ -200,14 +212,17 @@ def render_csv(rows: Sequence[ReportRow]) -> str:
 def render_json(
     rows: Sequence[ReportRow], extra: Mapping[str, Mapping[str, Any]] | None = None
 ) -> str:
-    """Return JSON ``{run: {group: {n, errors, metric: {mean, lo, hi, n, spread}}}}``, NaN null.
+    """Return JSON ``{run: {group: {episodes, runs, errors, metric: {mean, lo, hi, n, spread}}}}``.
+
+    NaN is null; a metric's ``n`` is the episodes it is defined for.
 
     ``extra[run]``'s keys join the run's object beside its groups.
     """
     nested: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
         nested.setdefault(row.run, {})[row.group] = {
-            "n": row.n,
+            "episodes": row.n,
+            "runs": row.runs,
             "errors": row.errors,
             **{
                 c: {

@@ -56,6 +56,8 @@ class ReportRow:
     estimates: dict[str, Estimate]
     errors: int = 0
     """Runs of the group's episodes that ended in an error, left out of every mean."""
+    runs: int = 0
+    """Scored runs of the group's episodes, repeats counted (``n`` counts each episode once)."""
 
 
 def report_rows(
@@ -85,9 +87,11 @@ def report_rows(
         paths = referenced_metrics(store, run, reference) if reference else {}
         episodes = load_episode_means(store, run, group, read, paths)
         counts, errors = _counts(episodes), error_counts(store, run, group)
+        repeats = _repeats(episodes)
         for name, estimates in group_intervals(episodes, read).items():
             shown = {column: estimates[source] for column, source in sources.items()}
-            rows.append(ReportRow(run, name, counts[name], shown, errors[name]))
+            row = ReportRow(run, name, counts[name], shown, errors[name], repeats[name])
+            rows.append(row)
     return rows
 
 
@@ -103,9 +107,9 @@ def metric_rows(
     errors = Counter(group for group, _, m in rows if m.get(ERROR, 0.0) == 1.0)
     errors["all"] = len({key for _, key, m in rows if m.get(ERROR, 0.0) == 1.0})
     episodes = episode_means((r for r in rows if r[2].get(ERROR, 0.0) != 1.0), columns)
-    counts = _counts(episodes)
+    counts, repeats = _counts(episodes), _repeats(episodes)
     return [
-        ReportRow(run, name, counts[name], estimates, errors[name])
+        ReportRow(run, name, counts[name], estimates, errors[name], repeats[name])
         for name, estimates in group_intervals(episodes, columns).items()
     ]
 
@@ -138,7 +142,7 @@ def compare_rows(
     errors = error_counts(store, a, group) + error_counts(store, b, group)
     differences = paired_differences(first, second, columns)
     return [
-        ReportRow(f"{b} − {a}", name, counts[name], estimates, errors[name])
+        ReportRow(f"{b} − {a}", name, counts[name], estimates, errors[name], counts[name])
         for name, estimates in differences.items()
     ]
 
@@ -374,3 +378,12 @@ def _counts(episodes: Sequence[EpisodeMean]) -> Counter[str]:
     counts = Counter(e.group for e in episodes)
     counts["all"] = len({e.episode for e in episodes})
     return counts
+
+
+def _repeats(episodes: Sequence[EpisodeMean]) -> Counter[str]:
+    """Return the scored runs per group (and ``all``, each episode once): repeats counted."""
+    runs: Counter[str] = Counter()
+    for e in episodes:
+        runs[e.group] += e.repeats
+    runs["all"] = sum({e.episode: e.repeats for e in episodes}.values())
+    return runs

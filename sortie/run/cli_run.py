@@ -58,9 +58,10 @@ def run_and_report(request: RunRequest, console: Console) -> RunSummary:
     """
     with Store(request.store) as store:
         plan = run_with_progress(request, store, console)
-        columns = FAMILIES.get(plan.family).columns
+        family = FAMILIES.get(plan.family)
         title = _title(plan, request)
-        console.print(results_table(store.episodes(plan.run_id), title, columns))
+        table = results_table(store.episodes(plan.run_id), title, family.columns, family.level_name)
+        console.print(table)
         summary = summarise(store, plan, console)
     console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
     console.print(f"Records: {escape(str(plan.records.resolve()))}")
@@ -198,26 +199,36 @@ OUTCOMES = ("success", "failure", "error")
 """How an episode can end, as the summary table counts them."""
 
 
-def results_table(episodes: Iterable[StoredEpisode], title: str, columns: tuple[str, ...]) -> Table:
-    """Return the per-level table: outcome counts, then each metric's mean and 95% interval.
+def results_table(
+    episodes: Iterable[StoredEpisode],
+    title: str,
+    columns: tuple[str, ...],
+    level_name: str = "level",
+) -> Table:
+    """Return the per-level table: episodes and runs, outcomes, each metric's mean and interval.
 
-    Means are over the episodes that did not end in an error (repeats averaged first, rates
-    in %), in ``columns`` (the family's); ``n`` counts every episode run.
+    ``episodes`` counts each episode once and ``runs`` its repeats too, as ``sortie report``
+    does; the outcomes count runs. Means are over the runs that did not end in an error
+    (repeats averaged first, rates in %), in ``columns`` (the family's). ``level_name`` heads
+    the first column: what the family's levels are (``type``, ``attributes``).
     """
     episodes = list(episodes)
     scored = ((e.level or "-", e.key, e.metrics) for e in episodes if _ending(e) != "error")
     intervals = group_intervals(episode_means(scored, columns), columns)
     counts: dict[str, Counter[str]] = {}
+    distinct: dict[str, set[str]] = {}
     for e in episodes:
         for level in (e.level or "-", "all"):
             counts.setdefault(level, Counter())[_ending(e)] += 1
+            distinct.setdefault(level, set()).add(f"{e.suite}/{e.episode_id}")
     table = Table(title=title, caption="mean, and its 95% bootstrap interval over episodes")
-    for column in ("level", "n", *OUTCOMES, *columns):
+    for column in (level_name, "episodes", "runs", *OUTCOMES, *columns):
         table.add_column(column.upper() if column in columns else column, justify="right")
     for level in sorted(counts, key=lambda name: name == "all"):
         row = intervals.get(level, {})
         table.add_row(
             level,
+            str(len(distinct[level])),
             str(counts[level].total()),
             *(str(counts[level][o]) for o in OUTCOMES),
             *(_cell(row[c]) if c in row else "–" for c in columns),

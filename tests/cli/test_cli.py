@@ -67,7 +67,7 @@ def test_run_prints_the_level_table_and_writes_records(tmp_path):
     )
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "L1" in line)
-    assert row.split("│")[6].strip() == "100"  # level, n, success, failure, error, TCR
+    assert row.split("│")[7].strip() == "100"  # level, episodes, runs, 3 outcomes, TCR
     assert len(list((tmp_path / "runs" / "hand" / "oracle").glob("*.jsonl"))) == 1
 
 

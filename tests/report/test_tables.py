@@ -51,19 +51,21 @@ def test_report_groups_by_world_from_the_record_headers(store_path):
 
 
 def test_the_csv_format_has_a_header_and_a_row_per_group(store_path):
-    """CSV parses: run, group, n, errors, then mean/lo/hi per metric."""
+    """CSV parses: run, group, episodes, runs, errors, then mean/lo/hi per metric."""
     with Store(store_path) as store:
         text = render(report_rows(store, ["a"]), "csv")
     table = list(csv.DictReader(io.StringIO(str(text))))
     assert [row["group"] for row in table] == ["L1", "L2", "all"]
-    assert list(table[0])[:7] == ["run", "group", "n", "errors", "tcr", "tcr_lo", "tcr_hi"]
+    header = ["run", "group", "episodes", "runs", "errors", "tcr", "tcr_lo", "tcr_hi"]
+    assert list(table[0])[:8] == header
 
 
 def test_the_json_format_nests_run_group_metric(store_path):
     """JSON loads as {run: {group: {metric: {mean, lo, hi, n}}}}, NaN as null."""
     with Store(store_path) as store:
         data = json.loads(str(render(report_rows(store, ["a"]), "json")))
-    assert data["a"]["all"]["n"] == 3 and data["a"]["all"]["errors"] == 0
+    assert data["a"]["all"]["episodes"] == 3 and data["a"]["all"]["errors"] == 0
+    assert data["a"]["all"]["runs"] == 3
     assert set(data["a"]["all"]["ts"]) == {"mean", "lo", "hi", "n", "spread"}
     assert data["a"]["L2"]["ts"]["lo"] is None  # one episode: no interval
 
@@ -75,7 +77,8 @@ def test_markdown_gives_the_papers_two_tables(store_path):
     main, stages = (part.strip().splitlines() for part in text.split("### ")[1:])
     assert main[2] == "| run | L1 TCR | L1 TS | L2 TCR | L2 TS | all TCR | all TS |"
     assert main[3].startswith("|---|---:|") and [line[:4] for line in main[4:]] == ["| a ", "| b "]
-    assert stages[2].startswith("| run | group | n | errors | S1 | S2 | S3 | S4 | STEPS | HS |")
+    header = "| run | group | episodes | runs | errors | S1 | S2 | S3 | S4 | STEPS | HS |"
+    assert stages[2].startswith(header)
     assert len(stages) == 4 + 6  # title, blank, header, alignment, then 2 runs × 3 groups
 
 
@@ -154,7 +157,7 @@ def test_the_cli_report_and_compare_print_and_refuse(store_path):
         app, ["report", "--run", "a", "--store", str(store_path), "--format", "csv"]
     )
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("run,group,n,errors,tcr,")
+    assert result.output.startswith("run,group,episodes,runs,errors,tcr,")
     result = runner.invoke(app, ["compare", "a", "b", "--store", str(store_path)])
     assert result.exit_code == 0 and "b − a" in result.output
     result = runner.invoke(app, ["report", "--run", "nope", "--store", str(store_path)])
@@ -284,7 +287,7 @@ def test_the_cli_report_shows_chosen_columns_and_variant(store_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == "run,group,n,errors," + ",".join(
+    assert result.output.splitlines()[0] == "run,group,episodes,runs,errors," + ",".join(
         f"{c}{p}" for c in ("ndtw", "spl") for p in ("", "_lo", "_hi")
     )
     for option in (["--variant", "ts=rescuebench-code"], ["--ts-variant", "rescuebench-code"]):

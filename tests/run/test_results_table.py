@@ -1,4 +1,5 @@
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -40,8 +41,8 @@ def test_the_summary_counts_outcomes_and_leaves_errors_out_of_the_means():
         stored("c", "L1", "failure", "backend_error", ts=math.nan, error=1.0),
     ]
     lines = lines_by_level(results_table(episodes, "t", RESCUE))
-    level, n, success, failure, error, tcr, ts = lines["L1"][:7]
-    assert (n, success, failure, error) == ("3", "1", "1", "1")
+    level, episodes, runs, success, failure, error, tcr, ts = lines["L1"][:8]
+    assert (episodes, runs, success, failure, error) == ("3", "3", "1", "1", "1")
     assert ts.startswith("50.0 ") and tcr.startswith("50.0 ")
 
 
@@ -50,7 +51,7 @@ def test_an_old_store_row_is_recognised_as_errored_by_its_failure_reason():
     old = stored("c", "L2", "failure", "agent_error", ts=12.9)
     del old.metrics["error"]
     lines = lines_by_level(results_table([stored("a", "L2", "failure", ts=30.0), old], "t", RESCUE))
-    assert lines["L2"][4] == "1" and lines["L2"][6] == "30"
+    assert lines["L2"][5] == "1" and lines["L2"][7] == "30"
 
 
 def test_each_mean_carries_its_bootstrap_interval():
@@ -61,7 +62,7 @@ def test_each_mean_carries_its_bootstrap_interval():
         stored("c", "L2", "failure", ts=70.0),
     ]
     lines = lines_by_level(results_table(episodes, "t", RESCUE))
-    assert lines["L1"][6] == "20.0 10.0–30.0" and lines["L2"][6] == "70"
+    assert lines["L1"][7] == "20.0 10.0–30.0" and lines["L2"][7] == "70"
 
 
 def test_household_episodes_get_the_emmoe_columns():
@@ -73,4 +74,25 @@ def test_household_episodes_get_the_emmoe_columns():
     header = next(line for line in text(table).splitlines() if "┃" in line)
     names = [cell.strip() for cell in header.split("┃") if cell.strip()]
     assert names[-6:] == ["SR", "TP", "SER", "SRR", "PLWSR", "GC"]
-    assert lines_by_level(table)["L1"][5:8] == ["100", "50", "100"]
+    assert lines_by_level(table)["L1"][6:9] == ["100", "50", "100"]
+
+
+def test_repeats_count_as_runs_of_one_episode_and_the_family_names_its_levels():
+    """Episode a run twice and b once: 2 episodes, 3 runs; household heads 'attributes'."""
+    episodes = [
+        replace(stored(key, "long", outcome), episode_id=name)
+        for key, name, outcome in (
+            ("s/a/0", "a", "success"),
+            ("s/a/1", "a", "failure"),
+            ("s/b/0", "b", "failure"),
+        )
+    ]
+    household = FAMILIES.get("household")
+    table = results_table(episodes, "t", RESCUE, household.level_name)
+    header = next(line for line in text(table).splitlines() if "┃" in line)
+    assert [c.strip() for c in header.split("┃") if c.strip()][:3] == [
+        "attributes",
+        "episodes",
+        "runs",
+    ]
+    assert lines_by_level(table)["long"][1:3] == ["2", "3"]

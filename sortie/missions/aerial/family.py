@@ -70,6 +70,7 @@ AERIAL = Family(
     needs_interaction=False,
     camera=CAMERA,
     group="type",
+    level_name="type",
     headline=("sr", "mp"),
     decay_title="SR and MP (%) per mission type",
     run_scores=(Score("SR", "sr", 0), Score("MP", "mp", 1), Score("Eff", "eff", 1)),

@@ -62,6 +62,7 @@ HOUSEHOLD = Family(
     groupings={"attribute": attributes, "split": split},
     tables=(PaperTable("EMMOE table: SR, TP, SER, SRR, PLWSR, GC (%)", HOUSEHOLD_COLUMNS),),
     body="manipulator",
+    level_name="attributes",
     group="level",
     headline=("sr", "tp"),
     decay_title="SR and TP (%) per level",
