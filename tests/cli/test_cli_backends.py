@@ -38,7 +38,7 @@ def test_run_passes_b_arguments_to_the_backend_check(tmp_path, smoke3):
 
 def test_import_rescuebench_writes_the_suite_and_says_how_many(tmp_path):
     """`sortie import rescuebench FILE --out S` writes S and reports two episodes."""
-    fixture = Path(__file__).parents[1] / "importers" / "fixtures" / "rescuebench" / "level_2.jsonl"
+    fixture = Path(__file__).parents[2] / "docs" / "examples" / "rescuebench" / "level_2.jsonl"
     out = tmp_path / "rb.jsonl"
     result = runner.invoke(app, ["import", "rescuebench", str(fixture), "--out", str(out)])
     assert result.exit_code == 0, result.output

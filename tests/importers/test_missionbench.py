@@ -9,7 +9,7 @@ from sortie.importers.missionbench import import_missionbench
 from sortie.missions.aerial.spec import aerial_data
 from sortie.missions.loading import load_suite
 
-DATASET = Path(__file__).parent / "fixtures" / "missionbench" / "dataset"
+DATASET = Path(__file__).parents[2] / "docs" / "examples" / "missionbench" / "dataset"
 
 
 def _by_name(episodes) -> dict:

@@ -10,7 +10,7 @@ from sortie.importers.rescuebench import import_rescuebench
 from sortie.missions.loading import load_suite
 from sortie.run.jobs import backend_needs
 
-FIXTURE = Path(__file__).parent / "fixtures" / "rescuebench" / "level_2.jsonl"
+FIXTURE = Path(__file__).parents[2] / "docs" / "examples" / "rescuebench" / "level_2.jsonl"
 
 
 def _rows() -> list[dict]:

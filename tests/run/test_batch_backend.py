@@ -90,7 +90,7 @@ def test_an_imported_rescuebench_suite_is_refused_on_the_embedded_backend(tmp_pa
 
     from sortie.importers import import_command
 
-    fixture = Path(__file__).parents[1] / "importers" / "fixtures" / "rescuebench"
+    fixture = Path(__file__).parents[2] / "docs" / "examples" / "rescuebench"
     suite = tmp_path / "rb.jsonl"
     import_command("rescuebench", [fixture / "level_2.jsonl"], suite, None)
     request = RunRequest((str(suite),), "random", store=tmp_path / "s.db", run_id="r")
@@ -104,7 +104,7 @@ def test_an_imported_rescuebench_suite_plans_on_the_unrealcv_backend(tmp_path):
 
     from sortie.importers import import_command
 
-    fixture = Path(__file__).parents[1] / "importers" / "fixtures" / "rescuebench"
+    fixture = Path(__file__).parents[2] / "docs" / "examples" / "rescuebench"
     suite = tmp_path / "rb.jsonl"
     import_command("rescuebench", [fixture / "level_2.jsonl"], suite, None)
     request = RunRequest(
@@ -120,7 +120,7 @@ def test_an_imported_missionbench_suite_plans_on_the_airsim_backend(tmp_path):
 
     from sortie.importers import import_command
 
-    dataset = Path(__file__).parents[1] / "importers" / "fixtures" / "missionbench" / "dataset"
+    dataset = Path(__file__).parents[2] / "docs" / "examples" / "missionbench" / "dataset"
     suite = tmp_path / "mb.jsonl"
     import_command("missionbench", [dataset], suite, None)
     request = RunRequest(
