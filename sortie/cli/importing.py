@@ -59,3 +59,12 @@ def import_suite(
     if skipped:
         console.print(f"Skipped {len(skipped)} task(s) that fit no apartment")
     console.print(f"Wrote {count} episodes to {escape(str(out))}")
+    backend = header.settings.get("backend", "embedded")
+    if backend != "embedded":
+        console.print(
+            f"Its episodes name {source}'s own maps: only that simulator plays them (not the "
+            f"embedded one; the oracle needs a map it cannot read there). With the simulator "
+            f"running: sortie run {escape(str(out))} --agent NAME --backend {backend} "
+            f"(-b host=… -b port=…; docs/simulators.md)",
+            soft_wrap=True,
+        )

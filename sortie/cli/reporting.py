@@ -75,7 +75,7 @@ def report(
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes.
 
     Episodes that ended in an agent or backend error are left out of every mean and counted
-    in the ``errors`` column.
+    in the errors column.
     """
     given = [*(variant or []), *([f"ts={ts_variant}"] if ts_variant else [])]
     try:

@@ -56,11 +56,17 @@ def save_view(
         "rgb.png": Image.fromarray(frames.rgb),
         "depth.png": Image.fromarray(depth_image(frames.depth)),
         "semantic.png": Image.fromarray(semantic_image(frames.semantic)),
-        "topdown.png": mark_pose(render_topdown(renderer, 0.1, max_pixels=768), pose),
+        "topdown.png": mark_pose(render_topdown(renderer, _fine(scene), max_pixels=768), pose),
     }
     for name, image in images.items():
         image.save(out / name)
     return [out / name for name in images]
+
+
+def _fine(scene: Scene, pixels: int = 768) -> float:
+    """Return the metres per pixel that give the top-down view ``pixels`` on its long side."""
+    xmin, ymin, xmax, ymax = scene.bounds
+    return max(xmax - xmin, ymax - ymin) / pixels
 
 
 def measure_steps(

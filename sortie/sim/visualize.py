@@ -10,11 +10,30 @@ from sortie.core.pose import Pose
 from sortie.sim.topdown import TopDownMap
 
 
-def depth_image(depth: NDArray[np.float32], far: float = 30.0) -> NDArray[np.uint8]:
-    """Return a grey image of ``depth``: near is bright, ``far`` and beyond (and sky) black."""
-    scaled = 1.0 - np.clip(np.nan_to_num(depth, posinf=far) / far, 0.0, 1.0)
-    grey = (scaled**0.7 * 255).astype(np.uint8)
-    return np.repeat(grey[..., None], 3, axis=2)
+def depth_image(depth: NDArray[np.float32], far: float | None = None) -> NDArray[np.uint8]:
+    """Return a grey image of ``depth``: the nearest point white, ``far`` and beyond black.
+
+    Grey follows inverse depth, as the eye reads distance, so a wall a metre away and one at
+    three differ as much as one at three and one at far. ``far`` defaults to the view's own
+    range (``view_range``): an apartment's few metres and a street's fifty both fill the scale.
+    """
+    far = far if far is not None else view_range(depth)
+    finite = depth[np.isfinite(depth)]
+    near = max(0.05, min(float(finite.min()), far / 2)) if finite.size else 0.05
+    inverse = 1.0 / np.clip(np.nan_to_num(depth, posinf=far), near, far)
+    share = (inverse - 1.0 / far) / (1.0 / near - 1.0 / far)
+    return np.repeat((share * 255).astype(np.uint8)[..., None], 3, axis=2)
+
+
+def view_range(depth: NDArray[np.float32]) -> float:
+    """Return the depth that shows a view best: its 98th percentile, rounded up to a metre.
+
+    Sky and misses (infinite) are left out; a view of nothing but them gets 30 m.
+    """
+    finite = depth[np.isfinite(depth)]
+    if finite.size == 0:
+        return 30.0
+    return float(max(2.0, np.ceil(np.percentile(finite, 98))))
 
 
 def semantic_image(ids: NDArray[np.int32]) -> NDArray[np.uint8]:
@@ -44,7 +63,7 @@ def mark_pose(
     picture = Image.fromarray(topdown.image)
     draw = ImageDraw.Draw(picture)
     col, row = topdown.pixel(pose.x, pose.y)
-    radius = max(5, int(0.8 / topdown.metres_per_pixel))
+    radius = max(5, int(0.3 / topdown.metres_per_pixel))  # the walker's body, 0.3 m
     draw.ellipse(
         [col - radius, row - radius, col + radius, row + radius],
         fill=color,
