@@ -43,6 +43,17 @@ def test_import_rescuebench_writes_the_suite_and_says_how_many(tmp_path):
     result = runner.invoke(app, ["import", "rescuebench", str(fixture), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "Wrote 2 episodes" in result.output and out.is_file()
+    assert "only that simulator plays them" in result.output
+    assert f"sortie run {out} --agent NAME --backend unrealcv" in " ".join(result.output.split())
+
+
+def test_an_emmoe_import_runs_here_and_says_nothing_of_another_simulator(tmp_path):
+    """EMMOE's tasks are placed on sortie's apartments: no word of another backend."""
+    folder = Path(__file__).parents[2] / "docs" / "examples" / "emmoe" / "EMMOE-100"
+    result = runner.invoke(
+        app, ["import", "emmoe", str(folder), "--out", str(tmp_path / "e.jsonl")]
+    )
+    assert result.exit_code == 0 and "--backend" not in result.output
 
 
 def test_import_of_an_unknown_source_fails_with_exit_code_2(tmp_path):
