@@ -22,7 +22,7 @@ def demo(
 ) -> None:
     """Run the smoke suites with two or three agents each; print the leaderboards, write HTML."""
     from sortie.missions.registry import FAMILIES
-    from sortie.report import write_portal, write_site
+    from sortie.report import Report, write_portal, write_site
     from sortie.report.render import leaderboard, render_table
     from sortie.report.tables import report_rows
     from sortie.run.batch import RunRequest
@@ -55,9 +55,8 @@ def demo(
                 )
             for table in leaderboard(report_rows(store, runs, group)):
                 console.print(render_table(table, f"Leaderboard · {suite}"))
-            reports.append(
-                (f"{family}: {suite}", write_site(store, runs, out / "report" / family, group))
-            )
-    index = write_portal(out / "report", reports)
+            site = write_site(store, runs, out / "report" / family, group)
+            reports.append(Report(f"{family}: {suite}", site, tuple(runs)))
+        index = write_portal(out / "report", store, reports)
     console.print(f"Store: {escape(str(store.path.resolve()))}")
     console.print(f"Report: {escape(str(index.resolve()))}")

@@ -128,6 +128,9 @@ class Family:
     """The two metrics of its leaderboard and decay plot (rates first)."""
     decay_title: str = ""
     """The title of the per-group plot on a suite's report page."""
+    progress: tuple[tuple[str, str, float], ...] = ()
+    """What the report's cascade plot shows instead of stages, for a family whose episodes
+    have one: ``(label, metric, at least)`` steps, e.g. ``("TP≥50", "tp", 0.5)`` (TP in 0..1)."""
     run_scores: tuple[Score, ...] = ()
     """The metrics beside each episode in a run's episode list."""
     episode_scores: tuple[Score, ...] = ()

@@ -28,8 +28,8 @@ _POLICY = (
 STYLE = """\
 body { font-family: system-ui, sans-serif; margin: 1.5em 2em; color: #222; max-width: 90em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; vertical-align: top; text-align: left; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 2px 6px; vertical-align: top; text-align: left; }
 th { background: #f2f2f2; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: pre; }
 td { white-space: nowrap; } td:has(pre) { white-space: normal; min-width: 20em; }

@@ -157,8 +157,9 @@ def cropped(
     """Return the map cut to the box around ``points`` (plus ``margin`` metres), enlarged."""
     height, width = topdown.image.shape[:2]
     cols, rows = zip(*(topdown.pixel(p[0], p[1]) for p in points), strict=True)
-    # Each side at least half the other, so a straight flight is not drawn as a sliver.
-    span = max(max(cols) - min(cols), max(rows) - min(rows)) / 4
+    # Each side at least three quarters of the other, so a straight flight is not drawn as
+    # a sliver and the map is wide enough to read beside the frame.
+    span = max(max(cols) - min(cols), max(rows) - min(rows)) * 3 / 8
     wide = max(margin / topdown.metres_per_pixel, span - (max(cols) - min(cols)) / 2)
     tall = max(margin / topdown.metres_per_pixel, span - (max(rows) - min(rows)) / 2)
     left, right = max(0, int(min(cols) - wide)), min(width, int(max(cols) + wide) + 1)
@@ -258,7 +259,7 @@ def _with_altitude(
     goal: tuple[float, float, float] | None,
 ) -> Image.Image:
     """Return the map with a strip below it: the flight's height over the steps (side view)."""
-    width, strip = picture.width, 90
+    width, strip = picture.width, 150
     heights = [spec.start.z] + [s.pose.z for s in steps]
     low = min([*heights, *([goal[2]] if goal else [])])
     high = max([*heights, *([goal[2]] if goal else [])])

@@ -38,21 +38,33 @@ class Cascade:
     """Percent of the ``n`` episodes whose stage reached ``done``, by stage name."""
 
 
-def stage_cascade(store: Store, runs: Sequence[str]) -> list[Cascade]:
+def stage_cascade(
+    store: Store, runs: Sequence[str], progress: Sequence[tuple[str, str, float]] = ()
+) -> list[Cascade]:
     """Return the stage completion percentages of every run per level, levels in order.
 
-    Episodes that ended in an agent or backend error are not attempts: they are left out.
+    ``progress`` (``Family.progress``) replaces the stages with steps of a metric, for a
+    family with a single stage. Episodes that ended in an agent or backend error are not
+    attempts: they are left out.
     """
     cascades = []
     for run in runs:
         done: dict[str, list[set[str]]] = defaultdict(list)
-        names: dict[str, None] = {}  # stage names in mission order, as first seen
+        names: dict[str, None] = {label: None for label, _, _ in progress}
         for episode in store.episodes(run):
             if errored(episode):
                 continue
-            stages = store.stages(run, episode.key)
-            names.update((s.name, None) for s in stages)
-            done[episode.level or "-"].append({s.name for s in stages if s.status == DONE})
+            if progress:
+                reached = {
+                    label
+                    for label, metric, least in progress
+                    if episode.metrics.get(metric, math.nan) >= least - 1e-9
+                }
+            else:
+                stages = store.stages(run, episode.key)
+                names.update((s.name, None) for s in stages)  # mission order, as first seen
+                reached = {s.name for s in stages if s.status == DONE}
+            done[episode.level or "-"].append(reached)
         for level in sorted(done):
             finished = done[level]
             cascades.append(
@@ -89,7 +101,8 @@ def plot_cascade(cascades: Sequence[Cascade], path: Path) -> Path:
                 width,
                 label=f"{run} (n={n})" if len(levels) == 1 else run,
             )
-        ax.set_xticks(range(len(stages)), stages)
+        slanted = max(map(len, stages), default=0) > 3
+        ax.set_xticks(range(len(stages)), stages, rotation=45 if slanted else 0, fontsize=8)
         ax.set_title(level)
         ax.set_ylim(0, 105)
     axes[0].set_ylabel("% of episodes done")
@@ -110,12 +123,19 @@ def level_decay(rows: Sequence[ReportRow], metric: str) -> dict[str, list[tuple[
 
 
 def plot_decay(
-    rows: Sequence[ReportRow], path: Path, metrics: Sequence[str] = ("tcr", "ts")
+    rows: Sequence[ReportRow],
+    path: Path,
+    metrics: Sequence[str] = ("tcr", "ts"),
+    level_word: str = "level",
 ) -> Path:
-    """Draw one panel per metric: its mean per level, one line per run, intervals as bars."""
-    figure = Figure(figsize=(3.6 * len(metrics) + 1.2, 2.8), dpi=DPI, layout="constrained")
-    axes = figure.subplots(1, len(metrics), squeeze=False)[0]
+    """Draw one panel per metric: its mean per level, one line per run, intervals as bars.
+
+    Long level names (household templates) are slanted so they do not run into each other.
+    """
     levels = sorted({r.group for r in rows if r.group != "all"})
+    tall = 2.8 + 0.06 * max(map(len, levels), default=0)  # room for slanted names
+    figure = Figure(figsize=(3.6 * len(metrics) + 1.2, tall), dpi=DPI, layout="constrained")
+    axes = figure.subplots(1, len(metrics), squeeze=False)[0]
     for ax, metric in zip(axes, metrics, strict=True):
         for run, points in level_decay(rows, metric).items():
             at = [levels.index(level) for level, _ in points]
@@ -127,8 +147,14 @@ def plot_decay(
             ax.errorbar(
                 at, [e.mean for e in estimates], yerr=gaps, marker="o", capsize=3, label=run
             )
-        ax.set_xticks(range(len(levels)), levels)
-        ax.set_title(f"{metric.upper()} by level")
+        slanted = max(map(len, levels), default=0) > 4
+        ax.set_xticks(
+            range(len(levels)),
+            levels,
+            rotation=35 if slanted else 0,
+            ha="right" if slanted else "center",
+        )
+        ax.set_title(f"{metric.upper()} by {level_word}")
         ax.set_ylim(-4, 104)  # TCR (%) and TS both run 0-100; a 0 stays visible
     figure.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize=8)
     return _save(figure, path)

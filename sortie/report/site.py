@@ -8,14 +8,17 @@ can be copied or zipped, and reads the same anywhere.
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from sortie.core.folders import claim_output
 from sortie.missions.registry import FAMILIES
 from sortie.report.codes import TITLE as CODES_TITLE
 from sortie.report.codes import code_counts, code_rows, has_codes
-from sortie.report.compare import write_comparisons
+from sortie.report.compare import COMPARE_FOLDER, write_comparisons
 from sortie.report.episode import (
     EPISODES_FOLDER,
     EpisodePage,
@@ -24,12 +27,13 @@ from sortie.report.episode import (
     write_episode_page,
 )
 from sortie.report.failures import failure_modes, failure_rows
-from sortie.report.html import STYLE, STYLE_FILE, HtmlTable, Link, esc, page, render_table
+from sortie.report.html import STYLE, STYLE_FILE, Cell, HtmlTable, Link, esc, page, render_table
 from sortie.report.maps import WorldMaps
 from sortie.report.player import INDEX_SCRIPT, write_scripts
 from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
 from sortie.report.reference import ReferenceViews
-from sortie.report.render import layout, paper_tables
+from sortie.report.render import cell, layout, paper_tables
+from sortie.report.runs import run_table
 from sortie.report.tables import check_run, report_rows, runs_family
 from sortie.report.timings import run_time_shares, time_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
@@ -79,7 +83,9 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
     """
     tables = []
     for table in paper_tables(report_rows(store, runs, group)):
-        header, lines = layout(table, "\n")
+        # A line per level and a column per run, as in the terminal: the paper's way round
+        # (a column per level and metric) is wider than a 1280-pixel screen at five levels.
+        header, lines = layout(table, "\n", by_run=True, compact=True)
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         tables.append(HtmlTable(table.title, header, lines, numeric))
     if has_codes(store, runs):
@@ -101,16 +107,19 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
 
 def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[str, str]]:
     """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs."""
-    cascade = plot_cascade(stage_cascade(store, runs), folder / "stage-cascade.png")
     family = FAMILIES.get(runs_family(store, runs))
+    cascades = stage_cascade(store, runs, family.progress)
+    cascade = plot_cascade(cascades, folder / "stage-cascade.png")
     by_level = report_rows(store, runs, "level", family.headline)
-    decay = plot_decay(by_level, folder / "level-decay.png", family.headline)
+    decay = plot_decay(by_level, folder / "level-decay.png", family.headline, family.level_name)
     across = family.decay_title
+    shown = (
+        "how far episodes got (share at each step of task progress, and successes)"
+        if family.progress
+        else "share of episodes that completed each stage"
+    )
     return [
-        (
-            "Stage cascade: share of episodes that completed each stage, per level or type",
-            f"{PLOTS_FOLDER}/{cascade.name}",
-        ),
+        (f"Cascade: {shown}, per {family.level_name}", f"{PLOTS_FOLDER}/{cascade.name}"),
         (f"{across}, one line per run", f"{PLOTS_FOLDER}/{decay.name}"),
     ]
 
@@ -188,16 +197,106 @@ def _metric(page: EpisodePage, name: str, digits: int = 1) -> str:
     return "–" if value is None or value != value else f"{value:.{digits}f}"  # NaN != NaN
 
 
-def write_portal(out: Path, reports: Sequence[tuple[str, Path]]) -> Path:
-    """Write ``out/index.html`` linking to reports written below ``out``; return its path.
+@dataclass(frozen=True, slots=True)
+class Report:
+    """One report below a portal: its title, its index page and the runs it shows."""
+
+    title: str
+    index: Path
+    runs: tuple[str, ...]
+
+
+def write_portal(out: Path, store: Store, reports: Sequence[Report]) -> Path:
+    """Write ``out/index.html``, the front page of reports written below ``out``; return it.
 
     Runs of different mission families have different tables, so each family gets its own
-    report; this page is their common front door.
+    report. The front page lists every run of them all, one sortable line each: its suites,
+    agent and model, backend, when it began, episodes and runs, errors, and its family's two
+    headline metrics with their 95% intervals; then each report with its side-by-side pages.
     """
     out.mkdir(parents=True, exist_ok=True)
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
-    rows = [(Link(title, index.relative_to(out).as_posix()),) for title, index in reports]
-    body = "<h1>sortie reports</h1>" + render_table(HtmlTable("Reports", ("report",), rows))
+    write_scripts(out)
+    table = HtmlTable(
+        "Every run",
+        PORTAL_COLUMNS,
+        [_portal_row(store, report, run, out) for report in reports for run in report.runs],
+        frozenset({"episodes", "runs", "errors", "headline 1", "headline 2"}),
+        sortable=True,
+        filters=frozenset({"family", "agent"}),
+    )
+    body = (
+        "<h1>sortie reports</h1>"
+        f"<p class='hint'>Store {esc(store.path.name)}; click a column's head to sort, a run to "
+        "open its report (leaderboard, plots, a page per episode).</p>"
+        + render_table(table)
+        + "<h2>Reports</h2><ul>"
+        + "".join(_report_item(report, out) for report in reports)
+        + "</ul>"
+    )
     index = out / "index.html"
-    index.write_text(page("sortie reports", body), encoding="utf-8")
+    index.write_text(page("sortie reports", body, scripts=(INDEX_SCRIPT,)), encoding="utf-8")
     return index
+
+
+NEWLINE = "\n"
+"""Between a mean and its interval in a cell (the cell keeps its line breaks)."""
+PORTAL_COLUMNS = (
+    "run",
+    "family",
+    "suites",
+    "agent",
+    "backend",
+    "began",
+    "episodes",
+    "runs",
+    "errors",
+    "headline 1",
+    "headline 2",
+)
+
+
+def _portal_row(store: Store, report: Report, run: str, out: Path) -> list[Cell]:
+    """Return one run's front-page line: what it was, and its headline over all episodes."""
+    (summary,) = [r for r in run_table(store) if r["run"] == run]
+    family = FAMILIES.get(summary["family"])
+    rows = report_rows(store, [run], "suite", family.headline)
+    overall = rows[-1] if rows else None
+    link = report.index.relative_to(out).as_posix()
+    heads = [
+        f"{metric.upper()} {cell(overall.estimates[metric], NEWLINE, compact=True)}"
+        if overall
+        else "–"
+        for metric in family.headline
+    ]
+    return [
+        Link(run, link),
+        summary["family"],
+        ", ".join(summary["suites"]),
+        summary["agent"],
+        summary["backend"],
+        (summary["began"] or "–").replace("T", " ")[:16],  # to the minute, UTC
+        str(overall.n if overall else 0),
+        str(overall.runs if overall else 0),
+        str(summary["errors"]),
+        *heads,
+    ]
+
+
+def _report_item(report: Report, out: Path) -> str:
+    """Return a report's list item: a link to it and to its side-by-side pages."""
+    folder = report.index.parent
+    link = report.index.relative_to(out).as_posix()
+    sides = sorted((folder / COMPARE_FOLDER).glob("*.html"))
+    inner = "".join(
+        f"<li><a href='{esc(p.relative_to(out).as_posix())}'>{esc(_side_title(p))}</a></li>"
+        for p in sides
+    )
+    nested = f"<ul>{inner}</ul>" if inner else ""
+    return f"<li><a href='{esc(link)}'>{esc(report.title)}</a>{nested}</li>"
+
+
+def _side_title(path: Path) -> str:
+    """Return a side-by-side page's title, read from its heading."""
+    found = re.search(r"<h1>(.*?)</h1>", path.read_text(encoding="utf-8"))
+    return html.unescape(found.group(1)) if found else path.stem

@@ -91,3 +91,13 @@ def episode_page(site: Path, episode_id: str, run: str = SAYING_RUN) -> Path:
     found = [p for p in (site.parent / "episodes").glob("*.html") if heading in p.read_text()]
     assert len(found) == 1, heading
     return found[0]
+
+
+@pytest.fixture(scope="session")
+def portal(store_path, site) -> Path:
+    """The front page over the report of every run in the store; returns its path."""
+    from sortie.report import Report, write_portal
+
+    with Store(store_path) as opened:
+        report = Report("rescue: good, idle, say", site, tuple(opened.runs()))
+        return write_portal(site.parent.parent, opened, [report])

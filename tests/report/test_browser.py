@@ -225,3 +225,29 @@ def test_the_side_by_side_page_loads_and_links_to_both_episodes(browser, site):
         visit.page.get_by_role("link", name="failing").first.click()
     assert visit.page.locator("h1").inner_text() == "s/frames · failing"
     assert visit.errors == []
+
+
+OVERFLOWING = (
+    "Array.from(document.querySelectorAll('.scroll'))"
+    ".filter(box => box.scrollWidth > box.clientWidth + 1).length"
+)
+"""How many table boxes of a page are wider than the screen (their tables would be cut)."""
+
+
+@pytest.mark.parametrize("which", ["portal", "site"])
+def test_the_front_page_and_the_index_fit_a_1280_pixel_screen(browser, which, request, tmp_path):
+    """At 1280 px no table box scrolls sideways and no image spills over; a screenshot is taken.
+
+    The screenshot (in the test's folder) is what docs/reports.md shows, made this way.
+    """
+    path = request.getfixturevalue(which)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(LONGEST_WAIT_MS)
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    assert page.evaluate(OVERFLOWING) == 0
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    wide = "Array.from(document.images).filter(i => i.getBoundingClientRect().right > 1280)"
+    assert page.evaluate(f"{wide}.length") == 0
+    page.screenshot(path=str(tmp_path / f"{which}.png"), full_page=True)
+    assert (tmp_path / f"{which}.png").stat().st_size > 10_000
+    page.close()

@@ -65,7 +65,14 @@ HOUSEHOLD = Family(
     level_name="attributes",
     group="level",
     headline=("sr", "tp"),
-    decay_title="SR and TP (%) per level",
+    decay_title="SR and TP (%) per task template",
+    progress=(
+        ("TP≥25", "tp", 0.25),
+        ("TP≥50", "tp", 0.5),
+        ("TP≥75", "tp", 0.75),
+        ("TP=100", "tp", 1.0),
+        ("SR", "sr", 1.0),
+    ),
     run_scores=(Score("SR", "sr", 0), Score("TP", "tp", 2), Score("rounds", "rounds", 0)),
     episode_scores=(
         Score("SR", "sr", 0),
