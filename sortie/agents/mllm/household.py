@@ -38,7 +38,7 @@ from sortie.core.observation import Brief, HouseholdObservation, MissionObservat
 from sortie.models.client import Reply
 
 REASKS = 4
-"""Re-asks of an unreadable answer before the round becomes ``end`` (EMMOE's five)."""
+"""Re-asks of an unreadable answer before the agent gives up: five attempts, as EMMOE samples."""
 ECHO = 1000
 """Longest unreadable answer echoed back to the model in a re-ask."""
 

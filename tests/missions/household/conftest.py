@@ -52,17 +52,21 @@ class Recorder:
 Play = Callable[..., Recorder]
 
 
-def as_trajectory(recorder: Recorder, spec: EpisodeSpec) -> Trajectory:
-    """Return a played episode as the record its scorer reads."""
-    header = TrajectoryHeader(
+def header_of(spec: EpisodeSpec, seed: int = 0) -> TrajectoryHeader:
+    """Return the record header of a test episode."""
+    return TrajectoryHeader(
         episode=spec,
         agent=PluginRef(name="test"),
         backend=PluginRef(name="embedded"),
-        seed=0,
+        seed=seed,
         code_version="test",
     )
+
+
+def as_trajectory(recorder: Recorder, spec: EpisodeSpec) -> Trajectory:
+    """Return a played episode as the record its scorer reads."""
     assert recorder.footer is not None
-    return Trajectory(header, recorder.steps, recorder.footer)
+    return Trajectory(header_of(spec), recorder.steps, recorder.footer)
 
 
 @pytest.fixture
@@ -82,15 +86,8 @@ def play(kitchen: None) -> Play:
         mission = HouseholdMission(backend, **settings)
         if hasattr(agent, "attach"):
             agent.attach(backend.oracle_view())  # type: ignore[attr-defined]
-        header = TrajectoryHeader(
-            episode=spec or episode([PUT_MUG]),
-            agent=PluginRef(name="test"),
-            backend=PluginRef(name="embedded"),
-            seed=seed,
-            code_version="test",
-        )
         recorder = Recorder()
-        run_episode(mission, agent, header, [recorder])  # type: ignore[arg-type]
+        run_episode(mission, agent, header_of(spec or episode([PUT_MUG]), seed), [recorder])  # type: ignore[arg-type]
         return recorder
 
     return run
