@@ -106,8 +106,30 @@ def run(
     request = run_request(options)
     with exit_codes():
         summary = run_and_report(request, console)
+        _warn_echoes(request.store, summary.plan.run_id)
     if summary.all_errored:
         raise typer.Exit(code=1)
+
+
+ECHO_WARNING = 0.5
+"""Share of a run's decisions answered by echoes above which ``sortie run`` says so."""
+
+
+def _warn_echoes(store_path: Path, run_id: str) -> None:
+    """Say so when most of a model's answers copied the prompt instead of answering."""
+    from sortie.report.usage import run_usage
+    from sortie.run.store import Store
+
+    with Store(store_path) as store:
+        stats = run_usage(store, [run_id]).get(run_id)
+    if stats is None or not stats.echoes or stats.echo_rate <= ECHO_WARNING:
+        return
+    console.print(
+        f"[bold yellow]{stats.echoes} of {stats.decisions} decisions ended in answers that "
+        "copied the prompt's placeholders or field descriptions instead of answering[/] "
+        "(format errors of kind echo): the model did not take the task up; see "
+        "docs/models.md, Weak models"
+    )
 
 
 @app.command()

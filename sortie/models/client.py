@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from sortie.models.config import ModelConfig, Structured, api_key, redact_url, s
 from sortie.models.preflight import check_server
 from sortie.models.retry import Backoff, ErrorKind, Failure, classify, refuses_format
 from sortie.models.structured import (
+    ECHO,
     Parser,
     extract_json,
     response_format,
@@ -42,6 +44,18 @@ from sortie.models.structured import (
 
 Message = dict[str, Any]
 _SENT_FIELDS = ("model", "messages", "temperature", "max_tokens", "response_format")
+
+
+CHARS_PER_TOKEN = 4.0
+"""A rough count of characters per token of English text, to size a request."""
+MIN_CHECKED_TOKENS = 200
+"""Requests smaller than this are not checked (the estimate is too rough)."""
+SHORT_PROMPT = 0.3
+"""A prompt counted below this share of its estimated size lost part of itself."""
+
+
+class ModelWarning(UserWarning):
+    """Something about the model server that makes a run look normal when it is not."""
 
 
 class ModelCallError(SortieError):
@@ -112,6 +126,7 @@ class ModelClient:
             config.backoff, config.backoff_max, config.retry_after_max, config.seed
         )
         self._sdk: openai.OpenAI | None = None
+        self._warned_tokens = False
 
     def ask(
         self,
@@ -137,7 +152,7 @@ class ModelClient:
             return Reply(text, tuple(calls), None, error)
         value, error = self._validated(schema, text, parse)
         if value is None and error is not None:
-            calls[-1] = _format_error(calls[-1])
+            calls[-1] = _format_error(calls[-1], error)
             if not revalidate:
                 return Reply(text, tuple(calls), None, error)
             try:
@@ -151,7 +166,7 @@ class ModelClient:
             if error is None:
                 value, error = self._validated(schema, text, parse)
             if value is None:
-                calls[-1] = _format_error(calls[-1])
+                calls[-1] = _format_error(calls[-1], error)
         return Reply(text, tuple(calls), value, error)
 
     def preflight(self) -> None:
@@ -219,6 +234,8 @@ class ModelClient:
             fmt = response_format(self.mode, schema)
             if fmt is not None:
                 request["response_format"] = fmt
+        if self.config.system == "user":
+            request["messages"] = fold_system(request["messages"])
         return {**self.config.options, **request}
 
     def _validated(
@@ -250,6 +267,7 @@ class ModelClient:
                 f"the recorded run did not"
             )
         response = self._scrubbed(self._post(request))
+        self._check_prompt_tokens(request, response)
         if self.cache is not None:
             self.cache.put(key, response)
         return _Sent(response, self._record(response, cached=False))
@@ -314,6 +332,27 @@ class ModelClient:
             )
         return self._sdk
 
+    def _check_prompt_tokens(self, request: Message, response: CachedResponse) -> None:
+        """Warn, once, when the server counted far fewer prompt tokens than the request holds.
+
+        A chat template that drops system messages (llama.cpp's ``gemma``) leaves the model
+        without the actions, skills and schema, and the run looks normal: the prompt token
+        count is the only clue.
+        """
+        if self._warned_tokens or not response.tokens_in:
+            return
+        text = sum(len(part) for part in _texts(request.get("messages", [])))
+        expected = text / CHARS_PER_TOKEN
+        if expected >= MIN_CHECKED_TOKENS and response.tokens_in < SHORT_PROMPT * expected:
+            self._warned_tokens = True
+            warnings.warn(
+                f"model {self.config.model}: the server counted {response.tokens_in} prompt "
+                f"tokens for a request of about {expected:.0f}: its chat template may drop the "
+                f"system message (llama.cpp's gemma does); try -a system=user",
+                ModelWarning,
+                stacklevel=2,
+            )
+
     def _record(self, response: CachedResponse, cached: bool) -> ModelCallRecord:
         error = (
             ErrorKind.REJECTED
@@ -354,8 +393,40 @@ class ModelClient:
         )
 
 
-def _format_error(call: ModelCallRecord) -> ModelCallRecord:
-    return call.model_copy(update={"error": ErrorKind.FORMAT})
+def _format_error(call: ModelCallRecord, error: str | None) -> ModelCallRecord:
+    """Return the call marked as a format error, or an echo of the prompt (its own kind)."""
+    kind = ErrorKind.ECHO if error and error.startswith(ECHO) else ErrorKind.FORMAT
+    return call.model_copy(update={"error": kind})
+
+
+def fold_system(messages: list[Message]) -> list[Message]:
+    """Return ``messages`` with the system messages' text put before the first user message's.
+
+    For chat templates that drop system messages; the user message keeps its images.
+    """
+    system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system")
+    rest = [m for m in messages if m.get("role") != "system"]
+    first = next((i for i, m in enumerate(rest) if m.get("role") == "user"), None)
+    if not system or first is None:
+        return messages
+    content = rest[first]["content"]
+    if isinstance(content, str):
+        folded: Any = f"{system}\n\n{content}"
+    else:
+        folded = [{"type": "text", "text": system}, *content]
+    return [*rest[:first], {**rest[first], "content": folded}, *rest[first + 1 :]]
+
+
+def _texts(messages: list[Message]) -> list[str]:
+    """Return every text of ``messages`` (string contents and text parts)."""
+    texts = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts += [p.get("text", "") for p in content if isinstance(p, dict)]
+    return texts
 
 
 def _with_instructions(messages: list[Message], instructions: str) -> list[Message]:

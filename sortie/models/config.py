@@ -72,6 +72,10 @@ class ModelConfig:
     """Longest answer text accepted; longer ones are format errors (a runaway model)."""
     options: dict[str, Any] = field(default_factory=dict)
     """Extra request fields sent as they are (``top_p``, ``seed``...); part of the cache key."""
+    system: str = "system"
+    """Where the system prompt goes: ``system`` (its own message) or ``user`` (folded into
+    the first user message, for chat templates that drop system messages: llama.cpp's
+    ``gemma``)."""
 
     def __post_init__(self) -> None:
         if self.structured not in Structured.CHAIN:
@@ -79,6 +83,8 @@ class ModelConfig:
                 f"model client: structured {self.structured!r} is not one of "
                 f"{', '.join(Structured.CHAIN)}"
             )
+        if self.system not in ("system", "user"):
+            raise ParameterError(f"model client: system {self.system!r} is not one of system, user")
         if self.replay and not self.cache:
             raise ParameterError("model client: replay=true needs cache=<path of the cache>")
         for name in ("timeout", "backoff", "backoff_max", "retry_after_max"):

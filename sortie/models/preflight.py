@@ -9,6 +9,7 @@ one-token chat call decides, since some servers (llama.cpp) answer any model nam
 from __future__ import annotations
 
 import json
+import warnings
 from urllib.parse import urlsplit
 
 import openai
@@ -33,6 +34,15 @@ def check_server(sdk: openai.OpenAI, config: ModelConfig) -> None:
         served = None  # no /models endpoint (404) or a busy server: the chat call decides
     if served is None or config.model not in served:
         _try_chat(sdk, config, served)
+        if served:  # listed others, yet answered: a server that answers any name (llama.cpp)
+            warnings.warn(
+                f"model {config.model!r} is not among the models the server at "
+                f"{redact_url(config.base_url)} lists ({', '.join(sorted(served))}), but it "
+                f"answered: it answers any name, and the run is recorded under "
+                f"{config.model!r}; check the name",
+                UserWarning,
+                stacklevel=2,
+            )
 
 
 def _listed(body: str) -> list[str] | None:

@@ -19,6 +19,7 @@ class ErrorKind:
     REJECTED = "rejected"  # the response format refused (4xx/5xx): the next format is tried
     CLIENT = "client"  # other 4xx: wrong model name, bad key; retrying cannot help
     FORMAT = "format"  # an answer that does not parse or validate, or JSON of the wrong shape
+    ECHO = "echo"  # an answer that copies the prompt's placeholders or field descriptions
     TRANSIENT = frozenset({RATE_LIMIT, SERVER, TIMEOUT, CONNECTION, MALFORMED})
 
 

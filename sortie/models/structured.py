@@ -105,15 +105,61 @@ def extract_json(text: str) -> Any:
 def validate(
     schema: type[BaseModel], text: str, parse: Parser = extract_json
 ) -> tuple[BaseModel | None, str | None]:
-    """Return (the validated answer, None), or (None, why it is not valid)."""
+    """Return (the validated answer, None), or (None, why it is not valid).
+
+    An answer that validates but copies a placeholder or a field's description from the
+    prompt (``"..."``, ``"why this command, briefly"``) is not an answer: its error starts
+    with ``ECHO`` (the client records it as its own kind, ``echo``).
+    """
     try:
         data = parse(text)
     except (ValueError, TypeError, RecursionError) as error:
         return None, f"not parseable: {error or type(error).__name__}"
     try:
-        return schema.model_validate(data), None
+        value = schema.model_validate(data)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in error.errors()[:5]
         )
         return None, f"does not follow the schema: {problems}"
+    copied = echoed(schema, value)
+    return (None, ECHO + copied) if copied else (value, None)
+
+
+ECHO = "echo: "
+"""How a validation error that is an echo of the prompt begins."""
+_PLACEHOLDER = re.compile(r"^\s*(\.{2,}|…|<[^<>]*>|\?+|_{2,}|x{3,})\s*$", re.IGNORECASE)
+
+
+def echoed(schema: type[BaseModel], value: BaseModel) -> str | None:
+    """Return which field of ``value`` copies a placeholder or a description, or None."""
+    descriptions = {_words(d) for d in _descriptions(schema.model_json_schema())}
+    for where, text in _strings(value.model_dump(mode="json"), ""):
+        if _PLACEHOLDER.match(text) or _words(text) in descriptions:
+            return f"{where or '(root)'}: {text[:80]!r} copies the prompt instead of answering"
+    return None
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .")
+
+
+def _descriptions(node: Any) -> list[str]:
+    """Return every ``description`` in a JSON schema, nested models included."""
+    if isinstance(node, dict):
+        own = [node["description"]] if isinstance(node.get("description"), str) else []
+        return own + [d for v in node.values() for d in _descriptions(v)]
+    if isinstance(node, list):
+        return [d for v in node for d in _descriptions(v)]
+    return []
+
+
+def _strings(node: Any, where: str) -> list[tuple[str, str]]:
+    """Return every string in an answer with its dotted path."""
+    if isinstance(node, str):
+        return [(where, node)]
+    if isinstance(node, dict):
+        return [s for k, v in node.items() for s in _strings(v, f"{where}.{k}".lstrip("."))]
+    if isinstance(node, list):
+        return [s for i, v in enumerate(node) for s in _strings(v, f"{where}.{i}")]
+    return []

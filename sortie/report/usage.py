@@ -46,17 +46,24 @@ class CallStats:
     answer's latency, and is counted in ``errors`` instead."""
     latency_p95: float = math.nan
     format_errors: int = 0
-    """Decisions whose answer stayed unusable after the retry, or was malformed."""
+    """Decisions whose answer stayed unusable after the retry, or was malformed (echoes too)."""
+    echoes: int = 0
+    """Decisions whose answer copied the prompt's placeholders or field descriptions."""
 
     @property
     def format_error_rate(self) -> float:
         """Return the share of decisions that ended in a format error (NaN without any)."""
         return self.format_errors / self.decisions if self.decisions else math.nan
 
+    @property
+    def echo_rate(self) -> float:
+        """Return the share of decisions whose answer was an echo of the prompt."""
+        return self.echoes / self.decisions if self.decisions else math.nan
+
 
 def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
     """Return the model use of ``trajectories`` summed together."""
-    episodes, decisions, format_errors = 0, 0, 0
+    episodes, decisions, format_errors, echoes = 0, 0, 0, 0
     latencies: list[float] = []
     totals: Counter[str] = Counter()
     errors: Counter[str] = Counter()
@@ -66,9 +73,10 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
             if not made:
                 continue
             decisions += 1
-            format_errors += made[-1].error == ErrorKind.FORMAT
+            format_errors += made[-1].error in (ErrorKind.FORMAT, ErrorKind.ECHO)
+            echoes += made[-1].error == ErrorKind.ECHO
             for call in made:
-                if call.error in (None, "", ErrorKind.FORMAT):  # the model answered
+                if call.error in (None, "", ErrorKind.FORMAT, ErrorKind.ECHO):  # it answered
                     latencies.append(call.latency)
                 totals.update(
                     calls=1,
@@ -90,6 +98,7 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
         dict(errors),
         *_latency(latencies),
         format_errors,
+        echoes,
     )
 
 
@@ -147,6 +156,7 @@ COLUMNS = (
     "latency mean (s)",
     "latency p95 (s)",
     "format errors",
+    "echoes",
 )
 
 
@@ -166,6 +176,7 @@ def usage_rows(stats: Mapping[str, CallStats]) -> list[tuple[str, ...]]:
             _seconds(s.latency_mean),
             _seconds(s.latency_p95),
             _share(s.format_error_rate),
+            _share(s.echo_rate),
         )
         for name, s in stats.items()
     ]

@@ -91,6 +91,7 @@ class ModelServer:
         echo_key: bool = False,
         key: str | None = None,
         routes: str = "",
+        drops_system: bool = False,
     ) -> None:
         """Serve ``policy``'s answers.
 
@@ -109,11 +110,14 @@ class ModelServer:
             key: the only API key accepted; other keys get a 401 (None: any key).
             routes: the only path prefix served (``"/v1"``: as llama.cpp, a request for
                 ``/models`` or ``/chat/completions`` without it is a 404); empty: any prefix.
+            drops_system: count the prompt's tokens without its system messages, as a chat
+                template that drops them does (llama.cpp's ``gemma``).
         """
         self.policy = policy
         self.reject_json_schema, self.reject_json_mode = reject_json_schema, reject_json_mode
         self.refusal_status, self.models, self.any_model = refusal_status, models, any_model
         self.echo_key, self.key, self.routes = echo_key, key, routes
+        self.drops_system = drops_system
         self.listings = 0
         """``GET /models`` requests answered (they are not in ``requests``)."""
         self.requests: list[dict[str, Any]] = []
@@ -289,7 +293,11 @@ class _Handler(BaseHTTPRequestHandler):
         if double._rejects(body):
             return self._send(*double._refusal(body))
         if fault is None:
-            return self._send(200, completion(self._said(body), body))
+            counted = body
+            if double.drops_system:
+                kept = [m for m in body.get("messages", []) if m.get("role") != "system"]
+                counted = {**body, "messages": kept}
+            return self._send(200, completion(self._said(body), counted))
         self._misbehave(fault, body)
 
     def _routed(self, route: str) -> bool:

@@ -98,3 +98,35 @@ def test_the_report_labels_a_text_observation_run(tmp_path):
         run(tmp_path, "homiebot", *model_args(server, "observation=text"))
     output = cli(["report", "--run", "homiebot", "--store", str(tmp_path / "s.db")])
     assert "homiebot (text observation)" in output
+
+
+def test_a_model_that_echoes_the_prompt_is_counted_and_the_run_says_so(tmp_path):
+    """Gemma's '...' answers: one decision of five echo calls, no_answer, and a warning."""
+    subtask = {"action": "...", "target": "...", "place": None}
+    echo = json.dumps({"analysis": "...", "subtask": subtask, "skill": "..."})
+    with ModelServer(lambda messages: echo, models=("test-vlm",)) as server:
+        output = cli(
+            [
+                "run",
+                "household-smoke-v1",
+                "--agent",
+                "homiebot",
+                "--limit",
+                "1",
+                "--store",
+                str(tmp_path / "s.db"),
+                *model_args(server),
+            ]
+        )
+    text = " ".join(output.split())
+    assert "1 of 1 decisions ended in answers that copied the prompt's placeholders" in text
+    report = cli(["report", "--run", next(iter_runs(tmp_path)), "--store", str(tmp_path / "s.db")])
+    assert "echo 5" in report and "100.0%" in report
+
+
+def iter_runs(tmp_path: Path):
+    """Yield the run ids of the test store."""
+    from sortie.run.store import Store
+
+    with Store(tmp_path / "s.db") as store:
+        yield from store.runs()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -66,7 +66,8 @@ class _Answer(BaseModel):
         return value.strip().lower().replace(" ", "_") if isinstance(value, str) else value
 
 
-Box = list[int] | None
+Box = list[Annotated[int, Field(ge=0, le=1000)]] | None
+"""A target box in 0–1000 image coordinates: a corner outside them is a format error."""
 
 
 def answer_schema(box: bool, reasoning: bool) -> type[BaseModel]:

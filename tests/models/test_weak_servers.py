@@ -1,0 +1,58 @@
+"""Servers that make a run look normal when it is not: a dropped system prompt, any name."""
+
+import warnings
+
+import pytest
+
+from sortie.models import ModelClient, ModelConfig
+from sortie.models.client import ModelWarning, fold_system
+from sortie.testing.model_server import ModelServer
+from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.usefixtures("secret")
+
+SYSTEM = "You plan household subtasks. " * 60
+"""A system prompt of about 450 tokens, as the agents' are: the actions, skills, schema."""
+MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Round 1."}]
+
+
+def client(server: ModelServer, **args: str) -> ModelClient:
+    """Return a client of ``server`` with the test's quick settings."""
+    settings = {"model": "m", "base_url": server.base_url, **FAST, **args}
+    return ModelClient(ModelConfig.from_args(settings))
+
+
+def test_a_template_that_drops_the_system_prompt_is_noticed_once():
+    """Prompt tokens counted without the system message: one ModelWarning saying system=user."""
+    with ModelServer(lambda m: "ok", drops_system=True) as server:
+        asking = client(server)
+        with pytest.warns(ModelWarning, match="try -a system=user"):
+            asking.ask(MESSAGES)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            asking.ask(MESSAGES)  # once is enough
+
+
+def test_system_user_folds_the_system_prompt_into_the_first_user_message():
+    """-a system=user: no system message is sent, its text leads the user's; no warning."""
+    with ModelServer(lambda m: "ok", drops_system=True) as server:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            client(server, system="user").ask(MESSAGES)
+        sent = server.requests[0]["messages"]
+    assert [m["role"] for m in sent] == ["user"]
+    assert sent[0]["content"].startswith(SYSTEM.strip()) and sent[0]["content"].endswith("Round 1.")
+
+
+def test_folding_keeps_a_user_message_with_images_whole():
+    """A user message of parts gets the system text as its first part."""
+    image = {"type": "image_url", "image_url": {"url": "data:,"}}
+    folded = fold_system([MESSAGES[0], {"role": "user", "content": [image]}])
+    assert folded == [{"role": "user", "content": [{"type": "text", "text": SYSTEM}, image]}]
+
+
+def test_a_server_that_answers_any_name_warns_of_a_name_it_does_not_list():
+    """llama.cpp lists its alias but answers any name: the run would go under the wrong name."""
+    with ModelServer(lambda m: "ok", models=("gemma3-270m",), any_model=True) as server:
+        with pytest.warns(UserWarning, match="not among the models the server"):
+            client(server, model="gemma-3-270m").preflight()
