@@ -10,6 +10,7 @@ agent is tested at ``act()`` level with synthetic observations.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from typing import Annotated, Any, Literal
@@ -245,7 +246,23 @@ class MllmAerialAgent(ModelAgent):
             + (["reasoning"] if self.reasoning else [])
             + ["action", "magnitude", "report (or null)", "done (true or false)"]
         )
-        return f"Answer with a JSON object with the fields {', '.join(names)}."
+        example = {
+            **({"box": [412, 380, 530, 455]} if self.box else {}),
+            **(
+                {"reasoning": "The red car is ahead and below; I fly closer."}
+                if self.reasoning
+                else {}
+            ),
+            "action": "forward",
+            "magnitude": 10,
+            "report": None,
+            "done": False,
+        }
+        # A concrete answer, not placeholders: a weak model copies what it is shown.
+        return (
+            f"Answer with a JSON object with the fields {', '.join(names)}, "
+            f"e.g. {json.dumps(example)}."
+        )
 
     def _execute(self, reply: Reply) -> Action:
         answer = reply.value

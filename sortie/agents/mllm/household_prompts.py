@@ -7,6 +7,7 @@ sends its requests, and ``sortie export sft|dpo`` writes the same requests as tr
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Mapping
@@ -180,11 +181,32 @@ class HouseholdPrompter:
         return {"role": "system", "content": text}
 
     def fields_text(self) -> str:
-        """Return the sentence that says how to answer (JSON fields, or the plain form)."""
-        analysis = '"analysis": "what you see and why", ' if self.settings.analysis else ""
+        """Return the sentence that says how to answer: the fields, and two real answers.
+
+        The examples are concrete and valid (a weak model copies what it is shown: with
+        placeholders it answered ``...`` every round); they are examples of the form, not
+        advice for the task at hand.
+        """
+        analysis = self.settings.analysis
+        pick = _example(
+            analysis,
+            "The red mug is on the counter right in front of me.",
+            ("pick", "red mug", None),
+            "grasp",
+        )
+        put = _example(
+            analysis,
+            "I hold the red mug and the table is next to me.",
+            ("put", "red mug", "table"),
+            "grasp",
+        )
+        fields = ("analysis (what you see and why), " if analysis else "") + (
+            "subtask (action, target, and for put the place, else null) and skill"
+        )
         return (
-            f'Answer with one JSON object: {{{analysis}"subtask": {{"action": "...", '
-            f'"target": "...", "place": "..." or null}}, "skill": "..."}}. The plain form '
+            f"Answer with one JSON object with the fields {fields}. For example: {pick} "
+            f'Or, to put down what you hold: {put} To finish: {{"subtask": {{"action": '
+            f'"end", "target": "", "place": null}}, "skill": ""}}. The plain form '
             f"{_PLAIN_FORM!r} is read too."
         )
 
@@ -242,6 +264,14 @@ class HouseholdPrompter:
             for step, answer in self.turns
             for message in (step, {"role": "assistant", "content": answer})
         ]
+
+
+def _example(analysis: bool, seen: str, subtask: tuple[str, str, str | None], skill: str) -> str:
+    """Return one answer in the JSON form, as a model should write it."""
+    action, target, place = subtask
+    data: dict[str, Any] = {"analysis": seen} if analysis else {}
+    data |= {"subtask": {"action": action, "target": target, "place": place}, "skill": skill}
+    return json.dumps(data)
 
 
 def as_count(name: str, raw: int | str) -> int:

@@ -11,6 +11,7 @@ continuous ``Move``/``Interact`` actions over as many control periods as needed:
 
 from __future__ import annotations
 
+import json
 import math
 from collections import deque
 from typing import Any, Literal
@@ -177,7 +178,17 @@ class MllmRescueAgent(ModelAgent):
         fields = ("reasoning (why, briefly), " if self.reasoning else "") + (
             "seen (what you see now, in a few words) and command (one of the commands above)"
         )
-        return f"Answer with a JSON object with the fields {fields}."
+        example = {
+            **(
+                {"reasoning": "The corridor ahead is clear; the clue says the garage."}
+                if self.reasoning
+                else {}
+            ),
+            "seen": "a corridor with a door on the left",
+            "command": "forward",
+        }
+        # A concrete answer, not placeholders: a weak model copies what it is shown.
+        return f"Answer with a JSON object with the fields {fields}, e.g. {json.dumps(example)}."
 
     def _memory_text(self) -> str:
         if self.history <= 0 or not self.memory:
