@@ -295,3 +295,20 @@ def test_images_mode_asks_for_the_rgb_camera():
     where = {"model": "m", "base_url": "http://127.0.0.1:9"}
     assert HomieBotAgent(**where).sensors == frozenset({Sensor.RGB})
     assert HomieBotAgent(**where, observation="text").sensors == frozenset()
+
+
+def test_examples_come_between_the_system_prompt_and_the_round(play):  # noqa: F811
+    """-a examples=2: the request is the system prompt, two example rounds, then this round."""
+    with ModelServer(scripted(plan_answers())) as server:
+        play(homiebot(server, examples="2"), SPEC, skills="perfect")
+        first = server.requests[0]["messages"]
+    assert [m["role"] for m in first] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert first[1]["content"].startswith("(An example round of another task")
+    assert "Tidy up." in user_text(server.requests[0])  # the kitchen's own task comes last

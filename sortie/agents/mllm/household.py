@@ -62,6 +62,7 @@ class HomieBotAgent(ModelAgent):
         analysis: bool | str = True,
         observation: str = "images",
         reasks: int | str = REASKS,
+        examples: int | str = 0,
         prompt_dir: str | None = None,
         image_format: str = "png",
         **model_args: Any,
@@ -79,6 +80,9 @@ class HomieBotAgent(ModelAgent):
             observation: ``images`` (default), or ``text``: per view the names of the
                 things the camera shows instead of the images, sent as plain text.
             reasks: re-asks of an unreadable answer before the agent gives up (``no_answer``).
+            examples: in-context example rounds shown first: expert rounds of household-v1
+                train tasks, never of the task being played (EMMOE gives weaker models
+                examples); 0 shows none.
             prompt_dir: folder with your own ``household_system.txt`` and
                 ``household_step.txt``.
             image_format: ``png`` (lossless, default) or ``jpeg``.
@@ -93,7 +97,7 @@ class HomieBotAgent(ModelAgent):
         shown = {"window": window, "history": history, "images": images, "feedback": feedback}
         settings = PromptSettings.from_args(
             {**shown, "resolution": resolution, "image_format": image_format}
-            | {"analysis": analysis, "observation": observation}
+            | {"analysis": analysis, "observation": observation, "examples": examples}
         )
         self.reasks = as_count("reasks", reasks)
         self.prompter = HouseholdPrompter(self.prompts, settings)

@@ -12,6 +12,8 @@ import re
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
@@ -117,6 +119,8 @@ class PromptSettings:
     feedback: bool = True
     analysis: bool = True
     mode: ObservationMode = ObservationMode.IMAGES
+    examples: int = 0
+    """In-context example rounds before the conversation (``household_examples.json``)."""
 
     @classmethod
     def from_args(cls, args: Mapping[str, Any]) -> PromptSettings:
@@ -138,6 +142,7 @@ class PromptSettings:
             as_flag("feedback", args.get("feedback", True)),
             as_flag("analysis", args.get("analysis", True)),
             as_mode(args.get("observation", ObservationMode.IMAGES)),
+            as_count("examples", args.get("examples", 0)),
         )
 
     @property
@@ -160,9 +165,14 @@ class HouseholdPrompter:
         self.turns: deque[tuple[Message, str]] = deque(maxlen=self.settings.window)
 
     def request(self, observation: HouseholdObservation) -> tuple[list[Message], Message]:
-        """Return the messages of this round's request, and the round's own user message."""
+        """Return the messages of this round's request, and the round's own user message.
+
+        With ``examples``, that many expert rounds of other (train) tasks come first, each a
+        user message and the answer, never a round of the task being played.
+        """
         step = {"role": "user", "content": self._content(observation)}
-        return [self.system(), *self._window(), step], step
+        shown = examples_for(observation.task or self.brief.text, self.settings.examples)
+        return [self.system(), *shown, *self._window(), step], step
 
     def remember(self, step: Message, answer: str) -> None:
         """Keep a round (its text, not its images) and the answer used, for later requests."""
@@ -264,6 +274,38 @@ class HouseholdPrompter:
             for step, answer in self.turns
             for message in (step, {"role": "assistant", "content": answer})
         ]
+
+
+EXAMPLES_FILE = "household_examples.json"
+"""Expert rounds of train tasks, packaged beside the prompts (``sortie.export.examples``)."""
+EXAMPLE_NOTE = "(An example round of another task, with the expert's answer.)"
+
+
+def examples_for(task: str, count: int) -> list[Message]:
+    """Return ``count`` example rounds as user and assistant messages, none of ``task``.
+
+    Raises:
+        ParameterError: more examples asked for than there are of other tasks.
+    """
+    if count == 0:
+        return []
+    rounds = [r for r in _packaged_examples() if r["task"].strip() != task.strip()]
+    if count > len(rounds):
+        raise ParameterError(f"agent argument examples: at most {len(rounds)}, got {count}")
+    return [
+        message
+        for r in rounds[:count]
+        for message in (
+            {"role": "user", "content": f"{EXAMPLE_NOTE}\n{r['request']}"},
+            {"role": "assistant", "content": r["answer"]},
+        )
+    ]
+
+
+@cache
+def _packaged_examples() -> list[dict[str, str]]:
+    text = (files("sortie.agents.mllm") / "prompts" / EXAMPLES_FILE).read_text("utf-8")
+    return list(json.loads(text))
 
 
 def _example(analysis: bool, seen: str, subtask: tuple[str, str, str | None], skill: str) -> str:
