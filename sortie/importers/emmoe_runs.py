@@ -112,7 +112,7 @@ def rescore_runs(
         problems.add(str(exp), "folder", f"no <model>/<task>/<run>/{CONVERSATION} under it")
     scored, refused = [], {}
     for path in logs:
-        where = _where(path, exp, problems)
+        where = _where(path, problems)
         if where is None or (runs and where[2] not in runs):
             continue
         model, task_id, run = where
@@ -134,10 +134,10 @@ def rescore_runs(
     return scored, list(refused.values())
 
 
-def _where(path: Path, exp: Path, problems: Problems) -> tuple[str, int, int] | None:
+def _where(path: Path, problems: Problems) -> tuple[str, int, int] | None:
     """Return a log's model, task number and run number, from its folders."""
     run, task, model = path.parent.name, path.parent.parent.name, path.parent.parent.parent
-    if not (run.isdigit() and task.isdigit()) or model == exp.parent:
+    if not (run.isdigit() and task.isdigit()):
         problems.add(str(path), "folder", "expected <model>/<task number>/<run number>/")
         return None
     return model.name, int(task), int(run)
