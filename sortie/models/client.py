@@ -134,6 +134,7 @@ class ModelClient:
         schema: type[BaseModel] | None = None,
         parse: Parser = extract_json,
         revalidate: bool = True,
+        examples: frozenset[str] = frozenset(),
     ) -> Reply:
         """Return the model's answer to ``messages``; with ``schema``, validated against it.
 
@@ -141,7 +142,9 @@ class ModelClient:
         (unless ``revalidate`` is False: callers with their own re-asking, ``homiebot``);
         if it fails again the reply carries ``error`` and no value (the caller records an
         invalid action). So does an answer of the wrong shape (a malformed body: its raw text,
-        cut, is the reply's text). Server failures beyond the retry limit raise.
+        cut, is the reply's text), and one that copies the prompt: a placeholder, a field's
+        description or one of ``examples`` (the example answer's free text), an ``echo``.
+        Server failures beyond the retry limit raise.
 
         Raises:
             ModelCallError: the server kept failing, or refused the request outright.
@@ -150,7 +153,7 @@ class ModelClient:
         text, calls, error = self._answer(messages, schema)
         if schema is None or error is not None:
             return Reply(text, tuple(calls), None, error)
-        value, error = self._validated(schema, text, parse)
+        value, error = self._validated(schema, text, parse, examples)
         if value is None and error is not None:
             calls[-1] = _format_error(calls[-1], error)
             if not revalidate:
@@ -164,7 +167,7 @@ class ModelClient:
                 raise
             calls += more
             if error is None:
-                value, error = self._validated(schema, text, parse)
+                value, error = self._validated(schema, text, parse, examples)
             if value is None:
                 calls[-1] = _format_error(calls[-1], error)
         return Reply(text, tuple(calls), value, error)
@@ -239,11 +242,11 @@ class ModelClient:
         return {**self.config.options, **request}
 
     def _validated(
-        self, schema: type[BaseModel], text: str, parse: Parser
+        self, schema: type[BaseModel], text: str, parse: Parser, examples: frozenset[str]
     ) -> tuple[BaseModel | None, str | None]:
         if len(text) > self.config.max_chars:
             return None, f"answer of {len(text)} characters, longer than {self.config.max_chars}"
-        return validate(schema, text, parse)
+        return validate(schema, text, parse, examples)
 
     def _retry_messages(self, messages: list[Message], text: str, error: str) -> list[Message]:
         echo = text if len(text) <= self.config.max_chars else text[:1000] + " [cut]"

@@ -103,13 +103,16 @@ def extract_json(text: str) -> Any:
 
 
 def validate(
-    schema: type[BaseModel], text: str, parse: Parser = extract_json
+    schema: type[BaseModel],
+    text: str,
+    parse: Parser = extract_json,
+    examples: frozenset[str] = frozenset(),
 ) -> tuple[BaseModel | None, str | None]:
     """Return (the validated answer, None), or (None, why it is not valid).
 
-    An answer that validates but copies a placeholder or a field's description from the
-    prompt (``"..."``, ``"why this command, briefly"``) is not an answer: its error starts
-    with ``ECHO`` (the client records it as its own kind, ``echo``).
+    An answer that validates but copies a placeholder, a field's description or one of the
+    prompt's ``examples`` sentences (``"..."``, ``"why this command, briefly"``) is not an
+    answer: its error starts with ``ECHO`` (the client records it as its own kind, ``echo``).
     """
     try:
         data = parse(text)
@@ -122,7 +125,7 @@ def validate(
             f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in error.errors()[:5]
         )
         return None, f"does not follow the schema: {problems}"
-    copied = echoed(schema, value)
+    copied = echoed(schema, value, examples)
     return (None, ECHO + copied) if copied else (value, None)
 
 
@@ -131,9 +134,16 @@ ECHO = "echo: "
 _PLACEHOLDER = re.compile(r"^\s*(\.{2,}|…|<[^<>]*>|\?+|_{2,}|x{3,})\s*$", re.IGNORECASE)
 
 
-def echoed(schema: type[BaseModel], value: BaseModel) -> str | None:
-    """Return which field of ``value`` copies a placeholder or a description, or None."""
-    descriptions = {_words(d) for d in _descriptions(schema.model_json_schema())}
+def echoed(
+    schema: type[BaseModel], value: BaseModel, examples: frozenset[str] = frozenset()
+) -> str | None:
+    """Return which field of ``value`` copies a placeholder, description or example, or None.
+
+    ``examples`` are free-text sentences the prompt shows as an example answer's (its
+    analysis): no planner writes one word for word of its own accord.
+    """
+    shown = [*_descriptions(schema.model_json_schema()), *examples]
+    descriptions = {_words(d) for d in shown}
     for where, text in _strings(value.model_dump(mode="json"), ""):
         if _PLACEHOLDER.match(text) or _words(text) in descriptions:
             return f"{where or '(root)'}: {text[:80]!r} copies the prompt instead of answering"

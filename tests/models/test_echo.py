@@ -51,3 +51,21 @@ def test_the_aerial_echo_and_a_box_outside_the_image():
     negative = {"box": [-1, -2, -3, -4], "reasoning": "the car is ahead", "action": "up"}
     _, error = validate(schema, json.dumps(negative))
     assert error is not None and error.startswith("does not follow the schema: box.0")
+
+
+def test_repeating_the_prompts_example_answer_is_an_echo():
+    """Gemma's answer once the prompt showed a real example: that example, word for word."""
+    from sortie.agents.mllm.household_prompts import EXAMPLE_SENTENCES, SEEN_EXAMPLE
+
+    copied = json.dumps(
+        {
+            "analysis": SEEN_EXAMPLE,
+            "subtask": {"action": "pick", "target": "red mug", "place": "table"},
+            "skill": "grasp",
+        }
+    )
+    schema = household_schema(True)
+    _, error = validate(schema, copied, parse_answer, EXAMPLE_SENTENCES)
+    assert error is not None and error.startswith(ECHO + "analysis")
+    own = copied.replace(SEEN_EXAMPLE, "The mug is on the table to my left.")
+    assert validate(schema, own, parse_answer, EXAMPLE_SENTENCES)[1] is None

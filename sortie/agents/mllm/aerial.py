@@ -54,6 +54,9 @@ ActionName = Literal[
     "drop_payload",
     "collect_sample",
 ]
+REASONING_EXAMPLE = "The red car is ahead and below; I fly closer."
+EXAMPLES = frozenset({REASONING_EXAMPLE})
+"""The example answer's free text: an answer that repeats it copied the prompt (an echo)."""
 _TAG = re.compile(r"<(\w+)>(.*?)</\1>", re.S)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -192,7 +195,9 @@ class MllmAerialAgent(ModelAgent):
 
     def act(self, observation: MissionObservation) -> Action:
         """Ask the model for the next action and return it."""
-        reply = self.client.ask(self._messages(observation), self.schema, parse_answer)
+        reply = self.client.ask(
+            self._messages(observation), self.schema, parse_answer, examples=EXAMPLES
+        )
         self.note(reply)
         if observation.frames.rgb is not None and self.history > 0:
             self.images.append(observation.frames.rgb)
@@ -248,11 +253,7 @@ class MllmAerialAgent(ModelAgent):
         )
         example = {
             **({"box": [412, 380, 530, 455]} if self.box else {}),
-            **(
-                {"reasoning": "The red car is ahead and below; I fly closer."}
-                if self.reasoning
-                else {}
-            ),
+            **({"reasoning": REASONING_EXAMPLE} if self.reasoning else {}),
             "action": "forward",
             "magnitude": 10,
             "report": None,

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from sortie.agents.mllm.common import ModelAgent
 from sortie.agents.mllm.household_prompts import (
+    EXAMPLE_SENTENCES,
     HouseholdPrompter,
     Message,
     PromptSettings,
@@ -129,7 +130,9 @@ class HomieBotAgent(ModelAgent):
         calls: list[Any] = []
         schema = self.prompter.schema
         for attempt in range(self.reasks + 1):
-            reply = self.client.ask(messages, schema, parse_answer, revalidate=False)
+            reply = self.client.ask(
+                messages, schema, parse_answer, revalidate=False, examples=EXAMPLE_SENTENCES
+            )
             texts.append(reply.text)
             calls += reply.calls
             if reply.value is not None:

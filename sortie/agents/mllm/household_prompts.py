@@ -38,6 +38,10 @@ _SUBTASK = re.compile(r"subtask\s*:\s*\[([^\]]*)\]", re.I)
 _SKILL = re.compile(r"(?:model|skill)\s*:\s*\[?([^\]\n]*)", re.I)
 _ANALYSIS = re.compile(r"analysis\s*:\s*(.*?)\s*(?=subtask\s*:|\Z)", re.I | re.S)
 _PLAIN_FORM = "Analysis: ... Subtask: [Action, target] or [Put, item, place] Model: skill"
+SEEN_EXAMPLE = "The red mug is on the counter right in front of me."
+HOLDING_EXAMPLE = "I hold the red mug and the table is next to me."
+EXAMPLE_SENTENCES = frozenset({SEEN_EXAMPLE, HOLDING_EXAMPLE})
+"""The example answers' analyses: an answer that repeats one copied the prompt (an echo)."""
 
 
 class PlannedSubtask(BaseModel):
@@ -198,18 +202,8 @@ class HouseholdPrompter:
         advice for the task at hand.
         """
         analysis = self.settings.analysis
-        pick = _example(
-            analysis,
-            "The red mug is on the counter right in front of me.",
-            ("pick", "red mug", None),
-            "grasp",
-        )
-        put = _example(
-            analysis,
-            "I hold the red mug and the table is next to me.",
-            ("put", "red mug", "table"),
-            "grasp",
-        )
+        pick = _example(analysis, SEEN_EXAMPLE, ("pick", "red mug", None), "grasp")
+        put = _example(analysis, HOLDING_EXAMPLE, ("put", "red mug", "table"), "grasp")
         fields = ("analysis (what you see and why), " if analysis else "") + (
             "subtask (action, target, and for put the place, else null) and skill"
         )

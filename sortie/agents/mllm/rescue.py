@@ -37,6 +37,10 @@ Command = Literal[
     "forward", "back", "turn_left", "turn_right", "look_up", "look_down", "stay", "grab", "drop"
 ]
 FORWARD_M, BACK_M, TURN_DEG, PITCH_STEP, PITCH_MAX = 1.0, 0.5, 30.0, 30.0, 30.0
+REASONING_EXAMPLE = "The corridor ahead is clear; the clue says the garage."
+SEEN_EXAMPLE = "a corridor with a door on the left"
+EXAMPLES = frozenset({REASONING_EXAMPLE, SEEN_EXAMPLE})
+"""The example answer's free text: an answer that repeats it copied the prompt (an echo)."""
 
 
 class _Answer(BaseModel):
@@ -135,7 +139,7 @@ class MllmRescueAgent(ModelAgent):
         if self._queue:
             self.note(None)
             return self._queue.popleft()
-        reply = self.client.ask(self._messages(observation), self.schema)
+        reply = self.client.ask(self._messages(observation), self.schema, examples=EXAMPLES)
         self.note(reply)
         self._events = []
         return self._execute(reply)
@@ -179,12 +183,8 @@ class MllmRescueAgent(ModelAgent):
             "seen (what you see now, in a few words) and command (one of the commands above)"
         )
         example = {
-            **(
-                {"reasoning": "The corridor ahead is clear; the clue says the garage."}
-                if self.reasoning
-                else {}
-            ),
-            "seen": "a corridor with a door on the left",
+            **({"reasoning": REASONING_EXAMPLE} if self.reasoning else {}),
+            "seen": SEEN_EXAMPLE,
             "command": "forward",
         }
         # A concrete answer, not placeholders: a weak model copies what it is shown.
