@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sortie.core.folders import claim_output
 from sortie.missions.registry import FAMILIES
@@ -217,10 +218,15 @@ def write_portal(out: Path, store: Store, reports: Sequence[Report]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
     write_scripts(out)
+    summaries = {row["run"]: row for row in run_table(store)}
     table = HtmlTable(
         "Every run",
         PORTAL_COLUMNS,
-        [_portal_row(store, report, run, out) for report in reports for run in report.runs],
+        [
+            _portal_row(store, report, summaries[run], out)
+            for report in reports
+            for run in report.runs
+        ],
         frozenset({"episodes", "runs", "errors", "headline 1", "headline 2"}),
         sortable=True,
         filters=frozenset({"family", "agent"}),
@@ -256,9 +262,9 @@ PORTAL_COLUMNS = (
 )
 
 
-def _portal_row(store: Store, report: Report, run: str, out: Path) -> list[Cell]:
+def _portal_row(store: Store, report: Report, summary: dict[str, Any], out: Path) -> list[Cell]:
     """Return one run's front-page line: what it was, and its headline over all episodes."""
-    (summary,) = [r for r in run_table(store) if r["run"] == run]
+    run = summary["run"]
     family = FAMILIES.get(summary["family"])
     rows = report_rows(store, [run], "suite", family.headline)
     overall = rows[-1] if rows else None
