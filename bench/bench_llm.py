@@ -71,6 +71,7 @@ def run_one(agent: str, suite: str, clock: str, port: int, store: Path) -> dict[
         "base_url": f"http://127.0.0.1:{port}/v1",
         "model": MODEL,
         "observation": "text",
+        "system": "user",  # llama-cpp-python's gemma template drops system messages
         "timeout": "300",
     }
     request = RunRequest(
