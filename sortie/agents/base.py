@@ -123,15 +123,18 @@ def agent_table() -> list[dict[str, Any]]:
         rows.append(
             {
                 "agent": name,
-                "what": " ".join((factory.__doc__ or "").split("\n\n")[0].split()).replace(
-                    "``", ""
-                ),
+                "what": _summary(factory.__doc__ or ""),
                 "families": sorted(families) if families is not None else ["any"],
                 "sees": _sees(factory),
                 "arguments": _arguments(factory),
             }
         )
     return rows
+
+
+def _summary(doc: str) -> str:
+    """Return a docstring's first paragraph on one line, without reST's double backticks."""
+    return " ".join(doc.split("\n\n")[0].split()).replace("``", "")
 
 
 def _sees(factory: type) -> str:

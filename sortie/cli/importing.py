@@ -14,6 +14,7 @@ from sortie.cli.common import (
     fail,
 )
 from sortie.core.errors import SortieError
+from sortie.core.records_io import SuiteHeader
 
 
 @app.command("import")
@@ -49,6 +50,11 @@ def import_suite(
         header, count = run_import(source, paths, out, suite, options)
     except SortieError as error:
         raise fail(error) from None
+    _say_written(source, out, header, count)
+
+
+def _say_written(source: str, out: Path, header: SuiteHeader, count: int) -> None:
+    """Print what was skipped, what was written, and where an imported suite can run."""
     skipped = header.settings.get("skipped", [])
     for entry in skipped:
         console.print(

@@ -117,10 +117,20 @@ ECHO_WARNING = 0.5
 
 def _warn_echoes(store_path: Path, run_id: str) -> None:
     """Say so when most of a model's answers copied the prompt instead of answering."""
+    from sortie.core.records_io import read_trajectory
     from sortie.report.usage import run_usage
     from sortie.run.store import Store
 
     with Store(store_path) as store:
+        episodes = store.episodes(run_id)
+        # Only a run whose agent asks a model has answers to count: one record tells, and an
+        # oracle run of hundreds of episodes is not read again to find none.
+        try:
+            first = read_trajectory(episodes[0].record) if episodes else None
+        except (SortieError, OSError):  # an unreadable record: the report says so, not this
+            return
+        if first is None or not any(step.model_calls for step in first.steps):
+            return
         stats = run_usage(store, [run_id]).get(run_id)
     if stats is None or not stats.echoes or stats.echo_rate <= ECHO_WARNING:
         return

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -142,12 +143,17 @@ def echoed(
     ``examples`` are free-text sentences the prompt shows as an example answer's (its
     analysis): no planner writes one word for word of its own accord.
     """
-    shown = [*_descriptions(schema.model_json_schema()), *examples]
-    descriptions = {_words(d) for d in shown}
+    descriptions = _schema_descriptions(schema) | {_words(e) for e in examples}
     for where, text in _strings(value.model_dump(mode="json"), ""):
         if _PLACEHOLDER.match(text) or _words(text) in descriptions:
             return f"{where or '(root)'}: {text[:80]!r} copies the prompt instead of answering"
     return None
+
+
+@cache
+def _schema_descriptions(schema: type[BaseModel]) -> frozenset[str]:
+    """Return a schema's field descriptions, normalised (built once per schema, not per answer)."""
+    return frozenset(_words(d) for d in _descriptions(schema.model_json_schema()))
 
 
 def _words(text: str) -> str:

@@ -81,11 +81,9 @@ class HomieBotAgent(ModelAgent):
             observation: ``images`` (default), or ``text``: per view the names of the
                 things the camera shows instead of the images, sent as plain text.
             reasks: re-asks of an unreadable answer before the agent gives up (``no_answer``).
-            examples: in-context example rounds shown first: expert rounds of household-v1
-                train tasks, never of the task being played (EMMOE gives weaker models
-                examples); 0 shows none.
-            prompt_dir: folder with your own ``household_system.txt`` and
-                ``household_step.txt``.
+            examples: expert rounds of household-v1 train tasks shown first, never of the
+                task being played (EMMOE gives weaker models examples); 0: none.
+            prompt_dir: folder with your own ``household_system.txt`` and ``household_step.txt``.
             image_format: ``png`` (lossless, default) or ``jpeg``.
             **model_args: model client settings, as for ``mllm-rescue``.
 
