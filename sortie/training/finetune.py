@@ -1,0 +1,220 @@
+"""Fine-tuning with TRL: SFT on the expert's answers, then (optionally) DPO on the pairs.
+
+As in EMMOE, supervised fine-tuning comes first and preference optimisation refines it. The
+loss is on the answer only (each SFT row is split into the request, as the prompt, and the
+answer, as the completion). A pretrained base trains LoRA adapters, merged into the weights
+afterwards so the server loads a plain model; a scratch model trains every weight. Steps are
+counted, never timed, so the same settings train the same model on any machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sortie.training.bases import Base
+
+Echo = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSettings:
+    """How long and how hard to train."""
+
+    sft_steps: int = 240
+    dpo_steps: int = 0
+    batch: int = 2
+    """Rows per step (gradient accumulation of one-row batches: no padding on a CPU)."""
+    learning_rate: float = 2e-4
+    lora_rank: int = 16
+    max_length: int = 2048
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Trained:
+    """What training did: steps taken and the loss of the first and last logged steps."""
+
+    stage: str
+    steps: int
+    rows: int
+    first_loss: float
+    last_loss: float
+
+
+def fine_tune(
+    base: Base, sets: tuple[Any, Any], settings: TrainSettings, work: Path, echo: Echo
+) -> tuple[Any, list[Trained]]:
+    """Train ``base`` on the SFT rows, then the DPO rows; return the merged model and stages.
+
+    ``sets`` is the SFT and the DPO rows; ``echo`` gets a line per logged step.
+    """
+    model = base.model
+    stages = []
+    if settings.sft_steps:
+        trainer = _sft(base, model, sets[0], settings, work / "sft")
+        model, stage = _run(trainer, "sft", echo)
+        stages.append(stage)
+    if settings.dpo_steps:
+        trainer = _dpo(base, model, sets[1], settings, work / "dpo")
+        model, stage = _run(trainer, "dpo", echo)
+        stages.append(stage)
+    return model, stages
+
+
+def _run(trainer: Any, stage: str, echo: Echo) -> tuple[Any, Trained]:
+    """Train, echoing each logged loss instead of the trainer's own printout."""
+    from transformers import PrinterCallback, TrainerCallback
+
+    class Lines(TrainerCallback):
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **_: Any) -> None:
+            if logs and "loss" in logs:
+                echo(f"{stage} step {state.global_step}/{state.max_steps}: loss {logs['loss']:.3f}")
+
+    trainer.remove_callback(PrinterCallback)
+    trainer.add_callback(Lines())
+    trainer.train()
+    return _merged(trainer.model), _stage(stage, trainer, len(trainer.train_dataset))
+
+
+def as_prompt_completion(rows: Any) -> Any:
+    """Split each SFT row into its request (prompt) and answer (completion)."""
+
+    def split(row: dict[str, Any]) -> dict[str, Any]:
+        return {"prompt": row["messages"][:-1], "completion": row["messages"][-1:]}
+
+    return rows.map(split, remove_columns=rows.column_names)
+
+
+def _sft(base: Base, model: Any, rows: Any, settings: TrainSettings, out: Path) -> Any:
+    """Return an SFT trainer on the rows' answers."""
+    from trl import SFTConfig
+
+    data = as_prompt_completion(rows)
+    config = SFTConfig(
+        **_common(settings, settings.sft_steps, out),
+        completion_only_loss=True,
+        max_length=settings.max_length,
+    )
+    trainer = _answer_only_trainer()(
+        model=model,
+        args=config,
+        train_dataset=data,
+        processing_class=base.tokenizer,
+        peft_config=_lora(settings) if base.lora else None,
+    )
+    return trainer
+
+
+def _answer_only_trainer() -> type:
+    """Return TRL's SFTTrainer with the loss computed on the answer's positions only.
+
+    TRL's fused head projects every position through the LM head on a CPU (it keeps only
+    the answer's on GPUs); Gemma's head is 262,144 words wide, so on a CPU that is most of a
+    step. Here the backbone runs on the whole row and the head on the answer's positions:
+    the same loss (summed over answer tokens, divided by their count in the batch), at a
+    third of the cost. TRL still prepares the rows, the masks, the optimiser and the schedule.
+    """
+    import torch
+    from trl import SFTTrainer
+
+    class AnswerOnlySFT(SFTTrainer):
+        def compute_loss(
+            self,
+            model: Any,
+            inputs: Any,
+            return_outputs: bool = False,
+            num_items_in_batch: Any = None,
+        ) -> Any:
+            causal = model.get_base_model() if hasattr(model, "get_base_model") else model
+            labels = inputs["labels"][:, 1:]
+            hidden = causal.model(
+                input_ids=inputs["input_ids"],
+                attention_mask=inputs.get("attention_mask"),
+                use_cache=False,
+            ).last_hidden_state[:, :-1]
+            mask = labels != -100
+            logits = causal.get_output_embeddings()(hidden[mask]).float()
+            cap = getattr(causal.config, "final_logit_softcapping", None)
+            if cap:
+                logits = torch.tanh(logits / cap) * cap
+            total = torch.nn.functional.cross_entropy(logits, labels[mask], reduction="sum")
+            count = mask.sum() if num_items_in_batch is None else num_items_in_batch
+            return total / torch.as_tensor(count).clamp(min=1)
+
+    return AnswerOnlySFT
+
+
+def _dpo(base: Base, model: Any, rows: Any, settings: TrainSettings, out: Path) -> Any:
+    """Return a DPO trainer on the pairs, against the model as it is now."""
+    import copy
+
+    from trl import DPOConfig, DPOTrainer
+
+    data = rows.select_columns(["prompt", "chosen", "rejected"])
+    config = DPOConfig(**_common(settings, settings.dpo_steps, out), max_length=settings.max_length)
+    # With adapters the reference is the model with its adapters off; else a frozen copy.
+    reference = None if base.lora else copy.deepcopy(model).eval()
+    trainer = DPOTrainer(
+        model=model,
+        ref_model=reference,
+        args=config,
+        train_dataset=data,
+        processing_class=base.tokenizer,
+        peft_config=_lora(settings) if base.lora else None,
+    )
+    return trainer
+
+
+def _common(settings: TrainSettings, steps: int, out: Path) -> dict[str, Any]:
+    return {
+        "output_dir": str(out),
+        "max_steps": steps,
+        "per_device_train_batch_size": 1,
+        "gradient_accumulation_steps": settings.batch,
+        "learning_rate": settings.learning_rate,
+        "lr_scheduler_type": "cosine",
+        "warmup_steps": max(1, steps // 20),
+        "seed": settings.seed,
+        "data_seed": settings.seed,
+        "logging_steps": max(1, steps // 20),
+        "save_strategy": "no",
+        "report_to": [],
+        "use_cpu": True,
+        "activation_checkpointing": False,  # memory is not short; recomputing costs a fifth
+        "disable_tqdm": True,
+    }
+
+
+def _lora(settings: TrainSettings) -> Any:
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=settings.lora_rank,
+        lora_alpha=2 * settings.lora_rank,
+        lora_dropout=0.0,
+        target_modules="all-linear",
+        task_type="CAUSAL_LM",
+    )
+
+
+def _merged(model: Any) -> Any:
+    """Fold LoRA adapters into the weights; a model without adapters is returned as is."""
+    merge = getattr(model, "merge_and_unload", None)
+    return merge() if merge is not None else model
+
+
+def _stage(name: str, trainer: Any, rows: int) -> Trained:
+    losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+    first, last = (losses[0], losses[-1]) if losses else (float("nan"), float("nan"))
+    return Trained(name, trainer.state.global_step, rows, first, last)
+
+
+def describe(stage: Trained) -> str:
+    """Return one line saying what a stage did."""
+    return (
+        f"{stage.stage}: {stage.steps} steps on {stage.rows} rows, "
+        f"loss {stage.first_loss:.3f} → {stage.last_loss:.3f}"
+    )

@@ -1,0 +1,173 @@
+"""EMMOE's training loop, closed: expert data → fine-tune → serve → score on held-out tasks.
+
+1. The oracle plays household-v1's train tasks; its rounds are exported as SFT and DPO rows
+   with homiebot's text prompt (``sortie.training.data``, which checks the test split is out).
+2. The base model is saved as it is (the zero-shot model), then fine-tuned with TRL
+   (``sortie.training.finetune``) and saved again.
+3. Each model is served by ``transformers serve`` on loopback, and ``homiebot`` plays
+   household-test-v1 against it with the same prompt settings, greedy, ``repeats`` times.
+
+Everything lands under one folder: the sets, both models, the server logs, the results store
+(``results.db``) and ``training.json``. A pipeline killed half-way resumes there: saved models
+are not trained again and a run resumes at its first unfinished episode. A folder made with
+other settings is refused rather than mixed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sortie.core.errors import ConfigError
+from sortie.run.batch import RunRequest, execute, plan_run
+from sortie.run.store import Store
+from sortie.training.bases import GEMMA, MAX_NEW_TOKENS, load_base, save
+from sortie.training.data import TEST_SUITE, check_held_out, load_rows, make_sets
+from sortie.training.finetune import TrainSettings, describe, fine_tune
+from sortie.training.server import served
+
+BASE_URL_ENV = "SORTIE_MODEL_BASE_URL"
+MODEL_SETTINGS = ("base", "train", "train_tasks", "window")
+"""The settings that decide the trained model (kept in ``settings.json``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSettings:
+    """What to train and how to score it."""
+
+    base: str = GEMMA
+    train: TrainSettings = field(default_factory=TrainSettings)
+    train_tasks: int | None = None
+    """Play only the first N train tasks (None: all 90)."""
+    test_tasks: int | None = None
+    """Score on only the first N test tasks (None: all 10)."""
+    repeats: int = 3
+    window: int = 0
+    """Earlier rounds homiebot shows in full; 0 keeps requests short for a CPU."""
+    timeout: float = 300.0
+    """Seconds homiebot waits for one answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopResult:
+    """Where the scored runs are: the store and the two run ids (zero-shot, fine-tuned)."""
+
+    store: Path
+    runs: tuple[str, str]
+
+
+def prompt_args(settings: LoopSettings) -> dict[str, str]:
+    """Return homiebot's prompt arguments, shared by the training rows and the evaluation."""
+    return {"observation": "text", "window": str(settings.window)}
+
+
+def run_loop(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> LoopResult:
+    """Run the whole pipeline under ``out``; return where its two runs are stored.
+
+    Raises:
+        ConfigError: ``out`` holds a pipeline made with other settings, the training rows
+            touch the test split, the base is unknown, or a server does not start.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    _check_settings(settings, out)
+    models = _models(settings, out, echo)
+    store = out / "results.db"
+    runs = []
+    for label, folder in models.items():
+        run_id = f"homiebot-{Path(settings.base).name}-{label}"
+        echo(f"scoring {label} on {TEST_SUITE} ({settings.repeats} repeats) …")
+        with served(folder, out / f"serve-{label}.log") as server, _endpoint(server.base_url):
+            args = {**prompt_args(settings), "model": server.model}
+            args |= {"timeout": str(settings.timeout), "max_tokens": str(MAX_NEW_TOKENS)}
+            _evaluate(settings, store, run_id, args)
+        runs.append(run_id)
+    return LoopResult(store, (runs[0], runs[1]))
+
+
+def _models(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> dict[str, Path]:
+    """Return the zero-shot and fine-tuned model folders, training them if not saved yet."""
+    folders = {"zero-shot": out / "models" / "base", "fine-tuned": out / "models" / "tuned"}
+    if all((folder / "config.json").exists() for folder in folders.values()):
+        echo(f"models already trained in {out / 'models'}")
+        return folders
+    sets = make_sets(out / "data", prompt_args(settings), settings.train_tasks, echo)
+    echo(f"training rows: {dict(sets.rows)} from {len(sets.tasks)} train tasks")
+    sft, dpo = load_rows(sets.sft), load_rows(sets.dpo)
+    base = load_base(settings.base, _texts(sft), settings.train.seed)
+    save(base.model, base.tokenizer, folders["zero-shot"])
+    started = time.process_time()
+    model, stages = fine_tune(base, (sft, dpo), settings.train, out / "checkpoints", echo)
+    seconds = time.process_time() - started
+    for stage in stages:
+        echo(describe(stage))
+    save(model, base.tokenizer, folders["fine-tuned"])
+    record = {"tasks": list(sets.tasks), "rows": dict(sets.rows), "cpu_seconds": seconds}
+    record["stages"] = [asdict(stage) for stage in stages]
+    (out / "training.json").write_text(json.dumps(record, indent=1) + "\n")
+    return folders
+
+
+def _evaluate(settings: LoopSettings, store: Path, run_id: str, args: dict[str, str]) -> None:
+    """Run (or resume) homiebot on the test split against a served model."""
+    request = RunRequest(
+        (TEST_SUITE,),
+        "homiebot",
+        agent_args=args,
+        store=store,
+        run_id=run_id,
+        repeats=settings.repeats,
+        limit=settings.test_tasks,
+    )
+    with Store(store) as opened:
+        execute(plan_run(request, opened), request, opened)
+
+
+@contextmanager
+def _endpoint(base_url: str) -> Iterator[None]:
+    """Give the client the server's address through the environment, for this block only.
+
+    The port is new at every start, and agent arguments are compared when a run resumes;
+    the address therefore stays out of them, as it does not decide the results.
+    """
+    before = os.environ.get(BASE_URL_ENV)
+    os.environ[BASE_URL_ENV] = base_url
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[BASE_URL_ENV]
+        else:
+            os.environ[BASE_URL_ENV] = before
+
+
+def _check_settings(settings: LoopSettings, out: Path) -> None:
+    """Write the settings that decide the models, or check them against those written.
+
+    The evaluation's settings (tasks, repeats) are the runs' own, checked by the store when
+    a run resumes.
+    """
+    path = out / "settings.json"
+    decisive = {name: getattr(settings, name) for name in MODEL_SETTINGS}
+    wanted = json.loads(json.dumps(decisive, default=asdict))
+    if not path.exists():
+        path.write_text(json.dumps(wanted, indent=1) + "\n")
+        return
+    found = json.loads(path.read_text())
+    if found != wanted:
+        changed = sorted(k for k in wanted.keys() | found.keys() if wanted.get(k) != found.get(k))
+        raise ConfigError(
+            f"{out}: made with other settings ({', '.join(changed)} differ); use another "
+            "--out, or remove it to start again"
+        )
+
+
+def _texts(rows: Any) -> list[str]:
+    """Return every message text of the SFT rows (a scratch tokenizer is trained on them)."""
+    check_held_out(rows)
+    return [m["content"] for row in rows for m in row["messages"]]

@@ -1,0 +1,101 @@
+"""Serving a model folder: ``transformers serve``, OpenAI-compatible, on loopback only.
+
+sortie writes no model server of its own (the test doubles in ``sortie.testing`` stand in
+for one at a seam; this is the real thing): the model is served by transformers' own
+server, the one its documentation names for OpenAI-compatible clients. It listens on
+127.0.0.1 at a free port, and is stopped when the ``served`` block ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sortie.core.errors import ConfigError
+
+START_TIMEOUT = 300.0
+"""Seconds a server may take to load its model and answer its health check."""
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """Where a served model answers, and the name to ask for it by."""
+
+    base_url: str
+    model: str
+
+
+def free_port() -> int:
+    """Return a loopback port that is free now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def command(folder: Path, port: int) -> list[str]:
+    """Return the command that serves ``folder`` on ``port``, greedy and on the CPU."""
+    runner = "from transformers.cli.transformers import main; import sys; sys.exit(main())"
+    return [
+        sys.executable,
+        "-c",
+        runner,
+        "serve",
+        str(folder),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--device",
+        "cpu",
+        "--dtype",
+        "float32",
+        "--default-seed",
+        "0",
+    ]
+
+
+@contextmanager
+def served(folder: Path, log: Path, timeout: float = START_TIMEOUT) -> Iterator[Served]:
+    """Serve the model in ``folder`` until the block ends; its output goes to ``log``.
+
+    Raises:
+        ConfigError: the server exited, or did not pass its health check in ``timeout``
+            seconds; the message names the log.
+    """
+    port = free_port()
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command(folder.resolve(), port), stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        _wait_healthy(process, port, log, timeout)
+        yield Served(f"http://127.0.0.1:{port}/v1", str(folder.resolve()))
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_healthy(process: subprocess.Popen[bytes], port: int, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ConfigError(f"transformers serve exited with {process.returncode}; see {log}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise ConfigError(
+        f"transformers serve did not pass its health check in {timeout:.0f} s; see {log}"
+    )

@@ -1,0 +1,146 @@
+"""``sortie train homiebot`` at toy size, through the real server, and its guard rails.
+
+The toy pipeline is the real one with small numbers: the oracle plays three train tasks, the
+export gives SFT and DPO rows, a one-layer model built from scratch (``scratch-tiny``) takes a
+few SFT and DPO steps, ``transformers serve`` serves both models on loopback, and homiebot
+plays one test task against each. The model learns nothing in four steps; what is checked is
+that every stage ran, that the server was really asked, and that a second call resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from safetensors.torch import load_file
+
+from sortie.core.errors import ConfigError
+from sortie.report.usage import run_usage
+from sortie.run.store import Store
+from sortie.training.bases import CHAT_TEMPLATE, load_base
+from sortie.training.data import TEST_SUITE, check_held_out, train_tasks
+from sortie.training.finetune import TrainSettings
+from sortie.training.loop import LoopSettings, run_loop
+from tests.export.conftest import cli
+
+TOY = [
+    "train",
+    "homiebot",
+    "--base",
+    "scratch-tiny",
+    "--sft-steps",
+    "4",
+    "--dpo-steps",
+    "2",
+    "--train-tasks",
+    "3",
+    "--test-tasks",
+    "1",
+    "--repeats",
+    "1",
+]
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("train") / "loop"
+    return out, cli([*TOY, "--out", str(out)])
+
+
+def test_the_toy_loop_trains_serves_and_scores_both_models(toy):
+    out, output = toy
+    zero, tuned = "homiebot-scratch-tiny-zero-shot", "homiebot-scratch-tiny-fine-tuned"
+    assert zero in output and tuned in output and "(paired)" in output
+    training = json.loads((out / "training.json").read_text())
+    assert [(s["stage"], s["steps"]) for s in training["stages"]] == [("sft", 4), ("dpo", 2)]
+    assert all(math.isfinite(s["last_loss"]) for s in training["stages"])
+    assert training["tasks"] == list(train_tasks(3))
+    before = load_file(out / "models" / "base" / "model.safetensors")
+    after = load_file(out / "models" / "tuned" / "model.safetensors")
+    assert any(not before[name].equal(after[name]) for name in before)
+    with Store(out / "results.db") as store:
+        usage = run_usage(store, [zero, tuned])
+        for run_id, folder in ((zero, "base"), (tuned, "tuned")):
+            assert store.run_config(run_id)["agent"]["args"]["model"] == str(
+                (out / "models" / folder).resolve()
+            )
+    # Every episode asked the real server; the untrained models answer nothing readable.
+    assert all(u.calls >= 1 for u in usage.values()), usage
+
+
+def test_a_second_call_resumes_without_training_or_playing_again(toy):
+    out, _ = toy
+    stamp = (out / "models" / "tuned" / "model.safetensors").stat().st_mtime_ns
+    output = cli([*TOY, "--out", str(out)])
+    assert "models already trained" in output
+    assert (out / "models" / "tuned" / "model.safetensors").stat().st_mtime_ns == stamp
+    with Store(out / "results.db") as store:
+        assert len(store.episodes("homiebot-scratch-tiny-fine-tuned")) == 1
+
+
+def test_other_settings_in_the_same_folder_are_refused(toy):
+    out, _ = toy
+    output = cli([*TOY, "--out", str(out), "--sft-steps", "5"], code=2)
+    assert "made with other settings (train differ)" in " ".join(output.split())
+
+
+def test_only_homiebot_can_be_trained(tmp_path):
+    output = cli(["train", "oracle", "--out", str(tmp_path / "x")], code=2)
+    assert "only homiebot can be trained" in output
+
+
+def rows_of(episode_id: str, text: str) -> list[dict[str, object]]:
+    message = {"role": "user", "content": f"Task: {text}"}
+    return [{"episode_id": episode_id, "messages": [message]}]
+
+
+def test_rows_of_test_tasks_are_refused():
+    assert check_held_out(rows_of("household-v1/0001", "tidy up")) == 1
+    with pytest.raises(ConfigError, match="household-v1/0091.*not a train task"):
+        check_held_out(rows_of("household-v1/0091", "tidy up"))
+
+
+def test_rows_quoting_a_test_instruction_are_refused():
+    from sortie.missions.household.spec import household_task
+    from sortie.missions.loading import load_suite
+
+    test = load_suite(TEST_SUITE).episodes[3]
+    instruction = household_task(test).instruction
+    with pytest.raises(ConfigError, match=f"quotes the instruction of test task {test.episode_id}"):
+        check_held_out(rows_of("household-v1/0001", instruction))
+
+
+def test_train_tasks_leave_out_those_that_share_a_test_instruction():
+    # household-v1/0033 reads as test task 0094; /0080 is 0100 with a greeting around it.
+    tasks = train_tasks()
+    assert len(tasks) == 88 and tasks[0] == "household-v1/0001" and tasks[-1] == "household-v1/0090"
+    assert "household-v1/0033" not in tasks and "household-v1/0080" not in tasks
+
+
+def test_the_chat_template_puts_the_system_text_in_the_first_turn_and_prompts_a_reply():
+    base = load_base("scratch-tiny", ["go_to table_0", "pick cup_0"], seed=0)
+    assert base.tokenizer.chat_template == CHAT_TEMPLATE
+    messages = [
+        {"role": "system", "content": "Rules."},
+        {"role": "user", "content": "Task: tidy."},
+        {"role": "assistant", "content": '{"action": "end"}'},
+    ]
+    prompt = base.tokenizer.apply_chat_template(
+        messages[:2], tokenize=False, add_generation_prompt=True
+    )
+    full = base.tokenizer.apply_chat_template(messages, tokenize=False)
+    assert (
+        prompt
+        == "<bos><start_of_turn>user\nRules.\n\nTask: tidy.<end_of_turn>\n<start_of_turn>model\n"
+    )
+    assert full == prompt + '{"action": "end"}<end_of_turn>\n'
+
+
+def test_an_unknown_base_is_refused_with_the_choices(tmp_path):
+    settings = LoopSettings(
+        base=str(tmp_path / "nothing"), train=TrainSettings(sft_steps=1), train_tasks=1
+    )
+    with pytest.raises(ConfigError, match="expected gemma-3-270m, scratch, scratch-tiny"):
+        run_loop(settings, tmp_path / "out", lambda line: None)
