@@ -20,11 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import Split
 from sortie.export.planner import planned_rounds
 from sortie.export.source import open_run
-from sortie.missions.household.spec import household_task
-from sortie.missions.loading import load_suite
+from sortie.missions.household import splits
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 
@@ -63,10 +61,13 @@ def make_examples() -> list[dict[str, Any]]:
 
 
 def _check_train(episode_ids: tuple[str, ...]) -> None:
-    suite = {e.episode_id: e for e in load_suite(SUITE).episodes}
+    usable = splits.train_tasks()
     for episode_id in episode_ids:
-        if household_task(suite[episode_id]).split is not Split.TRAIN:
-            raise ConfigError(f"{episode_id} is not a train task: examples come from train only")
+        if episode_id not in usable:
+            raise ConfigError(
+                f"{episode_id} is not a train task that quotes no test task: examples come "
+                "from train only"
+            )
 
 
 def _kept(rounds: list[Any]) -> list[Any]:

@@ -17,16 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import Split
 from sortie.export.cli import ExportRequest, export_command
-from sortie.missions.household.spec import household_task
-from sortie.missions.loading import load_suite
+from sortie.missions.household import splits
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 
-TRAIN_SUITE = "household-v1"
+TRAIN_SUITE = splits.SUITE
 """The suite whose train split (tasks 1–90) the training rows come from."""
-TEST_SUITE = "household-test-v1"
+TEST_SUITE = splits.TEST_SUITE
 """The held-out split (tasks 91–100) the models are scored on; never trained on."""
 EXPERT_RUN = "expert"
 
@@ -44,31 +42,9 @@ class TrainingSets:
 
 
 def train_tasks(limit: int | None = None) -> tuple[str, ...]:
-    """Return the train tasks to learn from, in suite order; the first ``limit``.
-
-    These are household-v1's train tasks less those whose instruction holds a test task's
-    or is held in one (two of the 90: the generator drew the same sentence for another
-    apartment, once wrapped in a human-style greeting). Training on them would teach the
-    test's very words.
-    """
-    test = test_instructions().values()
-    ids = tuple(
-        e.episode_id
-        for e in load_suite(TRAIN_SUITE).episodes
-        if household_task(e).split is Split.TRAIN
-        and not any(_overlap(household_task(e).instruction, other) for other in test)
-    )
+    """Return the train tasks to learn from (see ``splits.train_tasks``); the first ``limit``."""
+    ids = splits.train_tasks()
     return ids if limit is None else ids[:limit]
-
-
-def _overlap(one: str, other: str) -> bool:
-    """Say whether one instruction holds the other (a human-style task wraps a plain one)."""
-    return one in other or other in one
-
-
-def test_instructions() -> dict[str, str]:
-    """Return each held-out task's instruction, by episode id."""
-    return {e.episode_id: household_task(e).instruction for e in load_suite(TEST_SUITE).episodes}
 
 
 def make_sets(
@@ -110,18 +86,21 @@ def check_held_out(rows: Any) -> int:
     Raises:
         ConfigError: naming the row, its episode and what it shares with the test split.
     """
-    suite = load_suite(TRAIN_SUITE)
-    split = {e.episode_id: household_task(e).split for e in suite.episodes}
-    test = test_instructions()
+    train = set(splits.train_tasks())
     for index, row in enumerate(rows):
         where = f"training row {index} (episode {row['episode_id']})"
-        if split.get(row["episode_id"]) is not Split.TRAIN or row["episode_id"] in test:
+        if row["episode_id"] not in train:
             raise ConfigError(f"{where}: not a train task; the test split is held out")
-        text = "\n".join(_texts(row))
-        for episode_id, instruction in test.items():
-            if instruction in text:
-                raise ConfigError(f"{where}: quotes the instruction of test task {episode_id}")
+        for text in _texts(row):
+            quoted = _quoted(text)
+            if quoted is not None:
+                raise ConfigError(f"{where}: quotes the instruction of test task {quoted}")
     return len(rows)
+
+
+def _quoted(text: str) -> str | None:
+    """Return the test task whose instruction ``text`` holds, or None."""
+    return next((i for i, words in splits.test_instructions().items() if words in text), None)
 
 
 def _texts(row: Mapping[str, Any]) -> list[str]:

@@ -37,10 +37,11 @@ def test_no_example_is_a_test_task_by_id_or_by_its_words():
         assert example["task"] not in tests and not any(t in example["request"] for t in tests)
 
 
-def test_a_test_task_cannot_be_made_an_example():
-    """The generator refuses a test task in code, naming it."""
-    with pytest.raises(ConfigError, match="household-v1/0091 is not a train task"):
-        made._check_train(("household-v1/0002", "household-v1/0091"))
+@pytest.mark.parametrize("task", ["household-v1/0091", "household-v1/0080"])
+def test_a_test_task_cannot_be_made_an_example(task):
+    """The generator refuses, naming it, a test task or a train task that quotes one (0080)."""
+    with pytest.raises(ConfigError, match=f"{task} is not a train task"):
+        made._check_train(("household-v1/0002", task))
 
 
 def test_examples_leave_out_the_task_being_played():
