@@ -29,7 +29,7 @@ def failure_modes(store: Store, runs: Sequence[str]) -> dict[str, Counter[str]]:
 
 
 def failure_rows(modes: dict[str, Counter[str]]) -> tuple[list[str], list[list[str]]]:
-    """Return the header (run, n, then each way of ending) and one line of percentages per run."""
+    """Return the header (run, runs, then each way of ending) and one line of percentages per run."""
     ways = sorted(
         {way for counts in modes.values() for way in counts}, key=lambda way: (way != SUCCESS, way)
     )
@@ -39,7 +39,7 @@ def failure_rows(modes: dict[str, Counter[str]]) -> tuple[list[str], list[list[s
         lines.append(
             [run, str(total), *(f"{100 * counts[w] / total:.0f}" if total else "–" for w in ways)]
         )
-    return ["run", "n", *ways], lines
+    return ["run", "runs", *ways], lines
 
 
 def failure_table(modes: dict[str, Counter[str]]) -> Table:

@@ -59,7 +59,7 @@ def run_time_shares(store: Store, runs: Sequence[str]) -> list[TimeShare]:
 
 def time_rows(shares: Sequence[TimeShare]) -> tuple[list[str], list[list[str]]]:
     """Return the header and one line per run: episodes, wall seconds, % per part."""
-    header = ["run", "n", "wall s", *(f"{part} %" for part in PARTS)]
+    header = ["run", "runs", "wall s", *(f"{part} %" for part in PARTS)]
     lines = [
         [s.run, str(s.episodes), f"{s.wall:.1f}", *(_percent(s.share(p)) for p in PARTS)]
         for s in shares

@@ -182,10 +182,16 @@ def _common(settings: TrainSettings, steps: int, out: Path) -> dict[str, Any]:
         "logging_steps": max(1, steps // 20),
         "save_strategy": "no",
         "report_to": [],
-        "use_cpu": True,
+        "use_cpu": not _has_gpu(),
         "activation_checkpointing": False,  # memory is not short; recomputing costs a fifth
         "disable_tqdm": True,
     }
+
+
+def _has_gpu() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
 
 
 def _lora(settings: TrainSettings) -> Any:

@@ -40,7 +40,7 @@ def free_port() -> int:
 
 
 def command(folder: Path, port: int) -> list[str]:
-    """Return the command that serves ``folder`` on ``port``, greedy and on the CPU."""
+    """Return the command that serves ``folder`` on ``port``: float32, on a GPU if there is one."""
     runner = "from transformers.cli.transformers import main; import sys; sys.exit(main())"
     return [
         sys.executable,
@@ -53,7 +53,7 @@ def command(folder: Path, port: int) -> list[str]:
         "--port",
         str(port),
         "--device",
-        "cpu",
+        "auto",
         "--dtype",
         "float32",
         "--default-seed",

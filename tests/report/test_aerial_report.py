@@ -114,5 +114,5 @@ def test_failure_modes_count_how_each_run_ended(aerial_store):
     assert modes["oracle"] == {"success": 3}
     assert set(modes["random"]) <= {f.value for f in AerialFailure} | {"success"}
     header, lines = failure_rows(modes)
-    assert header[:3] == ["run", "n", "success"] and lines[0][:3] == ["oracle", "3", "100"]
+    assert header[:3] == ["run", "runs", "success"] and lines[0][:3] == ["oracle", "3", "100"]
     assert sum(int(cell) for cell in lines[1][2:]) in (99, 100, 101)  # rounded percentages

@@ -37,7 +37,7 @@ def test_the_shares_are_of_the_summed_wall_time_and_the_rest_is_the_harness():
         [30.0, 30.0, 10.0, 30.0]
     )
     header, lines = time_rows([share])
-    assert header[:3] == ["run", "n", "wall s"] and lines == [
+    assert header[:3] == ["run", "runs", "wall s"] and lines == [
         ["r", "2", "10.0", "30", "30", "10", "30"]
     ]
 
