@@ -103,14 +103,17 @@ def _digest(text: str) -> str:
 
 
 def kernels() -> dict[str, object]:
-    """Return the kernels this process runs: Embree's ISA (asked for) and numpy's levels."""
+    """Return the kernels this process runs: Embree's ISA (asked for), rays per Embree call
+    and numpy's levels."""
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     from sortie.sim import packets
 
+    module = packets.extension()
     return {
         "embree": os.environ.get(packets.ENV_ISA) or "best",
-        "packets": packets.available(),
+        "packets": module is not None,
+        "packet_width": module.packet_width() if module is not None else 1,
         "numpy": [name for name in __cpu_dispatch__ if __cpu_features__.get(name)],
     }
 

@@ -1,10 +1,11 @@
-/* Embree packet tracing for sortie: 16 rays per call to Embree instead of one.
+/* Embree packet tracing for sortie: 8 or 16 rays per call to Embree instead of one.
  *
  * embreex intersects one ray at a time (rtcIntersect1), which costs 75-150 ns a ray here;
- * Embree's packet API (rtcIntersect16) over 4x4 pixel tiles is 2-4 times faster on the same
- * scenes. This module opens the libembree4 that embreex ships (its path comes from Python),
- * builds triangle scenes the same way embreex does (robust flag, one vertex per corner) and
- * traces batches of rays, a static scene and an optional dynamic one in the same call, with
+ * Embree's packet API over 4x4 pixel tiles is faster on the same scenes: one rtcIntersect16
+ * where the CPU runs it natively (AVX-512), else two rtcIntersect8 (AVX2: Embree would run
+ * a 16-ray call as single rays). This module opens the libembree4 that embreex ships (its
+ * path comes from Python), builds triangle scenes the same way embreex does (robust flag, one
+ * vertex per corner) and traces batches of rays, a static scene and an optional dynamic one in the same call, with
  * the GIL released. It declares the few Embree 4 types and functions it uses itself, since
  * the wheel ships no headers; sortie.sim.packets checks the result against embreex once per
  * process before trusting it.
@@ -43,6 +44,17 @@ typedef struct __attribute__((aligned(64))) {
     Hit16 hit;
 } RayHit16;
 
+typedef struct __attribute__((aligned(32))) {
+    float org_x[8], org_y[8], org_z[8], tnear[8];
+    float dir_x[8], dir_y[8], dir_z[8], time[8];
+    float tfar[8];
+    unsigned int mask[8], id[8], flags[8];
+    float ng_x[8], ng_y[8], ng_z[8], u[8], v[8];
+    unsigned int prim[8], geom[8];
+    unsigned int inst[8], inst_prim[8];
+    unsigned int spare[32]; /* room for builds with more instance levels */
+} RayHit8;
+
 typedef struct __attribute__((aligned(16))) {
     float org_x, org_y, org_z, tnear, dir_x, dir_y, dir_z, time, tfar;
     unsigned int mask, id, flags;
@@ -61,6 +73,11 @@ typedef void (*handle_fn)(void *);
 typedef unsigned int (*attach_fn)(void *, void *);
 typedef void (*intersect16_fn)(const int *, void *, RayHit16 *, void *);
 typedef void (*intersect1_fn)(void *, RayHit1 *, void *);
+typedef void (*intersect8_fn)(const int *, void *, RayHit8 *, void *);
+typedef ssize_t (*device_property_fn)(void *, int);
+
+#define PROPERTY_NATIVE_RAY8 33
+#define PROPERTY_NATIVE_RAY16 34
 
 static struct {
     void *library, *device;
@@ -73,7 +90,10 @@ static struct {
     handle_fn commit_geometry, release_geometry, commit_scene, release_scene;
     attach_fn attach;
     intersect16_fn intersect16;
+    intersect8_fn intersect8;
     intersect1_fn intersect1;
+    device_property_fn device_property;
+    int width; /* lanes per Embree call: 16, or 8 where only 8-wide kernels are native */
 } E;
 
 static int find(void **slot, const char *name) {
@@ -97,11 +117,57 @@ static PyObject *load(PyObject *self, PyObject *args) {
         find((void **)&E.commit_geometry, "rtcCommitGeometry") || find((void **)&E.release_geometry, "rtcReleaseGeometry") ||
         find((void **)&E.commit_scene, "rtcCommitScene") || find((void **)&E.release_scene, "rtcReleaseScene") ||
         find((void **)&E.attach, "rtcAttachGeometry") || find((void **)&E.intersect16, "rtcIntersect16") ||
-        find((void **)&E.intersect1, "rtcIntersect1"))
+        find((void **)&E.intersect1, "rtcIntersect1") || find((void **)&E.intersect8, "rtcIntersect8") ||
+        find((void **)&E.device_property, "rtcGetDeviceProperty"))
         return NULL;
     E.device = E.new_device(config);
     if (E.device == NULL) return PyErr_Format(PyExc_OSError, "rtcNewDevice failed (error %d)", E.device_error(NULL));
+    /* Without AVX-512, Embree runs a 16-ray call as 16 single rays plus copying (slower than
+     * single rays); its 8-ray kernels are native on AVX2. Which triangle a ray meets does not
+     * depend on the kernel: every hit is measured again and settled below. */
+    int native16 = E.device_property(E.device, PROPERTY_NATIVE_RAY16) > 0;
+    int native8 = E.device_property(E.device, PROPERTY_NATIVE_RAY8) > 0;
+    E.width = !native16 && native8 ? 8 : 16;
     Py_RETURN_NONE;
+}
+
+/* packet_width([lanes]) -> lanes per Embree call; 8 or 16 sets it (for benchmarks). */
+static PyObject *packet_width(PyObject *self, PyObject *args) {
+    int lanes = 0;
+    if (!PyArg_ParseTuple(args, "|i", &lanes)) return NULL;
+    if (lanes == 8 || lanes == 16) E.width = lanes;
+    else if (lanes != 0) return PyErr_Format(PyExc_ValueError, "packet_width: expected 8 or 16, got %d", lanes);
+    return PyLong_FromLong(E.width);
+}
+
+/* Intersect a 16-lane packet with ``scene``: in one call, or in two 8-lane halves. */
+static void intersect(const int *valid, void *scene, RayHit16 *p) {
+    if (E.width == 16) {
+        E.intersect16(valid, scene, p, NULL);
+        return;
+    }
+    for (int half = 0; half < 16; half += 8) {
+        int any = 0;
+        for (int k = 0; k < 8; k++) any |= valid[half + k];
+        if (!any) continue;
+        RayHit8 q;
+        for (int k = 0; k < 8; k++) {
+            int i = half + k;
+            q.org_x[k] = p->ray.org_x[i], q.org_y[k] = p->ray.org_y[i], q.org_z[k] = p->ray.org_z[i];
+            q.dir_x[k] = p->ray.dir_x[i], q.dir_y[k] = p->ray.dir_y[i], q.dir_z[k] = p->ray.dir_z[i];
+            q.tnear[k] = p->ray.tnear[i], q.time[k] = p->ray.time[i], q.tfar[k] = p->ray.tfar[i];
+            q.mask[k] = p->ray.mask[i], q.id[k] = p->ray.id[i], q.flags[k] = p->ray.flags[i];
+            q.geom[k] = q.prim[k] = q.inst[k] = INVALID;
+        }
+        E.intersect8(valid + half, scene, &q, NULL);
+        for (int k = 0; k < 8; k++) {
+            int i = half + k;
+            p->ray.tfar[i] = q.tfar[k];
+            p->hit.ng_x[i] = q.ng_x[k], p->hit.ng_y[i] = q.ng_y[k], p->hit.ng_z[i] = q.ng_z[k];
+            p->hit.u[i] = q.u[k], p->hit.v[i] = q.v[k];
+            p->hit.prim[i] = q.prim[k], p->hit.geom[i] = q.geom[k], p->hit.inst[i] = q.inst[k];
+        }
+    }
 }
 
 /* A committed Embree scene, the box around its triangles (to skip it cheaply) and its corners
@@ -439,7 +505,7 @@ static void trace_packet(const Batch *b, const Py_ssize_t *rows, int lanes) {
         fixed[k].found = moving[k].found = 0;
     }
     if (b->fixed) {
-        E.intersect16(valid, b->fixed->handle, &p, NULL);
+        intersect(valid, b->fixed->handle, &p);
         for (int k = 0; k < lanes; k++) fixed[k] = found_in(b->fixed, &p, k, limit[k]);
     }
     if (b->moving) {
@@ -451,7 +517,7 @@ static void trace_packet(const Batch *b, const Py_ssize_t *rows, int lanes) {
             p.hit.geom[k] = INVALID;
         }
         if (any_again && may_meet(b->moving, &p, again)) {
-            E.intersect16(again, b->moving->handle, &p, NULL);
+            intersect(again, b->moving->handle, &p);
             for (int k = 0; k < lanes; k++)
                 if (again[k]) moving[k] = found_in(b->moving, &p, k, limit[k]);
         }
@@ -568,6 +634,7 @@ static PyMethodDef methods[] = {
     {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},
+    {"packet_width", packet_width, METH_VARARGS, "packet_width([lanes]): lanes per Embree call (8 or 16 sets it)."},
     {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure])."},
     {NULL, NULL, 0, NULL},
 };

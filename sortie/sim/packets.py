@@ -2,8 +2,9 @@
 
 embreex intersects one ray per Embree call. ``_packets`` (a small C extension built at install,
 ``sortie/sim/_packets.c``) opens the Embree library that embreex ships, builds the same robust
-triangle scenes, and traces 16 rays per call (4 x 4 pixel tiles for images), the static and
-the dynamic scene in one pass. The ray caster uses it when ``available()``; otherwise, or with
+triangle scenes, and traces 4 x 4 pixel tiles for images (16 rays in one call where Embree
+runs that natively, with AVX-512; two 8-ray calls otherwise), the static and the dynamic
+scene in one pass. The ray caster uses it when ``available()``; otherwise, or with
 ``SORTIE_PACKETS=0`` in the environment, it keeps to embreex. Before the first use, a small
 scene is traced both ways: any difference in a hit disables the packets for the process, so a
 mismatched library can cost speed but never change a result.

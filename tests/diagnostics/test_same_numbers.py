@@ -72,6 +72,8 @@ def test_each_configuration_ran_other_kernels(fingerprints):
     kernels = {name: found["kernels"] for name, found in fingerprints.items()}
     assert all(k["packets"] for k in kernels.values())
     assert kernels["best"]["embree"] == "best" and kernels["lowest"]["embree"] == "sse4.2"
+    if "avx2" in _cpu_flags():  # Embree's AVX2 kernels are 8 wide: sortie casts 8 rays a call
+        assert kernels["lower"]["packet_width"] == 8
     if _numpy_levels():
         assert len(kernels["lower"]["numpy"]) < len(kernels["best"]["numpy"])
         assert kernels["lowest"]["numpy"] == []

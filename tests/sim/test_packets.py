@@ -47,6 +47,40 @@ def test_packet_frames_equal_embreex_frames_pixel_for_pixel(world):
     assert _same_frames(_frames(scene, False, poses), _frames(scene, True, poses))
 
 
+@pytest.fixture
+def width_8():
+    """Cast 8 rays per Embree call, as on a CPU without AVX-512, then restore the width."""
+    module = packets.extension()
+    assert module is not None
+    before = module.packet_width()
+    module.packet_width(8)
+    yield
+    module.packet_width(before)
+
+
+@needs_packets
+@pytest.mark.parametrize("world", ["campus", "apartment"])
+def test_eight_ray_calls_give_the_same_frames_as_embreex(world, width_8):
+    """Embree's 8-wide kernels (native on AVX2) meet the same triangles, once settled."""
+    assert packets.extension().packet_width() == 8
+    scene = build_world(world, 0)
+    rng = np.random.default_rng(1)
+    xmin, ymin, xmax, ymax = scene.bounds
+    poses = [
+        Pose(float(rng.uniform(xmin, xmax)), float(rng.uniform(ymin, ymax)), 0.0, 40.0 * k)
+        for k in range(9)
+    ]
+    assert _same_frames(_frames(scene, False, poses), _frames(scene, True, poses))
+
+
+def test_an_odd_packet_width_is_refused():
+    module = packets.extension()
+    if module is None:
+        pytest.skip("the Embree packet extension is not built here")
+    with pytest.raises(ValueError, match="expected 8 or 16, got 4"):
+        module.packet_width(4)
+
+
 @needs_packets
 def test_packet_frames_equal_embreex_frames_with_doors_moving():
     """Opening and closing the campus doors changes both engines' images identically."""
