@@ -103,8 +103,7 @@ def _digest(text: str) -> str:
 
 
 def kernels() -> dict[str, object]:
-    """Return the kernels this process runs: Embree's ISA (asked for), rays per Embree call
-    and numpy's levels."""
+    """Return the kernels this process runs: Embree's ISA, rays per call, numpy's levels."""
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     from sortie.sim import packets
