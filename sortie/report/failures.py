@@ -29,7 +29,7 @@ def failure_modes(store: Store, runs: Sequence[str]) -> dict[str, Counter[str]]:
 
 
 def failure_rows(modes: dict[str, Counter[str]]) -> tuple[list[str], list[list[str]]]:
-    """Return the header (run, runs, then each way of ending) and one line of percentages per run."""
+    """Return the header (run, runs, then each way of ending) and a line of percentages per run."""
     ways = sorted(
         {way for counts in modes.values() for way in counts}, key=lambda way: (way != SUCCESS, way)
     )
