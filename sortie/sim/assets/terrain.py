@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.ndimage import gaussian_filter
 
 from sortie.sim.mesh import Color, Mesh, cone, cylinder, merge, pose_matrix, sphere
 
@@ -82,6 +81,10 @@ def rolling_terrain(
     """
     x0, y0, x1, y1 = bounds
     cols, rows = int(math.ceil((x1 - x0) / step)) + 1, int(math.ceil((y1 - y0) / step)) + 1
+    # Imported here: scipy.ndimage is a fifth of sortie's import time, and a run worker whose
+    # worlds have no terrain never needs it.
+    from scipy.ndimage import gaussian_filter
+
     noise = gaussian_filter(rng.standard_normal((rows, cols)), sigma=6.0 / step, mode="wrap")
     heights = (noise - noise.min()) / max(float(np.ptp(noise)), 1e-9) * relief
     gy, gx = np.mgrid[0:rows, 0:cols]

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import ndimage
 
 from sortie.core.errors import ParameterError
 from sortie.sim.assets.household import (
@@ -503,6 +502,8 @@ def _raster(state: RoomState, extra: Sequence[Rect]) -> tuple[NDArray[np.int32],
         rows = np.flatnonzero((ys >= r[1] - RASTER / 2) & (ys <= r[3] + RASTER / 2)) + 1
         if cols.size and rows.size:
             free[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1] = False
+    from scipy import ndimage  # here, as in terrain.py: only apartment builds need it
+
     distance = ndimage.distance_transform_edt(free) * RASTER - RASTER / 2
     labels, _ = ndimage.label(distance >= PASSAGE)
     return labels.astype(np.int32), state.inner
