@@ -56,7 +56,7 @@ test-llm: $(TEST_STAMP)
 # held-out test split against it and against the untrained base. About 2.5 hours on 2 cores
 # (docs/training.md); resumes where it stopped. TRAIN_ARGS passes more options, e.g.
 # TRAIN_ARGS='--base scratch' or, on a GPU machine, a larger base and more steps.
-train-homiebot: $(TEST_STAMP)
+train-homiebot: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,gemma]'
 	$(BIN)/sortie train homiebot --out train-homiebot $(TRAIN_ARGS)
 

@@ -144,3 +144,51 @@ def test_an_unknown_base_is_refused_with_the_choices(tmp_path):
     )
     with pytest.raises(ConfigError, match="expected gemma-3-270m, scratch, scratch-tiny"):
         run_loop(settings, tmp_path / "out", lambda line: None)
+
+
+def test_the_answer_only_loss_equals_the_models_own_loss_on_the_answer(tmp_path):
+    """Projecting only the answer's positions gives the causal LM loss over the answer."""
+    import torch
+    from datasets import Dataset
+
+    from sortie.training.finetune import _answer_only_trainer, as_prompt_completion
+
+    rows = Dataset.from_list(
+        [
+            {
+                "messages": [
+                    {"role": "system", "content": "Plan."},
+                    {"role": "user", "content": "Task: put the cup_0 on the table_0."},
+                    {"role": "assistant", "content": '{"action": "go_to", "target": "cup_0"}'},
+                ]
+            }
+        ]
+    )
+    base = load_base("scratch-tiny", [m["content"] for m in rows[0]["messages"]], seed=0)
+    trainer = _answer_only_trainer()(
+        model=base.model,
+        args=_config(tmp_path),
+        train_dataset=as_prompt_completion(rows),
+        processing_class=base.tokenizer,
+    )
+    batch = trainer._prepare_inputs(next(iter(trainer.get_train_dataloader())))
+    answer = int((batch["labels"] != -100).sum())
+    assert 10 < answer < batch["labels"].shape[1] // 2  # the answer only, not the request
+    with torch.no_grad():
+        ours = trainer.compute_loss(base.model, batch)
+        own = base.model(input_ids=batch["input_ids"], labels=batch["labels"]).loss
+    assert torch.allclose(ours, own, rtol=1e-5)
+
+
+def _config(folder: Path):
+    from trl import SFTConfig
+
+    return SFTConfig(
+        output_dir=str(folder),
+        max_steps=1,
+        per_device_train_batch_size=1,
+        report_to=[],
+        use_cpu=True,
+        completion_only_loss=True,
+        activation_checkpointing=False,
+    )
