@@ -24,6 +24,16 @@ def _frames(scene: Scene, use_packets: bool, poses: list[Pose]) -> list:
     return [renderer.render(spec, (p.x, p.y, p.z + 1.6), p.yaw) for p in poses]
 
 
+def _random_poses(scene: Scene, seed: int, count: int, turn: float) -> list[Pose]:
+    """Return ``count`` poses drawn in the scene's bounds, each turned ``turn`` more."""
+    rng = np.random.default_rng(seed)
+    xmin, ymin, xmax, ymax = scene.bounds
+    return [
+        Pose(float(rng.uniform(xmin, xmax)), float(rng.uniform(ymin, ymax)), 0.0, turn * k)
+        for k in range(count)
+    ]
+
+
 def _same_frames(a: list, b: list) -> bool:
     return all(
         np.array_equal(x.rgb, y.rgb)
@@ -38,12 +48,7 @@ def _same_frames(a: list, b: list) -> bool:
 def test_packet_frames_equal_embreex_frames_pixel_for_pixel(world):
     """RGB, depth and semantic images are identical through packets and through embreex."""
     scene = build_world(world, 0)
-    rng = np.random.default_rng(0)
-    xmin, ymin, xmax, ymax = scene.bounds
-    poses = [
-        Pose(float(rng.uniform(xmin, xmax)), float(rng.uniform(ymin, ymax)), 0.0, 45.0 * k)
-        for k in range(8)
-    ]
+    poses = _random_poses(scene, seed=0, count=8, turn=45.0)
     assert _same_frames(_frames(scene, False, poses), _frames(scene, True, poses))
 
 
@@ -64,12 +69,7 @@ def test_eight_ray_calls_give_the_same_frames_as_embreex(world, width_8):
     """Embree's 8-wide kernels (native on AVX2) meet the same triangles, once settled."""
     assert packets.extension().packet_width() == 8
     scene = build_world(world, 0)
-    rng = np.random.default_rng(1)
-    xmin, ymin, xmax, ymax = scene.bounds
-    poses = [
-        Pose(float(rng.uniform(xmin, xmax)), float(rng.uniform(ymin, ymax)), 0.0, 40.0 * k)
-        for k in range(9)
-    ]
+    poses = _random_poses(scene, seed=1, count=9, turn=40.0)
     assert _same_frames(_frames(scene, False, poses), _frames(scene, True, poses))
 
 
