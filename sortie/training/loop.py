@@ -101,13 +101,13 @@ def _models(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> d
     sft, dpo = load_rows(sets.sft), load_rows(sets.dpo)
     base = load_base(settings.base, _texts(sft), settings.train.seed)
     save(base.model, base.tokenizer, folders["zero-shot"])
-    started = time.process_time()
+    started, cpu = time.monotonic(), time.process_time()
     model, stages = fine_tune(base, (sft, dpo), settings.train, out / "checkpoints", echo)
-    seconds = time.process_time() - started
+    seconds = {"cpu_seconds": time.process_time() - cpu, "wall_seconds": time.monotonic() - started}
     for stage in stages:
         echo(describe(stage))
     save(model, base.tokenizer, folders["fine-tuned"])
-    record = {"tasks": list(sets.tasks), "rows": dict(sets.rows), "cpu_seconds": seconds}
+    record = {"tasks": list(sets.tasks), "rows": dict(sets.rows), **seconds}
     record["stages"] = [asdict(stage) for stage in stages]
     (out / "training.json").write_text(json.dumps(record, indent=1) + "\n")
     return folders
