@@ -35,6 +35,7 @@ def test_task_quoted(text: str) -> str | None:
     return None
 
 
+@cache
 def train_tasks() -> tuple[str, ...]:
     """Return household-v1's train tasks that quote no test task, in suite order."""
     return tuple(
