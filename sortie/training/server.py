@@ -8,6 +8,7 @@ server, the one its documentation names for OpenAI-compatible clients. It listen
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -20,6 +21,18 @@ from pathlib import Path
 
 from sortie.core.errors import ConfigError
 
+RUNNER = """
+import ctypes, os, signal, sys
+# Stop with the sortie process, however that ends (a kill leaves no `finally` to run):
+# Linux sends SIGTERM to this process when its parent dies; elsewhere the block ends it.
+if sys.platform.startswith("linux"):
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+if os.getppid() != {parent}:
+    sys.exit(1)
+from transformers.cli.transformers import main
+sys.exit(main())
+"""
+"""The server process: transformers' CLI, after asking to die with its parent."""
 START_TIMEOUT = 300.0
 """Seconds a server may take to load its model and answer its health check."""
 
@@ -41,11 +54,10 @@ def free_port() -> int:
 
 def command(folder: Path, port: int) -> list[str]:
     """Return the command that serves ``folder`` on ``port``: float32, on a GPU if there is one."""
-    runner = "from transformers.cli.transformers import main; import sys; sys.exit(main())"
     return [
         sys.executable,
         "-c",
-        runner,
+        RUNNER.format(parent=os.getpid()),
         "serve",
         str(folder),
         "--host",

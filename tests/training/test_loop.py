@@ -192,3 +192,33 @@ def _config(folder: Path):
         completion_only_loss=True,
         activation_checkpointing=False,
     )
+
+
+def test_the_server_stops_when_the_sortie_process_is_killed(toy):
+    """A killed pipeline leaves no model server behind (its block's finally never runs)."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    out, _ = toy
+    script = (
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from sortie.training.server import served\n"
+        f"with served(Path({str(out / 'models' / 'base')!r}), Path({str(out / 'kill.log')!r})) "
+        "as server:\n"
+        "    print(server.base_url, flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    parent = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert parent.returncode == -9
+    health = parent.stdout.strip().removesuffix("/v1") + "/health"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(health, timeout=1).close()
+        except OSError:
+            return  # nothing answers: the server went with its parent
+        time.sleep(0.5)
+    raise AssertionError(f"{health} still answers 30 s after its parent was killed")
