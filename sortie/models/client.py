@@ -30,6 +30,7 @@ from sortie.core.trajectory import ModelCallRecord
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
 from sortie.models.completion import MalformedAnswer, read_completion
 from sortie.models.config import ModelConfig, Structured, api_key, redact_url, scrub
+from sortie.models.health import Unhealthy, is_local, wait_until_healthy
 from sortie.models.preflight import check_server
 from sortie.models.retry import Backoff, ErrorKind, Failure, classify, refuses_format
 from sortie.models.structured import (
@@ -291,7 +292,27 @@ class ModelClient:
             if failure.kind not in ErrorKind.TRANSIENT or attempt > self.config.max_retries:
                 raise self._failed(failure, attempt, time.perf_counter() - started)
             time.sleep(self._backoff.wait(attempt, failure))
+            if failure.kind == ErrorKind.TIMEOUT:
+                self._wait_until_free(attempt, started)
             attempt += 1
+
+    def _wait_until_free(self, attempts: int, started: float) -> None:
+        """After a time-out, wait until a server on this machine passes its health check.
+
+        Raises:
+            ModelCallError: it did not within ``health_wait`` seconds.
+        """
+        if not self.config.health_wait or not is_local(self.config.base_url):
+            return
+        try:
+            wait_until_healthy(self._client(), self.config, self.config.health_wait)
+        except Unhealthy as why:
+            detail = (
+                f"request timed out, and the server did not pass its health check in "
+                f"{self.config.health_wait:g} s ({why}); raise health_wait or timeout"
+            )
+            failure = Failure(ErrorKind.TIMEOUT, detail=detail)
+            raise self._failed(failure, attempts, time.perf_counter() - started) from None
 
     def _response(
         self,

@@ -52,6 +52,9 @@ class ModelConfig:
     """Seconds to wait for one HTTP attempt."""
     max_retries: int = 4
     """Extra attempts after a 429, a 5xx, a time-out, a dropped connection or a garbled body."""
+    health_wait: float = 600.0
+    """After a time-out, the longest wait for a server on this machine to pass its health
+    check before the retry, seconds (``sortie.models.health``; 0: retry without a check)."""
     backoff: float = 1.0
     """First wait before a retry, seconds; doubles with each retry, with jitter."""
     backoff_max: float = 30.0
@@ -87,7 +90,7 @@ class ModelConfig:
             raise ParameterError(f"model client: system {self.system!r} is not one of system, user")
         if self.replay and not self.cache:
             raise ParameterError("model client: replay=true needs cache=<path of the cache>")
-        for name in ("timeout", "backoff", "backoff_max", "retry_after_max"):
+        for name in ("timeout", "health_wait", "backoff", "backoff_max", "retry_after_max"):
             if not getattr(self, name) >= 0:
                 raise ParameterError(
                     f"model client: {name} must be >= 0, got {getattr(self, name)}"

@@ -92,6 +92,8 @@ class ModelServer:
         key: str | None = None,
         routes: str = "",
         drops_system: bool = False,
+        serial: bool = False,
+        health: bool = False,
     ) -> None:
         """Serve ``policy``'s answers.
 
@@ -112,12 +114,20 @@ class ModelServer:
                 ``/models`` or ``/chat/completions`` without it is a 404); empty: any prefix.
             drops_system: count the prompt's tokens without its system messages, as a chat
                 template that drops them does (llama.cpp's ``gemma``).
+            serial: answer one chat request at a time, as a CPU server with one slot does:
+                a request waits for the one before, even one whose client has given up.
+            health: serve ``GET /health`` (200 at once, as llama.cpp and transformers serve
+                do even while busy; 503 while ``sick`` answers are queued).
         """
         self.policy = policy
         self.reject_json_schema, self.reject_json_mode = reject_json_schema, reject_json_mode
         self.refusal_status, self.models, self.any_model = refusal_status, models, any_model
         self.echo_key, self.key, self.routes = echo_key, key, routes
-        self.drops_system = drops_system
+        self.drops_system, self.health = drops_system, health
+        self.health_checks = 0
+        """``GET /health`` requests answered."""
+        self._sick = 0
+        self._serial = threading.Lock() if serial else None
         self.listings = 0
         """``GET /models`` requests answered (they are not in ``requests``)."""
         self.requests: list[dict[str, Any]] = []
@@ -136,6 +146,11 @@ class ModelServer:
         """Queue ``fault`` for the next ``times`` requests (after those already queued)."""
         with self._lock:
             self._faults.extend([Injected(fault, delay, retry_after)] * times)
+
+    def sick(self, times: int) -> None:
+        """Answer the next ``times`` health checks with a 503 (a model still loading)."""
+        with self._lock:
+            self._sick += times
 
     @property
     def count(self) -> int:
@@ -202,6 +217,15 @@ class ModelServer:
             }
         }
 
+    def health_answer(self) -> tuple[int, dict[str, Any]]:
+        """Count a health check; return its status and body."""
+        with self._lock:
+            self.health_checks += 1
+            sick, self._sick = self._sick > 0, max(0, self._sick - 1)
+        if sick:
+            return 503, {"error": {"code": 503, "message": "Loading model"}}
+        return 200, {"status": "ok"}
+
     def _knows(self, model: str) -> bool:
         return self.models is None or self.any_model or model in self.models
 
@@ -250,6 +274,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib's name
         """List the models served, if the double was given a list (else 404, as some do)."""
         double = self.server_double
+        if double.health and self.path == "/health":
+            return self._send(*double.health_answer())
         if not self._authorised():
             return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if not self._routed("/models") or double.models is None:
@@ -265,7 +291,11 @@ class _Handler(BaseHTTPRequestHandler):
             double.in_flight += 1
             double.max_in_flight = max(double.max_in_flight, double.in_flight)
         try:
-            self._answer()
+            if double._serial is None:
+                self._answer()
+            else:
+                with double._serial:
+                    self._answer()
         finally:
             with double._lock:
                 double.in_flight -= 1

@@ -54,11 +54,21 @@ def test_transient_faults_are_retried(secret, fault):
 
 
 def test_timeout_is_retried(secret):
-    """A server slower than the time-out is asked again."""
+    """A server slower than the time-out is asked again, after its health check (local)."""
     with ModelServer(answer) as server:
         server.inject(Fault.LATENCY, delay=0.6)
         reply = client(server, timeout="0.2").ask(MESSAGES, Answer)
-        assert server.count == 2
+        probe = server.requests[1]
+        assert server.count == 3 and probe["max_tokens"] == 1  # the health check's request
+    assert reply.value is not None and reply.calls[0].attempts == 2
+
+
+def test_timeout_is_retried_at_once_without_health_wait(secret):
+    """With ``health_wait=0`` the retry follows the time-out without a health check."""
+    with ModelServer(answer, health=True) as server:
+        server.inject(Fault.LATENCY, delay=0.6)
+        reply = client(server, timeout="0.2", health_wait="0").ask(MESSAGES, Answer)
+        assert server.count == 2 and server.health_checks == 0
     assert reply.value is not None and reply.calls[0].attempts == 2
 
 
