@@ -15,6 +15,13 @@ setup(
             libraries=["dl", "m"],
             extra_compile_args=["-O2", "-ffp-contract=off"],
             optional=True,
-        )
+        ),
+        Extension(
+            "sortie.sim._raster",
+            ["sortie/sim/_raster.c"],
+            libraries=["m"],
+            extra_compile_args=["-O2", "-ffp-contract=off"],
+            optional=True,
+        ),
     ]
 )

@@ -12,7 +12,8 @@ last bits on another machine; sortie's promise is that nothing it stores or scor
 ``python -m sortie.diagnostics.fingerprint`` prints the hashes as JSON, with the kernels that
 made them. The tests run it under
 several Embree ISAs (``SORTIE_EMBREE_ISA``) and numpy dispatch levels
-(``NPY_DISABLE_CPU_FEATURES``) and require the same hashes, and the same as the ones committed
+(``NPY_DISABLE_CPU_FEATURES``), with camera frames rasterised and cast (``SORTIE_RASTER``),
+and require the same hashes, and the same as the ones committed
 in ``tests/data/fingerprint.json``.
 """
 
@@ -103,16 +104,20 @@ def _digest(text: str) -> str:
 
 
 def kernels() -> dict[str, object]:
-    """Return the kernels this process runs: Embree's ISA, rays per call, numpy's levels."""
+    """Return the kernels this process runs.
+
+    Embree's ISA and rays per call, whether camera frames are rasterised, numpy's levels.
+    """
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
-    from sortie.sim import packets
+    from sortie.sim import packets, raster
 
     module = packets.extension()
     return {
         "embree": os.environ.get(packets.ENV_ISA) or "best",
         "packets": module is not None,
         "packet_width": module.packet_width() if module is not None else 1,
+        "raster": raster.available(),
         "numpy": [name for name in __cpu_dispatch__ if __cpu_features__.get(name)],
     }
 

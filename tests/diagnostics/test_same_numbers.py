@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sortie.sim import packets
+from sortie.sim import packets, raster
 
 COMMITTED = Path(__file__).resolve().parents[1] / "data" / "fingerprint.json"
 UPDATE = "python -m sortie.diagnostics.fingerprint --out tests/data/fingerprint.json"
@@ -33,7 +33,8 @@ def configurations() -> dict[str, dict[str, str]]:
 
     Embree: SSE4.2 runs on every x86-64 CPU sortie supports, AVX2 where the CPU has it.
     numpy: with its lowest dispatched level only (X86_V3: an AVX2 machine without AVX-512),
-    or none when that is all this CPU has; then with none (the build's baseline).
+    or none when that is all this CPU has; then with none (the build's baseline). The lowest
+    also casts every camera pixel's ray instead of rasterising the frame.
     """
     levels = _numpy_levels()
     avx2 = "avx2" in _cpu_flags()
@@ -43,7 +44,11 @@ def configurations() -> dict[str, dict[str, str]]:
             packets.ENV_ISA: "avx2" if avx2 else "sse4.2",
             "NPY_DISABLE_CPU_FEATURES": " ".join(levels[1:] if len(levels) > 1 else levels),
         },
-        "lowest": {packets.ENV_ISA: "sse4.2", "NPY_DISABLE_CPU_FEATURES": " ".join(levels)},
+        "lowest": {
+            packets.ENV_ISA: "sse4.2",
+            "NPY_DISABLE_CPU_FEATURES": " ".join(levels),
+            raster.ENV_SWITCH: "0",
+        },
     }
 
 
@@ -72,6 +77,7 @@ def test_each_configuration_ran_other_kernels(fingerprints):
     kernels = {name: found["kernels"] for name, found in fingerprints.items()}
     assert all(k["packets"] for k in kernels.values())
     assert kernels["best"]["embree"] == "best" and kernels["lowest"]["embree"] == "sse4.2"
+    assert kernels["best"]["raster"] == raster.available() and not kernels["lowest"]["raster"]
     if "avx2" in _cpu_flags():  # Embree's AVX2 kernels are 8 wide: sortie casts 8 rays a call
         assert kernels["lower"]["packet_width"] == 8
     if _numpy_levels():
@@ -84,7 +90,11 @@ def _differences(a: dict[str, str], b: dict[str, str]) -> list[str]:
 
 
 def test_other_kernels_give_the_same_episodes_records_and_scores(fingerprints):
-    """Embree's SSE4.2/AVX2 kernels and numpy's lower dispatch levels change no hash."""
+    """Other kernels change no hash.
+
+    Embree's SSE4.2/AVX2 kernels, numpy's lower dispatch levels, and casting every camera
+    pixel instead of rasterising.
+    """
     best = fingerprints["best"]["hashes"]
     for name in ("lower", "lowest"):
         differ = _differences(best, fingerprints[name]["hashes"])

@@ -19,7 +19,7 @@ needs_packets = pytest.mark.skipif(
 
 def _frames(scene: Scene, use_packets: bool, poses: list[Pose]) -> list:
     """Render RGB, depth and semantic images from ``poses`` with one engine."""
-    renderer = Renderer(scene, RayCaster(scene, use_packets=use_packets))
+    renderer = Renderer(scene, RayCaster(scene, use_packets=use_packets), rasterise=False)
     spec = CameraSpec(64, 48, 90.0)
     return [renderer.render(spec, (p.x, p.y, p.z + 1.6), p.yaw) for p in poses]
 

@@ -1,0 +1,450 @@
+/* The camera as a rasteriser: which triangle each pixel's ray meets first, without Embree.
+ *
+ * Every camera ray starts at the eye, so each triangle can be walked once over the pixels its
+ * projection may cover, keeping the nearest per pixel (a z-buffer), instead of every ray
+ * searching a tree. Each pixel's candidates are measured with the exact double-precision
+ * formula the ray caster uses (Moeller-Trumbore from the float32 corners and ray, one fixed
+ * order of IEEE operations, no fused multiply-add: the build passes -ffp-contract=off). Where
+ * the answer is clear, the pixel gets the very hit its cast ray would: the same triangle and
+ * the same bits of t, u and v. Where it is not, the pixel is marked unsure and
+ * sortie.sim.raster casts its ray through the ray caster, whose nudges and coincident-face
+ * rules decide it the same way on every CPU. Unsure means:
+ *
+ * - EDGE: the nearest candidate's hit lies within a band of its outline (inside or out), where
+ *   Embree's float32 test may decide either way;
+ * - TIE: another candidate lies within rounding of the same depth;
+ * - FORCED: a triangle seen nearly edge-on may cover the pixel, or a hit lies at the eye.
+ *
+ * The bands are wide (a fifth of a millimetre, more at grazing angles) against Embree's
+ * float32 errors (micrometres), so a pixel left sure is one every CPU agrees on.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEAR 1e-3          /* metres ahead of the eye: nothing nearer is rasterised */
+#define BAND 2e-4          /* metres: a hit this close to an outline is unsure */
+#define BAND_SLOPE 1e-5    /* and this much more per metre of distance over the cosine */
+#define GRAZING 1e-4       /* a triangle whose plane passes this close (per metre) is edge-on */
+#define TIE_SLOPE 1e-5     /* depths within this share of each other are a tie, */
+#define TIE_FLOOR 1e-5     /* plus this many metres, */
+#define TIE_GRAZING 1e-6   /* plus this share over the cosine */
+
+#define CHUNK 16           /* triangles per bounding sphere (sortie.sim.raster.CHUNK) */
+#define MARGIN 2.0         /* pixels: triangles are clipped this far outside the image */
+#define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
+
+#define EDGE 1
+#define TIE 2
+#define FORCED 4
+
+typedef struct {
+    double t, margin;
+    int32_t tri;
+    uint8_t flags, forced;
+} Best;
+
+typedef struct {
+    double eye[3], axes[3][3]; /* axes[k]: camera axis k (forward, left, up) in world terms */
+    double focal, reach_max, close;
+    int width, height;
+    const float *dirs;
+    double *norms;
+    Best *best;
+    int *columns; /* two a row: a triangle's first and last column */
+} Frame;
+
+/* A triangle ready for the pixel loop. Over a row, the Moeller-Trumbore numerators of the
+ * pixel's ray (det, u and v times det) are linear in the column: ``det[0] + det[1] * col +
+ * det[2] * row`` and so on, signs made positive ahead of the eye. The distance is t0 / det. */
+typedef struct {
+    double det[3], un[3], vn[3], t0, twice_area, scale, reach[3], far_slope, angle;
+    int32_t index;
+} Setup;
+
+/* Plain minimum and maximum: libm's fmin and fmax are calls that also order NaNs. */
+static inline double lesser(double a, double b) { return a < b ? a : b; }
+static inline double greater(double a, double b) { return a > b ? a : b; }
+
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void cross3(const double p[3], const double q[3], double out[3]) {
+    out[0] = p[1] * q[2] - p[2] * q[1];
+    out[1] = p[2] * q[0] - p[0] * q[2];
+    out[2] = p[0] * q[1] - p[1] * q[0];
+}
+
+/* Keep the nearest candidate of a pixel; mark ties (see the module comment). */
+static void consider(Best *p, double t, double margin, int32_t tri, int edge) {
+    if (p->tri < 0) {
+        p->t = t, p->margin = margin, p->tri = tri, p->flags = edge ? EDGE : 0;
+        return;
+    }
+    double m = margin > p->margin ? margin : p->margin;
+    if (t < p->t - m) {
+        p->t = t, p->margin = margin, p->tri = tri, p->flags = edge ? EDGE : 0;
+    } else if (t <= p->t + m) {
+        p->flags |= TIE;
+        if (t < p->t) p->t = t, p->margin = margin, p->tri = tri;
+    }
+}
+
+/* Test the pixel ``k`` whose numerators are ``det``, ``un``, ``vn`` (see Setup). */
+static inline void test_pixel(const Frame *f, const Setup *s, int k, double det, double un, double vn) {
+    if (det <= 0.0) return; /* the plane is behind the eye, or seen edge-on */
+    Best *p = f->best + k;
+    /* Behind the nearest by more than any tie margin (s->far_slope bounds this one's)? */
+    double far = greater(p->t + p->margin, (p->t + TIE_FLOOR) * s->far_slope);
+    if (s->t0 > far * det) return;
+    double norm = f->norms[k], band = BAND * det + BAND_SLOPE * s->scale * norm * s->twice_area;
+    double wn = det - un - vn; /* band and the gaps below are all times det */
+    double gap = lesser(lesser(un * s->reach[0], vn * s->reach[1]), wn * s->reach[2]);
+    if (gap < -band) return;
+    double t = s->t0 / det;
+    if (t < NEAR) {
+        p->forced = 1;
+        return;
+    }
+    double inv_cos = norm * s->twice_area / det;
+    consider(p, t, TIE_SLOPE * t + TIE_FLOOR + TIE_GRAZING * t * inv_cos, s->index, gap <= band);
+}
+
+/* Camera coordinates (forward, left, up) of a world point. */
+static void to_camera(const Frame *f, const float *corner, double out[3]) {
+    double rel[3] = {(double)corner[0] - f->eye[0], (double)corner[1] - f->eye[1], (double)corner[2] - f->eye[2]};
+    for (int k = 0; k < 3; k++) out[k] = dot3(f->axes[k], rel);
+}
+
+/* A convex polygon: in camera space while clipped, then projected to (column, row). */
+typedef struct {
+    double p[10][3];
+    int n;
+} Polygon;
+
+/* Keep the part of ``poly`` where plane[0] x + plane[1] y + plane[2] z + plane[3] >= 0. */
+static void clip(Polygon *poly, const double plane[4]) {
+    Polygon out;
+    out.n = 0;
+    for (int k = 0; k < poly->n; k++) {
+        const double *p = poly->p[k], *q = poly->p[(k + 1) % poly->n];
+        double dp = plane[0] * p[0] + plane[1] * p[1] + plane[2] * p[2] + plane[3];
+        double dq = plane[0] * q[0] + plane[1] * q[1] + plane[2] * q[2] + plane[3];
+        if (dp >= 0) memcpy(out.p[out.n++], p, sizeof(out.p[0]));
+        if ((dp >= 0) != (dq >= 0)) {
+            double s = dp / (dp - dq);
+            for (int i = 0; i < 3; i++) out.p[out.n][i] = p[i] + s * (q[i] - p[i]);
+            out.n++;
+        }
+    }
+    *poly = out;
+}
+
+/* Clip a triangle (camera coordinates) to what the image may show, ``margin`` pixels wider
+ * on each side (``margin`` < 0: to the near plane only), and project it to pixels. Returns
+ * the depth of its nearest point, or 0 when nothing is left. */
+static double footprint(const Frame *f, double cam[3][3], double margin, Polygon *poly) {
+    poly->n = 3;
+    memcpy(poly->p, cam, 9 * sizeof(double));
+    double half_w = f->width / 2.0 + margin, half_h = f->height / 2.0 + margin;
+    double planes[5][4] = {{1, 0, 0, -NEAR}, {half_w, -f->focal, 0, 0}, {half_w, f->focal, 0, 0},
+                           {half_h, 0, -f->focal, 0}, {half_h, 0, f->focal, 0}};
+    for (int k = 0; k < (margin < 0 ? 1 : 5) && poly->n > 0; k++) {
+        const double *pl = planes[k];
+        int cut = 0;
+        for (int i = 0; i < 3; i++) cut |= pl[0] * cam[i][0] + pl[1] * cam[i][1] + pl[2] * cam[i][2] + pl[3] < 0;
+        if (cut) clip(poly, pl); /* clipping a later plane tests the clipped corners again */
+    }
+    double nearest = INFINITY;
+    for (int k = 0; k < poly->n; k++) {
+        double x = greater(poly->p[k][0], NEAR);
+        nearest = lesser(nearest, x);
+        poly->p[k][0] = f->width / 2.0 - f->focal * poly->p[k][1] / x;
+        poly->p[k][1] = f->height / 2.0 - f->focal * poly->p[k][2] / x;
+    }
+    return poly->n > 0 ? nearest : 0.0;
+}
+
+/* The columns of ``poly`` between rows ``y0`` and ``y1`` (its x-range over that slab). */
+static int span(const Polygon *poly, double y0, double y1, double *x0, double *x1) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < poly->n; k++) {
+        const double *p = poly->p[k], *q = poly->p[(k + 1) % poly->n];
+        if (p[1] >= y0 && p[1] <= y1) lo = lesser(lo, p[0]), hi = greater(hi, p[0]);
+        for (int e = 0; e < 2; e++) {
+            double y = e ? y1 : y0;
+            if ((p[1] < y) != (q[1] < y)) {
+                double x = p[0] + (y - p[1]) / (q[1] - p[1]) * (q[0] - p[0]);
+                lo = lesser(lo, x), hi = greater(hi, x);
+            }
+        }
+    }
+    *x0 = lo, *x1 = hi;
+    return lo <= hi;
+}
+
+/* The rows (``rows[0]..rows[1]``) and, per row, the columns whose pixel centres lie within
+ * ``grow`` pixels of ``poly``; ``columns`` gets two entries a row (first > last: none). */
+static void spans(const Frame *f, const Polygon *poly, double grow, int rows[2], int *columns) {
+    double top = INFINITY, bottom = -INFINITY;
+    for (int k = 0; k < poly->n; k++) top = lesser(top, poly->p[k][1]), bottom = greater(bottom, poly->p[k][1]);
+    rows[0] = (int)greater(0.0, ceil(greater(-1.0, top - grow - 0.5)));
+    rows[1] = (int)lesser(f->height - 1.0, floor(lesser(f->height, bottom + grow - 0.5)));
+    for (int i = rows[0]; i <= rows[1]; i++) {
+        double x0, x1;
+        int *c = columns + 2 * i;
+        c[0] = 0, c[1] = -1;
+        if (!span(poly, i + 0.5 - grow, i + 0.5 + grow, &x0, &x1)) continue;
+        c[0] = (int)greater(0.0, ceil(greater(-1.0, x0 - grow - 0.5)));
+        c[1] = (int)lesser(f->width - 1.0, floor(lesser(f->width, x1 + grow - 0.5)));
+    }
+}
+
+static void test_pixels(const Frame *f, const Setup *s, const int rows[2], const int *columns) {
+    for (int i = rows[0]; i <= rows[1]; i++) {
+        int j = columns[2 * i], last = columns[2 * i + 1];
+        double det = s->det[0] + s->det[1] * j + s->det[2] * i;
+        double un = s->un[0] + s->un[1] * j + s->un[2] * i, vn = s->vn[0] + s->vn[1] * j + s->vn[2] * i;
+        for (; j <= last; j++) {
+            test_pixel(f, s, i * f->width + j, det, un, vn);
+            det += s->det[1], un += s->un[1], vn += s->vn[1];
+        }
+    }
+}
+
+static void force_pixels(const Frame *f, const int rows[2], const int *columns) {
+    for (int i = rows[0]; i <= rows[1]; i++)
+        for (int j = columns[2 * i]; j <= columns[2 * i + 1]; j++) f->best[i * f->width + j].forced = 1;
+}
+
+/* The linear form, over pixel (column, row), of ``v . d`` for the pixel's ray ``d``. */
+static void linear(const Frame *f, const double v[3], double sign, double out[3]) {
+    double forward = dot3(v, f->axes[0]), left = dot3(v, f->axes[1]), up = dot3(v, f->axes[2]);
+    /* d = forward + left * (w/2 - col - 0.5) / focal + up * (h/2 - row - 0.5) / focal */
+    out[0] = sign * (forward + left * (f->width / 2.0 - 0.5) / f->focal + up * (f->height / 2.0 - 0.5) / f->focal);
+    out[1] = -sign * left / f->focal;
+    out[2] = -sign * up / f->focal;
+}
+
+/* Whether the eye lies within ``close`` of the triangle's box. */
+static int near_box(const Frame *f, const float *c) {
+    for (int i = 0; i < 3; i++) {
+        double lo = lesser(lesser(c[i], c[3 + i]), c[6 + i]), hi = greater(greater(c[i], c[3 + i]), c[6 + i]);
+        if (f->eye[i] < lo - f->close || f->eye[i] > hi + f->close) return 0;
+    }
+    return 1;
+}
+
+/* Whether all three corners lie outside one side of the view (``margin`` pixels wider). */
+static int outside(const Frame *f, double cam[3][3]) {
+    double kw = (f->width / 2.0 + MARGIN) / f->focal, kh = (f->height / 2.0 + MARGIN) / f->focal;
+    int out[5] = {1, 1, 1, 1, 1};
+    for (int k = 0; k < 3; k++) {
+        double x = cam[k][0], y = cam[k][1], z = cam[k][2];
+        out[0] &= x < NEAR, out[1] &= y > kw * x, out[2] &= -y > kw * x, out[3] &= z > kh * x, out[4] &= -z > kh * x;
+    }
+    return out[0] | out[1] | out[2] | out[3] | out[4];
+}
+
+#define NO_AREA 0
+#define EDGE_ON 1
+#define READY 2
+
+/* Fill ``s`` for the pixel loop; return READY, or why the triangle is not to be tested. */
+static int set_up(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *s) {
+    double a[3] = {c[0], c[1], c[2]}, n[3], n2[3], un[3], q[3];
+    double e1[3] = {(double)c[3] - a[0], (double)c[4] - a[1], (double)c[5] - a[2]};
+    double e2[3] = {(double)c[6] - a[0], (double)c[7] - a[1], (double)c[8] - a[2]};
+    double sv[3] = {f->eye[0] - a[0], f->eye[1] - a[1], f->eye[2] - a[2]};
+    cross3(e1, e2, n);
+    s->twice_area = sqrt(dot3(n, n));
+    if (s->twice_area == 0.0) return NO_AREA;
+    double h = fabs(dot3(n, sv)) / s->twice_area, far2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        const float *p = c + 3 * k;
+        far2 = greater(far2, greater(dot3(cam[k], cam[k]), (double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]));
+    }
+    s->scale = sqrt(far2); /* how far the corners are from the eye, and from the world's origin */
+    s->angle = 0.0;
+    if (h < GRAZING * s->scale) return EDGE_ON;
+    s->angle = BAND_SLOPE * s->scale / h;
+    cross3(e2, e1, n2);
+    cross3(e2, sv, un);
+    cross3(sv, e1, q);
+    s->t0 = dot3(e2, q);
+    double sign = s->t0 < 0 ? -1.0 : 1.0;
+    s->t0 *= sign;
+    linear(f, n2, sign, s->det), linear(f, un, sign, s->un), linear(f, q, sign, s->vn);
+    for (int k = 0; k < 3; k++) s->reach[k] = reach[k];
+    s->far_slope = 1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING * s->scale / h);
+    return READY;
+}
+
+/* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
+ * be cast instead. */
+static int raster_triangle(const Frame *f, const float *c, const double *reach, int32_t index) {
+    double cam[3][3];
+    if (near_box(f, c)) {
+        double e1[3] = {(double)c[3] - c[0], (double)c[4] - c[1], (double)c[5] - c[2]}, n[3];
+        double e2[3] = {(double)c[6] - c[0], (double)c[7] - c[1], (double)c[8] - c[2]};
+        double sv[3] = {f->eye[0] - c[0], f->eye[1] - c[1], f->eye[2] - c[2]};
+        cross3(e1, e2, n);
+        double area = sqrt(dot3(n, n));
+        if (area > 0.0 && fabs(dot3(n, sv)) <= f->close * area) return 0;
+    }
+    for (int k = 0; k < 3; k++) to_camera(f, c + 3 * k, cam[k]);
+    if (outside(f, cam)) return 1;
+    Setup s;
+    s.index = index;
+    int state = set_up(f, c, cam, reach, &s);
+    if (state == NO_AREA) return 1;
+    /* The band, as an angle seen from the eye: BAND / r + BAND_SLOPE * scale / h (the cosine
+     * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that. */
+    Polygon poly;
+    double nearest = footprint(f, cam, MARGIN, &poly), widen = f->focal * f->reach_max * (1.0 + f->reach_max);
+    if (nearest == 0.0) return 1;
+    double grow = SLACK + widen * (BAND / nearest + s.angle);
+    if (grow > MARGIN) grow = SLACK + widen * (BAND / footprint(f, cam, -1.0, &poly) + s.angle);
+    int rows[2];
+    spans(f, &poly, grow, rows, f->columns);
+    if (state == EDGE_ON)
+        force_pixels(f, rows, f->columns);
+    else
+        test_pixels(f, &s, rows, f->columns);
+    return 1;
+}
+
+/* The exact hit of a pixel's ray on its triangle: sortie.sim.exact.exact_hits's formula. */
+static void measure(const float *a, const double o[3], const float *dir, double out[3]) {
+    const float *b = a + 3, *c = a + 6;
+    double ox = o[0], oy = o[1], oz = o[2], dx = dir[0], dy = dir[1], dz = dir[2];
+    double ax = a[0], ay = a[1], az = a[2];
+    double e1x = (double)b[0] - ax, e1y = (double)b[1] - ay, e1z = (double)b[2] - az;
+    double e2x = (double)c[0] - ax, e2y = (double)c[1] - ay, e2z = (double)c[2] - az;
+    double px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
+    double det = e1x * px + e1y * py + e1z * pz;
+    double sx = ox - ax, sy = oy - ay, sz = oz - az;
+    double qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
+    out[1] = (sx * px + sy * py + sz * pz) / det;
+    out[2] = (dx * qx + dy * qy + dz * qz) / det;
+    out[0] = (e2x * qx + e2y * qy + e2z * qz) / det;
+}
+
+typedef struct {
+    float *t, *u, *v;
+    int32_t *tri;
+    uint8_t *unsure;
+} Out;
+
+static void write_pixels(const Frame *f, const float *corners, int all_unsure, Out out) {
+    for (int k = 0; k < f->width * f->height; k++) {
+        const Best *p = f->best + k;
+        out.t[k] = INFINITY, out.tri[k] = -1, out.u[k] = 0.0f, out.v[k] = 0.0f;
+        out.unsure[k] = all_unsure || p->forced || p->flags;
+        if (out.unsure[k] || p->tri < 0) continue;
+        double hit[3];
+        measure(corners + 9 * (size_t)p->tri, f->eye, f->dirs + 3 * (size_t)k, hit);
+        out.t[k] = (float)hit[0], out.tri[k] = p->tri, out.u[k] = (float)hit[1], out.v[k] = (float)hit[2];
+    }
+}
+
+static int frame_of(Frame *f, const double *camera, const float *eye) {
+    for (int i = 0; i < 3; i++) f->eye[i] = eye[i];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) f->axes[k][i] = camera[3 * i + k];
+    size_t n = (size_t)f->width * f->height;
+    f->norms = malloc(n * sizeof(double));
+    f->best = malloc(n * sizeof(Best));
+    f->columns = malloc(2 * (size_t)f->height * sizeof(int));
+    if (f->norms == NULL || f->best == NULL || f->columns == NULL) return 0;
+    f->reach_max = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        const float *d = f->dirs + 3 * k;
+        f->norms[k] = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+        f->reach_max = greater(f->reach_max, f->norms[k]);
+        f->best[k].t = INFINITY, f->best[k].margin = 0.0, f->best[k].tri = -1, f->best[k].flags = 0, f->best[k].forced = 0;
+    }
+    f->close = 2.0 * NEAR * f->reach_max;
+    return 1;
+}
+
+static int check(Py_buffer *b, size_t items, size_t size, const char *name) {
+    if ((size_t)b->len != items * size) {
+        PyErr_Format(PyExc_ValueError, "raster: %s holds %zd bytes, expected %zu", name, b->len, items * size);
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether a chunk of triangles (bounding sphere: centre, radius) may show in the frame or
+ * come near the eye; a chunk that does neither is skipped whole. */
+static int chunk_matters(const Frame *f, const double *sphere) {
+    double rel[3] = {sphere[0] - f->eye[0], sphere[1] - f->eye[1], sphere[2] - f->eye[2]}, cam[3], r = sphere[3];
+    if (dot3(rel, rel) <= (r + f->close) * (r + f->close)) return 1;
+    for (int k = 0; k < 3; k++) cam[k] = dot3(f->axes[k], rel);
+    if (cam[0] + r < NEAR) return 0;
+    double half_w = f->width / 2.0 + MARGIN, half_h = f->height / 2.0 + MARGIN;
+    double side_w = sqrt(half_w * half_w + f->focal * f->focal), side_h = sqrt(half_h * half_h + f->focal * f->focal);
+    if (half_w * cam[0] - f->focal * fabs(cam[1]) < -r * side_w) return 0;
+    return half_h * cam[0] - f->focal * fabs(cam[2]) >= -r * side_h;
+}
+
+/* Rasterise every triangle, chunk by chunk; return 0 if one came too near the eye. */
+static int raster_all(Frame *f, const float *corners, const double *reach, size_t count, const double *spheres) {
+    for (size_t chunk = 0; chunk * CHUNK < count; chunk++) {
+        if (!chunk_matters(f, spheres + 4 * chunk)) continue;
+        size_t last = (chunk + 1) * CHUNK < count ? (chunk + 1) * CHUNK : count;
+        for (size_t i = chunk * CHUNK; i < last; i++)
+            if (!raster_triangle(f, corners + 9 * i, reach + 3 * i, (int32_t)i)) return 0;
+    }
+    return 1;
+}
+
+static PyObject *frame(PyObject *self, PyObject *args) {
+    Py_buffer corners, reach, spheres, camera, eye, dirs, t, tri, u, v, unsure;
+    Frame f;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*diiw*w*w*w*w*", &corners, &reach, &spheres, &camera, &eye, &dirs, &f.focal,
+                          &f.width, &f.height, &t, &tri, &u, &v, &unsure))
+        return NULL;
+    PyObject *result = NULL;
+    size_t count = (size_t)corners.len / (9 * sizeof(float)), n = (size_t)f.width * f.height;
+    f.norms = NULL, f.best = NULL, f.columns = NULL, f.dirs = dirs.buf;
+    if (!check(&reach, 3 * count, sizeof(double), "reach") ||
+        !check(&spheres, 4 * ((count + CHUNK - 1) / CHUNK), sizeof(double), "spheres") || !check(&camera, 9, sizeof(double), "camera") ||
+        !check(&eye, 3, sizeof(float), "eye") || !check(&dirs, 3 * n, sizeof(float), "dirs") ||
+        !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
+        !check(&u, n, sizeof(float), "u") || !check(&v, n, sizeof(float), "v") || !check(&unsure, n, 1, "unsure"))
+        goto done;
+    if (!frame_of(&f, camera.buf, eye.buf)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int whole;
+    Py_BEGIN_ALLOW_THREADS;
+    whole = raster_all(&f, corners.buf, reach.buf, count, spheres.buf);
+    write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
+    Py_END_ALLOW_THREADS;
+    result = PyBool_FromLong(whole);
+done:
+    free(f.norms);
+    free(f.best);
+    free(f.columns);
+    PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
+    PyBuffer_Release(&dirs), PyBuffer_Release(&t), PyBuffer_Release(&tri), PyBuffer_Release(&u);
+    PyBuffer_Release(&v), PyBuffer_Release(&unsure);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"frame", frame, METH_VARARGS,
+     "frame(corners, reach, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure) -> bool: "
+     "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_raster", "The camera as a rasteriser (sortie.sim.raster).", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__raster(void) { return PyModule_Create(&module); }

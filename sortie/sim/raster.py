@@ -1,0 +1,119 @@
+"""Camera frames by rasterisation: the same hits as casting every pixel's ray, found faster.
+
+All of a camera's rays start at the eye, so ``sortie/sim/_raster.c`` walks each triangle over
+the pixels it may cover and keeps the nearest per pixel, measured with the ray caster's own
+exact formula (``sortie.sim.exact``). A pixel whose answer is clear gets the very hit its ray
+would: the same triangle, and the same bits of distance and barycentrics. A pixel it cannot
+be sure of (a hit near a triangle's outline, two surfaces at one depth, a triangle seen
+edge-on) is cast through the ray caster, whose rules decide it the same way on every CPU. So
+frames are those of the ray caster, pixel for pixel; tests hold the two to that.
+
+With ``SORTIE_RASTER=0`` in the environment, or without the compiled extension, every pixel
+is cast.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from importlib import import_module
+from types import ModuleType
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sortie.sim.camera import CameraSpec, camera_rotation
+from sortie.sim.raycast import Hits, RayCaster, TriangleTable
+
+CHUNK = 16
+"""Triangles per bounding sphere: the extension skips a chunk out of view whole."""
+ENV_SWITCH = "SORTIE_RASTER"
+"""Set to 0 to cast every camera pixel (for comparisons, or if the extension misbehaves)."""
+
+
+@cache
+def extension() -> ModuleType | None:
+    """Return the compiled rasteriser, or None when it is switched off or not built."""
+    if os.environ.get(ENV_SWITCH, "1") == "0":
+        return None
+    try:
+        return import_module("sortie.sim._raster")
+    except ImportError:
+        return None
+
+
+def available() -> bool:
+    """Return whether camera frames are rasterised in this process."""
+    return extension() is not None
+
+
+def frame_hits(
+    caster: RayCaster,
+    spec: CameraSpec,
+    eye: tuple[float, float, float],
+    yaw: float,
+    pitch: float,
+    dirs: NDArray[np.float32],
+) -> tuple[Hits, int]:
+    """Return the hits of the camera's rays ``dirs`` from ``eye``, and how many were cast.
+
+    ``dirs`` are ``world_rays(spec, yaw, pitch)``; the caster must be in step with its scene.
+    """
+    module = extension()
+    assert module is not None, "frame_hits needs the extension (check available())"
+    n = len(dirs)
+    t, u, v = (np.empty(n, np.float32) for _ in range(3))
+    triangle, unsure = np.empty(n, np.int32), np.empty(n, np.uint8)
+    table = caster.table
+    origin = np.array(eye, np.float32)
+    rotation = np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64)
+    module.frame(
+        np.ascontiguousarray(table.corners, np.float32),
+        np.ascontiguousarray(table.faces.reach, np.float64),
+        spheres(table),
+        rotation,
+        origin,
+        np.ascontiguousarray(dirs, np.float32),
+        spec.focal,
+        spec.width,
+        spec.height,
+        t,
+        triangle,
+        u,
+        v,
+        unsure,
+    )
+    hits = Hits(t, triangle, u, v)
+    rows = np.flatnonzero(unsure)
+    if rows.size:
+        cast = caster.cast(origin[None], np.ascontiguousarray(dirs[rows]))
+        hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
+        hits.u[rows], hits.v[rows] = cast.u, cast.v
+    return hits, int(rows.size)
+
+
+_SPHERES: dict[int, tuple[TriangleTable, NDArray[np.float64]]] = {}
+"""Recent tables' chunk spheres, by the table's id (the table is kept, so the id holds)."""
+
+
+def spheres(table: TriangleTable) -> NDArray[np.float64]:
+    """Return a bounding sphere (centre, radius) per ``CHUNK`` triangles of ``table``, (K, 4).
+
+    Kept for the last few tables: a scene's table changes only when a dynamic object moves.
+    """
+    kept = _SPHERES.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
+    corners = table.corners.astype(np.float64)
+    pad = (-len(corners)) % CHUNK
+    if pad:  # repeat the last triangle: it changes no bounds
+        corners = np.concatenate([corners, np.repeat(corners[-1:], pad, axis=0)])
+    chunks = corners.reshape(-1, CHUNK * 3, 3)
+    low, high = chunks.min(axis=1), chunks.max(axis=1)
+    centre = (low + high) / 2
+    radius = np.sqrt(np.square(high - low).sum(axis=1)) / 2 * (1 + 1e-9) + 1e-6
+    result = np.ascontiguousarray(np.column_stack([centre, radius]))
+    if len(_SPHERES) >= 8:
+        _SPHERES.pop(next(iter(_SPHERES)))
+    _SPHERES[id(table)] = (table, result)
+    return result

@@ -1,0 +1,171 @@
+"""The rasteriser gives the ray caster's hits, pixel for pixel and bit for bit."""
+
+import numpy as np
+import pytest
+
+from sortie.core.errors import ConfigError
+from sortie.sim import raster
+from sortie.sim.camera import CameraSpec, world_rays
+from sortie.sim.mesh import box
+from sortie.sim.raycast import Hits, RayCaster
+from sortie.sim.render import Renderer
+from sortie.sim.scene import Dynamics, Scene, SceneObject
+from sortie.sim.worlds import FLIGHT_WORLDS, WORLDS, build_world
+
+needs_raster = pytest.mark.skipif(
+    not raster.available(), reason="the rasteriser extension is not built here"
+)
+
+
+def _cast(caster: RayCaster, eye, dirs) -> Hits:
+    return caster.cast(np.array([eye], np.float32), dirs)
+
+
+def _assert_same_hits(cast: Hits, drawn: Hits) -> None:
+    """Same triangle, and the same bits of t, u and v, on every pixel."""
+    assert np.array_equal(cast.triangle, drawn.triangle)
+    for name in ("t", "u", "v"):
+        a, b = getattr(cast, name), getattr(drawn, name)
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), name
+
+
+def _compare(scene: Scene, views, spec: CameraSpec) -> tuple[int, int]:
+    """Compare every view's rasterised hits with its cast ones; return (pixels, cast pixels)."""
+    caster, pixels, unsure = RayCaster(scene), 0, 0
+    for eye, yaw, pitch in views:
+        dirs = world_rays(spec, yaw, pitch)
+        caster.sync()
+        drawn, cast_count = raster.frame_hits(caster, spec, eye, yaw, pitch, dirs)
+        _assert_same_hits(_cast(caster, eye, dirs), drawn)
+        pixels, unsure = pixels + len(dirs), unsure + cast_count
+    return pixels, unsure
+
+
+def _views(scene: Scene, seed: int, count: int) -> list:
+    """Eyes drawn over the scene at walking and flying heights, any yaw, pitched up or down."""
+    rng = np.random.default_rng(seed)
+    xmin, ymin, xmax, ymax = scene.bounds
+    return [
+        (
+            (
+                float(rng.uniform(xmin, xmax)),
+                float(rng.uniform(ymin, ymax)),
+                float(rng.choice([0.4, 1.6, 6.0])),
+            ),
+            float(rng.uniform(0, 360)),
+            float(rng.uniform(-60, 30)),
+        )
+        for _ in range(count)
+    ]
+
+
+@needs_raster
+@pytest.mark.parametrize("world", sorted(WORLDS.names()))
+def test_every_world_draws_the_cast_hits(world):
+    """Every world, eyes anywhere (inside walls and furniture too): the same hits as casting.
+
+    And the rasteriser decides most pixels itself (a bug marking all unsure would pass the
+    comparison alone).
+    """
+    params = FLIGHT_WORLDS.get(world) or {}
+    scene = build_world(world, 3, params)
+    pixels, unsure = _compare(scene, _views(scene, seed=7, count=6), CameraSpec(96, 72, 90.0))
+    assert unsure < 0.1 * pixels
+
+
+@needs_raster
+@pytest.mark.parametrize(
+    "spec", [CameraSpec(64, 64, 170.0), CameraSpec(40, 120, 10.0, pitch=-30.0), CameraSpec(8, 8)]
+)
+def test_any_camera_draws_the_cast_hits(spec):
+    """Wide, narrow, tall, tiny and pitched cameras."""
+    scene = build_world("apartment", 1)
+    _compare(scene, [(view[0], view[1], spec.pitch) for view in _views(scene, 2, 6)], spec)
+
+
+@needs_raster
+def test_moved_doors_are_drawn_where_they_are_now():
+    """Dynamic objects (opened doors) are drawn at their current place."""
+    scene = build_world("apartment", 0)
+    doors = [o.name for o in scene.objects if o.dynamics is Dynamics.OPENABLE]
+    assert doors
+    views = _views(scene, seed=3, count=6)
+    _compare(scene, views, CameraSpec(64, 48))
+    for name in doors:
+        scene.set_open(name, not scene.is_open(name))
+    _compare(scene, views, CameraSpec(64, 48))
+
+
+def _wall_scene() -> Scene:
+    """A floor, a wall and a box: flat faces meeting at edges, one face edge-on to the eye."""
+    return Scene(
+        [
+            SceneObject("floor_0", "floor", (box((10, 10, 0.1), (5, 0, -0.05)),)),
+            SceneObject("wall_0", "wall", (box((0.2, 10, 3), (5.1, 0, 1.5)),)),
+            SceneObject("crate_0", "crate", (box((1, 1, 1), (2.5, 0, 0.5)),)),
+        ],
+        (0, -5, 10, 5),
+    )
+
+
+@needs_raster
+def test_an_eye_at_a_surface_casts_the_whole_frame():
+    """An eye within a millimetre of a face: no pixel is drawn, every one is cast."""
+    scene, spec = _wall_scene(), CameraSpec(32, 32)
+    eye = (4.9995, 0.0, 1.0)  # half a millimetre from the wall's face at x = 5
+    caster = RayCaster(scene)
+    dirs = world_rays(spec, 0.0, 0.0)
+    drawn, cast_count = raster.frame_hits(caster, spec, eye, 0.0, 0.0, dirs)
+    assert cast_count == len(dirs)
+    _assert_same_hits(_cast(caster, eye, dirs), drawn)
+
+
+@needs_raster
+def test_faces_seen_edge_on_are_cast():
+    """An eye level with the crate's top sees it edge-on: those pixels are cast, and agree.
+
+    With an odd height, the middle row's rays run in the top face's plane.
+    """
+    scene, spec = _wall_scene(), CameraSpec(64, 63)
+    eye = (0.5, 0.0, 1.0)  # level with the top face of the crate
+    pixels, unsure = _compare(scene, [(eye, 0.0, 0.0)], spec)
+    assert 0 < unsure < pixels
+
+
+@needs_raster
+def test_a_plain_view_is_drawn_not_cast():
+    """Away from outlines, pixels are the rasteriser's own: only a few near edges are cast."""
+    scene, spec = _wall_scene(), CameraSpec(64, 64)
+    pixels, unsure = _compare(scene, [((0.5, 0.0, 1.6), 0.0, -10.0)], spec)
+    assert 0 < unsure < 0.05 * pixels
+
+
+@needs_raster
+def test_renderer_frames_are_the_same_either_way():
+    """RGB, depth and semantic images rasterised and cast are identical."""
+    scene = build_world("campus", 0)
+    spec = CameraSpec(64, 48)
+    drawn, cast = Renderer(scene), Renderer(scene, rasterise=False)
+    assert drawn.rasterise and not cast.rasterise
+    for eye, yaw, pitch in _views(scene, seed=5, count=4):
+        a, b = drawn.render(spec, eye, yaw, pitch), cast.render(spec, eye, yaw, pitch)
+        assert np.array_equal(a.rgb, b.rgb) and np.array_equal(a.semantic, b.semantic)
+        assert np.array_equal(a.depth, b.depth)
+
+
+def test_rasterising_without_the_extension_is_refused(monkeypatch):
+    monkeypatch.setattr(raster, "available", lambda: False)
+    with pytest.raises(ConfigError, match="rasterising asked for"):
+        Renderer(_wall_scene(), rasterise=True)
+
+
+def test_spheres_bound_their_chunks():
+    """Each chunk's sphere holds every corner of its triangles (the last chunk padded)."""
+    table = RayCaster(build_world("station", 0)).table
+    spheres = raster.spheres(table)
+    assert len(spheres) == -(-len(table) // raster.CHUNK)
+    chunk = np.arange(len(table)) // raster.CHUNK
+    centre, radius = spheres[chunk, :3], spheres[chunk, 3]
+    reach = np.linalg.norm(table.corners.astype(np.float64) - centre[:, None], axis=2).max(axis=1)
+    assert (reach <= radius).all()
+    assert raster.spheres(table) is spheres  # kept for the next frame
