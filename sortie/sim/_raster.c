@@ -32,9 +32,13 @@
 #define TIE_SLOPE 1e-5     /* depths within this share of each other are a tie, */
 #define TIE_FLOOR 1e-5     /* plus this many metres, */
 #define TIE_GRAZING 1e-6   /* plus this share over the cosine */
+/* The most a tie margin can stretch a depth, on a triangle not seen edge-on (see set_up). */
+#define FAR_SLOPE (1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING / GRAZING))
 
 #define CHUNK 16           /* triangles per bounding sphere (sortie.sim.raster.CHUNK) */
 #define MARGIN 2.0         /* pixels: triangles are clipped this far outside the image */
+#define OCCLUDE_AREA 64    /* pixels: a footprint box this small is checked for being hidden */
+#define SMALL 16           /* pixels: a footprint box this small is tested whole */
 #define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
 
 #define EDGE 1
@@ -61,7 +65,7 @@ typedef struct {
  * pixel's ray (det, u and v times det) are linear in the column: ``det[0] + det[1] * col +
  * det[2] * row`` and so on, signs made positive ahead of the eye. The distance is t0 / det. */
 typedef struct {
-    double det[3], un[3], vn[3], t0, twice_area, scale, reach[3], far_slope, angle;
+    double det[3], un[3], vn[3], t0, twice_area, h, scale, reach[3], far_slope, angle;
     int32_t index;
 } Setup;
 
@@ -167,19 +171,37 @@ static double footprint(const Frame *f, double cam[3][3], double margin, Polygon
     return poly->n > 0 ? nearest : 0.0;
 }
 
-/* The columns of ``poly`` between rows ``y0`` and ``y1`` (its x-range over that slab). */
-static int span(const Polygon *poly, double y0, double y1, double *x0, double *x1) {
-    double lo = INFINITY, hi = -INFINITY;
+/* A polygon's edge for scanning: its rows (low to high) and its column as a line in the row. */
+typedef struct {
+    double y0, y1, x0, slope;
+} Edge;
+
+static int edges_of(const Polygon *poly, Edge *edges) {
+    int n = 0;
     for (int k = 0; k < poly->n; k++) {
         const double *p = poly->p[k], *q = poly->p[(k + 1) % poly->n];
-        if (p[1] >= y0 && p[1] <= y1) lo = lesser(lo, p[0]), hi = greater(hi, p[0]);
-        for (int e = 0; e < 2; e++) {
-            double y = e ? y1 : y0;
-            if ((p[1] < y) != (q[1] < y)) {
-                double x = p[0] + (y - p[1]) / (q[1] - p[1]) * (q[0] - p[0]);
-                lo = lesser(lo, x), hi = greater(hi, x);
-            }
+        const double *a = p[1] <= q[1] ? p : q, *b = p[1] <= q[1] ? q : p;
+        Edge *e = edges + n++;
+        e->y0 = a[1], e->y1 = b[1], e->x0 = a[0];
+        e->slope = b[1] > a[1] ? (b[0] - a[0]) / (b[1] - a[1]) : 0.0;
+        if (b[1] == a[1] && b[0] != a[0]) { /* a level edge: keep both ends as points */
+            e->slope = 0.0;
+            edges[n] = *e, edges[n].x0 = b[0], n++;
         }
+    }
+    return n;
+}
+
+/* The columns a convex polygon spans between rows ``y0`` and ``y1``: the extremes of its edges'
+ * pieces within that slab. Returns 0 if it does not reach the slab. */
+static int span(const Edge *edges, int n, double y0, double y1, double *x0, double *x1) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < n; k++) {
+        const Edge *e = edges + k;
+        double a = greater(y0, e->y0), b = lesser(y1, e->y1);
+        if (a > b) continue;
+        double xa = e->x0 + (a - e->y0) * e->slope, xb = e->x0 + (b - e->y0) * e->slope;
+        lo = lesser(lo, lesser(xa, xb)), hi = greater(hi, greater(xa, xb));
     }
     *x0 = lo, *x1 = hi;
     return lo <= hi;
@@ -187,23 +209,42 @@ static int span(const Polygon *poly, double y0, double y1, double *x0, double *x
 
 /* The rows (``rows[0]..rows[1]``) and, per row, the columns whose pixel centres lie within
  * ``grow`` pixels of ``poly``; ``columns`` gets two entries a row (first > last: none). */
-static void spans(const Frame *f, const Polygon *poly, double grow, int rows[2], int *columns) {
-    double top = INFINITY, bottom = -INFINITY;
-    for (int k = 0; k < poly->n; k++) top = lesser(top, poly->p[k][1]), bottom = greater(bottom, poly->p[k][1]);
-    rows[0] = (int)greater(0.0, ceil(greater(-1.0, top - grow - 0.5)));
-    rows[1] = (int)lesser(f->height - 1.0, floor(lesser(f->height, bottom + grow - 0.5)));
-    for (int i = rows[0]; i <= rows[1]; i++) {
+/* The pixels (``box``: first and last column, first and last row) whose centres lie within
+ * ``grow`` pixels of the box around ``poly``. */
+static void box_of(const Frame *f, const Polygon *poly, double grow, int box[4]) {
+    double top = INFINITY, bottom = -INFINITY, left = INFINITY, right = -INFINITY;
+    for (int k = 0; k < poly->n; k++) {
+        top = lesser(top, poly->p[k][1]), bottom = greater(bottom, poly->p[k][1]);
+        left = lesser(left, poly->p[k][0]), right = greater(right, poly->p[k][0]);
+    }
+    box[0] = (int)greater(0.0, ceil(greater(-1.0, left - grow - 0.5)));
+    box[1] = (int)lesser(f->width - 1.0, floor(lesser(f->width, right + grow - 0.5)));
+    box[2] = (int)greater(0.0, ceil(greater(-1.0, top - grow - 0.5)));
+    box[3] = (int)lesser(f->height - 1.0, floor(lesser(f->height, bottom + grow - 0.5)));
+}
+
+/* Per row of ``box``, the columns whose pixel centres lie within ``grow`` pixels of ``poly``:
+ * ``columns`` gets two entries a row (first > last: none). */
+static void spans(const Frame *f, const Polygon *poly, double grow, const int box[4], int *columns) {
+    (void)f;
+    if ((box[1] - box[0] + 1) * (box[3] - box[2] + 1) <= SMALL) { /* a few pixels: test them all */
+        for (int i = box[2]; i <= box[3]; i++) columns[2 * i] = box[0], columns[2 * i + 1] = box[1];
+        return;
+    }
+    Edge edges[20];
+    int n = edges_of(poly, edges);
+    for (int i = box[2]; i <= box[3]; i++) {
         double x0, x1;
         int *c = columns + 2 * i;
         c[0] = 0, c[1] = -1;
-        if (!span(poly, i + 0.5 - grow, i + 0.5 + grow, &x0, &x1)) continue;
-        c[0] = (int)greater(0.0, ceil(greater(-1.0, x0 - grow - 0.5)));
-        c[1] = (int)lesser(f->width - 1.0, floor(lesser(f->width, x1 + grow - 0.5)));
+        if (!span(edges, n, i + 0.5 - grow, i + 0.5 + grow, &x0, &x1)) continue;
+        c[0] = (int)greater(box[0], ceil(x0 - grow - 0.5));
+        c[1] = (int)lesser(box[1], floor(x1 + grow - 0.5));
     }
 }
 
-static void test_pixels(const Frame *f, const Setup *s, const int rows[2], const int *columns) {
-    for (int i = rows[0]; i <= rows[1]; i++) {
+static void test_pixels(const Frame *f, const Setup *s, const int box[4], const int *columns) {
+    for (int i = box[2]; i <= box[3]; i++) {
         int j = columns[2 * i], last = columns[2 * i + 1];
         double det = s->det[0] + s->det[1] * j + s->det[2] * i;
         double un = s->un[0] + s->un[1] * j + s->un[2] * i, vn = s->vn[0] + s->vn[1] * j + s->vn[2] * i;
@@ -214,8 +255,8 @@ static void test_pixels(const Frame *f, const Setup *s, const int rows[2], const
     }
 }
 
-static void force_pixels(const Frame *f, const int rows[2], const int *columns) {
-    for (int i = rows[0]; i <= rows[1]; i++)
+static void force_pixels(const Frame *f, const int box[4], const int *columns) {
+    for (int i = box[2]; i <= box[3]; i++)
         for (int j = columns[2 * i]; j <= columns[2 * i + 1]; j++) f->best[i * f->width + j].forced = 1;
 }
 
@@ -228,11 +269,13 @@ static void linear(const Frame *f, const double v[3], double sign, double out[3]
     out[2] = -sign * up / f->focal;
 }
 
-/* Whether the eye lies within ``close`` of the triangle's box. */
-static int near_box(const Frame *f, const float *c) {
+/* Whether the triangle may come within ``distance`` of the eye: its plane (at ``h``) and its
+ * box, grown by that, do. */
+static int within(const Frame *f, const float *c, double h, double distance) {
+    if (h > distance) return 0;
     for (int i = 0; i < 3; i++) {
         double lo = lesser(lesser(c[i], c[3 + i]), c[6 + i]), hi = greater(greater(c[i], c[3 + i]), c[6 + i]);
-        if (f->eye[i] < lo - f->close || f->eye[i] > hi + f->close) return 0;
+        if (f->eye[i] < lo - distance || f->eye[i] > hi + distance) return 0;
     }
     return 1;
 }
@@ -252,24 +295,32 @@ static int outside(const Frame *f, double cam[3][3]) {
 #define EDGE_ON 1
 #define READY 2
 
-/* Fill ``s`` for the pixel loop; return READY, or why the triangle is not to be tested. */
-static int set_up(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *s) {
-    double a[3] = {c[0], c[1], c[2]}, n[3], n2[3], un[3], q[3];
-    double e1[3] = {(double)c[3] - a[0], (double)c[4] - a[1], (double)c[5] - a[2]};
-    double e2[3] = {(double)c[6] - a[0], (double)c[7] - a[1], (double)c[8] - a[2]};
-    double sv[3] = {f->eye[0] - a[0], f->eye[1] - a[1], f->eye[2] - a[2]};
+/* Fill the shape part of ``s`` (area, scale, band angle); return NO_AREA, EDGE_ON or READY. */
+static int shape(const Frame *f, const float *c, double cam[3][3], Setup *s) {
+    double e1[3] = {(double)c[3] - c[0], (double)c[4] - c[1], (double)c[5] - c[2]}, n[3];
+    double e2[3] = {(double)c[6] - c[0], (double)c[7] - c[1], (double)c[8] - c[2]};
+    double sv[3] = {f->eye[0] - c[0], f->eye[1] - c[1], f->eye[2] - c[2]}, far2 = 0.0;
     cross3(e1, e2, n);
     s->twice_area = sqrt(dot3(n, n));
     if (s->twice_area == 0.0) return NO_AREA;
-    double h = fabs(dot3(n, sv)) / s->twice_area, far2 = 0.0;
+    s->h = fabs(dot3(n, sv)) / s->twice_area;
     for (int k = 0; k < 3; k++) {
         const float *p = c + 3 * k;
         far2 = greater(far2, greater(dot3(cam[k], cam[k]), (double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]));
     }
     s->scale = sqrt(far2); /* how far the corners are from the eye, and from the world's origin */
     s->angle = 0.0;
-    if (h < GRAZING * s->scale) return EDGE_ON;
-    s->angle = BAND_SLOPE * s->scale / h;
+    if (s->h < GRAZING * s->scale) return EDGE_ON;
+    s->angle = BAND_SLOPE * s->scale / s->h;
+    return READY;
+}
+
+/* Fill the linear forms of ``s`` for the pixel loop (a READY triangle). */
+static void forms(const Frame *f, const float *c, const double *reach, Setup *s) {
+    double a[3] = {c[0], c[1], c[2]}, n2[3], un[3], q[3];
+    double e1[3] = {(double)c[3] - a[0], (double)c[4] - a[1], (double)c[5] - a[2]};
+    double e2[3] = {(double)c[6] - a[0], (double)c[7] - a[1], (double)c[8] - a[2]};
+    double sv[3] = {f->eye[0] - a[0], f->eye[1] - a[1], f->eye[2] - a[2]};
     cross3(e2, e1, n2);
     cross3(e2, sv, un);
     cross3(sv, e1, q);
@@ -278,41 +329,63 @@ static int set_up(const Frame *f, const float *c, double cam[3][3], const double
     s->t0 *= sign;
     linear(f, n2, sign, s->det), linear(f, un, sign, s->un), linear(f, q, sign, s->vn);
     for (int k = 0; k < 3; k++) s->reach[k] = reach[k];
-    s->far_slope = 1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING * s->scale / h);
-    return READY;
+    s->far_slope = 1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING * s->scale / s->h);
+}
+
+/* Whether every pixel of a small ``box`` already holds a hit nearer than ``depth`` by more than
+ * any tie margin: the triangle could then change no pixel, sure or not. */
+static int hidden_box(const Frame *f, const int box[4], double depth) {
+    if ((box[1] - box[0] + 1) * (box[3] - box[2] + 1) > OCCLUDE_AREA) return 0;
+    for (int i = box[2]; i <= box[3]; i++)
+        for (int j = box[0]; j <= box[1]; j++) {
+            const Best *p = f->best + i * f->width + j;
+            if (p->tri < 0 || depth <= greater(p->t + p->margin, (p->t + TIE_FLOOR) * FAR_SLOPE)) return 0;
+        }
+    return 1;
 }
 
 /* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
  * be cast instead. */
-static int raster_triangle(const Frame *f, const float *c, const double *reach, int32_t index) {
+static int raster_triangle(const Frame *f, const float *c, const double *reach, int32_t index, int near) {
     double cam[3][3];
-    if (near_box(f, c)) {
+    if (near) { /* the chunk is near the eye: is this triangle too near? */
         double e1[3] = {(double)c[3] - c[0], (double)c[4] - c[1], (double)c[5] - c[2]}, n[3];
         double e2[3] = {(double)c[6] - c[0], (double)c[7] - c[1], (double)c[8] - c[2]};
         double sv[3] = {f->eye[0] - c[0], f->eye[1] - c[1], f->eye[2] - c[2]};
         cross3(e1, e2, n);
         double area = sqrt(dot3(n, n));
-        if (area > 0.0 && fabs(dot3(n, sv)) <= f->close * area) return 0;
+        if (area > 0.0 && within(f, c, fabs(dot3(n, sv)) / area, f->close)) return 0;
     }
     for (int k = 0; k < 3; k++) to_camera(f, c + 3 * k, cam[k]);
     if (outside(f, cam)) return 1;
     Setup s;
     s.index = index;
-    int state = set_up(f, c, cam, reach, &s);
+    int state = shape(f, c, cam, &s);
     if (state == NO_AREA) return 1;
     /* The band, as an angle seen from the eye: BAND / r + BAND_SLOPE * scale / h (the cosine
-     * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that. */
+     * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that.
+     * Clipping to the view MARGIN pixels wider is safe where the band stays under MARGIN / 2
+     * pixels: beyond a safe depth, so for a triangle that keeps twice as far from the eye
+     * (with room for the band). Else clip to the near plane only. */
     Polygon poly;
-    double nearest = footprint(f, cam, MARGIN, &poly), widen = f->focal * f->reach_max * (1.0 + f->reach_max);
+    double widen = f->focal * f->reach_max * (1.0 + f->reach_max), metres = 0.0;
+    if (state == READY) metres = BAND + BAND_SLOPE * s.scale * s.scale / s.h;
+    double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
+    int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
+    double nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
     if (nearest == 0.0) return 1;
     double grow = SLACK + widen * (BAND / nearest + s.angle);
-    if (grow > MARGIN) grow = SLACK + widen * (BAND / footprint(f, cam, -1.0, &poly) + s.angle);
-    int rows[2];
-    spans(f, &poly, grow, rows, f->columns);
-    if (state == EDGE_ON)
-        force_pixels(f, rows, f->columns);
-    else
-        test_pixels(f, &s, rows, f->columns);
+    int box[4];
+    box_of(f, &poly, grow, box);
+    /* A candidate just outside the outline may lie nearer than the outline, by the band. */
+    if (hidden_box(f, box, nearest - metres)) return 1;
+    spans(f, &poly, grow, box, f->columns);
+    if (state == EDGE_ON) {
+        force_pixels(f, box, f->columns);
+        return 1;
+    }
+    forms(f, c, reach, &s);
+    test_pixels(f, &s, box, f->columns);
     return 1;
 }
 
@@ -378,12 +451,22 @@ static int check(Py_buffer *b, size_t items, size_t size, const char *name) {
     return 1;
 }
 
-/* Whether a chunk of triangles (bounding sphere: centre, radius) may show in the frame or
- * come near the eye; a chunk that does neither is skipped whole. */
-static int chunk_matters(const Frame *f, const double *sphere) {
+/* A chunk of triangles in view: its bounding sphere's nearest depth, whether the eye is near
+ * it (it is then never skipped as hidden), and where it starts. */
+typedef struct {
+    double depth;
+    int near;
+    size_t chunk;
+} Chunk;
+
+/* Whether a chunk (bounding sphere: centre, radius) may show in the frame or come near the
+ * eye; if so, fill ``out``. A chunk that does neither is skipped whole. */
+static int chunk_matters(const Frame *f, const double *sphere, Chunk *out) {
     double rel[3] = {sphere[0] - f->eye[0], sphere[1] - f->eye[1], sphere[2] - f->eye[2]}, cam[3], r = sphere[3];
-    if (dot3(rel, rel) <= (r + f->close) * (r + f->close)) return 1;
     for (int k = 0; k < 3; k++) cam[k] = dot3(f->axes[k], rel);
+    out->depth = cam[0] - r;
+    out->near = dot3(rel, rel) <= (r + f->close) * (r + f->close);
+    if (out->near) return 1;
     if (cam[0] + r < NEAR) return 0;
     double half_w = f->width / 2.0 + MARGIN, half_h = f->height / 2.0 + MARGIN;
     double side_w = sqrt(half_w * half_w + f->focal * f->focal), side_h = sqrt(half_h * half_h + f->focal * f->focal);
@@ -391,15 +474,57 @@ static int chunk_matters(const Frame *f, const double *sphere) {
     return half_h * cam[0] - f->focal * fabs(cam[2]) >= -r * side_h;
 }
 
-/* Rasterise every triangle, chunk by chunk; return 0 if one came too near the eye. */
-static int raster_all(Frame *f, const float *corners, const double *reach, size_t count, const double *spheres) {
-    for (size_t chunk = 0; chunk * CHUNK < count; chunk++) {
-        if (!chunk_matters(f, spheres + 4 * chunk)) continue;
-        size_t last = (chunk + 1) * CHUNK < count ? (chunk + 1) * CHUNK : count;
-        for (size_t i = chunk * CHUNK; i < last; i++)
-            if (!raster_triangle(f, corners + 9 * i, reach + 3 * i, (int32_t)i)) return 0;
-    }
+/* The image range [lo, hi] of ``-focal * lateral / depth + centre`` over a sphere's points. */
+static void sphere_range(const Frame *f, double lateral, double depth, double r, double centre, int size, int range[2]) {
+    double top = lateral + r, bottom = lateral - r;
+    double most = top / (top >= 0 ? depth - r : depth + r), least = bottom / (bottom <= 0 ? depth - r : depth + r);
+    range[0] = (int)greater(0.0, floor(lesser(size, centre - f->focal * most - 1.0)));
+    range[1] = (int)lesser(size - 1.0, ceil(greater(-1.0, centre - f->focal * least + 1.0)));
+}
+
+/* Whether every pixel a chunk's sphere may cover already holds a hit nearer than the chunk by
+ * more than any tie margin: none of its triangles could then change a pixel, sure or not. */
+static int hidden(const Frame *f, const double *sphere, const Chunk *c) {
+    if (c->near || c->depth < NEAR) return 0;
+    double rel[3] = {sphere[0] - f->eye[0], sphere[1] - f->eye[1], sphere[2] - f->eye[2]}, cam[3], r = sphere[3];
+    for (int k = 0; k < 3; k++) cam[k] = dot3(f->axes[k], rel);
+    int cols[2], rows[2];
+    sphere_range(f, cam[1], cam[0], r, f->width / 2.0, f->width, cols);
+    sphere_range(f, cam[2], cam[0], r, f->height / 2.0, f->height, rows);
+    for (int i = rows[0]; i <= rows[1]; i++)
+        for (int j = cols[0]; j <= cols[1]; j++) {
+            const Best *p = f->best + i * f->width + j;
+            if (p->tri < 0 || c->depth <= greater(p->t + p->margin, (p->t + TIE_FLOOR) * FAR_SLOPE)) return 0;
+        }
     return 1;
+}
+
+static int by_depth(const void *a, const void *b) {
+    const Chunk *x = a, *y = b;
+    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+    return x->chunk < y->chunk ? -1 : x->chunk > y->chunk;
+}
+
+/* Rasterise every triangle, chunks in view nearest first (so that nearer ones hide farther
+ * ones); return 0 if one came too near the eye, -1 if out of memory. */
+static int raster_all(Frame *f, const float *corners, const double *reach, size_t count, const double *spheres) {
+    size_t chunks = (count + CHUNK - 1) / CHUNK, shown = 0;
+    Chunk *order = malloc((chunks ? chunks : 1) * sizeof(Chunk));
+    if (order == NULL) return -1;
+    for (size_t k = 0; k < chunks; k++) {
+        order[shown].chunk = k;
+        if (chunk_matters(f, spheres + 4 * k, order + shown)) shown++;
+    }
+    qsort(order, shown, sizeof(Chunk), by_depth);
+    int whole = 1;
+    for (size_t k = 0; k < shown && whole; k++) {
+        size_t first = order[k].chunk * CHUNK, last = first + CHUNK < count ? first + CHUNK : count;
+        if (hidden(f, spheres + 4 * order[k].chunk, order + k)) continue;
+        for (size_t i = first; i < last && whole; i++)
+            whole = raster_triangle(f, corners + 9 * i, reach + 3 * i, (int32_t)i, order[k].near);
+    }
+    free(order);
+    return whole;
 }
 
 static PyObject *frame(PyObject *self, PyObject *args) {
@@ -424,8 +549,12 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     int whole;
     Py_BEGIN_ALLOW_THREADS;
     whole = raster_all(&f, corners.buf, reach.buf, count, spheres.buf);
-    write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
+    if (whole >= 0) write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
     Py_END_ALLOW_THREADS;
+    if (whole < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
     result = PyBool_FromLong(whole);
 done:
     free(f.norms);
