@@ -6,9 +6,11 @@ steps per second of the embedded backend per sensor set, random turns at 1 m/s. 
 measured ``--repeats`` times: in CPU time (``time.process_time``) each step or frame keeps
 its fastest repeat, which leaves out the moments other jobs took the core; the wall-time
 rate next to it is the fastest whole repeat, so a machine shared with other jobs shows in
-the gap. "% of packets" is the full
-RGB + depth + semantic step rate at 128² over the bare packet frame rate, both measured in
-this run.
+the gap. "raster" is bare rasterised frames
+(``sortie.sim.raster``: the hits, with its unsure pixels cast), which is what the camera uses
+when the extension is built. "% of packets" is the full RGB + depth + semantic step rate at
+128² over the bare packet frame rate, both measured in this run. The title names the CPU,
+its widest vector extension and the Embree kernels asked for (``SORTIE_EMBREE_ISA``).
 
 World sets: ``ground`` (default, the seven ground worlds), ``flight`` (the five flight
 worlds, with their flight parameters; a start pose in a world over 150 m across comes from a
@@ -20,9 +22,11 @@ Run: ``.venv/bin/python bench/bench_sim.py [--worlds ground] [--steps 300] [--re
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 from embreex import rtcore_scene
@@ -34,7 +38,7 @@ from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.actions import Move
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.pose import Pose
-from sortie.sim import packets
+from sortie.sim import packets, raster
 from sortie.sim.camera import CameraSpec, world_rays
 from sortie.sim.navigation import NavGraph
 from sortie.sim.raycast import RayCaster
@@ -104,6 +108,44 @@ def best_rates(
     return len(items) / max(float(fastest.sum()), 1e-9), len(items) / wall
 
 
+def raster_rate(name: str, params: Params, pose: Pose, repeats: int, frames: int = 50) -> float:
+    """Return bare rasterised 128² frames/s (CPU time): the hits only, unsure pixels cast."""
+    if not raster.available():
+        return float("nan")
+    caster = RayCaster(build_world(name, 0, params))
+    spec = CameraSpec(128, 128, 90.0)
+    eye = (pose.x, pose.y, pose.z + 1.6)
+    views = [(pose.yaw + 7.2 * i, world_rays(spec, pose.yaw + 7.2 * i)) for i in range(frames)]
+    items = [partial(raster.frame_hits, caster, spec, eye, yaw, 0.0, dirs) for yaw, dirs in views]
+    return best_rates(items, repeats)[0]
+
+
+def machine() -> str:
+    """Return the CPU's model and widest vector extension, and the Embree kernels asked for."""
+    info = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in info.splitlines()
+            if line.startswith("model name")
+        ),
+        "unknown CPU",
+    )
+    flags = set(
+        next(
+            (
+                line.split(":", 1)[1].split()
+                for line in info.splitlines()
+                if line.startswith("flags")
+            ),
+            [],
+        )
+    )
+    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    kernels = os.environ.get(packets.ENV_ISA) or "the CPU's best"
+    return f"{model} ({isa}); Embree kernels: {kernels}"
+
+
 def bare_rates(
     name: str, params: Params, pose: Pose, repeats: int, frames: int = 50
 ) -> tuple[float, float]:
@@ -164,11 +206,19 @@ def main() -> None:
     args = parser.parse_args()
     label, worlds = world_set(args.worlds)
     engine = "packets" if packets.available() else "embreex (packets not built)"
+    camera = "rasterised" if raster.available() else "cast ray by ray"
     table = Table(
         title=f"Embedded simulator, world set {label}: steps/s, CPU time (wall time), "
-        f"best of {args.repeats}; casts through {engine}"
+        f"best of {args.repeats}; casts through {engine}; camera frames {camera}\n{machine()}"
     )
-    columns = ["world", "build s", "embreex 128² f/s", "packets 128² f/s", *SENSOR_SETS]
+    columns = [
+        "world",
+        "build s",
+        "embreex 128² f/s",
+        "packets 128² f/s",
+        "raster 128² f/s",
+        *SENSOR_SETS,
+    ]
     for column in [*columns, "% of packets"]:
         table.add_column(column, justify="right")
     for name, params in worlds.items():
@@ -186,6 +236,7 @@ def main() -> None:
             f"{build_seconds(name, params):.2f}",
             f"{bare_embreex:,.0f}",
             f"{bare_packets:,.0f}",
+            f"{raster_rate(name, params, pose, args.repeats):,.0f}",
             *cells,
             f"{100 * full / bare_packets:.0f} %",
         )

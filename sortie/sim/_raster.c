@@ -27,7 +27,7 @@
 
 #define NEAR 1e-3          /* metres ahead of the eye: nothing nearer is rasterised */
 #define BAND 2e-4          /* metres: a hit this close to an outline is unsure */
-#define BAND_SLOPE 1e-5    /* and this much more per metre of distance over the cosine */
+#define BAND_SLOPE 4e-6    /* and this much more per metre of distance over the cosine */
 #define GRAZING 1e-4       /* a triangle whose plane passes this close (per metre) is edge-on */
 #define TIE_SLOPE 1e-5     /* depths within this share of each other are a tie, */
 #define TIE_FLOOR 1e-5     /* plus this many metres, */
@@ -56,7 +56,6 @@ typedef struct {
     double focal, reach_max, close;
     int width, height;
     const float *dirs;
-    double *norms;
     Best *best;
     int *columns; /* two a row: a triangle's first and last column */
 } Frame;
@@ -103,7 +102,8 @@ static inline void test_pixel(const Frame *f, const Setup *s, int k, double det,
     /* Behind the nearest by more than any tie margin (s->far_slope bounds this one's)? */
     double far = greater(p->t + p->margin, (p->t + TIE_FLOOR) * s->far_slope);
     if (s->t0 > far * det) return;
-    double norm = f->norms[k], band = BAND * det + BAND_SLOPE * s->scale * norm * s->twice_area;
+    /* The ray's length: the longest of the frame's stands for all (a wider band is safe). */
+    double norm = f->reach_max, band = BAND * det + BAND_SLOPE * s->scale * norm * s->twice_area;
     double wn = det - un - vn; /* band and the gaps below are all times det */
     double gap = lesser(lesser(un * s->reach[0], vn * s->reach[1]), wn * s->reach[2]);
     if (gap < -band) return;
@@ -428,17 +428,14 @@ static int frame_of(Frame *f, const double *camera, const float *eye) {
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < 3; i++) f->axes[k][i] = camera[3 * i + k];
     size_t n = (size_t)f->width * f->height;
-    f->norms = malloc(n * sizeof(double));
     f->best = malloc(n * sizeof(Best));
     f->columns = malloc(2 * (size_t)f->height * sizeof(int));
-    if (f->norms == NULL || f->best == NULL || f->columns == NULL) return 0;
-    f->reach_max = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        const float *d = f->dirs + 3 * k;
-        f->norms[k] = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
-        f->reach_max = greater(f->reach_max, f->norms[k]);
+    if (f->best == NULL || f->columns == NULL) return 0;
+    for (size_t k = 0; k < n; k++)
         f->best[k].t = INFINITY, f->best[k].margin = 0.0, f->best[k].tri = -1, f->best[k].flags = 0, f->best[k].forced = 0;
-    }
+    /* The longest ray, through a corner of the image (a little longer: an upper bound). */
+    double half_w = f->width / 2.0 / f->focal, half_h = f->height / 2.0 / f->focal;
+    f->reach_max = sqrt(1.0 + half_w * half_w + half_h * half_h) * (1.0 + 1e-6);
     f->close = 2.0 * NEAR * f->reach_max;
     return 1;
 }
@@ -535,7 +532,7 @@ static PyObject *frame(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     size_t count = (size_t)corners.len / (9 * sizeof(float)), n = (size_t)f.width * f.height;
-    f.norms = NULL, f.best = NULL, f.columns = NULL, f.dirs = dirs.buf;
+    f.best = NULL, f.columns = NULL, f.dirs = dirs.buf;
     if (!check(&reach, 3 * count, sizeof(double), "reach") ||
         !check(&spheres, 4 * ((count + CHUNK - 1) / CHUNK), sizeof(double), "spheres") || !check(&camera, 9, sizeof(double), "camera") ||
         !check(&eye, 3, sizeof(float), "eye") || !check(&dirs, 3 * n, sizeof(float), "dirs") ||
@@ -557,7 +554,6 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     }
     result = PyBool_FromLong(whole);
 done:
-    free(f.norms);
     free(f.best);
     free(f.columns);
     PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
