@@ -630,7 +630,46 @@ done:
     return result;
 }
 
+/* out[r] = sum over k of a[r][k] * b[k], from 0.0, adding k = 0 .. width - 1: the order of
+ * sortie.sim.linear.product (numpy's einsum), so the bits are the same. */
+static void affine(const double *a, const double *b, size_t rows, int width, float *out) {
+    for (size_t r = 0; r < rows; r++)
+        for (int m = 0; m < 3; m++) {
+            double sum = 0.0;
+            for (int k = 0; k < width; k++) sum = sum + a[r * width + k] * b[3 * k + m];
+            out[3 * r + m] = (float)sum;
+        }
+}
+
+/* A body's probe rays from its layout and the move's frame (sortie.sim.bodies.walker_rays):
+ * origins = layout origins (N, 5) @ frame (5, 3), directions = layout directions (N, 3) @
+ * frame[:3], in double, rounded once to float; tmax[i] = lead[i] + add for the sweep rays. */
+static PyObject *probe_rays(PyObject *self, PyObject *args) {
+    Py_buffer lo, ld, frame, lead, o, d, tmax;
+    double add;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*dw*w*w*", &lo, &ld, &frame, &lead, &add, &o, &d, &tmax)) return NULL;
+    size_t n = (size_t)lo.len / (5 * sizeof(double)), sweep = (size_t)lead.len / sizeof(double);
+    PyObject *result = NULL;
+    if ((size_t)lo.len != 5 * n * sizeof(double) || (size_t)ld.len != 3 * n * sizeof(double) ||
+        frame.len != 15 * (Py_ssize_t)sizeof(double) || (size_t)o.len != 3 * n * sizeof(float) ||
+        (size_t)d.len != 3 * n * sizeof(float) || (size_t)tmax.len != n * sizeof(float) || sweep > n) {
+        PyErr_SetString(PyExc_ValueError, "probe_rays: expected layouts (N, 5) and (N, 3) float64, a (5, 3) frame, "
+                                          "lead of at most N, outputs (N, 3), (N, 3) and (N,) float32");
+        goto done;
+    }
+    affine(lo.buf, frame.buf, n, 5, o.buf);
+    affine(ld.buf, frame.buf, n, 3, d.buf);
+    for (size_t i = 0; i < sweep; i++) ((float *)tmax.buf)[i] = (float)(((const double *)lead.buf)[i] + add);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&lo), PyBuffer_Release(&ld), PyBuffer_Release(&frame), PyBuffer_Release(&lead);
+    PyBuffer_Release(&o), PyBuffer_Release(&d), PyBuffer_Release(&tmax);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(layout_origins, layout_directions, frame, lead, add, origins, directions, tmax)."},
     {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},

@@ -5,7 +5,9 @@ from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
 from sortie.sim import packets
 from sortie.sim.bodies import Walker
+from sortie.sim.bodies.walker_rays import template
 from sortie.sim.camera import CameraSpec
+from sortie.sim.linear import product
 from sortie.sim.mesh import box
 from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer
@@ -111,6 +113,65 @@ def test_walker_walks_the_same_path_through_packets_and_embreex():
         rng = np.random.default_rng(3)
         paths.append([walker.step(float(rng.uniform(-40, 40)), 1.2, 0.2).pose for _ in range(200)])
     assert paths[0] == paths[1]
+
+
+@needs_packets
+@pytest.mark.parametrize("world", ["apartment", "campus"])
+def test_probe_rays_built_in_c_walk_the_same_path(world):
+    """Four hundred steps with the compiled ray builder and with numpy's products: same poses."""
+    scene = build_world(world, 0)
+    start = _random_poses(scene, seed=4, count=1, turn=0.0)[0]
+    paths = []
+    for compiled in (True, False):
+        scene.reset_state()
+        walker = Walker(RayCaster(scene))
+        assert walker._rays is not None  # the extension's builder, by default
+        if not compiled:
+            walker._rays = None
+        walker.place(start)
+        rng = np.random.default_rng(5)
+        paths.append([walker.step(float(rng.uniform(-60, 60)), 1.2, 0.2).pose for _ in range(400)])
+    assert paths[0] == paths[1]
+
+
+@needs_packets
+def test_probe_rays_are_the_fixed_order_products_bit_for_bit():
+    """The compiled builder gives ``product``'s float64 sums rounded to float32, bit for bit."""
+    rng = np.random.default_rng(6)
+    tpl = template(3, 0.25, 1.7, 0.35, 0.65)
+    frame = rng.normal(size=(5, 3))
+    frame[2] = (0.0, -0.0, 1.0)  # signed zeros, as a real frame has
+    n = len(tpl.origins)
+    origins, directions = np.empty((n, 3), np.float32), np.empty((n, 3), np.float32)
+    tmax = tpl.tmax.astype(np.float32)
+    packets.extension().probe_rays(
+        tpl.origins, tpl.directions, frame, tpl.lead, 0.305, origins, directions, tmax
+    )
+    assert np.array_equal(
+        origins.view(np.uint32), product(tpl.origins, frame).astype(np.float32).view(np.uint32)
+    )
+    expected = product(tpl.directions, frame[:3]).astype(np.float32)
+    assert np.array_equal(directions.view(np.uint32), expected.view(np.uint32))
+    sweep = len(tpl.lead)
+    assert np.array_equal(tmax[:sweep], (tpl.lead + 0.305).astype(np.float32))
+    assert np.array_equal(tmax[sweep:], tpl.tmax[sweep:].astype(np.float32))
+
+
+@needs_packets
+def test_probe_rays_of_the_wrong_shape_are_refused():
+    tpl = template(2, 0.25, 1.7, 0.35, 0.65)
+    out = np.empty((3, 3), np.float32)
+    with pytest.raises(ValueError, match="probe_rays: expected layouts"):
+        packets.extension().probe_rays(
+            tpl.origins,
+            tpl.directions,
+            np.zeros((5, 3)),
+            tpl.lead,
+            0.3,
+            out,
+            out,
+            np.empty(3, np.float32),
+        )
 
 
 @needs_packets

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from sortie.core.errors import InvalidPoseError, ParameterError, SimulationError
 from sortie.core.pose import Pose, wrap_degrees
+from sortie.sim import packets
 from sortie.sim.bodies.walker_rays import (
     CLEARANCE,
     PER_SAMPLE,
@@ -124,6 +125,9 @@ class Walker:
         self._spacing = shape.radius / 4
         self._pose: Pose | None = None
         self._frame = np.array([[0.0, 0, 0], [0, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
+        module = packets.extension()
+        self._rays = None if module is None else module.probe_rays
+        """The compiled ray builder: the same products as ``product``, in one call."""
         self._layouts: dict[int, tuple[Template, ProbeBuffers]] = {}
 
     def _layout(self, n: int) -> tuple[Template, ProbeBuffers]:
@@ -227,10 +231,14 @@ class Walker:
         frame[3, 0], frame[3, 1] = ux * piece, uy * piece
         frame[4, 0], frame[4, 1], frame[4, 2] = stride.x, stride.y, stride.feet
         # Products in float64, then rounded once to float32: the rays of a plain cast.
-        np.copyto(buf.origins, product(tpl.origins, frame, out=buf.origins64))
-        np.copyto(buf.directions, product(tpl.directions, frame[:3], out=buf.directions64))
         sweep = len(tpl.lead)
-        np.copyto(buf.tmax[:sweep], np.add(tpl.lead, length + SKIN, out=buf.sweep64))
+        if self._rays is not None:
+            args = (tpl.origins, tpl.directions, frame, tpl.lead, length + SKIN)
+            self._rays(*args, buf.origins, buf.directions, buf.tmax)
+        else:
+            np.copyto(buf.origins, product(tpl.origins, frame, out=buf.origins64))
+            np.copyto(buf.directions, product(tpl.directions, frame[:3], out=buf.directions64))
+            np.copyto(buf.tmax[:sweep], np.add(tpl.lead, length + SKIN, out=buf.sweep64))
         hits = self.caster.cast_prepared(buf.origins, buf.directions, buf.tmax, buf.hits)
         normals = self.caster.table.normal[hits.triangle]
         free, normal, obstacle = self._read_sweep(hits, normals, tpl.lead, ux, uy)
