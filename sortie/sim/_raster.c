@@ -13,7 +13,8 @@
  * - EDGE: the nearest candidate's hit lies within a band of its outline (inside or out), where
  *   Embree's float32 test may decide either way;
  * - TIE: another candidate lies within rounding of the same depth;
- * - FORCED: a triangle seen nearly edge-on may cover the pixel, or a hit lies at the eye.
+ * - forced: a triangle seen nearly edge-on may cover the pixel, or a hit lies at the eye
+ *   (kept whatever comes nearer).
  *
  * The bands are wide (a fifth of a millimetre, more at grazing angles) against Embree's
  * float32 errors (micrometres), so a pixel left sure is one every CPU agrees on.
@@ -32,7 +33,7 @@
 #define TIE_SLOPE 1e-5     /* depths within this share of each other are a tie, */
 #define TIE_FLOOR 1e-5     /* plus this many metres, */
 #define TIE_GRAZING 1e-6   /* plus this share over the cosine */
-/* The most a tie margin can stretch a depth, on a triangle not seen edge-on (see set_up). */
+/* The most a tie margin can stretch a depth, on a triangle not seen edge-on (see forms). */
 #define FAR_SLOPE (1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING / GRAZING))
 
 #define CHUNK 16           /* triangles per bounding sphere (sortie.sim.raster.CHUNK) */
@@ -41,10 +42,10 @@
 #define SMALL 16           /* pixels: a footprint box this small is tested whole */
 #define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
 
-#define EDGE 1
+#define EDGE 1 /* Best.flags, reset when a nearer candidate comes */
 #define TIE 2
-#define FORCED 4
 
+/* A pixel's nearest candidate so far: its depth and tie margin, triangle (-1: none), flags. */
 typedef struct {
     double t, margin;
     int32_t tri;
@@ -207,8 +208,6 @@ static int span(const Edge *edges, int n, double y0, double y1, double *x0, doub
     return lo <= hi;
 }
 
-/* The rows (``rows[0]..rows[1]``) and, per row, the columns whose pixel centres lie within
- * ``grow`` pixels of ``poly``; ``columns`` gets two entries a row (first > last: none). */
 /* The pixels (``box``: first and last column, first and last row) whose centres lie within
  * ``grow`` pixels of the box around ``poly``. */
 static void box_of(const Frame *f, const Polygon *poly, double grow, int box[4]) {
