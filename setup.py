@@ -1,8 +1,11 @@
-"""Build the optional Embree packet extension; the rest of the package is in pyproject.toml.
+"""Build the optional C extensions; the rest of the package is in pyproject.toml.
 
-``sortie/sim/_packets.c`` needs a C compiler and Python's headers, nothing from Embree at build
-time (it opens the library embreex ships when first used). ``optional=True``: without a
-compiler the install still succeeds and ray casting stays on embreex (``sortie.sim.packets``).
+``sortie/sim/_packets.c`` (Embree packets) and ``sortie/sim/_raster.c`` (the camera's
+rasteriser) need a C compiler and Python's headers, nothing from Embree at build time (the
+packet tracer opens the library embreex ships when first used); both measure hits with
+``sortie/sim/_exact.h``. ``optional=True``: without a compiler the install still succeeds, ray
+casting stays on embreex (``sortie.sim.packets``) and every camera pixel is cast
+(``sortie.sim.raster``).
 """
 
 from setuptools import Extension, setup
@@ -12,6 +15,7 @@ setup(
         Extension(
             "sortie.sim._packets",
             ["sortie/sim/_packets.c"],
+            depends=["sortie/sim/_exact.h"],
             libraries=["dl", "m"],
             extra_compile_args=["-O2", "-ffp-contract=off"],
             optional=True,
@@ -19,6 +23,7 @@ setup(
         Extension(
             "sortie.sim._raster",
             ["sortie/sim/_raster.c"],
+            depends=["sortie/sim/_exact.h"],
             libraries=["m"],
             extra_compile_args=["-O2", "-ffp-contract=off"],
             optional=True,

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_exact.h"
+
 #define INVALID 0xFFFFFFFFu
 #define FORMAT_UINT3 0x5003
 #define FORMAT_FLOAT3 0x9003
@@ -356,33 +358,6 @@ static int may_meet(const Scene *scene, const RayHit16 *p, const int *lanes) {
         if (near <= far * 1.0001f + 1e-6f) return 1;
     }
     return 0;
-}
-
-/* Where a ray meets a triangle, in double precision: the distance ``t`` and barycentrics.
- *
- * Embree's own t, u, v are float32 and their last bits depend on the kernels it picks for the
- * CPU (SSE, AVX2, AVX-512 use other approximations and other orders). Measured again here with
- * one fixed sequence of IEEE double operations (Moeller-Trumbore, no fused multiply-add: the
- * build passes -ffp-contract=off), the same triangle gives the same numbers on every x86-64 CPU.
- * sortie.sim.exact.exact_hits is the same formula in numpy, operation for operation. */
-typedef struct {
-    double t, u, v;
-} Exact;
-
-static Exact measure_corners(const float *a, const float *b, const float *c, const double o[3], const double d[3]) {
-    double ox = o[0], oy = o[1], oz = o[2], dx = d[0], dy = d[1], dz = d[2];
-    double ax = a[0], ay = a[1], az = a[2];
-    double e1x = (double)b[0] - ax, e1y = (double)b[1] - ay, e1z = (double)b[2] - az;
-    double e2x = (double)c[0] - ax, e2y = (double)c[1] - ay, e2z = (double)c[2] - az;
-    double px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
-    double det = e1x * px + e1y * py + e1z * pz;
-    double sx = ox - ax, sy = oy - ay, sz = oz - az;
-    double qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
-    Exact hit;
-    hit.u = (sx * px + sy * py + sz * pz) / det;
-    hit.v = (dx * qx + dy * qy + dz * qz) / det;
-    hit.t = (e2x * qx + e2y * qy + e2z * qz) / det;
-    return hit;
 }
 
 static void lane_ray(const RayHit16 *p, int k, double o[3], double d[3]) {

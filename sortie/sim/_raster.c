@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_exact.h"
+
 #define NEAR 1e-3          /* metres ahead of the eye: nothing nearer is rasterised */
 #define BAND 2e-4          /* metres: a hit this close to an outline is unsure */
 #define BAND_SLOPE 4e-6    /* and this much more per metre of distance over the cosine */
@@ -388,22 +390,6 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
     return 1;
 }
 
-/* The exact hit of a pixel's ray on its triangle: sortie.sim.exact.exact_hits's formula. */
-static void measure(const float *a, const double o[3], const float *dir, double out[3]) {
-    const float *b = a + 3, *c = a + 6;
-    double ox = o[0], oy = o[1], oz = o[2], dx = dir[0], dy = dir[1], dz = dir[2];
-    double ax = a[0], ay = a[1], az = a[2];
-    double e1x = (double)b[0] - ax, e1y = (double)b[1] - ay, e1z = (double)b[2] - az;
-    double e2x = (double)c[0] - ax, e2y = (double)c[1] - ay, e2z = (double)c[2] - az;
-    double px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
-    double det = e1x * px + e1y * py + e1z * pz;
-    double sx = ox - ax, sy = oy - ay, sz = oz - az;
-    double qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
-    out[1] = (sx * px + sy * py + sz * pz) / det;
-    out[2] = (dx * qx + dy * qy + dz * qz) / det;
-    out[0] = (e2x * qx + e2y * qy + e2z * qz) / det;
-}
-
 typedef struct {
     float *t, *u, *v;
     int32_t *tri;
@@ -416,9 +402,10 @@ static void write_pixels(const Frame *f, const float *corners, int all_unsure, O
         out.t[k] = INFINITY, out.tri[k] = -1, out.u[k] = 0.0f, out.v[k] = 0.0f;
         out.unsure[k] = all_unsure || p->forced || p->flags;
         if (out.unsure[k] || p->tri < 0) continue;
-        double hit[3];
-        measure(corners + 9 * (size_t)p->tri, f->eye, f->dirs + 3 * (size_t)k, hit);
-        out.t[k] = (float)hit[0], out.tri[k] = p->tri, out.u[k] = (float)hit[1], out.v[k] = (float)hit[2];
+        const float *a = corners + 9 * (size_t)p->tri, *dir = f->dirs + 3 * (size_t)k;
+        double d[3] = {dir[0], dir[1], dir[2]};
+        Exact hit = measure_corners(a, a + 3, a + 6, f->eye, d); /* the ray caster's formula */
+        out.t[k] = (float)hit.t, out.tri[k] = p->tri, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
     }
 }
 

@@ -187,6 +187,7 @@ def _code_digest() -> str:
             "semantics.py",
             "packets.py",
             "_packets.c",
+            "_exact.h",
         )
     ]
     h = hashlib.sha256(f"{np.__version__} {getattr(embreex, '__version__', '?')}".encode())
