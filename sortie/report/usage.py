@@ -186,7 +186,9 @@ def usage_table(stats: Mapping[str, CallStats], title: str = "Model calls") -> T
     """Return the model use as a rich table."""
     table = Table(title=title)
     for column in COLUMNS:
-        table.add_column(column, justify="left" if column in ("group", "errors") else "right")
+        left = column in ("group", "errors")
+        # A group names a model, often a long path: fold it over lines rather than cut it.
+        table.add_column(column, justify="left" if left else "right", overflow="fold")
     for row in usage_rows(stats):
         table.add_row(*row)
     return table

@@ -1,5 +1,7 @@
 import math
 
+from rich.console import Console
+
 from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import (
@@ -66,3 +68,14 @@ def test_a_refused_call_counts_as_a_call_but_not_in_the_mean_latency():
     stats = call_stats([trajectory([[call(0.17, "client"), call(97.4)]])])
     assert (stats.calls, stats.errors) == (2, {"client": 1})
     assert stats.latency_mean == 97.4
+
+
+def test_a_long_model_name_is_shown_whole_in_a_narrow_table():
+    """A model served from a folder path keeps every character, folded over lines."""
+    name = "/work/train-homiebot/models/homiebot-gemma-3-270m-fine-tuned"
+    record = trajectory([[call(1.0).model_copy(update={"model": name})]])
+    console = Console(width=100, record=True)
+    console.print(usage_table(usage_by([record])))
+    lines = [line.split("│") for line in console.export_text().splitlines() if "│" in line]
+    first_column = "".join(cells[1].strip() for cells in lines if len(cells) > 2)
+    assert name in first_column
