@@ -643,7 +643,104 @@ done:
     return result;
 }
 
+/* What a walker's probe found, read as sortie.sim.bodies.walker reads it in Python: the same
+ * arithmetic (float32 where numpy computes in float32, double elsewhere), so the same answers.
+ * ``normal`` and ``object_id`` are the triangle table's, whose last row is "no hit". */
+typedef struct {
+    const float *t, *normal;
+    const int32_t *tri, *object_id;
+    size_t rows; /* of the table, the "no hit" row included */
+} ProbeHits;
+
+static const float *hit_normal(const ProbeHits *h, size_t k) {
+    size_t row = h->tri[k] < 0 ? h->rows - 1 : (size_t)h->tri[k];
+    return h->normal + 3 * row;
+}
+
+/* The sweep: the nearest wall ahead (a face not flat enough to walk on, seen from the front),
+ * its distance past the lead, its normal's x and y, its object id; (inf, 0, 0, 0) if none. */
+static PyObject *read_sweep(const ProbeHits *h, const double *lead, size_t sweep, double ux, double uy, double cos_slope) {
+    float fux = (float)ux, fuy = (float)uy, fcos = (float)cos_slope;
+    double best = INFINITY;
+    size_t j = 0;
+    for (size_t k = 0; k < sweep; k++) {
+        const float *n = hit_normal(h, k);
+        float facing = n[0] * fux + n[1] * fuy;
+        double t = (n[2] < fcos && facing < 0) ? (double)h->t[k] - lead[k] : INFINITY;
+        if (t < best) best = t, j = k;
+    }
+    if (!isfinite(best)) return Py_BuildValue("(dddi)", INFINITY, 0.0, 0.0, 0);
+    const float *n = hit_normal(h, j);
+    return Py_BuildValue("(dddi)", best, (double)n[0], (double)n[1], (int)h->object_id[h->tri[j]]);
+}
+
+/* The ground under each sample: the feet height (nan where the walker may not stand) and the
+ * object id of what leaves too little headroom (0: none). ``shape``: feet, base offset,
+ * height, cos_slope, flat. */
+static int read_ground(const ProbeHits *h, size_t sweep, int samples, int per_sample, const double shape[5],
+                       PyObject *ground, PyObject *ceiling) {
+    double feet = shape[0], base = feet + shape[1], height = shape[2], cos_slope = shape[3], flat = shape[4];
+    for (int s = 0; s < samples; s++) {
+        size_t row = sweep + (size_t)s * per_sample;
+        double under = base - (double)h->t[row], nz = hit_normal(h, row)[2];
+        if (fabs(under - feet) < flat) under = feet;
+        double z = (nz >= cos_slope || (nz > 0 && under <= feet)) ? under : NAN;
+        double room = z + height - flat - base, lowest = INFINITY;
+        for (int k = 1; k < per_sample; k++) lowest = lowest < h->t[row + k] ? lowest : (double)h->t[row + k];
+        int blocker = 0;
+        if (lowest < room) { /* rare: something overhead; only undersides seen from below count */
+            double nearest = INFINITY;
+            for (int k = 1; k < per_sample; k++) {
+                double t = h->t[row + k];
+                if (hit_normal(h, row + k)[2] < 0 && t < room && t < nearest) nearest = t, blocker = h->object_id[h->tri[row + k]];
+            }
+        }
+        PyObject *g = PyFloat_FromDouble(blocker ? NAN : z), *c = PyLong_FromLong(blocker);
+        if (g == NULL || c == NULL || PyList_Append(ground, g) < 0 || PyList_Append(ceiling, c) < 0) {
+            Py_XDECREF(g), Py_XDECREF(c);
+            return 0;
+        }
+        Py_DECREF(g), Py_DECREF(c);
+    }
+    return 1;
+}
+
+/* probe_read(t, triangle, normal, object_id, lead, ux, uy, feet, base, height, cos_slope, flat,
+ * samples, per_sample) -> ((free, nx, ny, obstacle), ground, ceiling) */
+static PyObject *probe_read(PyObject *self, PyObject *args) {
+    Py_buffer t, tri, normal, ids, lead;
+    double ux, uy, shape[5];
+    int samples, per_sample;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*dddddddii", &t, &tri, &normal, &ids, &lead, &ux, &uy, &shape[0], &shape[1],
+                          &shape[2], &shape[3], &shape[4], &samples, &per_sample))
+        return NULL;
+    PyObject *result = NULL, *sweep = NULL, *ground = NULL, *ceiling = NULL;
+    size_t n = (size_t)t.len / sizeof(float), rows = (size_t)normal.len / (3 * sizeof(float));
+    size_t swept = (size_t)lead.len / sizeof(double);
+    if ((size_t)tri.len != n * sizeof(int32_t) || (size_t)ids.len != rows * sizeof(int32_t) || rows == 0 ||
+        samples < 0 || per_sample < 2 || swept + (size_t)samples * per_sample != n) {
+        PyErr_SetString(PyExc_ValueError, "probe_read: expected hits of the probe's length, a table's normals and ids, "
+                                          "and as many rays as the sweep and the samples make");
+        goto done;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (((const int32_t *)tri.buf)[k] >= (int32_t)rows - 1 || ((const int32_t *)tri.buf)[k] < -1) {
+            PyErr_Format(PyExc_ValueError, "probe_read: triangle %d of ray %zu is not in the table", ((const int32_t *)tri.buf)[k], k);
+            goto done;
+        }
+    ProbeHits h = {t.buf, normal.buf, tri.buf, ids.buf, rows};
+    sweep = read_sweep(&h, lead.buf, swept, ux, uy, shape[3]);
+    ground = PyList_New(0), ceiling = PyList_New(0);
+    if (sweep != NULL && ground != NULL && ceiling != NULL && read_ground(&h, swept, samples, per_sample, shape, ground, ceiling))
+        result = PyTuple_Pack(3, sweep, ground, ceiling);
+done:
+    Py_XDECREF(sweep), Py_XDECREF(ground), Py_XDECREF(ceiling);
+    PyBuffer_Release(&t), PyBuffer_Release(&tri), PyBuffer_Release(&normal), PyBuffer_Release(&ids), PyBuffer_Release(&lead);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"probe_read", probe_read, METH_VARARGS, "probe_read(t, triangle, normal, object_id, lead, ux, uy, feet, base, height, cos_slope, flat, samples, per_sample)."},
     {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(layout_origins, layout_directions, frame, lead, add, origins, directions, tmax)."},
     {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},

@@ -5,10 +5,11 @@ from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
 from sortie.sim import packets
 from sortie.sim.bodies import Walker
+from sortie.sim.bodies.walker import _Stride
 from sortie.sim.bodies.walker_rays import template
 from sortie.sim.camera import CameraSpec
 from sortie.sim.linear import product
-from sortie.sim.mesh import box
+from sortie.sim.mesh import Mesh, box
 from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene, SceneObject
@@ -116,22 +117,68 @@ def test_walker_walks_the_same_path_through_packets_and_embreex():
 
 
 @needs_packets
-@pytest.mark.parametrize("world", ["apartment", "campus"])
-def test_probe_rays_built_in_c_walk_the_same_path(world):
-    """Four hundred steps with the compiled ray builder and with numpy's products: same poses."""
+@pytest.mark.parametrize("world", ["apartment", "campus", "station"])
+def test_probes_built_and_read_in_c_walk_the_same_path(world):
+    """Compiled probes (rays and reading) and numpy's walk the same 400 steps and touch alike."""
     scene = build_world(world, 0)
     start = _random_poses(scene, seed=4, count=1, turn=0.0)[0]
     paths = []
     for compiled in (True, False):
         scene.reset_state()
         walker = Walker(RayCaster(scene))
-        assert walker._rays is not None  # the extension's builder, by default
+        assert walker._rays is not None and walker._read is not None  # the extension's, by default
         if not compiled:
-            walker._rays = None
+            walker._rays = walker._read = None
         walker.place(start)
         rng = np.random.default_rng(5)
-        paths.append([walker.step(float(rng.uniform(-60, 60)), 1.2, 0.2).pose for _ in range(400)])
+        steps = [walker.step(float(rng.uniform(-60, 60)), 1.2, 0.2) for _ in range(400)]
+        paths.append([(s.pose, s.contacts, s.blocked) for s in steps])
     assert paths[0] == paths[1]
+
+
+def _shelf_scene() -> Scene:
+    """A floor, a low shelf to walk under, a ramp and a wall: ceilings, slopes and walls."""
+    ramp = box((2.0, 2.0, 0.1), (0.0, 3.0, 0.2))
+    slope = np.array([[1, 0, 0], [0, 1, 0], [0, 0.25, 1]], np.float32)  # z rises with y
+    ramp_turned = Mesh(ramp.vertices @ slope.T, ramp.faces, ramp.colors)
+    return Scene(
+        [
+            SceneObject("floor_0", "floor", (box((12, 12, 0.1), (0, 0, -0.05)),)),
+            SceneObject("shelf_0", "shelf", (box((1.5, 1.5, 0.1), (2.0, 0.0, 1.2)),)),
+            SceneObject("ramp_0", "ramp", (ramp_turned,)),
+            SceneObject("wall_0", "wall", (box((0.2, 12, 3), (4.0, 0, 1.5)),)),
+        ],
+        (-5, -5, 5, 5),
+    )
+
+
+@needs_packets
+def test_the_compiled_reader_finds_what_the_python_readers_find():
+    """Probes in every direction around a shelf, a ramp and a wall read the same both ways."""
+    scene = _shelf_scene()
+    compiled, python = Walker(RayCaster(scene)), Walker(RayCaster(scene))
+    python._read = None
+    rng = np.random.default_rng(8)
+    seen_ceiling = seen_wall = False
+    for _ in range(300):
+        x, y, heading = rng.uniform(-1, 3.5), rng.uniform(-3, 4), rng.uniform(0, 2 * np.pi)
+        length = float(rng.uniform(0.05, 1.5))
+        n = compiled._samples(length)
+        probes = [
+            walker._probe(_Stride(x, y, 0.0), np.cos(heading), np.sin(heading), length, n)
+            for walker in (compiled, python)
+        ]
+        a, b = probes
+        assert (a.free, a.normal, a.obstacle, a.ceiling) == (
+            b.free,
+            b.normal,
+            b.obstacle,
+            b.ceiling,
+        )
+        assert np.array_equal(a.ground, b.ground, equal_nan=True)
+        seen_ceiling |= any(a.ceiling)
+        seen_wall |= a.obstacle != 0
+    assert seen_ceiling and seen_wall  # the readers met what they must read
 
 
 @needs_packets

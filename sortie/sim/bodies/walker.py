@@ -128,6 +128,8 @@ class Walker:
         module = packets.extension()
         self._rays = None if module is None else module.probe_rays
         """The compiled ray builder: the same products as ``product``, in one call."""
+        self._read = None if module is None else module.probe_read
+        """The compiled reader of a probe's hits: what ``_read_sweep`` and ``_read_ground`` find."""
         self._layouts: dict[int, tuple[Template, ProbeBuffers]] = {}
 
     def _layout(self, n: int) -> tuple[Template, ProbeBuffers]:
@@ -240,10 +242,26 @@ class Walker:
             np.copyto(buf.directions, product(tpl.directions, frame[:3], out=buf.directions64))
             np.copyto(buf.tmax[:sweep], np.add(tpl.lead, length + SKIN, out=buf.sweep64))
         hits = self.caster.cast_prepared(buf.origins, buf.directions, buf.tmax, buf.hits)
+        if self._read is not None:
+            return self._read_compiled(hits, tpl.lead, ux, uy, stride.feet, n)
         normals = self.caster.table.normal[hits.triangle]
         free, normal, obstacle = self._read_sweep(hits, normals, tpl.lead, ux, uy)
         ground, ceiling = self._read_ground(hits, normals, sweep, stride.feet, n)
         return _Probe(free, normal, obstacle, ground, ceiling)
+
+    def _read_compiled(
+        self, hits: Hits, lead: NDArray[np.float64], ux: float, uy: float, feet: float, n: int
+    ) -> _Probe:
+        """Read a probe's hits in one call to the extension: what the two readers below find."""
+        assert self._read is not None
+        table = self.caster.table
+        shape = (feet, self._base, self.shape.height, self._cos_slope, FLAT)
+        args = (hits.t, hits.triangle, table.normal, table.object_id, lead, ux, uy, *shape)
+        (t, nx, ny, obstacle), ground, ceiling = self._read(*args, n, PER_SAMPLE)
+        if not math.isfinite(t):
+            return _Probe(math.inf, (0.0, 0.0), 0, ground, ceiling)
+        norm = math.hypot(nx, ny)
+        return _Probe(t - SKIN, (nx / norm, ny / norm), obstacle, ground, ceiling)
 
     def _read_sweep(
         self,
