@@ -7,8 +7,9 @@ retry leaves one more abandoned answer in the queue. So after a time-out, a clie
 server on the loopback interface retries only once the server passes its health check:
 
 1. ``GET /health`` (llama.cpp and ``transformers serve`` have it) answers 2xx. A 5xx (model
-   still loading, worker dead) or no answer (restarting) is asked again; a server without
-   the route (404) goes on to step 2.
+   still loading, worker dead) or no answer in time is asked again; a refused connection (no
+   server there any more) ends the wait at once; a server without the route (404) goes on to
+   step 2.
 2. A one-token chat request is answered. It queues behind the abandoned answer, so it
    returns when the server is free; its time-out is what is left of the wait.
 
@@ -81,12 +82,20 @@ def _wait_for_route(url: str, deadline: float) -> None:
 
 
 def _status(url: str, timeout: float) -> int | None:
-    """Return the HTTP status of ``GET url``, or None if nothing answered in ``timeout``."""
+    """Return the HTTP status of ``GET url``, or None if nothing answered in ``timeout``.
+
+    Raises:
+        Unhealthy: the connection was refused: no server runs there any more.
+    """
     try:
         with _DIRECT.open(url, timeout=timeout) as answer:
             return int(answer.status)
     except urllib.error.HTTPError as error:
         return error.code
+    except urllib.error.URLError as error:
+        if isinstance(error.reason, ConnectionRefusedError):
+            raise Unhealthy(f"GET {url}: connection refused; the server is not running") from None
+        return None
     except (OSError, ValueError):
         return None
 
@@ -104,8 +113,10 @@ def _wait_for_answer(sdk: openai.OpenAI, config: ModelConfig, deadline: float) -
             return
         except openai.APITimeoutError:
             raise Unhealthy("a one-token request was still waiting for its answer") from None
-        except (openai.APIConnectionError, openai.InternalServerError, openai.RateLimitError):
-            pass  # down, restarting or busy: ask again
+        except openai.APIConnectionError:
+            raise Unhealthy("the server dropped a one-token request's connection") from None
+        except (openai.InternalServerError, openai.RateLimitError):
+            pass  # busy: ask again
         except (openai.APIError, ValueError):
             return  # it answered, if not as the SDK expects
         _pause(deadline, "a one-token request got no answer")

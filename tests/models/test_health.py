@@ -1,13 +1,16 @@
 """After a time-out, a local server is retried only once it passes its health check."""
 
+import socket
+import threading
 import time
 
 import pytest
 
-from sortie.models import ModelCallError
+from sortie.models import ModelCallError, ModelClient, ModelConfig
 from sortie.models import health as health_module
 from sortie.models.health import health_url, is_local
 from sortie.testing.model_server import Fault, ModelServer
+from tests.models.conftest import FAST
 from tests.models.test_client import MESSAGES, Answer, answer, client
 
 
@@ -53,6 +56,28 @@ def test_a_server_that_stays_busy_fails_the_call(secret):
         waited = time.perf_counter() - started
         assert server.count == 1  # no retry was sent (the health request still queues)
     assert waited < 2.0
+
+
+def test_a_local_server_that_stopped_fails_the_call_at_once(secret):
+    """A server that took the request, then went away: no ten-minute wait for its health."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    held = []
+
+    def take_then_stop() -> None:  # keep the request's connection open, refuse any other
+        held.append(listener.accept()[0])
+        listener.close()
+
+    threading.Thread(target=take_then_stop, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    client = ModelClient(ModelConfig.from_args({"model": "m", "base_url": url, **FAST}))
+    started = time.perf_counter()
+    with pytest.raises(ModelCallError, match="connection refused; the server is not running"):
+        client.ask(MESSAGES, Answer)
+    assert time.perf_counter() - started < 4.0  # the 2 s time-out, then no wait
+    for connection in held:
+        connection.close()
 
 
 @pytest.mark.parametrize(
