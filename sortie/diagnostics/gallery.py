@@ -16,8 +16,9 @@ from sortie.core.errors import SimulationError
 from sortie.core.folders import claim_output
 from sortie.core.observation import Sensor
 from sortie.core.pose import Pose
+from sortie.sim import raster
 from sortie.sim.bodies import Walker
-from sortie.sim.camera import CameraSpec
+from sortie.sim.camera import CameraSpec, world_rays
 from sortie.sim.navigation import NavGraph
 from sortie.sim.raycast import RayCaster
 from sortie.sim.render import Renderer
@@ -61,6 +62,26 @@ def save_view(
     for name, image in images.items():
         image.save(out / name)
     return [out / name for name in images]
+
+
+def raster_picture(world: str, seed: int, size: int, out: Path) -> tuple[int, int]:
+    """Save a world's egocentric RGB beside the same frame with its cast pixels in red.
+
+    The red pixels are those the rasteriser could not be sure of and left to the ray caster
+    (``sortie.sim.raster``); it drew the rest itself. Returns (cast, all) pixels.
+    """
+    scene = build_world(world, seed)
+    pose = valid_pose(scene, seed)
+    renderer, spec = Renderer(scene), CameraSpec(size, size, 90.0)
+    eye = (pose.x, pose.y, pose.z + 1.6)
+    frames = renderer.render(spec, eye, pose.yaw, sensors={Sensor.RGB})
+    assert frames.rgb is not None
+    dirs = world_rays(spec, pose.yaw, spec.pitch)
+    _, unsure = raster.drawn(renderer.caster, spec, eye, pose.yaw, spec.pitch, dirs)
+    marked = frames.rgb.copy()
+    marked[unsure.reshape(size, size)] = (255, 0, 0)
+    Image.fromarray(np.concatenate([frames.rgb, marked], axis=1)).save(out)
+    return int(unsure.sum()), size * size
 
 
 def _fine(scene: Scene, pixels: int = 768) -> float:

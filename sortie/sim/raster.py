@@ -59,20 +59,40 @@ def frame_hits(
 
     ``dirs`` are ``world_rays(spec, yaw, pitch)``; the caster must be in step with its scene.
     """
+    hits, unsure = drawn(caster, spec, eye, yaw, pitch, dirs)
+    rows = np.flatnonzero(unsure)
+    if rows.size:
+        origin = np.array([eye], np.float32)
+        cast = caster.cast(origin, np.ascontiguousarray(dirs[rows]))
+        hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
+        hits.u[rows], hits.v[rows] = cast.u, cast.v
+    return hits, int(rows.size)
+
+
+def drawn(
+    caster: RayCaster,
+    spec: CameraSpec,
+    eye: tuple[float, float, float],
+    yaw: float,
+    pitch: float,
+    dirs: NDArray[np.float32],
+) -> tuple[Hits, NDArray[np.bool_]]:
+    """Return what the rasteriser alone finds, and which pixels it leaves to be cast.
+
+    The hits of the pixels it leaves are placeholders (no hit); ``frame_hits`` casts them.
+    """
     module = extension()
-    assert module is not None, "frame_hits needs the extension (check available())"
+    assert module is not None, "the rasteriser's extension is not built (check available())"
     n = len(dirs)
     t, u, v = (np.empty(n, np.float32) for _ in range(3))
     triangle, unsure = np.empty(n, np.int32), np.empty(n, np.uint8)
     table = caster.table
-    origin = np.array(eye, np.float32)
-    rotation = np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64)
     module.frame(
         np.ascontiguousarray(table.corners, np.float32),
         np.ascontiguousarray(table.faces.reach, np.float64),
         spheres(table),
-        rotation,
-        origin,
+        np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64),
+        np.array(eye, np.float32),
         np.ascontiguousarray(dirs, np.float32),
         spec.focal,
         spec.width,
@@ -83,13 +103,7 @@ def frame_hits(
         v,
         unsure,
     )
-    hits = Hits(t, triangle, u, v)
-    rows = np.flatnonzero(unsure)
-    if rows.size:
-        cast = caster.cast(origin[None], np.ascontiguousarray(dirs[rows]))
-        hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
-        hits.u[rows], hits.v[rows] = cast.u, cast.v
-    return hits, int(rows.size)
+    return Hits(t, triangle, u, v), unsure.view(bool)
 
 
 _SPHERES: dict[int, tuple[TriangleTable, NDArray[np.float64]]] = {}
