@@ -67,6 +67,7 @@ typedef struct {
  * pixel's ray (det, u and v times det) are linear in the column: ``det[0] + det[1] * col +
  * det[2] * row`` and so on, signs made positive ahead of the eye. The distance is t0 / det. */
 typedef struct {
+    double e1[3], e2[3], sv[3]; /* the corners b - a, c - a and the eye - a */
     double det[3], un[3], vn[3], t0, twice_area, h, scale, reach[3], far_slope, angle;
     int32_t index;
 } Setup;
@@ -296,15 +297,17 @@ static int outside(const Frame *f, double cam[3][3]) {
 #define EDGE_ON 1
 #define READY 2
 
-/* Fill the shape part of ``s`` (area, scale, band angle); return NO_AREA, EDGE_ON or READY. */
+/* Fill the shape part of ``s`` (edges, area, scale, band angle); return NO_AREA, EDGE_ON or READY. */
 static int shape(const Frame *f, const float *c, double cam[3][3], Setup *s) {
-    double e1[3] = {(double)c[3] - c[0], (double)c[4] - c[1], (double)c[5] - c[2]}, n[3];
-    double e2[3] = {(double)c[6] - c[0], (double)c[7] - c[1], (double)c[8] - c[2]};
-    double sv[3] = {f->eye[0] - c[0], f->eye[1] - c[1], f->eye[2] - c[2]}, far2 = 0.0;
-    cross3(e1, e2, n);
+    double n[3], far2 = 0.0;
+    for (int i = 0; i < 3; i++) {
+        s->e1[i] = (double)c[3 + i] - c[i], s->e2[i] = (double)c[6 + i] - c[i];
+        s->sv[i] = f->eye[i] - c[i];
+    }
+    cross3(s->e1, s->e2, n);
     s->twice_area = sqrt(dot3(n, n));
     if (s->twice_area == 0.0) return NO_AREA;
-    s->h = fabs(dot3(n, sv)) / s->twice_area;
+    s->h = fabs(dot3(n, s->sv)) / s->twice_area;
     for (int k = 0; k < 3; k++) {
         const float *p = c + 3 * k;
         far2 = greater(far2, greater(dot3(cam[k], cam[k]), (double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]));
@@ -316,16 +319,13 @@ static int shape(const Frame *f, const float *c, double cam[3][3], Setup *s) {
     return READY;
 }
 
-/* Fill the linear forms of ``s`` for the pixel loop (a READY triangle). */
-static void forms(const Frame *f, const float *c, const double *reach, Setup *s) {
-    double a[3] = {c[0], c[1], c[2]}, n2[3], un[3], q[3];
-    double e1[3] = {(double)c[3] - a[0], (double)c[4] - a[1], (double)c[5] - a[2]};
-    double e2[3] = {(double)c[6] - a[0], (double)c[7] - a[1], (double)c[8] - a[2]};
-    double sv[3] = {f->eye[0] - a[0], f->eye[1] - a[1], f->eye[2] - a[2]};
-    cross3(e2, e1, n2);
-    cross3(e2, sv, un);
-    cross3(sv, e1, q);
-    s->t0 = dot3(e2, q);
+/* Fill the linear forms of ``s`` for the pixel loop (a READY triangle, its edges from shape). */
+static void forms(const Frame *f, const double *reach, Setup *s) {
+    double n2[3], un[3], q[3];
+    cross3(s->e2, s->e1, n2);
+    cross3(s->e2, s->sv, un);
+    cross3(s->sv, s->e1, q);
+    s->t0 = dot3(s->e2, q);
     double sign = s->t0 < 0 ? -1.0 : 1.0;
     s->t0 *= sign;
     linear(f, n2, sign, s->det), linear(f, un, sign, s->un), linear(f, q, sign, s->vn);
@@ -385,7 +385,7 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
         force_pixels(f, box, f->columns);
         return 1;
     }
-    forms(f, c, reach, &s);
+    forms(f, reach, &s);
     test_pixels(f, &s, box, f->columns);
     return 1;
 }
