@@ -11,6 +11,7 @@ problem of a file is reported at once as ``file:line: field: what was found``. L
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from sortie.core.columns import EXTRA_BYTES, StepColumns, columns_file, load_columns, save_columns
 from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record, Version
 from sortie.core.errors import ConfigError
 from sortie.core.trajectory import (
@@ -62,13 +64,42 @@ class Suite:
     episodes: list[EpisodeSpec]
 
 
-@dataclass(frozen=True, slots=True)
 class Trajectory:
-    """A whole trajectory record."""
+    """A whole trajectory record, and its steps as columns (what scoring reads).
 
-    header: TrajectoryHeader
-    steps: list[StepRecord]
-    footer: TrajectoryFooter
+    ``steps`` may be given as a function that reads them: a record read with its columns
+    file parses its step lines only when something asks for them.
+    """
+
+    __slots__ = ("header", "footer", "_steps", "_columns")
+
+    def __init__(
+        self,
+        header: TrajectoryHeader,
+        steps: list[StepRecord] | Callable[[], list[StepRecord]],
+        footer: TrajectoryFooter,
+        columns: StepColumns | None = None,
+    ) -> None:
+        self.header, self.footer = header, footer
+        self._steps, self._columns = steps, columns
+
+    @property
+    def steps(self) -> list[StepRecord]:
+        """The step records, read on first use when they were not given."""
+        if callable(self._steps):
+            self._steps = self._steps()
+        return self._steps
+
+    def with_header(self, header: TrajectoryHeader) -> Trajectory:
+        """Return the same record under another header (its steps and columns shared)."""
+        return Trajectory(header, self._steps, self.footer, self._columns)
+
+    @property
+    def columns(self) -> StepColumns:
+        """The steps as arrays (``sortie.core.columns``), made from them on first use."""
+        if self._columns is None:
+            self._columns = StepColumns.of(self.steps)
+        return self._columns
 
 
 def write_suite(path: Path, header: SuiteHeader, episodes: Iterable[EpisodeSpec]) -> None:
@@ -110,10 +141,84 @@ def read_suite(path: Path, check: EpisodeCheck | None = None) -> Suite:
 def read_trajectory(path: Path, check: EpisodeCheck | None = None) -> Trajectory:
     """Read a trajectory record, raising ConfigError on a truncated or malformed file.
 
-    Records of layout version 1 are upgraded as they are read (see ``upgrade_v1``).
+    Records of layout version 1 are upgraded as they are read (see ``upgrade_v1``). When the
+    record's columns file matches its bytes (``sortie.core.columns``), the header and footer
+    are read, the steps' columns loaded from it, and the step lines parsed only when
+    ``steps`` is first used (with the same checks, raising ConfigError there).
     """
+    data = _read_bytes(path)
+    read = _read_with_columns(path, data, check)
+    return read if read is not None else _read_lines(path, data, check)
+
+
+def write_columns(path: Path, trajectory: Trajectory) -> None:
+    """Write the columns file of the record at ``path``, which was read as ``trajectory``.
+
+    Later reads of the unchanged record load the steps' columns from it instead of parsing
+    every step line (``sortie.core.columns``).
+    """
+    digest = hashlib.sha256(_read_bytes(path)).digest()
+    write_atomic(columns_file(path), save_columns(trajectory.columns, digest))
+
+
+def _read_with_columns(path: Path, data: bytes, check: EpisodeCheck | None) -> Trajectory | None:
+    """Return the record read with its columns file, or None when that file does not fit it.
+
+    Anything amiss (no columns file, another record's, a header or footer that does not read)
+    returns None, and the whole record is read line by line, which reports what is wrong.
+    """
+    lines = data.count(b"\n") - 2  # a record written by a run: no blank line, a final newline
+    columns = _columns_of(columns_file(path), data, lines)
+    if columns is None:
+        return None
+    last_start = data.rindex(b"\n", 0, len(data) - 1) + 1
     errors: list[str] = []
-    rows = _json_lines(path, errors)
+    header = _parse_line(TrajectoryHeader, (1, data[: data.index(b"\n")]), path, errors)
+    footer = _parse_line(TrajectoryFooter, (lines + 2, data[last_start:-1]), path, errors)
+    if header is None or footer is None or header.schema_version != RECORD_SCHEMA_VERSION:
+        return None
+    if check is not None and (problem := _checked(check, header.episode, path, 1)):
+        raise ConfigError(problem)
+    return Trajectory(header, lambda: _step_lines(path, data), footer, columns)
+
+
+def _columns_of(side: Path, data: bytes, lines: int) -> StepColumns | None:
+    """Return the columns kept in ``side`` for the record ``data``, or None if they do not fit."""
+    if lines < 0 or not data.endswith(b"\n"):
+        return None
+    try:
+        if side.stat().st_size > len(data) + EXTRA_BYTES:
+            return None
+        stored = side.read_bytes()
+    except OSError:
+        return None
+    return load_columns(stored, hashlib.sha256(data).digest(), lines)
+
+
+def _parse_line(model: type[M], row: tuple[int, bytes], path: Path, errors: list[str]) -> M | None:
+    """Return one line checked and parsed as ``model``, or None (the problem added to errors)."""
+    number, line = row
+    value, problem = _decode_line(line)
+    if problem is not None:
+        errors.append(f"{path}:{number}: {problem}")
+        return None
+    return _parse(model, (number, value), path, errors)
+
+
+def _step_lines(path: Path, data: bytes) -> list[StepRecord]:
+    """Return the step records of a record's bytes, raising ConfigError on any bad line."""
+    errors: list[str] = []
+    rows = _rows(path, data, errors)
+    steps = [_parse(StepRecord, row, path, errors) for row in rows[1:-1]]
+    if errors:
+        raise ConfigError(_joined(errors))
+    return [s for s in steps if s is not None]
+
+
+def _read_lines(path: Path, data: bytes, check: EpisodeCheck | None) -> Trajectory:
+    """Return the record read line by line: every line checked and parsed."""
+    errors: list[str] = []
+    rows = _rows(path, data, errors)
     if errors:
         raise ConfigError(_joined(errors))
     if not rows or rows[0][1].get("kind") != "header":
@@ -200,7 +305,11 @@ def _checked(check: EpisodeCheck, spec: EpisodeSpec, path: Path, number: int) ->
 
 def _json_lines(path: Path, errors: list[str]) -> list[Row]:
     """Return the file's non-blank lines as (line number, JSON object); add bad ones to errors."""
-    data = _read_bytes(path)
+    return _rows(path, _read_bytes(path), errors)
+
+
+def _rows(path: Path, data: bytes, errors: list[str]) -> list[Row]:
+    """Return the non-blank lines of ``data`` (read from ``path``) as (line number, object)."""
     rows: list[Row] = []
     for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
@@ -337,11 +446,14 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
+def write_atomic(path: Path, content: str | bytes) -> None:
+    """Write ``content`` to a temporary file beside ``path``, then rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # Named per process, so two writers of one path (a worker orphaned by a killed run and
     # its rerun) never share a temporary file.
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text)
+    if isinstance(content, bytes):
+        temporary.write_bytes(content)
+    else:
+        temporary.write_text(content)
     os.replace(temporary, path)

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from sortie.core.columns import StepColumns
 from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import StepRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.aerial.facts import AerialFacts, aerial_facts
 from sortie.missions.aerial.patrol import patrol_iou, patrol_iou_start2d
@@ -66,21 +68,21 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
     facts = aerial_facts(trajectory)
     mission = aerial_data(trajectory.header.episode)
     goal = mission.goal.position()
-    positions = [list(trajectory.header.episode.start.position())] + [
-        s.pose.position() for s in trajectory.steps
-    ]
+    columns = trajectory.columns
+    start = trajectory.header.episode.start.position()
+    positions = [list(start), *columns.position.tolist()]
     success = float(footer.outcome == "success")
     closest = min(math.dist(p, goal) for p in positions)
     metrics = {
         ERROR: 0.0,
         "sr": success,
         **{f"osr{r:g}": float(closest <= r) for r in OSR_RADII},
-        **_effort(trajectory.steps, _budget(facts, footer.steps)),
+        **_effort(columns, _budget(facts, footer.steps)),
         **_progress(trajectory, mission, positions, success),
         "closest": closest,
         "final_distance": math.dist(positions[-1], goal),
-        "clamped": float(_events(trajectory.steps, "clamped")),
-        "invalid_actions": float(_events(trajectory.steps, "invalid_action")),
+        "clamped": float(columns.events("clamped")),
+        "invalid_actions": float(columns.events("invalid_action")),
     }
     if MissionType.PATROL in mission.types:
         metrics.update({f"osr{r:g}": math.nan for r in OSR_RADII})
@@ -89,29 +91,31 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
     return metrics
 
 
-def is_motion(step: StepRecord) -> bool:
-    """Return whether a step is a motion step: anything but a task action (``done`` too)."""
-    return bool(step.action.type != "task")
+def motion_steps(columns: StepColumns) -> np.ndarray:
+    """Return, per step, whether it is a motion step: anything but a task action (``done`` too)."""
+    return ~columns.action_is("task")
 
 
-def flown_path(trajectory: Trajectory) -> list[tuple[float, float, float]]:
-    """Return the poses after each motion step (the start left out): MissionBench's path."""
-    return [s.pose.position() for s in trajectory.steps if is_motion(s)]
+def flown_path(trajectory: Trajectory) -> list[list[float]]:
+    """Return the positions after each motion step (the start left out): MissionBench's path."""
+    columns = trajectory.columns
+    return columns.position[motion_steps(columns)].tolist()
 
 
-def _effort(steps: list[StepRecord], budget: float) -> dict[str, float]:
+def _effort(columns: StepColumns, budget: float) -> dict[str, float]:
     """Return Eff and CR over motion steps, and their every-step variants."""
-    motion = [s for s in steps if is_motion(s)]
-    collided = sum(1 for s in motion if _collided(s))
-    collided_all = sum(1 for s in steps if _collided(s))
+    motion = motion_steps(columns)
+    collided = (columns.collisions > 0) | columns.with_event("contact")
+    moved, steps = int(motion.sum()), len(columns)
+    hit, hit_all = int((collided & motion).sum()), int(collided.sum())
     return {
-        "eff": 1.0 - len(motion) / budget,
-        "cr": collided / len(motion) if motion else 0.0,
-        "eff_all_steps": 1.0 - len(steps) / budget,
-        "cr_all_steps": collided_all / len(steps) if steps else 0.0,
-        "steps": float(len(motion)),
-        "task_steps": float(len(steps) - len(motion)),
-        "collisions": float(collided),
+        "eff": 1.0 - moved / budget,
+        "cr": hit / moved if moved else 0.0,
+        "eff_all_steps": 1.0 - steps / budget,
+        "cr_all_steps": hit_all / steps if steps else 0.0,
+        "steps": float(moved),
+        "task_steps": float(steps - moved),
+        "collisions": float(hit),
     }
 
 
@@ -138,11 +142,3 @@ def _progress(
         return {"mp": math.nan, "unscored": 1.0, **nan}
     closing = (d0 - math.dist(positions[-1], mission.goal.position())) / d0
     return {"mp": min(max(closing, 0.0), 1.0), "unscored": 0.0, **nan}
-
-
-def _collided(step: StepRecord) -> bool:
-    return bool(step.collisions) or any(e.kind == "contact" for e in step.events)
-
-
-def _events(steps: list[StepRecord], kind: str) -> int:
-    return sum(1 for s in steps for e in s.events if e.kind == kind)

@@ -79,7 +79,7 @@ def score_rescue(trajectory: Trajectory) -> dict[str, float]:
         "time_sim": footer.clock_sim,
         "time_latency": footer.clock_latency,
         "steps": float(footer.steps),
-        "collisions": float(sum(s.collisions for s in trajectory.steps)),
+        "collisions": float(trajectory.columns.collisions.sum()),
         "path_length": path_length(positions),
         "movement_effectiveness": movement_effectiveness(trajectory),
     }
@@ -96,17 +96,17 @@ def movement_effectiveness(trajectory: Trajectory) -> float:
     A step counts as closer when its distance is strictly below the one before (the previous
     step's in the same stage, or the stage's initial distance), as RescueBench's code counts.
     """
+    columns = trajectory.columns
     initial = {s.name: s.d_init for s in trajectory.footer.stages}
-    better, counted, last_stage, last = 0, 0, None, None
-    for step in trajectory.steps:
-        if step.stage is None or step.target_distance is None:
-            continue
-        before = last if step.stage == last_stage else initial.get(step.stage)
-        if before is not None:
-            counted += 1
-            better += step.target_distance < before
-        last_stage, last = step.stage, step.target_distance
-    return better / counted if counted else math.nan
+    starts = [initial.get(name) for name in columns.stage_names.tolist()]
+    start_of = np.array([math.nan if d is None else d for d in starts] + [math.nan])
+    kept = (columns.stage >= 0) & ~np.isnan(columns.target_distance)
+    stage, distance = columns.stage[kept], columns.target_distance[kept]
+    same = np.r_[False, stage[1:] == stage[:-1]]  # the step before was in the same stage
+    before = np.where(same, np.r_[math.nan, distance[:-1]], start_of[stage])
+    counted = ~np.isnan(before)
+    better = int(np.count_nonzero(distance[counted] < before[counted]))
+    return better / int(counted.sum()) if counted.any() else math.nan
 
 
 Distances = tuple[
@@ -129,10 +129,7 @@ def _distances(stage: StageRecord | None) -> StageDistances | None:
 
 def _positions(trajectory: Trajectory) -> np.ndarray:
     start = trajectory.header.episode.start
-    points = [(start.x, start.y, start.z)] + [
-        (s.pose.x, s.pose.y, s.pose.z) for s in trajectory.steps
-    ]
-    return np.asarray(points, dtype=float)
+    return np.vstack([(start.x, start.y, start.z), trajectory.columns.position])
 
 
 def _path_metrics(trajectory: Trajectory, positions: np.ndarray, success: bool) -> dict[str, float]:

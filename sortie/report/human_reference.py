@@ -8,7 +8,6 @@ the person did not complete get NaN for the path metrics.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from sortie.core.errors import ConfigError
@@ -52,8 +51,7 @@ def human_paths(store: Store, run_id: str) -> dict[str, list[list[float]]]:
 def positions(trajectory: Trajectory) -> list[list[float]]:
     """Return the start and every step's position of a trajectory."""
     start = trajectory.header.episode.start
-    steps = [[s.pose.x, s.pose.y, s.pose.z] for s in trajectory.steps]
-    return [[start.x, start.y, start.z], *steps]
+    return [[start.x, start.y, start.z], *trajectory.columns.position.tolist()]
 
 
 def rescore(trajectory: Trajectory, path: list[list[float]] | None) -> dict[str, float]:
@@ -64,7 +62,7 @@ def rescore(trajectory: Trajectory, path: list[list[float]] | None) -> dict[str,
         update={"episode": episode.model_copy(update={"mission": mission})}
     )
     scorer = FAMILIES.get(episode.family).load_scorer()
-    return scorer(dataclasses.replace(trajectory, header=header))
+    return scorer(trajectory.with_header(header))
 
 
 def referenced_metrics(store: Store, run_id: str, reference: str) -> dict[str, dict[str, float]]:

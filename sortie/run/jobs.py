@@ -24,7 +24,7 @@ from sortie.backends.catalog import (
 )
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, did_you_mean
-from sortie.core.records_io import read_trajectory
+from sortie.core.records_io import read_trajectory, write_columns
 from sortie.core.trajectory import (
     FailureReason,
     Outcome,
@@ -355,12 +355,11 @@ def episode_header(
 def score_record(job: Job, wall_seconds: float) -> JobResult:
     """Read the job's record back and compute its metrics from it alone."""
     trajectory = read_trajectory(job.record, check=check_episode)
+    write_columns(job.record, trajectory)  # later reads (rescore, reports) load the columns
     failed = trajectory.footer.failed_decision  # a decision that raised took time too
-    agent = sum(s.timings.agent for s in trajectory.steps)
+    agent, backend, render = (sum(column) for column in trajectory.columns.timings.T.tolist())
     timings = Timings(
-        agent=agent + (failed.agent_seconds if failed else 0.0),
-        backend=sum(s.timings.backend for s in trajectory.steps),
-        render=sum(s.timings.render for s in trajectory.steps),
+        agent=agent + (failed.agent_seconds if failed else 0.0), backend=backend, render=render
     )
     scorer = FAMILIES.get(job.episode.family).load_scorer()
     return JobResult(job, trajectory.footer, scorer(trajectory), timings, wall_seconds)

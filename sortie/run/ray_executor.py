@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from sortie.core.columns import columns_file
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import write_atomic
 from sortie.core.trajectory import FailureReason
@@ -112,13 +113,17 @@ def _import_ray() -> ModuleType:
     return ray
 
 
-def _run_remote(job: Job) -> tuple[JobResult, str]:
-    """Run a job in a Ray worker, recording to a local temporary file; return result and text."""
+def _run_remote(job: Job) -> tuple[JobResult, bytes, bytes | None]:
+    """Run a job in a Ray worker, recording to a local temporary file.
+
+    Returns the result, the record's bytes and its columns file's (None if there is none).
+    """
     with tempfile.TemporaryDirectory(prefix="sortie-") as folder:
         local = dataclasses.replace(job, record=Path(folder) / job.record.name)
         result = work(local)
-        text = local.record.read_text()
-    return dataclasses.replace(result, job=job), text
+        record, columns = local.record, columns_file(local.record)
+        kept = (record.read_bytes(), columns.read_bytes() if columns.exists() else None)
+    return dataclasses.replace(result, job=job), *kept
 
 
 def _collect(ray: ModuleType, ref: Any, job: Job, max_retries: int) -> JobResult:
@@ -130,9 +135,11 @@ def _collect(ray: ModuleType, ref: Any, job: Job, max_retries: int) -> JobResult
         ray.exceptions.ObjectLostError,
     )
     try:
-        result, text = ray.get(ref)
+        result, record, columns = ray.get(ref)
     except lost as error:
         message = f"the Ray worker was lost {max_retries + 1} times running this episode: {error}"
         return record_failure(job, FailureReason.BACKEND_ERROR, message, max_retries + 1)
-    write_atomic(job.record, text)
+    write_atomic(job.record, record)
+    if columns is not None:
+        write_atomic(columns_file(job.record), columns)
     return result

@@ -1,0 +1,193 @@
+"""The columns file beside a record.
+
+A run writes it; a read loads it instead of parsing the steps, and ignores it whenever it does
+not fit the record's bytes.
+"""
+
+import io
+import math
+
+import numpy as np
+import pytest
+
+from sortie.core import records_io
+from sortie.core.columns import StepColumns, columns_file
+from sortie.core.pose import Pose
+from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+from sortie.core.trajectory import EventRecord, StepRecord
+from sortie.missions.registry import FAMILIES
+from sortie.run.suite import RunSettings, run_suite
+from sortie.testing.episodes import aerial_hop, room_rescue
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    """Records of a rescue and of three aerial episodes, written by a run (random agent)."""
+    folder = tmp_path_factory.mktemp("records")
+    rescue = Suite(SuiteHeader(suite="t"), [room_rescue(budget_s=4.0)])
+    hops = Suite(SuiteHeader(suite="t"), [aerial_hop(episode_id=f"hop-{i}") for i in range(3)])
+    done = run_suite(rescue, "random", {}, RunSettings(folder / "rescue"))
+    done += run_suite(hops, "random", {}, RunSettings(folder / "aerial"))
+    return [result.path for result in done]
+
+
+def _scores(trajectory):
+    scorer = FAMILIES.get(trajectory.header.episode.family).load_scorer()
+    return scorer(trajectory)
+
+
+def _same(a, b):
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name] == b[name] or (math.isnan(a[name]) and math.isnan(b[name])), name
+
+
+def _without_columns(path, tmp_path):
+    """Return the record at ``path`` read from a copy that has no columns file."""
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    return read_trajectory(copy)
+
+
+def _equal_columns(a, b):
+    for name in StepColumns.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def test_a_run_writes_columns_that_score_as_the_step_lines_do(records, tmp_path, monkeypatch):
+    parsed = []
+    original = records_io._parse
+    monkeypatch.setattr(
+        records_io, "_parse", lambda model, *rest: parsed.append(model) or original(model, *rest)
+    )
+    for path in records:
+        assert columns_file(path).is_file()
+        fast = read_trajectory(path)
+        assert StepRecord not in parsed  # the steps came from the columns file
+        slow = _without_columns(path, tmp_path)
+        _equal_columns(fast.columns, StepColumns.of(slow.steps))
+        _same(_scores(fast), _scores(slow))
+        assert fast.steps == slow.steps  # parsed on first use, with the same checks
+        assert StepRecord in parsed
+        parsed.clear()
+
+
+def test_a_record_changed_after_its_columns_were_written_is_read_from_its_lines(records, tmp_path):
+    path = tmp_path / records[0].name
+    for source in (records[0], columns_file(records[0])):
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    before = _scores(read_trajectory(path))
+    lines = path.read_text().splitlines(keepends=True)
+    assert '"collisions":0' in lines[1]
+    lines[1] = lines[1].replace('"collisions":0', '"collisions":1')
+    path.write_text("".join(lines))
+    after = _scores(read_trajectory(path))
+    assert after["collisions"] == before["collisions"] + 1
+
+
+def _arrays(path):
+    with np.load(columns_file(path)) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+def _spoil(arrays, how):
+    """Return the columns file's arrays spoiled one way (each must make the file unusable)."""
+    spoiled = dict(arrays)
+    n = len(spoiled["collisions"])
+    if how == "other version":
+        spoiled["version"] = np.array(2)
+    elif how == "other record":
+        spoiled["digest"] = np.zeros(32, np.uint8)
+    elif how == "a step short":
+        spoiled["position"] = spoiled["position"][:-1]
+    elif how == "stage code past its table":
+        spoiled["stage"] = np.full(n, len(spoiled["stage_names"]), np.int32)
+    elif how == "event of a step that is not there":
+        spoiled["event_step"] = np.full(2, n, np.int64)
+        spoiled["event_kind"] = np.zeros(2, np.int32)
+        spoiled["event_names"] = np.array(["contact"])
+    elif how == "positions as integers":
+        spoiled["position"] = spoiled["position"].astype(np.int64)
+    elif how == "a position not a number":
+        spoiled["position"] = np.full_like(spoiled["position"], np.nan)
+    elif how == "a column missing":
+        del spoiled["timings"]
+    elif how == "a column too many":
+        spoiled["extra"] = np.zeros(n)
+    return spoiled
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "other version",
+        "other record",
+        "a step short",
+        "stage code past its table",
+        "event of a step that is not there",
+        "positions as integers",
+        "a position not a number",
+        "a column missing",
+        "a column too many",
+    ],
+)
+def test_columns_that_do_not_fit_the_record_are_ignored(records, tmp_path, how):
+    path = records[1]
+    good = read_trajectory(path).columns
+    buffer = io.BytesIO()
+    np.savez(buffer, **_spoil(_arrays(path), how))
+    side = tmp_path / columns_file(path).name
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    side.write_bytes(buffer.getvalue())
+    read = read_trajectory(copy)
+    _equal_columns(read.columns, good)
+    _same(_scores(read), _scores(read_trajectory(path)))
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip file", b"PK\x03\x04" + b"\0" * 40])
+def test_an_unreadable_or_oversized_columns_file_is_ignored(records, tmp_path, content):
+    path = records[1]
+    copy = tmp_path / path.name
+    copy.write_bytes(path.read_bytes())
+    columns_file(copy).write_bytes(content)
+    assert len(read_trajectory(copy).steps) == len(read_trajectory(path).steps)
+    oversized = columns_file(path).read_bytes() + b"\0" * (path.stat().st_size + 2**16)
+    columns_file(copy).write_bytes(oversized)
+    _equal_columns(read_trajectory(copy).columns, read_trajectory(path).columns)
+
+
+def _step(index, stage, distance, events=(), action=None):
+    return StepRecord(
+        index=index,
+        pose=Pose(float(index), 2.0 * index, 0.5, 0.0),
+        action=action or {"type": "move", "speed": 0.5},
+        events=[EventRecord(kind=kind) for kind in events],
+        stage=stage,
+        target_distance=distance,
+        collisions=int("contact" in events),
+        clock_sim=0.5 * index,
+        clock_latency=0.0,
+    )
+
+
+def test_columns_code_stages_actions_and_events_per_step():
+    steps = [
+        _step(1, "S1", 4.0),
+        _step(2, "S1", None, ["contact"]),
+        _step(3, None, None, ["clamped", "contact"], {"type": "task", "kind": "land"}),
+        _step(4, "S2", 1.5, ["clamped"]),
+    ]
+    columns = StepColumns.of(steps)
+    assert columns.position.tolist() == [[1, 2, 0.5], [2, 4, 0.5], [3, 6, 0.5], [4, 8, 0.5]]
+    assert [columns.stage_names[c] if c >= 0 else None for c in columns.stage] == [
+        "S1",
+        "S1",
+        None,
+        "S2",
+    ]
+    np.testing.assert_array_equal(columns.target_distance, [4.0, np.nan, np.nan, 1.5])
+    assert columns.action_is("task").tolist() == [False, False, True, False]
+    assert columns.with_event("contact").tolist() == [False, True, True, False]
+    assert columns.events("clamped") == 2 and columns.events("invalid_action") == 0
+    assert columns.collisions.tolist() == [0, 1, 1, 0]
