@@ -3,9 +3,10 @@
 ``sortie/sim/_packets.c`` (Embree packets) and ``sortie/sim/_raster.c`` (the camera's
 rasteriser) need a C compiler and Python's headers, nothing from Embree at build time (the
 packet tracer opens the library embreex ships when first used); both measure hits with
-``sortie/sim/_exact.h``. ``optional=True``: without a compiler the install still succeeds, ray
-casting stays on embreex (``sortie.sim.packets``) and every camera pixel is cast
-(``sortie.sim.raster``).
+``sortie/sim/_exact.h``. ``sortie/sim/navigation/_grid.c`` runs two neighbour loops of a graph
+build. ``optional=True``: without a compiler the install still succeeds, ray casting stays on
+embreex (``sortie.sim.packets``), every camera pixel is cast (``sortie.sim.raster``) and
+graph builds use numpy (``sortie.sim.navigation.kernels``), with the same results.
 """
 
 from setuptools import Extension, setup
@@ -17,6 +18,13 @@ setup(
             ["sortie/sim/_packets.c"],
             depends=["sortie/sim/_exact.h"],
             libraries=["dl", "m"],
+            extra_compile_args=["-O2", "-ffp-contract=off"],
+            optional=True,
+        ),
+        Extension(
+            "sortie.sim.navigation._grid",
+            ["sortie/sim/navigation/_grid.c"],
+            libraries=["m"],
             extra_compile_args=["-O2", "-ffp-contract=off"],
             optional=True,
         ),

@@ -10,11 +10,11 @@ last bits on another machine; sortie's promise is that nothing it stores or scor
 - ``metrics/<suite>/<agent>/<episode>``: each of those episodes' outcome and metric values.
 
 ``python -m sortie.diagnostics.fingerprint`` prints the hashes as JSON, with the kernels that
-made them. The tests run it under
-several Embree ISAs (``SORTIE_EMBREE_ISA``) and numpy dispatch levels
-(``NPY_DISABLE_CPU_FEATURES``), with camera frames rasterised and cast (``SORTIE_RASTER``),
-and require the same hashes, and the same as the ones committed
-in ``tests/data/fingerprint.json``.
+made them. The tests run it under several Embree ISAs (``SORTIE_EMBREE_ISA``) and numpy
+dispatch levels (``NPY_DISABLE_CPU_FEATURES``), with camera frames rasterised and cast
+(``SORTIE_RASTER``) and graphs built with and without the compiled loops (``SORTIE_GRID``),
+and require the same hashes, and the same as the ones committed in
+``tests/data/fingerprint.json``.
 """
 
 from __future__ import annotations
@@ -106,11 +106,13 @@ def _digest(text: str) -> str:
 def kernels() -> dict[str, object]:
     """Return the kernels this process runs.
 
-    Embree's ISA and rays per call, whether camera frames are rasterised, numpy's levels.
+    Embree's ISA and rays per call, whether camera frames are rasterised and graph builds run
+    their compiled loops, numpy's levels.
     """
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     from sortie.sim import packets, raster
+    from sortie.sim.navigation import kernels as graph_kernels
 
     module = packets.extension()
     return {
@@ -118,6 +120,7 @@ def kernels() -> dict[str, object]:
         "packets": module is not None,
         "packet_width": module.packet_width() if module is not None else 1,
         "raster": raster.available(),
+        "graph_loops": graph_kernels.extension() is not None,
         "numpy": [name for name in __cpu_dispatch__ if __cpu_features__.get(name)],
     }
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sortie.sim import packets, raster
+from sortie.sim.navigation import kernels as graph_kernels
 
 COMMITTED = Path(__file__).resolve().parents[1] / "data" / "fingerprint.json"
 UPDATE = "python -m sortie.diagnostics.fingerprint --out tests/data/fingerprint.json"
@@ -34,7 +35,8 @@ def configurations() -> dict[str, dict[str, str]]:
     Embree: SSE4.2 runs on every x86-64 CPU sortie supports, AVX2 where the CPU has it.
     numpy: with its lowest dispatched level only (X86_V3: an AVX2 machine without AVX-512),
     or none when that is all this CPU has; then with none (the build's baseline). The lowest
-    also casts every camera pixel's ray instead of rasterising the frame.
+    also casts every camera pixel's ray instead of rasterising the frame, and builds graphs with
+    numpy alone.
     """
     levels = _numpy_levels()
     avx2 = "avx2" in _cpu_flags()
@@ -48,6 +50,7 @@ def configurations() -> dict[str, dict[str, str]]:
             packets.ENV_ISA: "sse4.2",
             "NPY_DISABLE_CPU_FEATURES": " ".join(levels),
             raster.ENV_SWITCH: "0",
+            graph_kernels.ENV_SWITCH: "0",
         },
     }
 
@@ -78,6 +81,8 @@ def test_each_configuration_ran_other_kernels(fingerprints):
     assert all(k["packets"] for k in kernels.values())
     assert kernels["best"]["embree"] == "best" and kernels["lowest"]["embree"] == "sse4.2"
     assert kernels["best"]["raster"] == raster.available() and not kernels["lowest"]["raster"]
+    assert kernels["best"]["graph_loops"] == (graph_kernels.extension() is not None)
+    assert not kernels["lowest"]["graph_loops"]
     if "avx2" in _cpu_flags():  # Embree's AVX2 kernels are 8 wide: sortie casts 8 rays a call
         assert kernels["lower"]["packet_width"] == 8
     if _numpy_levels():

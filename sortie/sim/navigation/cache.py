@@ -178,18 +178,22 @@ def _code_digest() -> str:
 
     here = Path(__file__).resolve().parent
     sim = here.parent
-    files = sorted(here.glob("*.py")) + [
-        sim / name
-        for name in (
-            "raycast.py",
-            "scene.py",
-            "mesh.py",
-            "semantics.py",
-            "packets.py",
-            "_packets.c",
-            "_exact.h",
-        )
-    ]
+    files = (
+        sorted(here.glob("*.py"))
+        + sorted(here.glob("*.c"))
+        + [
+            sim / name
+            for name in (
+                "raycast.py",
+                "scene.py",
+                "mesh.py",
+                "semantics.py",
+                "packets.py",
+                "_packets.c",
+                "_exact.h",
+            )
+        ]
+    )
     h = hashlib.sha256(f"{np.__version__} {getattr(embreex, '__version__', '?')}".encode())
     for path in files:
         if path.is_file():

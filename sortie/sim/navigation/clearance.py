@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
+from sortie.sim.navigation import kernels
 from sortie.sim.raycast import RayCaster
 from sortie.sim.shapes import WalkerShape
 
@@ -104,6 +105,12 @@ def near_hits(
     # body, and an exact horizontal distance test trims its corners.
     half_band = (shape.height - shape.step) / 2
     scale = shape.radius / half_band
+    module = kernels.extension()
+    if module is not None:  # the same test, hit by hit against the surfaces around it
+        points = np.ascontiguousarray(points, np.float64)
+        at = np.ascontiguousarray(positions, np.float64)
+        module.near_hits(at, points, shape.radius, shape.step + half_band, scale, blocked)
+        return blocked
     body = positions + np.array([0.0, 0.0, shape.step + half_band])
     body_tree = cKDTree(body * np.array([1.0, 1.0, scale]))
     point_tree = cKDTree(points * np.array([1.0, 1.0, scale]))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.sim.navigation import kernels
 from sortie.sim.raycast import RayCaster
 from sortie.sim.shapes import WalkerShape
 
@@ -192,12 +193,21 @@ def crowded(
     # between column centres can come 0.1 m inside the body.
     limit = shape.radius + grid.cell / 2
     reach = int(limit // grid.cell)
+    offsets = [
+        (di, dj)
+        for di in range(-reach, reach + 1)
+        for dj in range(-reach, reach + 1)
+        if math.hypot(di, dj) * grid.cell <= limit
+    ]
     blocked = np.zeros(len(columns), bool)
-    for di in range(-reach, reach + 1):
-        for dj in range(-reach, reach + 1):
-            if math.hypot(di, dj) * grid.cell > limit:
-                continue
-            blocked |= _crowding(hits, grid.shifted(columns, di, dj), low, high)
+    module = kernels.extension()
+    if module is not None:
+        z, up = np.ascontiguousarray(hits.z), np.ascontiguousarray(hits.up)
+        at = np.ascontiguousarray(columns, np.int64)
+        module.crowded(z, up, grid.nx, grid.ny, at, low, high, np.array(offsets, np.int64), blocked)
+        return blocked
+    for di, dj in offsets:
+        blocked |= _crowding(hits, grid.shifted(columns, di, dj), low, high)
     return blocked
 
 

@@ -1,0 +1,175 @@
+/* Room for the walker's body, the two tests of a graph build that are loops over neighbours
+ * (sortie.sim.navigation.kernels; the numpy forms are surfaces.crowded and
+ * clearance.near_hits). Each answer is a yes or no per surface from comparisons of the same
+ * doubles numpy compares, computed by the same operations (no fused multiply-add: the build
+ * passes -ffp-contract=off), so graphs are the same with or without this module.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether column `near` has a hit, or is inside a solid, between low and high (see
+ * surfaces._crowding): hits are sorted from the top down, NaN after the column's last. */
+static int crowding(const double *z, const uint8_t *up, Py_ssize_t layers, Py_ssize_t near, double low, double high) {
+    const double *column = z + near * layers;
+    Py_ssize_t above_high = 0, above_low = 0;
+    for (Py_ssize_t k = 0; k < layers; k++) {
+        above_high += column[k] > high; /* NaN compares false, as in numpy */
+        above_low += column[k] > low;
+    }
+    if (above_low > above_high) return 1;
+    return above_high > 0 && up[near * layers + above_high - 1];
+}
+
+/* crowded(z (C, K) float64, up (C, K) uint8, nx, ny, columns (N,) int64, low (N,), high (N,),
+ * offsets (M, 2) int64, out (N,) uint8): out[n] = 1 where a column at one of the offsets from
+ * node n's column has a hit or a solid in (low[n], high[n]]. */
+static PyObject *crowded(PyObject *self, PyObject *args) {
+    Py_buffer z, up, columns, low, high, offsets, out;
+    Py_ssize_t nx, ny;
+    if (!PyArg_ParseTuple(args, "y*y*nny*y*y*y*w*", &z, &up, &nx, &ny, &columns, &low, &high, &offsets, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t cells = nx * ny, n = columns.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t layers = cells ? z.len / (Py_ssize_t)sizeof(double) / cells : 0;
+    Py_ssize_t m = offsets.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    if (z.len != cells * layers * (Py_ssize_t)sizeof(double) || up.len != cells * layers ||
+        low.len != n * (Py_ssize_t)sizeof(double) || high.len != low.len || out.len != n) {
+        PyErr_SetString(PyExc_ValueError, "crowded: expected z (C, K) float64 and up (C, K) bool with C = nx * ny, "
+                                          "columns (N,) int64, low and high (N,) float64, out (N,) bool");
+        goto done;
+    }
+    const int64_t *col = columns.buf, *step = offsets.buf;
+    const double *lo = low.buf, *hi = high.buf;
+    uint8_t *blocked = out.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (col[i] < 0 || col[i] >= cells) {
+            PyErr_SetString(PyExc_ValueError, "crowded: a column is off the grid");
+            goto done;
+        }
+        int64_t ci = col[i] % nx, cj = col[i] / nx;
+        for (Py_ssize_t k = 0; k < m && !blocked[i]; k++) {
+            int64_t ni = ci + step[2 * k], nj = cj + step[2 * k + 1];
+            if (ni < 0 || ni >= nx || nj < 0 || nj >= ny) continue;
+            blocked[i] = (uint8_t)crowding(z.buf, up.buf, layers, nj * nx + ni, lo[i], hi[i]);
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&z), PyBuffer_Release(&up), PyBuffer_Release(&columns), PyBuffer_Release(&low);
+    PyBuffer_Release(&high), PyBuffer_Release(&offsets), PyBuffer_Release(&out);
+    return result;
+}
+
+/* Nodes sorted into square buckets of at least `size` metres: bucket b holds
+ * node[first[b]] .. node[first[b + 1] - 1]. */
+typedef struct {
+    double x0, y0, size;
+    int64_t nx, ny;
+    int64_t *first, *node;
+} Buckets;
+
+static int64_t bucket_of(const Buckets *g, double v, double v0, int64_t count) {
+    double k = floor((v - v0) / g->size);
+    return k < 0 ? 0 : k >= (double)count ? count - 1 : (int64_t)k;
+}
+
+static int fill_buckets(Buckets *g, const double *xyz, Py_ssize_t n, double size) {
+    double x1 = xyz[0], y1 = xyz[1];
+    g->x0 = x1, g->y0 = y1;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        g->x0 = fmin(g->x0, xyz[3 * i]), x1 = fmax(x1, xyz[3 * i]);
+        g->y0 = fmin(g->y0, xyz[3 * i + 1]), y1 = fmax(y1, xyz[3 * i + 1]);
+    }
+    /* At most 2048 buckets a side: a wide scene gets bigger buckets, not more memory. */
+    g->size = fmax(size, fmax(x1 - g->x0, y1 - g->y0) / 2048.0);
+    g->nx = (int64_t)floor((x1 - g->x0) / g->size) + 1, g->ny = (int64_t)floor((y1 - g->y0) / g->size) + 1;
+    g->first = calloc((size_t)(g->nx * g->ny + 1), sizeof(int64_t));
+    g->node = malloc((size_t)n * sizeof(int64_t) + 1);
+    int64_t *at = malloc((size_t)n * sizeof(int64_t) + 1);
+    if (!g->first || !g->node || !at) {
+        free(at);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        at[i] = bucket_of(g, xyz[3 * i + 1], g->y0, g->ny) * g->nx + bucket_of(g, xyz[3 * i], g->x0, g->nx);
+        g->first[at[i] + 1]++;
+    }
+    for (int64_t b = 0; b < g->nx * g->ny; b++) g->first[b + 1] += g->first[b];
+    int64_t *fill = malloc((size_t)(g->nx * g->ny) * sizeof(int64_t));
+    if (!fill) {
+        free(at);
+        return 0;
+    }
+    memcpy(fill, g->first, (size_t)(g->nx * g->ny) * sizeof(int64_t));
+    for (Py_ssize_t i = 0; i < n; i++) g->node[fill[at[i]]++] = i;
+    free(fill), free(at);
+    return 1;
+}
+
+/* near_hits(positions (N, 3) float64, points (H, 3) float64, radius, centre, scale, out (N,)
+ * uint8): out[n] = 1 where a probe hit lies in node n's body, the test of
+ * clearance.near_hits: the heights, scaled so that the body's band is as wide as its radius,
+ * at most `radius` apart ((z_n + centre) * scale against z_p * scale), and the horizontal
+ * gap's square under radius squared. Each hit is tried against the nodes of the buckets
+ * around it, two each way (one would do but for rounding at a bucket's edge). */
+static PyObject *near_hits(PyObject *self, PyObject *args) {
+    Py_buffer positions, points, out;
+    double radius, centre, scale;
+    if (!PyArg_ParseTuple(args, "y*y*dddw*", &positions, &points, &radius, &centre, &scale, &out)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = positions.len / (Py_ssize_t)(3 * sizeof(double)), h = points.len / (Py_ssize_t)(3 * sizeof(double));
+    Buckets g = {0};
+    if (positions.len != n * 3 * (Py_ssize_t)sizeof(double) || points.len != h * 3 * (Py_ssize_t)sizeof(double) ||
+        out.len != n || !(radius > 0)) {
+        PyErr_SetString(PyExc_ValueError, "near_hits: expected positions (N, 3) and points (H, 3) float64, "
+                                          "a positive radius, out (N,) bool");
+        goto done;
+    }
+    if (n == 0 || h == 0) goto finished;
+    if (!fill_buckets(&g, positions.buf, n, radius)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *node = positions.buf, *hit = points.buf;
+    uint8_t *blocked = out.buf;
+    double r2 = radius * radius;
+    for (Py_ssize_t p = 0; p < h; p++) {
+        double px = hit[3 * p], py = hit[3 * p + 1], pz = hit[3 * p + 2] * scale;
+        int64_t bi = bucket_of(&g, px, g.x0, g.nx), bj = bucket_of(&g, py, g.y0, g.ny);
+        for (int64_t j = bj - 2; j <= bj + 2; j++) {
+            if (j < 0 || j >= g.ny) continue;
+            for (int64_t i = bi - 2; i <= bi + 2; i++) {
+                if (i < 0 || i >= g.nx) continue;
+                int64_t b = j * g.nx + i;
+                for (int64_t k = g.first[b]; k < g.first[b + 1]; k++) {
+                    const double *q = node + 3 * g.node[k];
+                    double dx = q[0] - px, dy = q[1] - py;
+                    if (fabs((q[2] + centre) * scale - pz) <= radius && dx * dx + dy * dy < r2) blocked[g.node[k]] = 1;
+                }
+            }
+        }
+    }
+finished:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(g.first), free(g.node);
+    PyBuffer_Release(&positions), PyBuffer_Release(&points), PyBuffer_Release(&out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"crowded", crowded, METH_VARARGS, "crowded(z, up, nx, ny, columns, low, high, offsets, out)."},
+    {"near_hits", near_hits, METH_VARARGS, "near_hits(positions, points, radius, centre, scale, out)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_grid",
+                                    "Room for the walker's body in a graph build (sortie.sim.navigation.kernels).", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__grid(void) { return PyModule_Create(&module); }

@@ -1,0 +1,118 @@
+"""The compiled neighbour loops of a graph build answer as numpy does, surface by surface."""
+
+import numpy as np
+import pytest
+
+from sortie.sim.navigation import clearance, kernels, surfaces
+from sortie.sim.navigation.doors import walkable_scene
+from sortie.sim.navigation.surfaces import ColumnHits, Grid, peel_columns, standing_surfaces
+from sortie.sim.raycast import RayCaster
+from sortie.sim.shapes import MANIPULATOR, PLANNING, WALKER, WalkerShape
+from sortie.sim.worlds import build_world
+
+pytestmark = pytest.mark.skipif(
+    kernels.extension() is None, reason="sortie.sim.navigation._grid is not built"
+)
+
+
+def _numpy_and_compiled(monkeypatch, work):
+    """Return what ``work()`` gives with numpy alone, then with the extension."""
+    compiled = kernels.extension()
+    monkeypatch.setattr(kernels, "extension", lambda: None)
+    alone = work()
+    monkeypatch.setattr(kernels, "extension", lambda: compiled)
+    return alone, work()
+
+
+@pytest.mark.parametrize("world", ["apartment", "flexible_room", "tower"])
+@pytest.mark.parametrize("shape", [WALKER, PLANNING, MANIPULATOR], ids=["walker", "plan", "arm"])
+def test_crowded_and_near_hits_agree_with_numpy_in_every_surface(monkeypatch, world, shape):
+    scene = build_world(world, 0)
+    grid = Grid.over(scene.bounds, 0.25)
+    caster = RayCaster(walkable_scene(scene))
+    hits = peel_columns(caster, grid, shape)
+    columns, z, _ = standing_surfaces(hits, shape)
+    positions = np.column_stack([grid.centres(columns), z])
+    probes = clearance.probe(caster, positions, grid.cell, shape)
+    a, b = _numpy_and_compiled(monkeypatch, lambda: surfaces.crowded(hits, grid, columns, z, shape))
+    assert a.any() and not a.all()  # a test that can tell the two apart
+    np.testing.assert_array_equal(a, b)
+    a, b = _numpy_and_compiled(
+        monkeypatch, lambda: clearance.near_hits(positions, probes.points, shape)
+    )
+    assert a.any() and not a.all()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_near_hits_agree_on_the_edges_of_the_body(monkeypatch):
+    """Hits exactly at the radius, and exactly at the band's ends, are decided alike."""
+    rng = np.random.default_rng(7)
+    shape = WALKER
+    positions = np.column_stack(
+        [rng.uniform(-3, 3, 400), rng.uniform(-3, 3, 400), rng.choice([0.0, 0.15, 1.1], 400)]
+    )
+    half_band = (shape.height - shape.step) / 2
+    node = positions[rng.integers(0, 400, 300)]
+    angle = rng.uniform(0, 2 * np.pi, 300)
+    ring = node[:, :2] + shape.radius * np.column_stack([np.cos(angle), np.sin(angle)])
+    band_end = node[:, 2] + shape.step + half_band * rng.choice([-1.0, 1.0], 300)
+    points = np.vstack(
+        [
+            np.column_stack([ring, node[:, 2] + shape.step + half_band]),  # at the radius
+            np.column_stack([node[:, :2] + rng.uniform(-0.1, 0.1, (300, 2)), band_end]),
+            np.column_stack([rng.uniform(-4, 4, (500, 2)), rng.uniform(-0.5, 2.5, 500)]),
+        ]
+    )
+    a, b = _numpy_and_compiled(monkeypatch, lambda: clearance.near_hits(positions, points, shape))
+    assert a.any() and not a.all()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_near_hits_take_any_positions_and_no_points(monkeypatch):
+    positions = np.array([[0.0, 0.0, 0.0], [1e4, -1e4, 5.0]])  # far apart: large buckets
+    points = np.array([[0.1, 0.0, 1.0], [1e4, -1e4 + 0.2, 6.0]])
+    a, b = _numpy_and_compiled(monkeypatch, lambda: clearance.near_hits(positions, points, WALKER))
+    assert a.tolist() == b.tolist() == [True, True]
+    empty = np.zeros((0, 3))
+    a, b = _numpy_and_compiled(monkeypatch, lambda: clearance.near_hits(positions, empty, WALKER))
+    assert a.tolist() == b.tolist() == [False, False]
+
+
+EVEN = WalkerShape(radius=0.5, height=1.25, eye=1.0, step=0.25)
+"""A body whose band (0.25-1.25 m) is as wide as its diameter: heights are compared unscaled,
+so hits placed exactly on the band's ends and on the radius land there in floating point."""
+
+
+def test_hits_exactly_on_the_ends_of_the_body_are_decided_alike(monkeypatch):
+    positions = np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [4.0, 0.0, 0.0], [6.0, 0.0, 0.0]])
+    points = np.array(
+        [
+            [0.25, 0.0, 1.25],  # the head's height exactly: inside (the band is closed)
+            [2.0, 0.5, 0.75],  # the radius exactly: outside (the disc is open)
+            [4.0, 0.0, 0.25 - 2.0**-20],  # just under the step: outside
+            [6.0, 0.0, 0.25],  # the step's height exactly: inside
+        ]
+    )
+    a, b = _numpy_and_compiled(monkeypatch, lambda: clearance.near_hits(positions, points, EVEN))
+    assert a.tolist() == b.tolist() == [True, False, False, True]
+
+
+def test_crowded_agrees_with_numpy_where_hits_lie_exactly_at_step_and_head(monkeypatch):
+    rng = np.random.default_rng(3)
+    grid = Grid(0.0, 0.0, 1.0, 12, 12)  # a body's neighbours: its column and the 4 beside it
+    columns = np.arange(grid.size, dtype=np.int64)
+    z = rng.choice([0.0, 0.5], grid.size)
+    levels = np.array([2.0, 1.75, 1.25, 1.0, 0.75, 0.5, 0.25, 0.0, -0.5])  # ends of both bands
+    layers = rng.choice([0, 0, 0, 0, 1, 2], grid.size)
+    hit_z = np.full((grid.size, 4), np.nan)
+    for column, count in enumerate(layers):
+        hit_z[column, :count] = np.sort(rng.choice(levels, count, replace=False))[::-1]
+    hits = ColumnHits(
+        hit_z,
+        rng.random((grid.size, 4)) < 0.5,
+        np.ones((grid.size, 4), bool),
+        np.zeros(hit_z.shape, np.int32),
+    )
+    a, b = _numpy_and_compiled(monkeypatch, lambda: surfaces.crowded(hits, grid, columns, z, EVEN))
+    assert a.any() and not a.all()
+    np.testing.assert_array_equal(a, b)
