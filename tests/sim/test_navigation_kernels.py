@@ -1,4 +1,4 @@
-"""The compiled neighbour loops of a graph build answer as numpy does, surface by surface."""
+"""The compiled loops of a graph build answer as numpy does, ray by ray and surface by surface."""
 
 import numpy as np
 import pytest
@@ -26,14 +26,20 @@ def _numpy_and_compiled(monkeypatch, work):
 
 @pytest.mark.parametrize("world", ["apartment", "flexible_room", "tower"])
 @pytest.mark.parametrize("shape", [WALKER, PLANNING, MANIPULATOR], ids=["walker", "plan", "arm"])
-def test_crowded_and_near_hits_agree_with_numpy_in_every_surface(monkeypatch, world, shape):
+def test_probes_crowding_and_near_hits_agree_with_numpy_in_every_surface(monkeypatch, world, shape):
     scene = build_world(world, 0)
     grid = Grid.over(scene.bounds, 0.25)
     caster = RayCaster(walkable_scene(scene))
     hits = peel_columns(caster, grid, shape)
     columns, z, _ = standing_surfaces(hits, shape)
     positions = np.column_stack([grid.centres(columns), z])
-    probes = clearance.probe(caster, positions, grid.cell, shape)
+    alone, compiled = _numpy_and_compiled(
+        monkeypatch, lambda: clearance.probe(caster, positions, grid.cell, shape)
+    )
+    np.testing.assert_array_equal(alone.points, compiled.points)
+    np.testing.assert_array_equal(alone.blocked_moves, compiled.blocked_moves)
+    assert alone.blocked_moves.any() and not alone.blocked_moves.all()
+    probes = alone
     a, b = _numpy_and_compiled(monkeypatch, lambda: surfaces.crowded(hits, grid, columns, z, shape))
     assert a.any() and not a.all()  # a test that can tell the two apart
     np.testing.assert_array_equal(a, b)

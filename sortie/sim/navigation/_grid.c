@@ -1,8 +1,9 @@
-/* Room for the walker's body, the two tests of a graph build that are loops over neighbours
- * (sortie.sim.navigation.kernels; the numpy forms are surfaces.crowded and
- * clearance.near_hits). Each answer is a yes or no per surface from comparisons of the same
- * doubles numpy compares, computed by the same operations (no fused multiply-add: the build
- * passes -ffp-contract=off), so graphs are the same with or without this module.
+/* The loops of a graph build around its ray casts (sortie.sim.navigation.kernels): the
+ * horizontal probe rays made and their hits read (clearance._probe_chunk), and the two tests
+ * of room for the walker's body (surfaces.crowded, clearance.near_hits). Every value is
+ * rounded as numpy rounds it and every answer is a comparison of the same numbers numpy
+ * compares, computed by the same operations (no fused multiply-add: the build passes
+ * -ffp-contract=off), so graphs are the same with or without this module.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -162,8 +163,86 @@ done:
     return result;
 }
 
+/* probe_rays(positions (N, 3) float64, unit (8, 2) float64, heights (K,) float64, limit (8,)
+ * float64, origins (N, 8, K, 3), directions (N, 8, K, 3), tmax (N, 8, K) float32): the rays of
+ * clearance._probe_chunk, with numpy's roundings: an origin is the position rounded to float,
+ * its height added in float; a direction is the unit rounded to float, level. */
+static PyObject *probe_rays(PyObject *self, PyObject *args) {
+    Py_buffer positions, unit, heights, limit, o, d, tmax;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*", &positions, &unit, &heights, &limit, &o, &d, &tmax)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = positions.len / (Py_ssize_t)(3 * sizeof(double)), k = heights.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t rays = n * 8 * k;
+    if (positions.len != n * 3 * (Py_ssize_t)sizeof(double) || unit.len != 16 * (Py_ssize_t)sizeof(double) ||
+        limit.len != 8 * (Py_ssize_t)sizeof(double) || o.len != rays * 3 * (Py_ssize_t)sizeof(float) ||
+        d.len != o.len || tmax.len != rays * (Py_ssize_t)sizeof(float)) {
+        PyErr_SetString(PyExc_ValueError, "probe_rays: expected positions (N, 3), unit (8, 2), heights (K,) and limit "
+                                          "(8,) float64; origins and directions (N, 8, K, 3), tmax (N, 8, K) float32");
+        goto done;
+    }
+    const double *at = positions.buf, *u = unit.buf, *h = heights.buf, *lim = limit.buf;
+    float *origin = o.buf, *direction = d.buf, *far = tmax.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int m = 0; m < 8; m++)
+            for (Py_ssize_t j = 0; j < k; j++) {
+                Py_ssize_t r = (i * 8 + m) * k + j;
+                origin[3 * r] = (float)at[3 * i], origin[3 * r + 1] = (float)at[3 * i + 1];
+                origin[3 * r + 2] = (float)at[3 * i + 2] + (float)h[j];
+                direction[3 * r] = (float)u[2 * m], direction[3 * r + 1] = (float)u[2 * m + 1];
+                direction[3 * r + 2] = 0.0f;
+                far[r] = (float)lim[m];
+            }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&positions), PyBuffer_Release(&unit), PyBuffer_Release(&heights), PyBuffer_Release(&limit);
+    PyBuffer_Release(&o), PyBuffer_Release(&d), PyBuffer_Release(&tmax);
+    return result;
+}
+
+/* probe_read(origins, directions (R, 3) float32, t (R,) float32, reach (8,) float64, K,
+ * points (H, 3) float64, blocked (R / (8 K), 8) uint8): where each probe hit, in ray order
+ * (origin + direction * t in float, as numpy computes it, then widened), H being the number of
+ * finite t; and whether any of a direction's K probes hit before the neighbour's centre. */
+static PyObject *probe_read(PyObject *self, PyObject *args) {
+    Py_buffer o, d, t, reach, points, blocked;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nw*w*", &o, &d, &t, &reach, &k, &points, &blocked)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rays = t.len / (Py_ssize_t)sizeof(float), n = k > 0 ? rays / (8 * k) : 0, h = 0;
+    const float *origin = o.buf, *direction = d.buf, *dist = t.buf;
+    for (Py_ssize_t r = 0; r < rays; r++) h += isfinite(dist[r]) != 0;
+    if (k <= 0 || rays != n * 8 * k || o.len != rays * 3 * (Py_ssize_t)sizeof(float) || d.len != o.len ||
+        reach.len != 8 * (Py_ssize_t)sizeof(double) || points.len != h * 3 * (Py_ssize_t)sizeof(double) ||
+        blocked.len != n * 8) {
+        PyErr_SetString(PyExc_ValueError, "probe_read: expected origins and directions (R, 3), t (R,) float32 with "
+                                          "R = N * 8 * K, reach (8,) float64, points (finite t, 3) float64, "
+                                          "blocked (N, 8) bool");
+        goto done;
+    }
+    const double *lead = reach.buf;
+    double *point = points.buf;
+    uint8_t *short_of = blocked.buf;
+    for (Py_ssize_t r = 0, p = 0; r < rays; r++) {
+        float hit = dist[r];
+        if (!isfinite(hit)) continue;
+        for (int c = 0; c < 3; c++) point[3 * p + c] = (double)(origin[3 * r + c] + direction[3 * r + c] * hit);
+        p++;
+        Py_ssize_t move = r / k;  /* node * 8 + direction */
+        if ((double)hit < lead[move % 8]) short_of[move] = 1;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&o), PyBuffer_Release(&d), PyBuffer_Release(&t), PyBuffer_Release(&reach);
+    PyBuffer_Release(&points), PyBuffer_Release(&blocked);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"crowded", crowded, METH_VARARGS, "crowded(z, up, nx, ny, columns, low, high, offsets, out)."},
+    {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(positions, unit, heights, limit, origins, directions, tmax)."},
+    {"probe_read", probe_read, METH_VARARGS, "probe_read(origins, directions, t, reach, k, points, blocked)."},
     {"near_hits", near_hits, METH_VARARGS, "near_hits(positions, points, radius, centre, scale, out)."},
     {NULL, NULL, 0, NULL},
 };

@@ -18,6 +18,7 @@ hits instead, in ``surfaces.crowded``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
@@ -77,6 +78,9 @@ def _probe_chunk(
     reach = np.hypot(offsets[:, 0], offsets[:, 1]) * cell
     unit = offsets / np.hypot(offsets[:, :1], offsets[:, 1:])
     heights = probe_heights(shape)
+    module = kernels.extension()
+    if module is not None:
+        return _compiled_chunk(module, caster, positions, (unit, heights, reach), shape)
     n, k = len(positions), len(heights)
     # float32 throughout: the ray engine takes float32, and copies would dominate the time.
     origins = np.empty((n, 8, k, 3), np.float32)
@@ -92,6 +96,30 @@ def _probe_chunk(
     points = (origins[found] + directions[found] * t[found][:, None]).astype(np.float64)
     blocked_moves = np.any(t < reach[None, :, None], axis=2)
     return Probes(points, np.asarray(blocked_moves, bool))
+
+
+def _compiled_chunk(
+    module: ModuleType,
+    caster: RayCaster,
+    positions: NDArray[np.float64],
+    rays: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+    shape: WalkerShape,
+) -> Probes:
+    """Return ``_probe_chunk``'s answer with its rays made and read by the extension."""
+    unit, heights, reach = rays
+    n, k = len(positions), len(heights)
+    origins = np.empty((n * 8 * k, 3), np.float32)
+    directions = np.empty((n * 8 * k, 3), np.float32)
+    tmax = np.empty(n * 8 * k, np.float32)
+    limit = np.maximum(reach, shape.radius)
+    module.probe_rays(
+        np.ascontiguousarray(positions), unit, heights, limit, origins, directions, tmax
+    )
+    t = caster.cast_prepared(origins, directions, tmax).t
+    points = np.empty((int(np.count_nonzero(np.isfinite(t))), 3))
+    blocked_moves = np.zeros((n, 8), bool)
+    module.probe_read(origins, directions, np.ascontiguousarray(t), reach, k, points, blocked_moves)
+    return Probes(points, blocked_moves)
 
 
 def near_hits(
