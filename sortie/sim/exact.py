@@ -278,8 +278,7 @@ def _overlapping_in_plane(
     plane = np.column_stack([normal * sign[:, None], np.sum(normal * a, axis=1) * sign])
     keys = np.round(plane, PLANE_DECIMALS)
     keys[~flat] = np.nan
-    _, label = np.unique(keys, axis=0, return_inverse=True)
-    label = np.where(flat, label.ravel(), -1 - np.arange(len(corners)))
+    label = np.where(flat, _row_labels(keys), -1 - np.arange(len(corners)))
     low = corners.min(axis=1).astype(np.float64) - EDGE_BAND
     high = corners.max(axis=1).astype(np.float64) + EDGE_BAND
     order = np.lexsort((low[:, 0], label))
@@ -293,6 +292,21 @@ def _overlapping_in_plane(
     overlap = np.all((low[first] <= high[second]) & (low[second] <= high[first]), axis=1)
     first, second = first[overlap], second[overlap]
     return np.minimum(first, second), np.maximum(first, second)
+
+
+def _row_labels(keys: Floats) -> NDArray[np.int64]:
+    """Return each row's rank among the distinct rows, sorted column by column.
+
+    The labels ``np.unique(keys, axis=0, return_inverse=True)`` gives, from one ``lexsort``
+    instead of a sort of the rows as records (a third of a large scene's table build).
+    """
+    order = np.lexsort(keys.T[::-1])
+    ranked = keys[order]
+    new = np.ones(len(keys), bool)
+    new[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
+    label = np.empty(len(keys), np.int64)
+    label[order] = np.cumsum(new) - 1
+    return label
 
 
 def _ends(label: NDArray[np.int64], low: Floats, high: Floats) -> NDArray[np.int64]:

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from sortie.sim import exact
 from sortie.sim.exact import EDGE_BAND, Faces, exact_hits
 from sortie.sim.mesh import Mesh, slab
 from sortie.sim.raycast import RayCaster
@@ -109,3 +110,14 @@ def test_peeling_a_forest_goes_down_every_column_without_repeating_a_surface():
     z = np.where(np.isnan(hits.z), below, hits.z)
     steps = np.diff(z, axis=1)
     assert ((z[:, 1:] == below) | (steps <= -1e-3 + 1e-9)).all()
+
+
+def test_plane_labels_are_numpy_uniques_ranks_with_signed_zeros_and_repeats():
+    rng = np.random.default_rng(5)
+    keys = rng.choice([-1.0, -0.0, 0.0, 0.5, 1.0], (400, 4))
+    keys[rng.random(400) < 0.1] = np.nan  # degenerate triangles' rows
+    flat = ~np.isnan(keys[:, 0])
+    _, expected = np.unique(keys, axis=0, return_inverse=True)
+    labels = exact._row_labels(keys)
+    np.testing.assert_array_equal(labels[flat], expected.ravel()[flat])
+    assert len(np.unique(labels[flat])) < flat.sum()  # repeated planes share a label
