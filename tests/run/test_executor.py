@@ -1,4 +1,5 @@
 import dataclasses
+import hashlib
 import os
 import random
 import signal
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from sortie.core.columns import columns_file, load_columns
+from sortie.core.records_io import read_trajectory
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 from tests.conftest import comparable, run_stored
@@ -56,6 +59,11 @@ def test_ray_gives_the_same_metrics_and_records_as_the_local_pool(tmp_path, smok
         for e in (local[0], ray[0])
     ]
     assert lines[0] == lines[1]
+    for episode in ray:  # the columns file comes back with the record, and fits it
+        record = episode.record.read_bytes()
+        kept = columns_file(episode.record).read_bytes()
+        steps = len(read_trajectory(episode.record).steps)
+        assert load_columns(kept, hashlib.sha256(record).digest(), steps) is not None
 
 
 def _without_timings(line: str) -> dict:
