@@ -126,16 +126,12 @@ class TriangleTable:
 
     @classmethod
     def empty(cls) -> TriangleTable:
-        """Return a table with no triangles (just the "no hit" row)."""
-        return cls(
-            np.zeros((0, 3, 3), np.float32),
-            np.zeros(1, np.int32),
-            np.zeros((1, 3), np.float32),
-            np.zeros((1, 3), np.float32),
-            np.zeros(1, bool),
-            np.zeros((1, 3, 2), np.float32),
-            Faces.of(np.zeros((0, 3, 3), np.float32)),
-        )
+        """Return a table with no triangles (just the "no hit" row), shared and read-only.
+
+        Shared: a scene whose moving objects are all out of it (a casualty being carried)
+        asks for one at every change of state, and making one costs as much as a small table.
+        """
+        return _EMPTY_TABLE
 
     def __len__(self) -> int:
         return int(self.corners.shape[0])
@@ -151,6 +147,25 @@ class TriangleTable:
             np.concatenate([self.uv[:-1], other.uv]),
             self.faces.followed_by(other.faces),
         )
+
+
+def _read_only_empty() -> TriangleTable:
+    table = TriangleTable(
+        np.zeros((0, 3, 3), np.float32),
+        np.zeros(1, np.int32),
+        np.zeros((1, 3), np.float32),
+        np.zeros((1, 3), np.float32),
+        np.zeros(1, bool),
+        np.zeros((1, 3, 2), np.float32),
+        Faces.of(np.zeros((0, 3, 3), np.float32)),
+    )
+    for array in (table.corners, table.object_id, table.color, table.normal, table.uv):
+        array.setflags(write=False)
+    table.textured.setflags(write=False)
+    return table
+
+
+_EMPTY_TABLE = _read_only_empty()
 
 
 def _embree_scene(corners: NDArray[np.float32]) -> rtcore_scene.EmbreeScene | None:
