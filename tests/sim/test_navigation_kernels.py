@@ -5,6 +5,7 @@ import pytest
 
 from sortie.sim.navigation import clearance, kernels, surfaces
 from sortie.sim.navigation.doors import walkable_scene
+from sortie.sim.navigation.links import link_neighbours
 from sortie.sim.navigation.surfaces import ColumnHits, Grid, peel_columns, standing_surfaces
 from sortie.sim.raycast import RayCaster
 from sortie.sim.shapes import MANIPULATOR, PLANNING, WALKER, WalkerShape
@@ -26,7 +27,7 @@ def _numpy_and_compiled(monkeypatch, work):
 
 @pytest.mark.parametrize("world", ["apartment", "flexible_room", "tower"])
 @pytest.mark.parametrize("shape", [WALKER, PLANNING, MANIPULATOR], ids=["walker", "plan", "arm"])
-def test_probes_crowding_and_near_hits_agree_with_numpy_in_every_surface(monkeypatch, world, shape):
+def test_probes_room_and_links_agree_with_numpy_in_every_surface(monkeypatch, world, shape):
     scene = build_world(world, 0)
     grid = Grid.over(scene.bounds, 0.25)
     caster = RayCaster(walkable_scene(scene))
@@ -48,6 +49,13 @@ def test_probes_crowding_and_near_hits_agree_with_numpy_in_every_surface(monkeyp
     )
     assert a.any() and not a.all()
     np.testing.assert_array_equal(a, b)
+    a, b = _numpy_and_compiled(
+        monkeypatch,
+        lambda: link_neighbours(grid, columns, positions, probes.blocked_moves, shape),
+    )
+    assert a.nnz > len(columns)  # most surfaces have a neighbour or two
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(a, part), getattr(b, part))
 
 
 def test_near_hits_agree_on_the_edges_of_the_body(monkeypatch):
@@ -122,3 +130,19 @@ def test_crowded_agrees_with_numpy_where_hits_lie_exactly_at_step_and_head(monke
     a, b = _numpy_and_compiled(monkeypatch, lambda: surfaces.crowded(hits, grid, columns, z, EVEN))
     assert a.any() and not a.all()
     np.testing.assert_array_equal(a, b)
+
+
+def test_links_agree_with_numpy_where_heights_differ_by_exactly_a_step(monkeypatch):
+    rng = np.random.default_rng(11)
+    grid = Grid(0.0, 0.0, 1.0, 8, 8)
+    columns = np.sort(rng.choice(grid.size, 90))  # some columns hold two or three levels
+    heights = rng.choice([0.0, 0.25, 0.5, 1.0], len(columns))  # EVEN steps 0.25 exactly
+    positions = np.column_stack([grid.centres(columns), heights])
+    blocked = rng.random((len(columns), 8)) < 0.2
+    a, b = _numpy_and_compiled(
+        monkeypatch, lambda: link_neighbours(grid, columns, positions, blocked, EVEN)
+    )
+    rows = np.repeat(np.arange(len(columns)), np.diff(a.indptr))
+    assert np.any(np.abs(heights[rows] - heights[a.indices]) == EVEN.step)  # edges at a step
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(a, part), getattr(b, part))

@@ -239,10 +239,64 @@ done:
     return result;
 }
 
+/* link_pairs(columns (N,) int64, z (N,) float64, blocked (N, 8) uint8, slots (nx * ny, L)
+ * int64, nx, ny, step, a, b (N * 4 * L,) int64) -> count: the edges of links.link_neighbours,
+ * in its order (direction, then node, then the neighbour column's level): node a[k] and node
+ * b[k] in the column one of the first four STEPS away, heights at most `step` apart, neither
+ * probe toward the other blocked. */
+static const int64_t STEP_I[4] = {1, 1, 0, -1}, STEP_J[4] = {0, 1, 1, 1};
+
+static PyObject *link_pairs(PyObject *self, PyObject *args) {
+    Py_buffer columns, z, blocked, slots, a, b;
+    Py_ssize_t nx, ny;
+    double step;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nndw*w*", &columns, &z, &blocked, &slots, &nx, &ny, &step, &a, &b))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = columns.len / (Py_ssize_t)sizeof(int64_t), cells = nx * ny;
+    Py_ssize_t per = cells ? slots.len / (Py_ssize_t)sizeof(int64_t) / cells : 0, count = 0;
+    if (z.len != n * (Py_ssize_t)sizeof(double) || blocked.len != n * 8 ||
+        slots.len != cells * per * (Py_ssize_t)sizeof(int64_t) || a.len != n * 4 * per * (Py_ssize_t)sizeof(int64_t) ||
+        b.len != a.len) {
+        PyErr_SetString(PyExc_ValueError, "link_pairs: expected columns (N,) int64, z (N,) float64, blocked (N, 8) "
+                                          "bool, slots (nx * ny, L) int64, a and b (N * 4 * L,) int64");
+        goto done;
+    }
+    const int64_t *col = columns.buf, *slot = slots.buf;
+    const double *height = z.buf;
+    const uint8_t *stop = blocked.buf;
+    int64_t *first = a.buf, *second = b.buf;
+    for (int d = 0; d < 4; d++)
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (col[i] < 0 || col[i] >= cells) {
+                PyErr_SetString(PyExc_ValueError, "link_pairs: a column is off the grid");
+                goto done;
+            }
+            int64_t ci = col[i] % nx + STEP_I[d], cj = col[i] / nx + STEP_J[d];
+            if (ci < 0 || ci >= nx || cj < 0 || cj >= ny || stop[8 * i + d]) continue;
+            for (Py_ssize_t k = 0; k < per; k++) {
+                int64_t other = slot[(cj * nx + ci) * per + k];
+                if (other < 0) continue; /* -1 pads the end of a column's list */
+                if (other >= n) {
+                    PyErr_SetString(PyExc_ValueError, "link_pairs: a slot names no node");
+                    goto done;
+                }
+                if (fabs(height[i] - height[other]) <= step && !stop[8 * other + d + 4])
+                    first[count] = i, second[count] = other, count++;
+            }
+        }
+    result = PyLong_FromSsize_t(count);
+done:
+    PyBuffer_Release(&columns), PyBuffer_Release(&z), PyBuffer_Release(&blocked), PyBuffer_Release(&slots);
+    PyBuffer_Release(&a), PyBuffer_Release(&b);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"crowded", crowded, METH_VARARGS, "crowded(z, up, nx, ny, columns, low, high, offsets, out)."},
     {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(positions, unit, heights, limit, origins, directions, tmax)."},
     {"probe_read", probe_read, METH_VARARGS, "probe_read(origins, directions, t, reach, k, points, blocked)."},
+    {"link_pairs", link_pairs, METH_VARARGS, "link_pairs(columns, z, blocked, slots, nx, ny, step, a, b) -> count."},
     {"near_hits", near_hits, METH_VARARGS, "near_hits(positions, points, radius, centre, scale, out)."},
     {NULL, NULL, 0, NULL},
 };

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 
+from sortie.sim.navigation import kernels
 from sortie.sim.navigation.clearance import STEPS
 from sortie.sim.navigation.surfaces import Grid
 from sortie.sim.shapes import WalkerShape
@@ -20,6 +23,28 @@ def link_neighbours(
 ) -> csr_matrix:
     """Return the edges between neighbours a step apart whose probes at each other hit nothing."""
     slots = column_slots(grid, columns)
+    module = kernels.extension()
+    if module is not None:
+        a, b = _compiled_pairs(module, grid, columns, positions, blocked_moves, slots, shape)
+    else:
+        a, b = _pairs(grid, columns, positions, blocked_moves, slots, shape)
+    length = np.linalg.norm(positions[a] - positions[b], axis=1)
+    n = len(columns)
+    return csr_matrix(
+        (np.concatenate([length, length]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+        shape=(n, n),
+    )
+
+
+def _pairs(
+    grid: Grid,
+    columns: NDArray[np.int64],
+    positions: NDArray[np.float64],
+    blocked_moves: NDArray[np.bool_],
+    slots: NDArray[np.int64],
+    shape: WalkerShape,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the linked nodes (a, b), b in the column one of the first four STEPS from a's."""
     rows, cols = [], []
     for d, (di, dj) in enumerate(STEPS[:4]):  # the other four are the same edges reversed
         there = grid.shifted(columns, di, dj)
@@ -32,13 +57,33 @@ def link_neighbours(
         ok &= ~blocked_moves[a, d] & ~blocked_moves[b, d + 4]
         rows.append(a[ok])
         cols.append(b[ok])
-    a, b = np.concatenate(rows), np.concatenate(cols)
-    length = np.linalg.norm(positions[a] - positions[b], axis=1)
-    n = len(columns)
-    return csr_matrix(
-        (np.concatenate([length, length]), (np.concatenate([a, b]), np.concatenate([b, a]))),
-        shape=(n, n),
+    return np.concatenate(rows), np.concatenate(cols)
+
+
+def _compiled_pairs(
+    module: ModuleType,
+    grid: Grid,
+    columns: NDArray[np.int64],
+    positions: NDArray[np.float64],
+    blocked_moves: NDArray[np.bool_],
+    slots: NDArray[np.int64],
+    shape: WalkerShape,
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return ``_pairs``'s answer, in its order, from the extension."""
+    room = len(columns) * 4 * slots.shape[1]
+    a, b = np.empty(room, np.int64), np.empty(room, np.int64)
+    count = module.link_pairs(
+        np.ascontiguousarray(columns, np.int64),
+        np.ascontiguousarray(positions[:, 2]),
+        np.ascontiguousarray(blocked_moves),
+        np.ascontiguousarray(slots),
+        grid.nx,
+        grid.ny,
+        shape.step,
+        a,
+        b,
     )
+    return a[:count], b[:count]
 
 
 def column_slots(grid: Grid, columns: NDArray[np.int64]) -> NDArray[np.int64]:
