@@ -1,6 +1,7 @@
 /* The loops of a graph build around its ray casts (sortie.sim.navigation.kernels): the
- * horizontal probe rays made and their hits read (clearance._probe_chunk), and the two tests
- * of room for the walker's body (surfaces.crowded, clearance.near_hits). Every value is
+ * horizontal probe rays made and their hits read (clearance._probe_chunk), the two tests of
+ * room for the walker's body (surfaces.crowded, clearance.near_hits) and the pairs of linked
+ * neighbours (links.link_neighbours). Every value is
  * rounded as numpy rounds it and every answer is a comparison of the same numbers numpy
  * compares, computed by the same operations (no fused multiply-add: the build passes
  * -ffp-contract=off), so graphs are the same with or without this module.

@@ -4,7 +4,8 @@
 in the walker's body: numpy answers by gathering each neighbour's hits into arrays the size of
 the whole grid, pass after pass, and by pairing points in k-d trees; the extension loops over
 the neighbours of one surface at a time. ``clearance.probe`` has it make the 24 probe rays of
-each surface and read their hits without intermediate arrays. It rounds and compares as the
+each surface and read their hits without intermediate arrays, and ``links.link_neighbours``
+has it find the linked pairs. It rounds and compares as the
 numpy forms do, so graphs are the same either way (``tests/sim/test_navigation_kernels.py``).
 Without a C compiler at install, or with ``SORTIE_GRID=0`` in the environment, numpy does it.
 """
