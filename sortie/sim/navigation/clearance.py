@@ -111,14 +111,12 @@ def _compiled_chunk(
     origins = np.empty((n * 8 * k, 3), np.float32)
     directions = np.empty((n * 8 * k, 3), np.float32)
     tmax = np.empty(n * 8 * k, np.float32)
-    limit = np.maximum(reach, shape.radius)
-    module.probe_rays(
-        np.ascontiguousarray(positions), unit, heights, limit, origins, directions, tmax
-    )
-    t = caster.cast_prepared(origins, directions, tmax).t
+    limit, at = np.maximum(reach, shape.radius), np.ascontiguousarray(positions)
+    module.probe_rays(at, unit, heights, limit, origins, directions, tmax)
+    t = np.ascontiguousarray(caster.cast_prepared(origins, directions, tmax).t, np.float32)
     points = np.empty((int(np.count_nonzero(np.isfinite(t))), 3))
     blocked_moves = np.zeros((n, 8), bool)
-    module.probe_read(origins, directions, np.ascontiguousarray(t), reach, k, points, blocked_moves)
+    module.probe_read(origins, directions, t, reach, k, points, blocked_moves)
     return Probes(points, blocked_moves)
 
 
