@@ -67,10 +67,9 @@ class StepColumns:
         action, action_names = _coded([s.action.type for s in steps])
         kinds = [str(e.kind) for s in steps for e in s.events]
         event_kind, event_names = _coded(kinds)
+        position = np.array([(s.pose.x, s.pose.y, s.pose.z) for s in steps], float)
         return cls(
-            position=np.array([(s.pose.x, s.pose.y, s.pose.z) for s in steps], float).reshape(
-                -1, 3
-            ),
+            position=position.reshape(-1, 3),
             collisions=np.array([s.collisions for s in steps], np.int64),
             target_distance=np.array(
                 [np.nan if s.target_distance is None else s.target_distance for s in steps], float
