@@ -191,3 +191,22 @@ def test_columns_code_stages_actions_and_events_per_step():
     assert columns.with_event("contact").tolist() == [False, True, True, False]
     assert columns.events("clamped") == 2 and columns.events("invalid_action") == 0
     assert columns.collisions.tolist() == [0, 1, 1, 0]
+
+
+def test_a_record_without_steps_reads_back_through_its_columns(tmp_path, monkeypatch):
+    """A job that never ran (its worker kept dying) has a header and a footer: zero rows."""
+    from sortie.core.trajectory import FailureReason
+    from sortie.run.jobs import Job, RunSpec, record_failure
+
+    run = RunSpec.resolve("random", {}, family="rescue")
+    job = Job("t", room_rescue(), 0, tmp_path / "lost.jsonl", run)
+    result = record_failure(job, FailureReason.BACKEND_ERROR, "the worker died", 3)
+    assert columns_file(job.record).is_file()
+
+    def line_by_line(*args):
+        raise AssertionError("read line by line: the columns file was not used")
+
+    monkeypatch.setattr(records_io, "_read_lines", line_by_line)
+    read = read_trajectory(job.record)
+    assert len(read.columns) == 0 and read.steps == [] and read.footer.outcome == "error"
+    _same(_scores(read), result.metrics)
