@@ -101,3 +101,10 @@ def test_only_the_newest_files_are_kept(monkeypatch, tmp_path):
     NavGraph.build(build_world("flexible_room", 0), PLANNING)
     NavGraph.build(build_world("flexible_room", 1), PLANNING)
     assert len(list((tmp_path / "graphs").glob("*.npz"))) == 1
+
+
+def test_the_key_covers_the_sources_that_decide_a_graph():
+    names = {path.name for path in cache.code_files()}
+    assert {"exact.py", "raycast.py", "_packets.c", "_exact.h"} <= names  # how hits are decided
+    assert {"clearance.py", "surfaces.py", "links.py", "kernels.py", "_grid.c"} <= names
+    assert all(path.is_file() for path in cache.code_files())  # a source checkout has them all

@@ -171,31 +171,29 @@ def _trim(where: Path) -> None:
 def _code_digest() -> str:
     """Return a hash of the code a graph comes from, and of the ray engine's versions.
 
-    The navigation package, the scene, meshes, semantic classes and ray casting (both
-    engines' sources); numpy's and embreex's versions stand for the libraries.
+    The files are ``code_files()``; numpy's and embreex's versions stand for the libraries.
     """
     import embreex
 
-    here = Path(__file__).resolve().parent
-    sim = here.parent
-    files = (
-        sorted(here.glob("*.py"))
-        + sorted(here.glob("*.c"))
-        + [
-            sim / name
-            for name in (
-                "raycast.py",
-                "scene.py",
-                "mesh.py",
-                "semantics.py",
-                "packets.py",
-                "_packets.c",
-                "_exact.h",
-            )
-        ]
-    )
+    files = code_files()
     h = hashlib.sha256(f"{np.__version__} {getattr(embreex, '__version__', '?')}".encode())
     for path in files:
         if path.is_file():
             h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()
+
+
+def code_files() -> list[Path]:
+    """Return the sources a graph depends on, whose bytes are part of its key.
+
+    The navigation package (its C too), the scene, meshes, semantic classes and ray casting:
+    both engines' sources and the exact decision of a hit they share.
+    """
+    here = Path(__file__).resolve().parent
+    sim = here.parent
+    shared = ("raycast.py", "exact.py", "scene.py", "mesh.py", "semantics.py", "packets.py")
+    return [
+        *sorted(here.glob("*.py")),
+        *sorted(here.glob("*.c")),
+        *(sim / name for name in (*shared, "_packets.c", "_exact.h")),
+    ]
