@@ -187,15 +187,18 @@ def _well_formed(columns: StepColumns, lines: int) -> bool:
         and _codes_fit(columns.stage, columns.stage_names, none=True)
         and _codes_fit(columns.action, columns.action_names)
         and _codes_fit(columns.event_kind, columns.event_names)
-        and _codes_fit(columns.event_step, np.empty(n))
+        and _within(columns.event_step, n)
     )
 
 
 def _codes_fit(codes: np.ndarray, table: np.ndarray, none: bool = False) -> bool:
     """Return whether every code indexes ``table`` (or is -1, when None is allowed)."""
-    if table.ndim != 1 or codes.size == 0:
-        return table.ndim == 1
-    return bool(codes.min() >= (-1 if none else 0) and codes.max() < len(table))
+    return table.ndim == 1 and _within(codes, len(table), -1 if none else 0)
+
+
+def _within(values: np.ndarray, size: int, lowest: int = 0) -> bool:
+    """Return whether every value lies in ``lowest .. size - 1``."""
+    return values.size == 0 or bool(values.min() >= lowest and values.max() < size)
 
 
 def _coded(values: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:

@@ -14,15 +14,14 @@ is cast.
 
 from __future__ import annotations
 
-import os
 from functools import cache
-from importlib import import_module
 from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sortie.sim.camera import CameraSpec, camera_rotation
+from sortie.sim.compiled import optional_module
 from sortie.sim.raycast import Hits, RayCaster, TriangleTable
 
 CHUNK = 16
@@ -34,12 +33,7 @@ ENV_SWITCH = "SORTIE_RASTER"
 @cache
 def extension() -> ModuleType | None:
     """Return the compiled rasteriser, or None when it is switched off or not built."""
-    if os.environ.get(ENV_SWITCH, "1") == "0":
-        return None
-    try:
-        return import_module("sortie.sim._raster")
-    except ImportError:
-        return None
+    return optional_module("sortie.sim._raster", ENV_SWITCH)
 
 
 def available() -> bool:

@@ -159,9 +159,9 @@ def _read_only_empty() -> TriangleTable:
         np.zeros((1, 3, 2), np.float32),
         Faces.of(np.zeros((0, 3, 3), np.float32)),
     )
-    for array in (table.corners, table.object_id, table.color, table.normal, table.uv):
+    arrays = (table.corners, table.object_id, table.color, table.normal, table.textured, table.uv)
+    for array in arrays:
         array.setflags(write=False)
-    table.textured.setflags(write=False)
     return table
 
 

@@ -12,10 +12,10 @@ Without a C compiler at install, or with ``SORTIE_GRID=0`` in the environment, n
 
 from __future__ import annotations
 
-import os
 from functools import cache
-from importlib import import_module
 from types import ModuleType
+
+from sortie.sim.compiled import optional_module
 
 ENV_SWITCH = "SORTIE_GRID"
 """Set to 0 to build graphs with numpy alone (for comparisons, or if the extension misbehaves)."""
@@ -24,9 +24,4 @@ ENV_SWITCH = "SORTIE_GRID"
 @cache
 def extension() -> ModuleType | None:
     """Return the compiled loops, or None when they are switched off or not built."""
-    if os.environ.get(ENV_SWITCH, "1") == "0":
-        return None
-    try:
-        return import_module("sortie.sim.navigation._grid")
-    except ImportError:
-        return None
+    return optional_module("sortie.sim.navigation._grid", ENV_SWITCH)

@@ -25,7 +25,8 @@ def link_neighbours(
     slots = column_slots(grid, columns)
     module = kernels.extension()
     if module is not None:
-        a, b = _compiled_pairs(module, grid, columns, positions, blocked_moves, slots, shape)
+        arrays = (columns, positions[:, 2], blocked_moves, slots)
+        a, b = _compiled_pairs(module, grid, arrays, shape.step)
     else:
         a, b = _pairs(grid, columns, positions, blocked_moves, slots, shape)
     length = np.linalg.norm(positions[a] - positions[b], axis=1)
@@ -61,28 +62,16 @@ def _pairs(
 
 
 def _compiled_pairs(
-    module: ModuleType,
-    grid: Grid,
-    columns: NDArray[np.int64],
-    positions: NDArray[np.float64],
-    blocked_moves: NDArray[np.bool_],
-    slots: NDArray[np.int64],
-    shape: WalkerShape,
+    module: ModuleType, grid: Grid, arrays: tuple[NDArray, ...], step: float
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Return ``_pairs``'s answer, in its order, from the extension."""
+    """Return ``_pairs``'s answer, in its order, from the extension.
+
+    ``arrays`` are the nodes' columns and heights, their blocked moves and the column slots.
+    """
+    columns, heights, blocked_moves, slots = (np.ascontiguousarray(x) for x in arrays)
     room = len(columns) * 4 * slots.shape[1]
     a, b = np.empty(room, np.int64), np.empty(room, np.int64)
-    count = module.link_pairs(
-        np.ascontiguousarray(columns, np.int64),
-        np.ascontiguousarray(positions[:, 2]),
-        np.ascontiguousarray(blocked_moves),
-        np.ascontiguousarray(slots),
-        grid.nx,
-        grid.ny,
-        shape.step,
-        a,
-        b,
-    )
+    count = module.link_pairs(columns, heights, blocked_moves, slots, grid.nx, grid.ny, step, a, b)
     return a[:count], b[:count]
 
 
