@@ -21,10 +21,11 @@ from rich.table import Table
 
 from sortie.agents.oracle import OracleAgent
 from sortie.backends.embedded import EmbeddedBackend
-from sortie.core.actions import Action, Subtask
+from sortie.core.actions import Action
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.trajectory import PluginRef
 from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.household.vocabulary import Subtask
 from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest
 from sortie.run.cli_run import run_with_progress

@@ -5,13 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
-from sortie.core.household import (
-    ErrorCode,
-    HouseholdTask,
-    RoundRecord,
-    RoundStatus,
-    Verb,
-)
 from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import (
@@ -24,6 +17,13 @@ from sortie.core.trajectory import (
 )
 from sortie.metrics.household import score_household
 from sortie.missions.household.facts import HouseholdFacts, PlaceFacts
+from sortie.missions.household.records import (
+    ErrorCode,
+    HouseholdTask,
+    RoundRecord,
+    RoundStatus,
+    Verb,
+)
 from sortie.run.jobs import Job, JobResult, RunSpec, record_path
 from sortie.run.store import Store
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 
 from sortie.backends.base import OracleView
-from sortie.core.actions import Action, FlightPrimitive, Fly, TaskAction, TaskActionKind
+from sortie.core.actions import Action, FlightPrimitive, Fly
 from sortie.core.observation import EventKind, MissionObservation
 from sortie.core.pose import Pose, wrap_degrees
 from sortie.missions.aerial.spec import AerialData, MissionType
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 
 Point = tuple[float, float, float]
 REACHED = 0.5

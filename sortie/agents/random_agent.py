@@ -12,17 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from sortie.agents.household.random_planner import RandomPlanner
-from sortie.core.actions import (
-    Action,
-    FlightPrimitive,
-    Fly,
-    Interact,
-    Interaction,
-    Move,
-    TaskAction,
-    TaskActionKind,
-)
+from sortie.core.actions import Action, FlightPrimitive, Fly, Interact, Interaction, Move
 from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 
 
 class RandomAgent:

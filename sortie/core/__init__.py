@@ -2,15 +2,13 @@
 
 from sortie.core.actions import (
     Action,
+    FamilyAction,
     FlightPrimitive,
     Fly,
     Interact,
     Interaction,
     InvalidAction,
     Move,
-    Subtask,
-    TaskAction,
-    TaskActionKind,
 )
 from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
 from sortie.core.errors import (
@@ -42,6 +40,7 @@ from sortie.core.trajectory import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.vocabulary import WORDS, Vocabulary
 
 __all__ = [
     "Action",
@@ -51,6 +50,7 @@ __all__ = [
     "EpisodeSpec",
     "Event",
     "EventKind",
+    "FamilyAction",
     "FlightPrimitive",
     "Fly",
     "Frames",
@@ -72,13 +72,12 @@ __all__ = [
     "SortieError",
     "StageRecord",
     "StepRecord",
-    "Subtask",
-    "TaskAction",
-    "TaskActionKind",
     "Timings",
     "TrajectoryFooter",
     "TrajectoryHeader",
     "UnknownNameError",
+    "Vocabulary",
+    "WORDS",
     "WorldSpec",
     "wrap_degrees",
 ]

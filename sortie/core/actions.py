@@ -1,13 +1,17 @@
-"""The actions agents send: ground motion, interactions, flight primitives, task actions.
+"""The actions agents send: the shared ones (a body's motion and interactions) and their base.
 
 Actions are frozen records; each mission family declares which kinds it accepts
-(``Family.actions``). ``ACTION_TYPES`` names them: records and the wire spell them so.
+(``Family.actions``). The shared ones are declared here; a family's own (an aerial task
+action, a household subtask) subclass ``FamilyAction`` and are declared in its vocabulary
+(``sortie.core.vocabulary``). Records and the wire spell each by its declared ``type`` name.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+from sortie.core.vocabulary import WORDS
 
 
 class Interaction(StrEnum):
@@ -29,15 +33,6 @@ class FlightPrimitive(StrEnum):
     DOWN = "down"
     TURN_LEFT = "turn_left"
     TURN_RIGHT = "turn_right"
-
-
-class TaskActionKind(StrEnum):
-    """Task actions of an aerial mission."""
-
-    LAND = "land"
-    DROP_PAYLOAD = "drop_payload"
-    COLLECT_SAMPLE = "collect_sample"
-    DONE = "done"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,21 +67,8 @@ class Fly:
 
 
 @dataclass(frozen=True, slots=True)
-class TaskAction:
-    """Execute one task action of an aerial mission, reporting ``report`` with it."""
-
-    kind: TaskActionKind
-    report: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Subtask:
-    """A household planner's subtask: ``action`` on ``target`` (optionally at ``place``)."""
-
-    action: str
-    target: str
-    skill: str
-    place: str | None = None
+class FamilyAction:
+    """Base of the action types a family declares itself (``Vocabulary.actions``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,16 +79,14 @@ class InvalidAction:
     error: str
 
 
-Action = Move | Interact | Fly | TaskAction | Subtask | InvalidAction
+Action = Move | Interact | Fly | InvalidAction | FamilyAction
+"""Any action: a shared one, or one a family declared."""
 
-ACTION_TYPES: dict[str, type[Action]] = {
+SHARED_ACTIONS: dict[str, type[Action]] = {
     "move": Move,
     "interact": Interact,
     "fly": Fly,
-    "task": TaskAction,
-    "subtask": Subtask,
     "invalid": InvalidAction,
 }
-"""The action vocabulary, declared once: each action's ``type`` name in records and on the
-wire (``sortie.core.serialize``, ``sortie.remote.wire`` derive theirs from it)."""
-TYPE_NAMES: dict[type[Action], str] = {cls: name for name, cls in ACTION_TYPES.items()}
+"""The shared action types by the ``type`` name records and the wire spell them with."""
+WORDS.add_actions(SHARED_ACTIONS)

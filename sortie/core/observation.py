@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sortie.core.pose import Pose
+from sortie.core.vocabulary import WORDS
 
 
 class Sensor(StrEnum):
@@ -21,7 +21,10 @@ class Sensor(StrEnum):
 
 
 class EventKind(StrEnum):
-    """Things that happen in a step and that missions and metrics count."""
+    """Things that happen in a step and that missions and metrics count (the shared kinds).
+
+    A family adds its own kinds as a ``StrEnum`` in its vocabulary (``sortie.core.vocabulary``).
+    """
 
     CONTACT = "contact"
     DOOR_OPENED = "door_opened"
@@ -30,17 +33,19 @@ class EventKind(StrEnum):
     DROPPED = "dropped"
     INTERACTION_FAILED = "interaction_failed"
     INVALID_ACTION = "invalid_action"
-    CLAMPED = "clamped"
-    """An aerial magnitude outside its limits was clamped (the detail says from what)."""
-    TASK_ACTION = "task_action"
-    """An aerial task action (land, drop_payload, collect_sample) was carried out."""
+
+
+WORDS.add_events(EventKind)
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One event of a step; ``target`` names the object involved, if any."""
+    """One event of a step; ``target`` names the object involved, if any.
 
-    kind: EventKind
+    ``kind`` is an ``EventKind`` or a kind a family declared.
+    """
+
+    kind: StrEnum
     target: str | None = None
     detail: str = ""
 
@@ -157,34 +162,6 @@ class MissionObservation:
     clock: float = 0.0
     time_left: float = 0.0
 
-
-VIEW_NAMES = ("front", "left", "back", "right")
-"""The four egocentric views of a household robot, in the order they are given."""
-
-
-@dataclass(frozen=True, slots=True)
-class HouseholdObservation(MissionObservation):
-    """What a household planner perceives after each round (``frames`` is the front view).
-
-    Attributes:
-        views: the four egocentric views, front, left, back, right (``VIEW_NAMES``).
-        task: the instruction.
-        inventory: what the gripper holds (empty or one name).
-        history: every round so far, as the executor recorded it.
-        feedback: the executor's answer to the last subtask ("" before the first).
-        code: the last subtask's error code, if it failed.
-        detections: per view, the names of the objects it shows (what a perfect detector would
-            report; agents that are meant to see only images must not read it).
-        round: rounds taken so far.
-        rounds_left: rounds left in the budget.
-    """
-
-    views: tuple[Frames, ...] = ()
-    task: str = ""
-    inventory: tuple[str, ...] = ()
-    history: tuple[Any, ...] = ()
-    feedback: str = ""
-    code: str | None = None
-    detections: tuple[tuple[str, ...], ...] = ()
-    round: int = 0
-    rounds_left: int = 0
+    def kept_images(self) -> dict[str, NDArray[np.uint8]]:
+        """Return the RGB images a run records of this observation, by name (``rgb``)."""
+        return {} if self.frames.rgb is None else {"rgb": self.frames.rgb}

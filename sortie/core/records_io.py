@@ -31,6 +31,7 @@ from sortie.core.trajectory import (
     StepRecord,
     TrajectoryFooter,
     TrajectoryHeader,
+    step_model,
 )
 
 M = TypeVar("M", bound=BaseModel)
@@ -179,7 +180,8 @@ def _read_with_columns(path: Path, data: bytes, check: EpisodeCheck | None) -> T
         return None
     if check is not None and (problem := _checked(check, header.episode, path, 1)):
         raise ConfigError(problem)
-    return Trajectory(header, lambda: _step_lines(path, data), footer, columns)
+    family = header.episode.family
+    return Trajectory(header, lambda: _step_lines(path, data, family), footer, columns)
 
 
 def _columns_of(side: Path, data: bytes, lines: int) -> StepColumns | None:
@@ -205,11 +207,12 @@ def _parse_line(model: type[M], row: tuple[int, bytes], path: Path, errors: list
     return _parse(model, (number, value), path, errors)
 
 
-def _step_lines(path: Path, data: bytes) -> list[StepRecord]:
+def _step_lines(path: Path, data: bytes, family: str) -> list[StepRecord]:
     """Return the step records of a record's bytes, raising ConfigError on any bad line."""
     errors: list[str] = []
     rows = _rows(path, data, errors)
-    steps = [_parse(StepRecord, row, path, errors) for row in rows[1:-1]]
+    model = step_model(family)
+    steps = [_parse(model, row, path, errors) for row in rows[1:-1]]
     if errors:
         raise ConfigError(_joined(errors))
     return [s for s in steps if s is not None]
@@ -235,7 +238,8 @@ def _read_lines(path: Path, data: bytes, check: EpisodeCheck | None) -> Trajecto
     if version == 1:
         rows = upgrade_v1(rows)
     header = _parse(TrajectoryHeader, rows[0], path, errors)
-    steps = [_parse(StepRecord, row, path, errors) for row in rows[1:-1]]
+    model = step_model(header.episode.family) if header is not None else StepRecord
+    steps = [_parse(model, row, path, errors) for row in rows[1:-1]]
     footer = _parse(TrajectoryFooter, rows[-1], path, errors)
     if header is not None and check is not None:
         problem = _checked(check, header.episode, path, rows[0][0])

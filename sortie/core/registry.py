@@ -1,13 +1,22 @@
-"""A generic registry of named plug-ins with helpful misses and lazy entries."""
+"""A generic registry of named plug-ins: helpful misses, lazy entries, entry points, one checker.
+
+Every kind of plug-in (agents, backends, mission families, importers, judges) is created the
+same way: ``Registry.create(name, args)`` looks the name up, checks the arguments against what
+it takes (``check_arguments``, one message for every kind) and calls it. Packages outside
+sortie add plug-ins through entry points (``Registry.add_entry_points``), as Gymnasium's and
+inspect_ai's registries let an installed package add environments and tasks.
+"""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
+import inspect
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from importlib import metadata
+from typing import Any, Generic, TypeVar
 
-from sortie.core.errors import MissingExtraError, UnknownNameError, did_you_mean
+from sortie.core.errors import MissingExtraError, ParameterError, UnknownNameError, did_you_mean
 
 T = TypeVar("T")
 
@@ -23,6 +32,7 @@ class Registry(Generic[T]):
         self.kind = kind
         self._entries: dict[str, T | str] = {}
         self._extras: dict[str, str] = {}
+        self._packages: dict[str, str] = {}
 
     def register(self, name: str) -> Callable[[T], T]:
         """Return a decorator that registers its target under ``name``."""
@@ -40,6 +50,17 @@ class Registry(Generic[T]):
         self._entries[name] = target
         if extra:
             self._extras[name] = extra
+
+    def add_entry_points(self, group: str) -> None:
+        """Register, lazily, what installed packages declare in entry-point group ``group``.
+
+        A name registered already (sortie's own, say) keeps its entry: a package cannot
+        replace a plug-in by declaring the same name.
+        """
+        for point in metadata.entry_points(group=group):
+            if point.name not in self._entries:
+                self._entries[point.name] = point.value
+                self._packages[point.name] = point.dist.name if point.dist else "?"
 
     @contextmanager
     def override(self, name: str, target: T | str) -> Iterator[None]:
@@ -68,6 +89,22 @@ class Registry(Generic[T]):
             self._entries[name] = entry
         return entry
 
+    def create(self, name: str, args: Mapping[str, Any], *, flag: str = "") -> Any:
+        """Return plug-in ``name`` called with ``args``, checked against what it takes first.
+
+        ``flag`` is the command-line option that sets the arguments (``-a``), for messages.
+
+        Raises:
+            UnknownNameError: nothing is registered as ``name`` (with near names).
+            ParameterError: an argument it does not take, or a required one missing.
+        """
+        target: Any = self.get(name)
+        check_arguments(f"{self.kind} {name!r}", target, args, flag=flag)
+        try:
+            return target(**args)
+        except TypeError as error:  # e.g. a **kwargs plug-in handing on an unknown argument
+            raise ParameterError(f"{self.kind} {name!r}: {error}") from None
+
     def names(self) -> list[str]:
         """Return the registered names, sorted."""
         return sorted(self._entries)
@@ -86,6 +123,11 @@ class Registry(Generic[T]):
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
+            if name in self._packages:
+                raise MissingExtraError(
+                    f"{self.kind} {name!r} of package {self._packages[name]!r} cannot be "
+                    f"imported from {path}: {exc}"
+                ) from exc
             extra = self._extras.get(name, name)
             raise MissingExtraError(
                 f"{self.kind} {name!r} needs: pip install sortie[{extra}] ({exc})"
@@ -100,3 +142,43 @@ class Registry(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def check_arguments(
+    what: str,
+    target: Callable[..., Any],
+    args: Mapping[str, Any],
+    *,
+    flag: str = "",
+    reserved: Collection[str] = (),
+) -> None:
+    """Check ``args`` against the keyword parameters ``target`` takes (``**kwargs``: any name).
+
+    ``what`` names the plug-in in messages (``agent 'random'``); ``reserved`` are parameters
+    the harness sets, never the user.
+
+    Raises:
+        ParameterError: an argument it does not take (with a near name, if one is, and the
+            ones it takes), a reserved one, or a required one missing.
+    """
+    parameters = [
+        p
+        for p in inspect.signature(target).parameters.values()
+        if p.name not in reserved and p.kind is not p.VAR_POSITIONAL
+    ]
+    taken = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in parameters)
+    for name in args:
+        if name in reserved:
+            raise ParameterError(f"{what}: {name!r} is set by the harness, not by its user")
+        if name not in taken and not open_ended:
+            hint = did_you_mean(name, taken)
+            raise ParameterError(
+                f"{what} takes no argument {name!r}.{hint} Its arguments: "
+                f"{', '.join(taken) or 'none'}"
+            )
+    missing = [p.name for p in parameters if p.default is p.empty and p.name in taken]
+    missing = [name for name in missing if name not in args]
+    if missing:
+        how = f"; pass them with {flag} NAME=VALUE" if flag else ""
+        raise ParameterError(f"{what} needs the argument(s) {', '.join(missing)}{how}")

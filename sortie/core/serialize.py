@@ -1,29 +1,22 @@
-"""Actions to and from plain dicts, and as pydantic models derived from the vocabulary.
+"""Actions to and from plain dicts, and as pydantic models derived from the declared words.
 
-``action_models`` derives one model per action type of ``sortie.core.actions`` (its fields,
-and ``type``): the trajectory record's and the wire's actions are these, so the vocabulary
-is declared once.
+``action_model`` derives one model per declared action type (its fields, and ``type``): the
+trajectory record's and the wire's actions are these, so each action is declared once, by
+core for the shared ones and by its family for the others (``sortie.core.vocabulary``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from enum import Enum
+from collections.abc import Mapping
+from enum import Enum, StrEnum
 from typing import Any, Literal, get_type_hints
 
 from pydantic import BaseModel, create_model
 
-from sortie.core.actions import (
-    ACTION_TYPES,
-    TYPE_NAMES,
-    Action,
-    FlightPrimitive,
-    Interaction,
-    TaskActionKind,
-)
+from sortie.core.actions import Action
 from sortie.core.errors import ConfigError
-
-_ENUMS = {"kind": (Interaction, TaskActionKind), "primitive": (FlightPrimitive,)}
+from sortie.core.vocabulary import WORDS, enum_fields
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
@@ -31,32 +24,25 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     fields = {
         k: (v.value if isinstance(v, Enum) else v) for k, v in dataclasses.asdict(action).items()
     }
-    return {"type": TYPE_NAMES[type(action)], **fields}
+    return {"type": WORDS.action_name(type(action)), **fields}
 
 
-def action_from_dict(data: dict[str, Any]) -> Action:
+def action_from_dict(data: Mapping[str, Any]) -> Action:
     """Rebuild an action written by ``action_to_dict``; raise ConfigError on bad input."""
     kind = data.get("type")
-    if kind not in ACTION_TYPES:
-        raise ConfigError(f"action type {kind!r} is not one of {', '.join(ACTION_TYPES)}")
-    cls = ACTION_TYPES[kind]
+    cls = WORDS.action(kind if isinstance(kind, str) else repr(kind))
     fields = {k: v for k, v in data.items() if k != "type"}
-    for name, enums in _ENUMS.items():
-        if name in fields:
-            fields[name] = _enum(fields[name], [e for e in enums if _fits(e, cls)])
+    for name, enums in enum_fields(cls).items():
+        if fields.get(name) is not None:
+            fields[name] = _enum(fields[name], enums)
     try:
         action: Action = cls(**fields)
     except TypeError as error:
-        raise ConfigError(f"action {data!r}: {error}") from None
+        raise ConfigError(f"action {dict(data)!r}: {error}") from None
     return action
 
 
-def _fits(enum: type[Enum], cls: type) -> bool:
-    hints = {f.name: f.type for f in dataclasses.fields(cls)}
-    return any(enum.__name__ in str(t) for t in hints.values())
-
-
-def _enum(value: Any, enums: list[type[Enum]]) -> Any:
+def _enum(value: Any, enums: tuple[type[StrEnum], ...]) -> Any:
     for enum in enums:
         try:
             return enum(value)
@@ -66,19 +52,28 @@ def _enum(value: Any, enums: list[type[Enum]]) -> Any:
     raise ConfigError(f"action value {value!r} is not one of: {allowed}")
 
 
-def action_models(
-    base: type[BaseModel], numbers: Any = None
-) -> dict[type[Action], type[BaseModel]]:
-    """Return a model per action type: ``type`` (its name) and the action's fields.
+_MODELS: dict[tuple[str, type[BaseModel], str], type[BaseModel]] = {}
+
+
+def action_model(name: str, base: type[BaseModel], numbers: Any = None) -> type[BaseModel]:
+    """Return the model of the action type spelt ``name``: ``type`` and the action's fields.
 
     ``numbers`` replaces the annotation of every ``float`` field when given (a record keeps
     the numbers an agent sent exactly: ``int | float | None``, a non-finite one read back as
-    None).
+    None). Models are made once per type and base.
     """
-    return {action: _model(name, action, base, numbers) for name, action in ACTION_TYPES.items()}
+    key = (name, base, repr(numbers))
+    if key not in _MODELS:
+        _MODELS[key] = _model(name, WORDS.action(name), base, numbers)
+    return _MODELS[key]
 
 
-def _model(name: str, action: type[Action], base: type[BaseModel], numbers: Any) -> type[BaseModel]:
+def action_models(base: type[BaseModel], numbers: Any = None) -> dict[str, type[BaseModel]]:
+    """Return the model of every declared action type (the families' too), by type name."""
+    return {name: action_model(name, base, numbers) for name in WORDS.actions()}
+
+
+def _model(name: str, action: type, base: type[BaseModel], numbers: Any) -> type[BaseModel]:
     hints = get_type_hints(action)
     tag: Any = Literal[name]
     fields: dict[str, Any] = {"type": (tag, ...)}

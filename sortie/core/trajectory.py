@@ -11,15 +11,15 @@ Layout versions (``TrajectoryHeader.schema_version``):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Any, Union
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from sortie.core.episode import EpisodeSpec, PoseField, Record
-from sortie.core.household import RoundRecord
-from sortie.core.observation import EventKind
-from sortie.core.serialize import action_models
+from sortie.core.serialize import action_model
+from sortie.core.vocabulary import WORDS
 
 RECORD_SCHEMA_VERSION = 2
 """Version of the trajectory record layout written now (see the module docstring)."""
@@ -85,11 +85,24 @@ class Timings(Record):
 
 
 class EventRecord(Record):
-    """An event as stored: its kind, the object involved and a detail."""
+    """An event as stored: its kind, the object involved and a detail.
 
-    kind: EventKind
+    ``kind`` is a declared event kind (``sortie.core.vocabulary``): core's ``EventKind`` or a
+    family's own; it reads back as that enum's member.
+    """
+
+    kind: StrEnum
     target: str | None = None
     detail: str = ""
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _declared(cls, value: Any) -> StrEnum:
+        if isinstance(value, StrEnum):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"an event kind is a string, got {type(value).__name__}")
+        return WORDS.event(value)
 
 
 class ModelCallRecord(Record):
@@ -108,29 +121,65 @@ class ModelCallRecord(Record):
     """Kind of failure (``rate_limit``, ``server``, ``timeout``, ``connection``, ``format``...)."""
 
 
+class StepPart(Record):
+    """Base of a family's own record of a step (``StepRecord.part``): what generic code asks it.
+
+    Reports and replays know nothing of a family's part but these two answers.
+    """
+
+    def path(self) -> list[tuple[float, float, float]]:
+        """Return where the body went within the step, in order, before its end pose."""
+        return []
+
+    def verdict(self) -> str:
+        """Return the step's outcome in a few words: a replay must reproduce it ("": none)."""
+        return ""
+
+
 class RecordedActionBase(BaseModel):
     """Base of the recorded actions: frozen, strict about fields, every number as sent."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=True)
 
+    type: str
+    """The action type's declared name (each derived model narrows it to its own)."""
 
-RECORDED_ACTIONS = action_models(RecordedActionBase, int | float | None)
-"""The record's form of each action type: its fields, numbers exactly as the agent sent them
-(an integer stays one; a non-finite number is written, and read back, as null)."""
-RecordedAction: Any = Annotated[
-    Union[tuple(RECORDED_ACTIONS.values())],  # noqa: UP007  (a union of the derived models)
-    Field(discriminator="type"),
-]
+
+RECORDED_NUMBERS: Any = int | float | None
+"""How a recorded action keeps an agent's numbers: exactly as sent (an integer stays one; a
+non-finite number is written, and read back, as null)."""
+
+
+def recorded_action(data: Mapping[str, Any]) -> RecordedActionBase:
+    """Return ``data`` as the record's form of its action type (``type`` names it)."""
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"an action needs a type name, got {kind!r}")
+    model = action_model(kind, RecordedActionBase, RECORDED_NUMBERS)
+    recorded: RecordedActionBase = model.model_validate(data)  # type: ignore[assignment]
+    return recorded
 
 
 class StepRecord(Record):
-    """One step of an episode, as the mission saw it after the action."""
+    """One step of an episode, as the mission saw it after the action.
+
+    A family whose steps carry more (household: the planner's round) declares a subclass that
+    sets ``part_model`` (its ``Vocabulary.step_record``); readers pick the model by the
+    record's family (``WORDS.step_record``).
+    """
+
+    part_model: ClassVar[type[StepPart] | None] = None
+    """The model of ``part`` in this family's steps (None: its steps carry none)."""
+
+    model_config = ConfigDict(
+        validate_by_name=True, validate_by_alias=True, serialize_by_alias=True
+    )
 
     kind: str = "step"
     index: int
     pose: PoseField
-    action: RecordedAction
-    """The action the agent sent, typed (``sortie.core.actions``; ``type`` names it)."""
+    action: SerializeAsAny[RecordedActionBase]
+    """The action the agent sent, typed by its declared action type (``type`` names it)."""
     events: list[EventRecord] = Field(default_factory=list)
     stages: dict[str, StageStatus] = Field(default_factory=dict)
     """Status of every stage after this step."""
@@ -150,8 +199,31 @@ class StepRecord(Record):
     """The model calls made to decide this step's action."""
     frames: dict[str, str] = Field(default_factory=dict)
     """With ``--record-frames``: the sha256 of each sensor's image (PNG), by sensor name."""
-    round: RoundRecord | None = None
-    """A household step is one planner round: the subtask, its attempts and their outcome."""
+    part: SerializeAsAny[StepPart] | None = Field(
+        default=None, validation_alias="round", serialization_alias="round"
+    )
+    """The family's own record of the step, if its ``step_record`` declares one. Stored as
+    ``round``: the name record schema 2 gave it, when a household round was the only kind."""
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _declared_action(cls, value: Any) -> Any:
+        return recorded_action(value) if isinstance(value, Mapping) else value
+
+    @field_validator("part", mode="before")
+    @classmethod
+    def _family_part(cls, value: Any) -> Any:
+        if value is None or isinstance(value, StepPart):
+            return value
+        if cls.part_model is None:
+            raise ValueError("this family's steps carry no part (round): expected null")
+        return cls.part_model.model_validate(value)
+
+
+def step_model(family: str) -> type[StepRecord]:
+    """Return the step record model of ``family``'s records (its own, or the shared one)."""
+    declared = WORDS.step_record(family)
+    return declared if declared is not None else StepRecord
 
 
 class StageRecord(Record):

@@ -25,11 +25,12 @@ from typing import Any
 
 from PIL import Image
 
-from sortie.core.actions import FlightPrimitive, Interaction, TaskActionKind
+from sortie.core.actions import FlightPrimitive, Interaction
 from sortie.core.trajectory import Outcome
 from sortie.export.files import Rows
 from sortie.export.replay import replay
 from sortie.export.source import StoredRun
+from sortie.missions.aerial.vocabulary import TaskActionKind
 from sortie.missions.registry import FAMILIES
 
 WALKER = ("turn", "speed", "pitch_given", "pitch", *(i.value for i in Interaction))

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import HouseholdTask, KeyStep, RoundRecord, RoundStatus, Verb
 from sortie.core.records_io import Trajectory
 from sortie.export.files import check_out
 from sortie.export.source import StoredRun
@@ -40,7 +39,9 @@ from sortie.missions.household.emmoe import (
     history_entry,
     safe_words,
 )
+from sortie.missions.household.records import HouseholdTask, KeyStep, RoundRecord, RoundStatus, Verb
 from sortie.missions.household.spec import household_task
+from sortie.missions.household.vocabulary import round_of
 
 ASK = "Now based on the instruction above, please output Analysis, Subtask and Model in the "
 ASK += "mentioned format.\n"
@@ -134,7 +135,7 @@ def _write_task(folder: Path, task: HouseholdTask) -> None:
 def _write_run(folder: Path, task: HouseholdTask, trajectory: Trajectory) -> None:
     """Write one episode's ``conversation.json`` (and its last round's outcome if not end)."""
     folder.mkdir(parents=True)
-    rounds = [s.round for s in trajectory.steps if s.round is not None]
+    rounds = [r for r in map(round_of, trajectory.steps) if r is not None]
     entries, history, feedback, held = [], "", NO_FEEDBACK, "None"
     for round_ in rounds:
         prompt = (

@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from sortie.core.household import RoundStatus, Verb
 from sortie.export.conversations import answer_message, trl_messages
 from sortie.export.files import Rows
 from sortie.export.planner import PlannedRound, answer_json
 from sortie.missions.household.executor import parse_verb
+from sortie.missions.household.records import RoundStatus, Verb
 from sortie.missions.household.skills import SKILLS, Profile
 
 NON_STANDARD = {

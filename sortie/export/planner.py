@@ -24,13 +24,14 @@ from sortie.agents.mllm.household_prompts import (
     parse_answer,
 )
 from sortie.agents.mllm.prompts import HEADER, Prompts, recover, without_templates
-from sortie.core.household import RoundRecord, RoundStatus, Verb
-from sortie.core.observation import HouseholdObservation
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import Outcome, StepRecord
 from sortie.export.replay import replay
 from sortie.export.source import StoredRun
+from sortie.missions.household.observation import HouseholdObservation
+from sortie.missions.household.records import RoundRecord, RoundStatus, Verb
 from sortie.missions.household.spec import household_task
+from sortie.missions.household.vocabulary import round_of
 from sortie.run.store import StoredEpisode
 
 HOMIEBOT = "homiebot"
@@ -99,7 +100,7 @@ def _episode_rounds(
     for index, replayed in enumerate(replay(trajectory, episode.record, run.config, sensors)):
         if index == 0:
             prompter.start(replayed.brief)
-        record = replayed.record.round
+        record = round_of(replayed.record)
         observation = replayed.observation
         if record is None or not isinstance(observation, HouseholdObservation):
             continue

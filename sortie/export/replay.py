@@ -116,12 +116,7 @@ def _check_same(path: Path, stored: StepRecord, again: StepRecord) -> None:
             f"{where} does not replay: pose {stored.pose.as_list()} recorded, "
             f"{again.pose.as_list()} replayed (made by another sortie version?)"
         )
-    if stored.round is not None and again.round is not None:
-        recorded = (stored.round.status, stored.round.code)
-        replayed = (again.round.status, again.round.code)
+    if stored.part is not None and again.part is not None:
+        recorded, replayed = stored.part.verdict(), again.part.verdict()
         if recorded != replayed:
-            raise ConfigError(
-                f"{where} does not replay: round {recorded[0].value} "
-                f"({recorded[1] or 'no code'}) recorded, {replayed[0].value} "
-                f"({replayed[1] or 'no code'}) replayed"
-            )
+            raise ConfigError(f"{where} does not replay: {recorded} recorded, {replayed} replayed")

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 from shapely.geometry import LineString, Point
 
-from sortie.core.actions import TaskActionKind
 from sortie.generation.rejected import Rejected
 from sortie.missions.aerial.spec import AnswerKind
+from sortie.missions.aerial.vocabulary import TaskActionKind
 from sortie.sim.scene import Scene, SceneObject
 
 Vec3 = tuple[float, float, float]

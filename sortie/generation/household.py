@@ -23,14 +23,6 @@ from sortie.agents.oracle import OracleAgent
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
-from sortie.core.household import (
-    HouseholdTask,
-    KeyStep,
-    ObjectRole,
-    Split,
-    TaskAttribute,
-    Verb,
-)
 from sortie.core.pose import Pose
 from sortie.core.trajectory import Outcome, PluginRef
 from sortie.generation.household_tasks import TEMPLATES, Draft, mentioned, task_objects
@@ -38,6 +30,14 @@ from sortie.generation.rejected import Rejected
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.house import House
 from sortie.missions.household.mission import HouseholdMission, Robot
+from sortie.missions.household.records import (
+    HouseholdTask,
+    KeyStep,
+    ObjectRole,
+    Split,
+    TaskAttribute,
+    Verb,
+)
 from sortie.missions.household.rules import goal_met
 from sortie.missions.household.skills import Setting, best_skill, offered
 from sortie.run.episode import run_episode

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from sortie.core.episode import EpisodeSpec
-from sortie.core.household import Split
 from sortie.core.records_io import SuiteHeader
 from sortie.generation.household import (
     GENERATOR,
@@ -26,6 +25,7 @@ from sortie.generation.household import (
 )
 from sortie.generation.household_tasks import TEMPLATES
 from sortie.generation.plans import generate_jobs
+from sortie.missions.household.records import Split
 
 MIX = {
     "short": 12,

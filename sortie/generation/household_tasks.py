@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sortie.core.household import (
+from sortie.generation.rejected import Rejected
+from sortie.missions.household.house import House, Thing
+from sortie.missions.household.names import KIND_SYNONYMS
+from sortie.missions.household.records import (
     GoalCondition,
     KeyStep,
     ObjectRole,
@@ -24,9 +27,6 @@ from sortie.core.household import (
     TaskObject,
     Verb,
 )
-from sortie.generation.rejected import Rejected
-from sortie.missions.household.house import House, Thing
-from sortie.missions.household.names import KIND_SYNONYMS
 
 FRUIT = ("apple", "banana", "orange")
 DRINKWARE = ("mug", "cup", "bottle", "can")

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.errors import did_you_mean
-from sortie.core.household import Split, Verb
 from sortie.importers.problems import Problems, read_text
 from sortie.missions.household.executor import parse_verb
+from sortie.missions.household.records import Split, Verb
 
 INFO, KEYPATHS, SCENE, NAME_DICT = "info.txt", "keypath.json", "scene.json", "name_dict.txt"
 TASK_FILES = (INFO, KEYPATHS, SCENE)

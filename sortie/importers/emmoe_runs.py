@@ -26,13 +26,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
-from sortie.core.household import (
-    HouseholdTask,
-    ObjectRole,
-    RoundRecord,
-    RoundStatus,
-    Verb,
-)
 from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import (
@@ -41,6 +34,7 @@ from sortie.core.trajectory import (
     StepRecord,
     TrajectoryFooter,
     TrajectoryHeader,
+    recorded_action,
 )
 from sortie.core.version import VERSION
 from sortie.importers.emmoe import EmmoeStep, EmmoeTask, NameTable, read_tasks
@@ -51,8 +45,16 @@ from sortie.missions.household.emmoe import code_of, parse_history
 from sortie.missions.household.executor import parse_verb
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.mission import HouseholdFailure
+from sortie.missions.household.records import (
+    HouseholdTask,
+    ObjectRole,
+    RoundRecord,
+    RoundStatus,
+    Verb,
+)
 from sortie.missions.household.rules import task_progress
 from sortie.missions.household.spec import household_task
+from sortie.missions.household.vocabulary import HouseholdStep
 
 CONVERSATION = "conversation.json"
 LAST_ROUND = "sortie_last_round.json"
@@ -374,19 +376,21 @@ def _footer(spec: EpisodeSpec, rounds: list[RoundRecord]) -> TrajectoryFooter:
 def _steps(rounds: list[RoundRecord]) -> list[StepRecord]:
     """Return one step record per round (EMMOE logs no pose or clock: zeros)."""
     return [
-        StepRecord(
+        HouseholdStep(
             index=r.round,
             pose=Pose(0.0, 0.0, 0.0),
-            action={
-                "type": "subtask",
-                "action": r.action,
-                "target": r.target,
-                "skill": r.skill,
-                "place": r.place,
-            },
+            action=recorded_action(
+                {
+                    "type": "subtask",
+                    "action": r.action,
+                    "target": r.target,
+                    "skill": r.skill,
+                    "place": r.place,
+                }
+            ),
             clock_sim=0.0,
             clock_latency=0.0,
-            round=r,
+            part=r,
         )
         for r in rounds
     ]

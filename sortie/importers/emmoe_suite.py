@@ -26,17 +26,6 @@ from pydantic import ValidationError
 
 from sortie.core.episode import EpisodeSpec, WorldSpec, check_name
 from sortie.core.errors import ConfigError, did_you_mean
-from sortie.core.household import (
-    GoalCondition,
-    HouseholdTask,
-    KeyStep,
-    ObjectRole,
-    Relation,
-    TaskAttribute,
-    TaskObject,
-    Verb,
-    normalise,
-)
 from sortie.core.pose import Pose
 from sortie.core.records_io import SuiteHeader
 from sortie.generation.household import LONG, MAX_ROUNDS, WORLD, HouseholdValidator
@@ -50,6 +39,17 @@ from sortie.importers.emmoe import (
 from sortie.importers.problems import Problems
 from sortie.missions.household.house import House
 from sortie.missions.household.names import KIND_SYNONYMS
+from sortie.missions.household.records import (
+    GoalCondition,
+    HouseholdTask,
+    KeyStep,
+    ObjectRole,
+    Relation,
+    TaskAttribute,
+    TaskObject,
+    Verb,
+    normalise,
+)
 from sortie.missions.household.skills import Setting, best_skill, offered
 from sortie.sim.assets.household import CONTAINERS, FURNITURE, ITEMS
 from sortie.sim.household import HouseLayout, house_layout

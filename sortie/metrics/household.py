@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import math
 
-from sortie.core.household import (
+from sortie.core.records_io import Trajectory
+from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
+from sortie.missions.household.facts import HouseholdFacts, household_facts
+from sortie.missions.household.records import (
     ErrorCode,
     GoalCondition,
     RoundRecord,
     RoundStatus,
 )
-from sortie.core.records_io import Trajectory
-from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
-from sortie.missions.household.facts import HouseholdFacts, household_facts
 from sortie.missions.household.rules import (
     goal_met,
     replans,
@@ -44,6 +44,7 @@ from sortie.missions.household.rules import (
     task_progress_emmoe,
 )
 from sortie.missions.household.spec import household_task
+from sortie.missions.household.vocabulary import round_of
 
 CODE_METRICS = tuple(code.value.lower() for code in ErrorCode)
 """One count per executor error code: ``l1`` … ``e3``."""
@@ -74,7 +75,7 @@ def score_household(trajectory: Trajectory) -> dict[str, float]:
         return errored_metrics(METRICS)
     task = household_task(trajectory.header.episode)
     facts = household_facts(trajectory)
-    rounds = [s.round for s in trajectory.steps if s.round is not None]
+    rounds = [r for r in map(round_of, trajectory.steps) if r is not None]
     tp = task_progress(task, rounds)
     sr = float(tp == 1.0 and facts.ended)
     agent, expert = len(rounds), len(task.expert)

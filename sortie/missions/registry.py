@@ -1,6 +1,9 @@
 """The mission families by name, and the check of an episode against its family.
 
 One line a family: its descriptor (``missions/<name>/family.py``), imported when first asked.
+A package outside sortie adds a family with an entry point in group ``sortie.families``
+(``name = "module:FAMILY"``, docs/families.md); sortie declares its own there too, so that a
+record's words are found by the core layer alone (``sortie.core.vocabulary``).
 """
 
 from __future__ import annotations
@@ -8,12 +11,23 @@ from __future__ import annotations
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.registry import Registry
+from sortie.core.vocabulary import ENTRY_POINTS, WORDS
 from sortie.missions.family import Family
 
 FAMILIES: Registry[Family] = Registry("mission family")
 FAMILIES.add("rescue", "sortie.missions.rescue.family:RESCUE")
 FAMILIES.add("aerial", "sortie.missions.aerial.family:AERIAL")
 FAMILIES.add("household", "sortie.missions.household.family:HOUSEHOLD")
+FAMILIES.add_entry_points(ENTRY_POINTS)
+
+
+def _load_all() -> None:
+    """Import every family's descriptor, so that each declares its words."""
+    for name in FAMILIES.names():
+        FAMILIES.get(name)
+
+
+WORDS.add_finder(_load_all)  # families known without an entry point (an uninstalled checkout)
 
 
 def check_episode(spec: EpisodeSpec) -> None:

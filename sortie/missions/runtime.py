@@ -10,7 +10,6 @@ invalid actions and the step records.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from enum import StrEnum
 from typing import Any
 
 from sortie.backends.base import Backend, StepOutcome, SupportsCameraInfo
@@ -25,15 +24,8 @@ from sortie.core.trajectory import (
     StepRecord,
     TrajectoryFooter,
 )
+from sortie.missions.clock import Clock as Clock
 from sortie.missions.stages import Stage, StageTracker
-
-
-class Clock(StrEnum):
-    """Which clock the budget is counted on."""
-
-    SIM = "sim"
-    LATENCY = "latency"
-
 
 COLLISION_COOLDOWN = 5
 """Steps after a counted collision during which further contacts are not counted again."""
@@ -199,12 +191,12 @@ class MissionRuntime(ABC):
         outcome: StepOutcome,
     ) -> StepRecord:
         from sortie.core.serialize import action_to_dict
-        from sortie.core.trajectory import Timings
+        from sortie.core.trajectory import Timings, recorded_action, step_model
 
-        return StepRecord(
+        return step_model(self.family)(
             index=self.steps,
             pose=self.backend.pose(),
-            action=action_to_dict(action),
+            action=recorded_action(action_to_dict(action)),
             events=[EventRecord(kind=e.kind, target=e.target, detail=e.detail) for e in events],
             stages=self.tracker.statuses(),
             stage=stage.name if stage else None,

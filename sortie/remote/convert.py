@@ -5,31 +5,27 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from pydantic import ValidationError
-
-from sortie.core.actions import ACTION_TYPES, Action
-from sortie.core.household import RoundRecord
+from sortie.core.actions import Action
+from sortie.core.errors import ConfigError
 from sortie.core.observation import (
-    VIEW_NAMES,
     ActionLimits,
     Brief,
     CameraInfo,
     Event,
-    EventKind,
     Frames,
-    HouseholdObservation,
     MissionObservation,
 )
 from sortie.core.serialize import action_to_dict
+from sortie.core.vocabulary import WORDS
 from sortie.remote.wire import (
+    OBSERVATION_PARTS,
     BriefMessage,
     Camera,
     EventMessage,
-    HouseholdMessage,
     Image,
     Limits,
+    ObservationFields,
     ObservationMessage,
-    RoundMessage,
     SkillInfo,
     StageInfo,
     WireError,
@@ -94,24 +90,33 @@ def observation_to_wire(observation: MissionObservation) -> ObservationMessage:
         frames=frames,  # type: ignore[arg-type]
         carrying=observation.carrying,
         events=[
-            EventMessage(kind=e.kind.value, target=e.target, detail=e.detail)
+            EventMessage(kind=str(e.kind), target=e.target, detail=e.detail)
             for e in observation.events
         ],
         step=observation.step,
         clock=observation.clock,
         time_left=observation.time_left,
-        household=_household_to_wire(observation),
+        **_parts_to_wire(observation),
     )
 
 
-def observation_from_wire(message: ObservationMessage) -> MissionObservation:
-    """Return the MissionObservation a wire observation describes.
+def _parts_to_wire(observation: MissionObservation) -> dict[str, Any]:
+    """Return the family part of an observation by its message field (empty: none)."""
+    for key, declared in OBSERVATION_PARTS.items():
+        part = declared.to_message(observation)
+        if part is not None:
+            return {key: part}
+    return {}
+
+
+def observation_from_wire(message: ObservationFields) -> MissionObservation:
+    """Return the MissionObservation a wire observation describes (its family's, with a part).
 
     Raises:
-        WireError: an event kind or a household round sortie does not know (422).
+        WireError: an event kind or a family part sortie does not know (422).
     """
     frames = Frames(**{name: decode_image(image) for name, image in message.frames.items()})
-    common = (
+    shared = MissionObservation(
         frames,
         message.carrying,
         tuple(_event(e) for e in message.events),
@@ -119,57 +124,12 @@ def observation_from_wire(message: ObservationMessage) -> MissionObservation:
         message.clock,
         message.time_left,
     )
-    part = message.household
-    if part is None:
-        return MissionObservation(*common)
-    return HouseholdObservation(
-        *common,
-        views=tuple(Frames(rgb=decode_image(part.views[n])) for n in VIEW_NAMES if n in part.views),
-        task=part.task,
-        inventory=tuple(part.inventory),
-        history=tuple(_round(r) for r in part.history),
-        feedback=part.feedback,
-        code=part.code,
-        detections=tuple(tuple(names) for names in part.detections),
-        round=part.round,
-        rounds_left=part.rounds_left,
-    )
-
-
-def _household_to_wire(observation: MissionObservation) -> HouseholdMessage | None:
-    """Return the household part of an observation (None for the other families).
-
-    Each round of the history travels without its attempts (the skills' base paths).
-    """
-    if not isinstance(observation, HouseholdObservation):
-        return None
-    views = zip(VIEW_NAMES, observation.views, strict=False)
-    return HouseholdMessage(
-        views={name: encode_image(v.rgb) for name, v in views if v.rgb is not None},  # type: ignore[misc]
-        task=observation.task,
-        inventory=list(observation.inventory),
-        history=[
-            RoundMessage(**r.model_dump(mode="json", exclude={"attempts"}))
-            for r in observation.history
-            if isinstance(r, RoundRecord)
-        ],
-        feedback=observation.feedback,
-        code=observation.code,
-        detections=[list(names) for names in observation.detections],
-        round=observation.round,
-        rounds_left=observation.rounds_left,
-    )
-
-
-def _round(message: RoundMessage) -> RoundRecord:
-    try:
-        return RoundRecord.model_validate(message.model_dump())
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise WireError(
-            422, "invalid", f"household round {message.round}: {where}: {first['msg']}"
-        ) from None
+    found = message.part()
+    if found is None:
+        return shared
+    declared, part = found
+    observation: MissionObservation = declared.from_message(shared, part)
+    return observation
 
 
 def action_to_wire(action: Action) -> Any:
@@ -180,15 +140,15 @@ def action_to_wire(action: Action) -> Any:
 def action_from_wire(action: Any) -> Action:
     """Return the sortie action of a validated wire action (its fields are the action's)."""
     fields = action.model_dump(exclude={"type"})
-    rebuilt: Action = ACTION_TYPES[action.type](**fields)
+    rebuilt: Action = WORDS.action(action.type)(**fields)
     return rebuilt
 
 
 def _event(message: EventMessage) -> Event:
     try:
-        kind = EventKind(message.kind)
-    except ValueError:
-        allowed = ", ".join(k.value for k in EventKind)
+        kind = WORDS.event(message.kind)
+    except ConfigError:
+        allowed = ", ".join(WORDS.events())
         raise WireError(
             422, "invalid", f"event kind {message.kind!r}; allowed: {allowed}"
         ) from None

@@ -11,17 +11,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sortie.core.actions import Action, Fly, Subtask
+from sortie.core.actions import Action, Fly
 from sortie.core.errors import ConfigError, SortieError
-from sortie.core.household import RoundRecord, history_line
-from sortie.core.observation import (
-    VIEW_NAMES,
-    Brief,
-    HouseholdObservation,
-    MissionObservation,
-    Sensor,
-)
+from sortie.core.observation import Brief, MissionObservation, Sensor
 from sortie.core.trajectory import StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
+from sortie.missions.household.records import RoundRecord, history_line
+from sortie.missions.household.vocabulary import Subtask
 from sortie.remote.keys import SCALES, Binding, accepts, action_for, keys_for
 from sortie.remote.wire import WireError, encode_image
 

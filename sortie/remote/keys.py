@@ -5,18 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sortie.core.actions import (
-    Action,
-    FlightPrimitive,
-    Fly,
-    Interact,
-    Interaction,
-    Move,
-    Subtask,
-    TaskAction,
-    TaskActionKind,
-)
+from sortie.core.actions import Action, FlightPrimitive, Fly, Interact, Interaction, Move
 from sortie.core.observation import ActionLimits
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
+from sortie.missions.household.vocabulary import Subtask
 from sortie.missions.registry import FAMILIES
 from sortie.remote.wire import WireError
 

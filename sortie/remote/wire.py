@@ -7,27 +7,30 @@ sortie's runtime (no agent, mission or backend), so a policy served through
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
 import json
-from typing import Annotated, Any, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
 
-import numpy as np
 from numpy.typing import NDArray
-from PIL import Image as PILImage
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     TypeAdapter,
     ValidationError,
+    create_model,
     model_validator,
 )
 
-from sortie.core.actions import Action, Move
-from sortie.core.errors import SortieError
+from sortie.core.messages import MAX_IMAGES as MAX_IMAGES
+from sortie.core.messages import MAX_MESSAGE_PIXELS as MAX_MESSAGE_PIXELS
+from sortie.core.messages import MAX_PIXELS as MAX_PIXELS
+from sortie.core.messages import Image as Image
+from sortie.core.messages import MessageModel
+from sortie.core.messages import WireError as WireError
+from sortie.core.messages import check_image_budget as check_image_budget
+from sortie.core.messages import decode_image as decode_image
+from sortie.core.messages import encode_image as encode_image
 from sortie.core.serialize import action_models
+from sortie.core.vocabulary import WORDS, MessagePart, ObservationPart
 from sortie.missions.registry import FAMILIES
 
 SCHEMA_VERSION = 2
@@ -41,134 +44,8 @@ MAX_RESPONSE_BYTES = 4 * 2**20
 """The largest answer the sortie side reads."""
 
 
-class WireError(SortieError):
-    """A message broke the wire format: ``status`` is the HTTP status it is answered with."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.status, self.code, self.message = status, code, message
-
-
-class WireModel(BaseModel):
+class WireModel(MessageModel):
     """A wire record: unknown fields refused, no NaN or infinity, immutable."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-# --- images ---------------------------------------------------------------------------
-class Image(WireModel):
-    """One image as a base64 PNG.
-
-    ``uint8`` images are (H, W), (H, W, 3) or (H, W, 4) PNGs as they are. ``float32`` (depth,
-    metres) and ``int32`` (semantic ids) images are (H, W): each value's four little-endian
-    bytes are the RGBA channels of the PNG, so they travel bit for bit.
-    """
-
-    encoding: Literal["png"] = "png"
-    dtype: Literal["uint8", "float32", "int32"]
-    shape: tuple[int, ...]
-    data: str
-
-
-def encode_image(array: NDArray[Any]) -> Image:
-    """Return ``array`` (uint8, float32 or int32) as a wire image."""
-    dtype = str(array.dtype)
-    if dtype not in ("uint8", "float32", "int32"):
-        raise WireError(422, "invalid", f"image of dtype {dtype}; allowed: uint8, float32, int32")
-    pixels = array if dtype == "uint8" else _as_rgba(array)
-    buffer = io.BytesIO()
-    PILImage.fromarray(np.ascontiguousarray(pixels)).save(buffer, format="PNG", compress_level=1)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return Image(dtype=dtype, shape=tuple(array.shape), data=data)  # type: ignore[arg-type]
-
-
-MAX_PIXELS = 4096 * 4096
-"""Largest image (width × height) a message may carry; a PNG is checked before it is unpacked."""
-MAX_IMAGES = 8
-"""Most images one message may carry (an observation has at most seven: three frames and four
-household views)."""
-MAX_MESSAGE_PIXELS = 4096 * 4096
-"""Most pixels all of one message's images may declare together, checked before any is
-unpacked: decoding costs about four bytes a pixel, so a message stays under about 70 MB."""
-
-
-def check_image_budget(images: list[Image]) -> None:
-    """Raise ValueError if ``images`` are too many or declare too many pixels together."""
-    if len(images) > MAX_IMAGES:
-        raise ValueError(f"{len(images)} images; at most {MAX_IMAGES} a message")
-    pixels = sum(
-        max(image.shape[0], 0) * max(image.shape[1], 0) for image in images if len(image.shape) > 1
-    )
-    if pixels > MAX_MESSAGE_PIXELS:
-        raise ValueError(f"images of {pixels} pixels together; at most {MAX_MESSAGE_PIXELS}")
-
-
-def _uint8_modes(shape: tuple[int, ...]) -> tuple[str, ...]:
-    """Return the PNG modes a uint8 image of ``shape`` may come in (none: a shape not allowed)."""
-    if len(shape) == 2:
-        return ("L",)
-    if len(shape) == 3:
-        return {3: ("RGB",), 4: ("RGBA",)}.get(shape[2], ())
-    return ()
-
-
-def _depth_modes(shape: tuple[int, ...]) -> tuple[str, ...]:
-    """Return the PNG modes of a float32 or int32 image of ``shape``: RGBA, and only (H, W)."""
-    return ("RGBA",) if len(shape) == 2 else ()
-
-
-def decode_image(image: Image) -> NDArray[Any]:
-    """Return the array of a wire image; raise WireError (422) if it is not what it says."""
-    try:
-        png = PILImage.open(io.BytesIO(base64.b64decode(image.data, validate=True)))
-        _check_header(png, image)
-        pixels = np.asarray(png)
-    except (binascii.Error, OSError, ValueError, PILImage.DecompressionBombError) as error:
-        raise WireError(422, "invalid", f"image: not a base64 PNG ({error})") from None
-    if image.dtype != "uint8":
-        pixels = _from_rgba(pixels, image.dtype)
-    if pixels.shape != tuple(image.shape):
-        raise WireError(
-            422, "invalid", f"image: PNG holds shape {pixels.shape}, message says {image.shape}"
-        )
-    return pixels
-
-
-def _check_header(png: PILImage.Image, image: Image) -> None:
-    """Refuse a PNG whose size or mode differs from the message's, before unpacking it."""
-    modes = _uint8_modes(image.shape) if image.dtype == "uint8" else _depth_modes(image.shape)
-    if not modes:
-        allowed = "(H, W), (H, W, 3) or (H, W, 4)" if image.dtype == "uint8" else "(H, W)"
-        raise WireError(
-            422, "invalid", f"image: {image.dtype} of shape {list(image.shape)}; allowed: {allowed}"
-        )
-    height, width = image.shape[0], image.shape[1]
-    if width * height > MAX_PIXELS:
-        raise WireError(422, "invalid", f"image of {width}×{height} pixels; at most {MAX_PIXELS}")
-    if png.size != (width, height):
-        raise WireError(
-            422,
-            "invalid",
-            f"image: PNG is {png.size[0]}×{png.size[1]}, message says {width}×{height}",
-        )
-    if png.mode not in modes:
-        raise WireError(
-            422, "invalid", f"image: PNG mode {png.mode} for {image.dtype} {image.shape}"
-        )
-
-
-def _as_rgba(array: NDArray[Any]) -> NDArray[np.uint8]:
-    if array.ndim != 2:
-        raise WireError(422, "invalid", f"{array.dtype} image of shape {array.shape}; need (H, W)")
-    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-    return np.ascontiguousarray(little).view(np.uint8).reshape(*array.shape, 4)
-
-
-def _from_rgba(pixels: NDArray[Any], dtype: str) -> NDArray[Any]:
-    if pixels.ndim != 3 or pixels.shape[2] != 4 or pixels.dtype != np.uint8:
-        raise WireError(422, "invalid", f"{dtype} image: the PNG is not 8-bit RGBA")
-    raw = np.ascontiguousarray(pixels).view(np.dtype(dtype).newbyteorder("<"))
-    return raw.reshape(pixels.shape[:2]).astype(dtype)
 
 
 # --- the brief --------------------------------------------------------------------------
@@ -245,50 +122,8 @@ class EventMessage(WireModel):
     detail: str = ""
 
 
-class RoundMessage(WireModel):
-    """One earlier household round: the subtask named, how it ended, the executor's answer."""
-
-    round: int = Field(ge=1)
-    action: str
-    target: str = ""
-    place: str | None = None
-    skill: str = ""
-    verb: str | None = None
-    target_object: str | None = None
-    place_object: str | None = None
-    status: Literal["success", "failure", "end"]
-    code: str | None = None
-    feedback: str = ""
-    inventory: list[str] = Field(default_factory=list, max_length=10)
-
-
-class HouseholdMessage(WireModel):
-    """The household part of an observation (``sortie.core.observation.HouseholdObservation``).
-
-    ``views`` are the head camera's RGB images by direction; ``detections`` per view the names
-    of the things it shows (what a perfect detector reports), in the order of ``VIEWS``.
-    """
-
-    views: dict[Literal["front", "left", "back", "right"], Image] = Field(default_factory=dict)
-    task: str = ""
-    inventory: list[str] = Field(default_factory=list, max_length=10)
-    history: list[RoundMessage] = Field(default_factory=list, max_length=1000)
-    feedback: str = ""
-    code: str | None = None
-    detections: list[list[str]] = Field(default_factory=list, max_length=4)
-    round: int = 0
-    rounds_left: int = 0
-
-
-VIEWS = ("front", "left", "back", "right")
-"""The household views, in the order the planner is given them."""
-
-
-class ObservationMessage(WireModel):
-    """What the agent perceives after a step: its images and state, never its position.
-
-    A household observation also has ``household`` (the front view is ``frames["rgb"]``).
-    """
+class ObservationFields(WireModel):
+    """The shared fields of an observation message: images and state, never the position."""
 
     frames: dict[Literal["rgb", "depth", "semantic"], Image] = Field(default_factory=dict)
     carrying: bool
@@ -296,12 +131,12 @@ class ObservationMessage(WireModel):
     step: int
     clock: float
     time_left: float
-    household: HouseholdMessage | None = None
 
     @model_validator(mode="after")
-    def _images_within_budget(self) -> ObservationMessage:
-        views = list(self.household.views.values()) if self.household else []
-        check_image_budget([*self.frames.values(), *views])
+    def _images_within_budget(self) -> ObservationFields:
+        parts = [getattr(self, key) for key in OBSERVATION_PARTS]
+        images = [image for part in parts if part is not None for image in part.images()]
+        check_image_budget([*self.frames.values(), *images])
         return self
 
     def image(self, name: str) -> NDArray[Any] | None:
@@ -309,11 +144,38 @@ class ObservationMessage(WireModel):
         frame = self.frames.get(name)  # type: ignore[call-overload]
         return decode_image(frame) if frame is not None else None
 
+    def part(self) -> tuple[ObservationPart, MessagePart] | None:
+        """Return the family part this message holds, with how it is read (None: none)."""
+        for key, declared in OBSERVATION_PARTS.items():
+            value = getattr(self, key, None)
+            if value is not None:
+                return declared, value
+        return None
+
+
+def _observation_parts() -> dict[str, ObservationPart]:
+    """Return each family's observation part by its field name, the families found first."""
+    parts = [v.observation for v in WORDS.families().values() if v.observation is not None]
+    return {part.key: part for part in sorted(parts, key=lambda part: part.key)}
+
+
+OBSERVATION_PARTS = _observation_parts()
+"""The families' own parts of an observation message, by field (``household``...)."""
+if TYPE_CHECKING:  # the fields every observation has; the families' parts are added below
+    ObservationMessage = ObservationFields
+else:
+    ObservationMessage = create_model(
+        "ObservationMessage",
+        __base__=ObservationFields,
+        __doc__="What the agent perceives after a step; a family's own part under its key.",
+        **{key: (part.model | None, None) for key, part in OBSERVATION_PARTS.items()},
+    )
+
 
 # --- actions ----------------------------------------------------------------------------
-WIRE_ACTIONS: dict[type[Action], type[BaseModel]] = action_models(WireModel)
-"""The wire form of each action type, derived from ``sortie.core.actions``."""
-MoveAction = WIRE_ACTIONS[Move]
+WIRE_ACTIONS: dict[str, type[BaseModel]] = action_models(WireModel)
+"""The wire form of each declared action type (the families' too), by its type name."""
+MoveAction = WIRE_ACTIONS["move"]
 WireAction: Any = Annotated[
     Union[tuple(WIRE_ACTIONS.values())],  # noqa: UP007  (a union of the derived models)
     Field(discriminator="type"),
@@ -325,7 +187,7 @@ def family_actions(family: str) -> tuple[type[BaseModel], ...] | None:
     """Return the wire action types ``family`` accepts (its descriptor's), None if unknown."""
     if family not in FAMILIES:
         return None
-    return tuple(WIRE_ACTIONS[kind] for kind in FAMILIES.get(family).actions)
+    return tuple(WIRE_ACTIONS[WORDS.action_name(kind)] for kind in FAMILIES.get(family).actions)
 
 
 def action_schema(family: str) -> dict[str, Any]:

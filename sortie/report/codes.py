@@ -16,7 +16,7 @@ from typing import Any
 
 from rich.table import Table
 
-from sortie.core.household import ERROR_MEANINGS, ErrorCode, error_kind
+from sortie.missions.household.records import ERROR_MEANINGS, ErrorCode, error_kind
 from sortie.report.tables import errored
 from sortie.run.store import Store
 

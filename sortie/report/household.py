@@ -17,7 +17,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import (
+from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import StepRecord
+from sortie.missions.household.facts import HouseholdFacts, household_facts
+from sortie.missions.household.observation import VIEW_NAMES
+from sortie.missions.household.records import (
     ERROR_MEANINGS,
     AttemptRecord,
     GoalCondition,
@@ -27,11 +31,8 @@ from sortie.core.household import (
     RoundRecord,
     error_kind,
 )
-from sortie.core.observation import VIEW_NAMES
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import StepRecord
-from sortie.missions.household.facts import HouseholdFacts, household_facts
 from sortie.missions.household.rules import matched
+from sortie.missions.household.vocabulary import round_of
 from sortie.report.html import HtmlTable, esc, render_table
 from sortie.report.panels import PanelContext, Panels
 from sortie.report.player import copy_frame
@@ -44,7 +45,7 @@ def task_panel(trajectory: Trajectory) -> list[str]:
         task = HouseholdTask.model_validate(trajectory.header.episode.mission)
     except ValidationError as error:
         return [f"<p class='failure'>The task could not be read: {esc(error)}</p>"]
-    rounds = [s.round for s in trajectory.steps if s.round is not None]
+    rounds = [r for r in map(round_of, trajectory.steps) if r is not None]
     facts = _facts(trajectory)
     return [
         _line("instruction", task.instruction),
@@ -137,9 +138,9 @@ def _outcome(trajectory: Trajectory, facts: HouseholdFacts | None) -> str:
 def rounds_section(steps: Sequence[StepRecord], frames_root: Path, out: Path) -> str:
     """Return the rounds section; the frames it shows are copied into the report at ``out``."""
     blocks = [
-        _round(s, frames_root, out) if s.round is not None else _unanswered(s)
+        _round(s, frames_root, out) if round_of(s) is not None else _unanswered(s)
         for s in steps
-        if s.round is not None or s.action.type == "invalid"
+        if round_of(s) is not None or s.action.type == "invalid"
     ]
     if not blocks:
         return "<section><h2>Rounds</h2><p>No planner rounds were recorded.</p></section>"
@@ -147,7 +148,7 @@ def rounds_section(steps: Sequence[StepRecord], frames_root: Path, out: Path) ->
 
 
 def _round(step: StepRecord, frames_root: Path, out: Path) -> str:
-    record = step.round
+    record = round_of(step)
     assert record is not None
     css = "success" if record.succeeded else ("failure" if record.failed else "")
     status = record.status.value + (f" {record.code.value}" if record.code else "")

@@ -231,10 +231,8 @@ def _draw_path(
 
 
 def _travelled(step: StepRecord) -> list[tuple[float, float]]:
-    """Return where the body went in a step: a household round's base paths, else its pose."""
-    if step.round is None:
-        return [(step.pose.x, step.pose.y)]
-    points = [(x, y) for attempt in step.round.attempts for x, y, _ in attempt.path]
+    """Return where the body went in a step: its family part's path (if any), then its pose."""
+    points = [(x, y) for x, y, _ in step.part.path()] if step.part is not None else []
     return [*points, (step.pose.x, step.pose.y)]
 
 

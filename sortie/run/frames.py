@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 
 from sortie.core.errors import ConfigError
-from sortie.core.observation import VIEW_NAMES, HouseholdObservation, MissionObservation
+from sortie.core.observation import MissionObservation
 
 FRAMES_FOLDER = "frames"
 
@@ -74,8 +74,8 @@ def load_frame(root: Path, digest: str) -> np.ndarray:
 class FrameKeeper:
     """Stores the ego RGB image seen after each step (not the one before the first) by hash.
 
-    A household step is a planner round seen through four views: each view's RGB image is
-    kept under the view's name (``front``, ``left``, ``back``, ``right``) instead of ``rgb``.
+    Which images an observation offers, and under what names, is its own to say
+    (``MissionObservation.kept_images``: a household round's four views, say).
     """
 
     def __init__(self, root: Path) -> None:
@@ -83,8 +83,5 @@ class FrameKeeper:
 
     def __call__(self, observation: MissionObservation) -> dict[str, str]:
         """Save the observation's RGB frames; return their hashes by name (``{}``: none)."""
-        if isinstance(observation, HouseholdObservation):
-            views = zip(VIEW_NAMES, observation.views, strict=True)
-            return {name: save_frame(self.root, v.rgb) for name, v in views if v.rgb is not None}
-        rgb = observation.frames.rgb
-        return {} if rgb is None else {"rgb": save_frame(self.root, rgb)}
+        kept = observation.kept_images().items()
+        return {name: save_frame(self.root, image) for name, image in kept}

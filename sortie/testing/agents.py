@@ -6,8 +6,9 @@ import os
 from collections.abc import Sequence
 
 from sortie.agents.random_agent import RandomAgent
-from sortie.core.actions import Action, Subtask
+from sortie.core.actions import Action
 from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.missions.household.vocabulary import Subtask
 
 
 class DyingAgent(RandomAgent):

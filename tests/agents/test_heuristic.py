@@ -10,12 +10,13 @@ from sortie.agents.heuristic import HeuristicAgent
 from sortie.agents.heuristic.instruction import Question, parse_instruction
 from sortie.agents.heuristic.reading import TextReader, normalise_plate, plate_crop
 from sortie.backends.embedded import EmbeddedBackend
-from sortie.core.actions import Fly, TaskAction, TaskActionKind
+from sortie.core.actions import Fly
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import MissingExtraError
 from sortie.core.observation import Brief, Frames, MissionObservation
 from sortie.core.records_io import Suite, SuiteHeader
 from sortie.missions.aerial.spec import CAMERA
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 from sortie.run.suite import RunSettings, run_suite
 from sortie.sim.worlds import build_world
 from sortie.sim.worlds.aerial import viewing_pose

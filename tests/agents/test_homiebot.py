@@ -68,7 +68,7 @@ def test_good_json_answers_complete_the_kitchen_task(play):  # noqa: F811
     with ModelServer(scripted(plan_answers())) as server:
         recorder = play(homiebot(server), SPEC, skills="perfect")
     assert recorder.footer.outcome == "success"
-    rounds = [s.round for s in recorder.steps]
+    rounds = [s.part for s in recorder.steps]
     assert [(r.action, r.target, r.place) for r in rounds] == [(a, t, p) for a, t, _, p in PLAN]
     assert server.count == len(PLAN)
 
@@ -83,7 +83,7 @@ def test_emmoe_plain_answers_complete_the_kitchen_task(play):  # noqa: F811
     with ModelServer(scripted(plain)) as server:
         recorder = play(homiebot(server), SPEC, skills="perfect")
     assert recorder.footer.outcome == "success"
-    assert recorder.steps[4].round.place == "table_0"
+    assert recorder.steps[4].part.place == "table_0"
 
 
 @pytest.mark.parametrize(
@@ -129,7 +129,7 @@ def test_garbage_is_asked_five_times_then_the_episode_ends_as_no_answer(play):  
         recorder = play(homiebot(server), SPEC)
         reasks = [user_text(r) for r in server.requests[1:]]
     (step,) = recorder.steps
-    assert step.round is None and step.action.type == "invalid"
+    assert step.part is None and step.action.type == "invalid"
     assert recorder.footer.outcome == "failure"
     assert recorder.footer.failure_reason == "no_answer"
     assert recorder.footer.facts["ended"] is False and recorder.footer.facts["rounds"] == 0
@@ -169,9 +169,9 @@ def test_an_unknown_action_is_an_f1_round_not_a_crash(play):  # noqa: F811
     """``dance`` is passed on as written and the executor records it as F1."""
     with ModelServer(scripted([as_json("dance", "table_0")])) as server:
         recorder = play(homiebot(server), SPEC)
-    first = recorder.steps[0].round
+    first = recorder.steps[0].part
     assert (first.action, first.code, first.status) == ("dance", "F1", "failure")
-    assert recorder.steps[-1].round.status == "end"
+    assert recorder.steps[-1].part.status == "end"
 
 
 def test_the_window_keeps_the_system_prompt_and_the_last_rounds(play):  # noqa: F811
@@ -239,7 +239,7 @@ def test_no_analysis_asks_for_a_schema_without_it(play):  # noqa: F811
         recorder = play(homiebot(server, analysis="false"), SPEC)
         schema = server.requests[0]["response_format"]["json_schema"]["schema"]
     assert "analysis" not in schema["properties"] and "subtask" in schema["properties"]
-    assert recorder.steps[0].round.status == "end"
+    assert recorder.steps[0].part.status == "end"
 
 
 class Watched(HomieBotAgent):

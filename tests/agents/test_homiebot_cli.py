@@ -62,7 +62,7 @@ def answers_of(oracle: Trajectory) -> list[str]:
                 "skill": r.skill,
             }
         )
-        for r in (s.round for s in oracle.steps)
+        for r in (s.part for s in oracle.steps)
         if r is not None
     ]
 

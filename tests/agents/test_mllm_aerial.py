@@ -8,8 +8,9 @@ import pytest
 from sortie.agents.base import SupportsPreflight
 from sortie.agents.mllm import MllmAerialAgent
 from sortie.agents.mllm.aerial import parse_answer
-from sortie.core.actions import FlightPrimitive, Fly, InvalidAction, TaskAction, TaskActionKind
+from sortie.core.actions import FlightPrimitive, Fly, InvalidAction
 from sortie.core.observation import Brief, Frames, MissionObservation
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 from sortie.testing.model_server import Fault, ModelServer
 from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture
 

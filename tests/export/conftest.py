@@ -54,7 +54,7 @@ def run(store: Path, suite: str, run_id: str, agent: str, *args: str) -> Traject
 
 def answers_of(oracle: Trajectory) -> list[str]:
     """Return the oracle's rounds as homiebot's JSON answers."""
-    rounds = [s.round for s in oracle.steps if s.round is not None]
+    rounds = [s.part for s in oracle.steps if s.part is not None]
     return [
         json.dumps(
             {

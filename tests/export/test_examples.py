@@ -7,8 +7,8 @@ import pytest
 
 from sortie.agents.mllm.household_prompts import EXAMPLE_NOTE, examples_for
 from sortie.core.errors import ConfigError, ParameterError
-from sortie.core.household import Split
 from sortie.export import examples as made
+from sortie.missions.household.records import Split
 from sortie.missions.household.spec import household_task
 from sortie.missions.loading import load_suite
 

@@ -14,9 +14,9 @@ from datasets import load_dataset
 from PIL import Image
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import RoundStatus
 from sortie.export.replay import replay
 from sortie.missions.household.executor import parse_verb
+from sortie.missions.household.records import RoundStatus
 from sortie.missions.household.skills import SKILLS, Profile
 from sortie.run.store import Store
 from tests.export.conftest import WRONG_FIRST, HouseholdRuns, cli
@@ -34,7 +34,7 @@ def load(out: Path) -> Any:
 
 
 def rounds(record) -> list:
-    return [s.round for s in record.steps if s.round is not None]
+    return [s.part for s in record.steps if s.part is not None]
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any]:

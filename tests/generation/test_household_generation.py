@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import TaskAttribute, Verb
 from sortie.core.records_io import write_suite
 from sortie.generation.cli import generate_command
 from sortie.generation.household import LONG, HouseholdValidator, generate_task
 from sortie.generation.household_suites import HOUSEHOLD_SUITES, MIX, TRAIN
 from sortie.generation.suites import build_suite, committed_bytes
+from sortie.missions.household.records import TaskAttribute, Verb
 from sortie.missions.household.spec import household_task
 from sortie.missions.loading import load_suite
 

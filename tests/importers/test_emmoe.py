@@ -8,7 +8,6 @@ from typer.testing import CliRunner
 
 from sortie.cli import app
 from sortie.core.errors import ConfigError
-from sortie.core.household import HouseholdTask, ObjectRole, Relation, Split, TaskAttribute, Verb
 from sortie.core.records_io import read_trajectory
 from sortie.generation.household import HouseholdValidator
 from sortie.importers import import_suite
@@ -21,6 +20,14 @@ from sortie.importers.emmoe import (
 )
 from sortie.importers.emmoe_suite import Refused, named_things, place_task, sortie_kind
 from sortie.importers.problems import Problems
+from sortie.missions.household.records import (
+    HouseholdTask,
+    ObjectRole,
+    Relation,
+    Split,
+    TaskAttribute,
+    Verb,
+)
 from sortie.missions.loading import load_suite
 
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples" / "emmoe"

@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 
 from sortie.cli import app
 from sortie.core.errors import ConfigError
-from sortie.core.household import ErrorCode, RoundStatus
 from sortie.core.pose import Pose
 from sortie.core.trajectory import Outcome, StepRecord
 from sortie.export.emmoe import task_numbers
@@ -24,6 +23,7 @@ from sortie.importers.emmoe_runs import rescore_runs
 from sortie.metrics.household import METRICS
 from sortie.missions.household.emmoe import code_of, history_entry, parse_history
 from sortie.missions.household.facts import HouseholdFacts
+from sortie.missions.household.records import ErrorCode, RoundStatus
 from sortie.report.tables import metric_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
@@ -79,7 +79,7 @@ def test_error_codes_come_from_emmoes_feedback_strings(sample):
     assert codes["HomieBot-7B/2/2"] == {"l2": 1}
     assert codes["HomieBot-7B/20/1"] == {"d1": 1}
     assert codes["HomieBot-7B/91/1"] == {"e1": 16, "l4": 1}
-    last = sample["HomieBot-7B/91/1"].trajectory.steps[-1].round
+    last = sample["HomieBot-7B/91/1"].trajectory.steps[-1].part
     assert last.status is RoundStatus.UNRECORDED
     assert (
         sample["HomieBot-7B/91/1"].metrics["failed_subtasks"],

@@ -2,7 +2,12 @@ import math
 
 import pytest
 
-from sortie.core.household import (
+from sortie.core.trajectory import Outcome
+from sortie.metrics.aggregate import group_means
+from sortie.metrics.household import CODE_METRICS, METRICS, score_household
+from sortie.missions.household.facts import HouseholdFacts
+from sortie.missions.household.family import HOUSEHOLD_COLUMNS
+from sortie.missions.household.records import (
     ErrorCode,
     GoalCondition,
     RoundRecord,
@@ -10,11 +15,6 @@ from sortie.core.household import (
     Verb,
     normalise,
 )
-from sortie.core.trajectory import Outcome
-from sortie.metrics.aggregate import group_means
-from sortie.metrics.household import CODE_METRICS, METRICS, score_household
-from sortie.missions.household.facts import HouseholdFacts
-from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.missions.household.rules import goal_met
 from sortie.missions.registry import FAMILIES
 from tests.household_records import APPLE_IN_FRIDGE, END, done, failed, placed, task, trajectory

@@ -5,14 +5,15 @@ import pytest
 
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.actions import FlightPrimitive as P
-from sortie.core.actions import Fly, InvalidAction, TaskAction
-from sortie.core.actions import TaskActionKind as T
+from sortie.core.actions import Fly, InvalidAction
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, TrajectoryHeader
 from sortie.metrics.aerial import score_aerial
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data
+from sortie.missions.aerial.vocabulary import TaskAction
+from sortie.missions.aerial.vocabulary import TaskActionKind as T
 from sortie.testing.episodes import aerial_hop
 
 

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from sortie.core.actions import FlightPrimitive, TaskActionKind
+from sortie.core.actions import FlightPrimitive
 from sortie.core.errors import ConfigError
 from sortie.missions.aerial.env import ACTIONS, AerialEnv
 from sortie.missions.aerial.spec import CAMERA as AERIAL_CAMERA
+from sortie.missions.aerial.vocabulary import TaskActionKind
 from sortie.missions.loading import load_suite
 from sortie.sim.camera import CameraSpec
 from sortie.testing.episodes import aerial_hop

@@ -8,14 +8,14 @@ import sys
 import pytest
 
 from sortie.backends.embedded import EmbeddedBackend
-from sortie.core.actions import TaskAction
-from sortie.core.actions import TaskActionKind as T
 from sortie.core.errors import ConfigError
 from sortie.core.registry import Registry
 from sortie.missions.aerial.judge import JUDGES
 from sortie.missions.aerial.judge_llm import LLMJudge, judge_config
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import AnswerKind as K
+from sortie.missions.aerial.vocabulary import TaskAction
+from sortie.missions.aerial.vocabulary import TaskActionKind as T
 from sortie.models import ModelCallError
 from sortie.testing.episodes import aerial_hop
 from sortie.testing.model_server import Fault, ModelServer

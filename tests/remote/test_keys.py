@@ -2,16 +2,9 @@
 
 import pytest
 
-from sortie.core.actions import (
-    FlightPrimitive,
-    Fly,
-    Interact,
-    Interaction,
-    Move,
-    TaskAction,
-    TaskActionKind,
-)
+from sortie.core.actions import FlightPrimitive, Fly, Interact, Interaction, Move
 from sortie.core.observation import ActionLimits
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 from sortie.remote.keys import action_for, keys_for
 from sortie.remote.wire import WireError
 

@@ -143,7 +143,7 @@ def oracle_rounds(tmp_path: Path) -> list:
     run_stored(request)
     with Store(tmp_path / "o.db") as store:
         (episode,) = store.episodes("o")
-    return [s.round for s in read_trajectory(episode.record).steps if s.round is not None]
+    return [s.part for s in read_trajectory(episode.record).steps if s.part is not None]
 
 
 def type_all(page, rounds: list, first: dict) -> None:

@@ -5,9 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from sortie.core.actions import FlightPrimitive, Interaction, TaskActionKind
+from sortie.core.actions import FlightPrimitive, Interaction
 from sortie.core.observation import Sensor
 from sortie.core.serialize import action_from_dict
+from sortie.missions.aerial.vocabulary import TaskActionKind
 from sortie.remote import wire
 from sortie.remote.convert import (
     action_to_wire,
@@ -115,10 +116,10 @@ def test_the_wire_spells_actions_as_sortie_does():
     """Each wire action is its sortie action's fields plus its type; enums keep their values."""
     import dataclasses
 
-    from sortie.core.actions import ACTION_TYPES
+    from sortie.core.vocabulary import WORDS
 
-    for name, action in ACTION_TYPES.items():
-        model = wire.WIRE_ACTIONS[action]
+    for name, action in WORDS.actions().items():
+        model = wire.WIRE_ACTIONS[name]
         assert list(model.model_fields) == ["type", *(f.name for f in dataclasses.fields(action))]
         assert wire.read_action({"type": name, **_example(action)}).__class__ is model
     schema = json.dumps(wire.ACTIONS.json_schema())
@@ -189,8 +190,8 @@ def test_a_wrong_version_names_both_versions():
 def test_a_household_brief_and_observation_round_trip(tmp_path):
     """The offered actions and skills, the four views, the task, history and detections."""
     from sortie.backends.embedded import EmbeddedBackend
-    from sortie.core.actions import Subtask
     from sortie.missions.household.mission import HouseholdMission
+    from sortie.missions.household.vocabulary import Subtask
     from sortie.missions.loading import load_suite
 
     backend = EmbeddedBackend(body="manipulator", sensors=("rgb",))
@@ -220,13 +221,15 @@ def test_a_household_brief_and_observation_round_trip(tmp_path):
 
 def test_a_household_round_of_an_unknown_code_is_refused():
     """A history round whose error code sortie does not know is a 422 naming the round."""
+    from sortie.missions.household.messages import HouseholdMessage, RoundMessage
+
     body = {"round": 1, "action": "pick", "status": "failure", "code": "Z9"}
     message = wire.ObservationMessage(
         carrying=False,
         step=1,
         clock=1.0,
         time_left=1.0,
-        household=wire.HouseholdMessage(history=[wire.RoundMessage(**body)]),
+        household=HouseholdMessage(history=[RoundMessage(**body)]),
     )
     with pytest.raises(WireError, match="household round 1: code"):
         observation_from_wire(message)

@@ -5,11 +5,11 @@ import pytest
 from typer.testing import CliRunner
 
 from sortie.cli import app
-from sortie.core.household import ErrorCode
 from sortie.core.trajectory import Outcome
 from sortie.metrics.household import METRICS
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.family import HOUSEHOLD_COLUMNS
+from sortie.missions.household.records import ErrorCode
 from sortie.report import write_site
 from sortie.report.codes import code_counts, code_rows
 from sortie.report.render import render

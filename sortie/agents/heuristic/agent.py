@@ -40,8 +40,9 @@ from sortie.agents.heuristic.vision import (
     height_above_ground,
     top_pixels,
 )
-from sortie.core.actions import Action, FlightPrimitive, Fly, TaskAction, TaskActionKind
+from sortie.core.actions import Action, FlightPrimitive, Fly
 from sortie.core.observation import Brief, EventKind, Frames, MissionObservation, Sensor
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 
 P = FlightPrimitive
 VIEW_HEIGHTS = {

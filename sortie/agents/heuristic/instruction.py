@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sortie.agents.explorer.perception import clue_colours
-from sortie.core.actions import TaskActionKind
+from sortie.missions.aerial.vocabulary import TaskActionKind
 
 
 class Question(StrEnum):

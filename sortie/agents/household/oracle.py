@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from sortie.agents.household.plans import PlanError, PlanState, shortest_plan
 from sortie.backends.base import OracleView
-from sortie.core.actions import Action, Subtask
-from sortie.core.household import HouseholdTask, ObjectRole, Verb
-from sortie.core.observation import Brief, HouseholdObservation, MissionObservation
+from sortie.core.actions import Action
+from sortie.core.observation import Brief, MissionObservation
 from sortie.missions.household.house import House
+from sortie.missions.household.observation import HouseholdObservation
+from sortie.missions.household.records import HouseholdTask, ObjectRole, Verb
 from sortie.missions.household.rules import matched
 from sortie.missions.household.skills import SKILLS, Skill, best_skill
+from sortie.missions.household.vocabulary import Subtask
 
 
 def plan_state(house: House) -> PlanState:

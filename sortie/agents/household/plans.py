@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import ErrorCode, KeyStep, ObjectRole, RoundRecord, Verb
+from sortie.missions.household.records import ErrorCode, KeyStep, ObjectRole, RoundRecord, Verb
 
 Place = tuple[str, str | None]
 """Where an item is: (``on``/``inside``/``held``/``floor``, the furniture or None)."""

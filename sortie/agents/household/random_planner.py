@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from sortie.core.actions import Action, Subtask
-from sortie.core.household import Verb
-from sortie.core.observation import Brief, HouseholdObservation, MissionObservation
+from sortie.core.actions import Action
+from sortie.core.observation import Brief, MissionObservation
+from sortie.missions.household.observation import HouseholdObservation
+from sortie.missions.household.records import Verb
+from sortie.missions.household.vocabulary import Subtask
 
 
 class RandomPlanner:

@@ -29,15 +29,9 @@ from sortie.agents.mllm.common import (
     plain_content,
     seen_classes,
 )
-from sortie.core.actions import (
-    Action,
-    FlightPrimitive,
-    Fly,
-    InvalidAction,
-    TaskAction,
-    TaskActionKind,
-)
+from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction
 from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 from sortie.models.client import Reply
 from sortie.models.structured import extract_json
 

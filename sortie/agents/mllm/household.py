@@ -32,10 +32,12 @@ from sortie.agents.mllm.household_prompts import (
     as_count,
     parse_answer,
 )
-from sortie.core.actions import Action, InvalidAction, Subtask
+from sortie.core.actions import Action, InvalidAction
 from sortie.core.errors import ParameterError
-from sortie.core.household import MAX_ROUNDS
-from sortie.core.observation import Brief, HouseholdObservation, MissionObservation, Sensor
+from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.missions.household.observation import HouseholdObservation
+from sortie.missions.household.records import MAX_ROUNDS
+from sortie.missions.household.vocabulary import Subtask
 from sortie.models.client import Reply
 
 REASKS = 4

@@ -28,8 +28,9 @@ from sortie.agents.mllm.common import (
 )
 from sortie.agents.mllm.prompts import Prompts
 from sortie.core.errors import ParameterError
-from sortie.core.household import MAX_ROUNDS, RoundRecord, Verb, history_line
-from sortie.core.observation import VIEW_NAMES, Brief, HouseholdObservation
+from sortie.core.observation import Brief
+from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
+from sortie.missions.household.records import MAX_ROUNDS, RoundRecord, Verb, history_line
 from sortie.models.images import image_part
 from sortie.models.structured import extract_json
 

@@ -237,7 +237,7 @@ def _describe(events: list[Event]) -> str:
         EventKind.INVALID_ACTION: "your last answer could not be used",
     }
     said = [
-        words[e.kind]
+        words[EventKind(e.kind)]
         + (f" ({e.detail})" if e.kind is EventKind.INTERACTION_FAILED and e.detail else "")
         for e in events
         if e.kind in words

@@ -23,7 +23,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sortie.backends.catalog import DEFAULT_BACKEND
-from sortie.core.actions import Action, FlightPrimitive, Fly, TaskAction, TaskActionKind
+from sortie.core.actions import Action, FlightPrimitive, Fly
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
 from sortie.core.records_io import Suite
@@ -31,6 +31,7 @@ from sortie.core.trajectory import StepRecord
 from sortie.missions.aerial import spec
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data
+from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
 from sortie.missions.gym_base import MissionEnv, pick, printable, text_space
 from sortie.sim.camera import CameraSpec
 

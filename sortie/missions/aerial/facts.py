@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from sortie.core.actions import TaskActionKind
 from sortie.core.facts import Facts, read_facts
-from sortie.missions.runtime import Clock
+from sortie.missions.aerial.vocabulary import TaskActionKind
+from sortie.missions.clock import Clock
 
 if TYPE_CHECKING:
     from sortie.core.records_io import Trajectory

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from sortie.core.actions import Fly, TaskAction
+from sortie.core.actions import Fly
 from sortie.core.episode import EpisodeSpec
 from sortie.missions.aerial.judge import JUDGES
 from sortie.missions.aerial.spec import CAMERA, MissionType, aerial_data
+from sortie.missions.aerial.vocabulary import TaskAction
 from sortie.missions.family import Demo, Family, FamilySettings, MapMarks, PaperTable, Score
 
 

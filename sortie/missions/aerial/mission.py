@@ -17,8 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from sortie.backends.base import Backend, StepOutcome, SupportsSemanticClasses
-from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction, TaskAction
-from sortie.core.actions import TaskActionKind as Task
+from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.core.pose import Pose, wrap_degrees
@@ -26,6 +25,8 @@ from sortie.missions.aerial.facts import AerialFacts, TaskActionFacts, VerdictFa
 from sortie.missions.aerial.judge import JUDGES, Verdict
 from sortie.missions.aerial.patrol import patrol_iou
 from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
+from sortie.missions.aerial.vocabulary import AerialEvent, TaskAction
+from sortie.missions.aerial.vocabulary import TaskActionKind as Task
 from sortie.missions.runtime import Clock, MissionRuntime, Outcome, camera_of
 from sortie.missions.stages import Stage
 
@@ -154,7 +155,9 @@ class AerialMission(MissionRuntime):
         if kept == action.magnitude:
             return action, []
         detail = f"{action.primitive.value} {action.magnitude:g} clamped to {kept:g}"
-        return Fly(action.primitive, kept, action.report), [Event(EventKind.CLAMPED, None, detail)]
+        return Fly(action.primitive, kept, action.report), [
+            Event(AerialEvent.CLAMPED, None, detail)
+        ]
 
     def _task(self, action: Action) -> list[Event]:
         """Carry out a task action (or refuse an invalid one); done and land end the flight."""
@@ -176,7 +179,7 @@ class AerialMission(MissionRuntime):
         )
         if action.kind is Task.LAND:
             self.ended_by = "land"
-        return [Event(EventKind.TASK_ACTION, self.data.target, action.kind.value)]
+        return [Event(AerialEvent.TASK_ACTION, self.data.target, action.kind.value)]
 
     # --- success ------------------------------------------------------------------------
     def at_goal(self) -> bool:

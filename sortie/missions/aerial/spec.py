@@ -7,9 +7,9 @@ from typing import Annotated, Any, Self
 
 from pydantic import Field, model_validator
 
-from sortie.core.actions import TaskActionKind
 from sortie.core.episode import MAX_COORDINATE, EpisodeSpec, Name, PoseField, Record
 from sortie.core.errors import ConfigError
+from sortie.missions.aerial.vocabulary import TaskActionKind
 
 Coordinate = Annotated[float, Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)]
 Point = Annotated[list[Coordinate], Field(min_length=3, max_length=3)]

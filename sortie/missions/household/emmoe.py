@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sortie.core.household import ErrorCode, RoundStatus, Verb
+from sortie.missions.household.records import ErrorCode, RoundStatus, Verb
 
 VERB_WORDS = {
     Verb.GO_TO: "Go to",

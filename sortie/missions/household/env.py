@@ -25,16 +25,18 @@ import numpy as np
 from gymnasium import spaces
 
 from sortie.backends.catalog import DEFAULT_BACKEND
-from sortie.core.actions import Action, Subtask
+from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
-from sortie.core.household import TEXT, RoundRecord, RoundStatus, Verb
-from sortie.core.observation import VIEW_NAMES, HouseholdObservation, MissionObservation, Sensor
+from sortie.core.observation import MissionObservation, Sensor
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
 from sortie.missions.gym_base import IMAGE_SENSORS, MissionEnv, pick, printable, text_space
 from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
+from sortie.missions.household.records import TEXT, RoundRecord, RoundStatus, Verb
 from sortie.missions.household.skills import offered
 from sortie.missions.household.spec import household_task
+from sortie.missions.household.vocabulary import Subtask
 from sortie.sim.camera import CameraSpec
 
 CAMERA = CameraSpec(pitch=-20.0)

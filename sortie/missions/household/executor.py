@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sortie.backends.base import Backend, OracleView, SupportsInteraction, SupportsManipulation
-from sortie.core.actions import Action, InvalidAction, Subtask
-from sortie.core.household import (
+from sortie.core.actions import Action, InvalidAction
+from sortie.core.pose import Pose
+from sortie.missions.household.house import HELD, House, Thing
+from sortie.missions.household.names import AmbiguousName, resolve
+from sortie.missions.household.records import (
     AttemptRecord,
     ErrorCode,
     HouseholdTask,
@@ -29,10 +32,8 @@ from sortie.core.household import (
     RoundStatus,
     Verb,
 )
-from sortie.core.pose import Pose
-from sortie.missions.household.house import HELD, House, Thing
-from sortie.missions.household.names import AmbiguousName, resolve
 from sortie.missions.household.skills import Profile, Skill, attempt_works
+from sortie.missions.household.vocabulary import Subtask
 
 REACH = 2.0
 """Farthest a target may be from the base's centre for the arm to reach it (metres)."""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from sortie.core.actions import Subtask
 from sortie.core.episode import EpisodeSpec
 from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Reading, Score
 from sortie.missions.household.skills import Profile, Setting
 from sortie.missions.household.spec import household_task
+from sortie.missions.household.vocabulary import Subtask
 
 
 class HouseholdSettings(FamilySettings):

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sortie.backends.base import ObjectInfo
-from sortie.core.household import ObjectRole
 from sortie.core.pose import Pose
 from sortie.missions.household.facts import PlaceFacts
+from sortie.missions.household.records import ObjectRole
 from sortie.sim.household import Furniture, Item, Room, read_house
 
 HELD, FLOOR = "held", "floor"

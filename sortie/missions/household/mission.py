@@ -24,21 +24,13 @@ from sortie.backends.base import (
 from sortie.core.actions import Action, InvalidAction
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.household import HouseholdTask, RoundRecord, RoundStatus, Verb
-from sortie.core.observation import (
-    VIEW_NAMES,
-    ActionLimits,
-    Brief,
-    Event,
-    EventKind,
-    Frames,
-    HouseholdObservation,
-    Observation,
-)
+from sortie.core.observation import ActionLimits, Brief, Event, EventKind, Frames, Observation
 from sortie.core.trajectory import StepRecord
 from sortie.missions.household.executor import Executor, Manipulator
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.house import House
+from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
+from sortie.missions.household.records import HouseholdTask, RoundRecord, RoundStatus, Verb
 from sortie.missions.household.rules import task_progress
 from sortie.missions.household.skills import (
     Profile,
@@ -213,7 +205,7 @@ class HouseholdMission(MissionRuntime):
 
     def _record(self, action: Action, *args: Any, **kwargs: Any) -> StepRecord:
         record = super()._record(action, *args, **kwargs)
-        return record.model_copy(update={"round": None if self.unanswered else self.rounds[-1]})
+        return record.model_copy(update={"part": None if self.unanswered else self.rounds[-1]})
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> HouseholdObservation:
         backend = self.robot

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from sortie.core.household import TaskObject, normalise
 from sortie.missions.household.house import Thing
+from sortie.missions.household.records import TaskObject, normalise
 
 KIND_SYNONYMS: dict[str, str] = {
     "refrigerator": "fridge",

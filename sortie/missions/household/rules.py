@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sortie.core.household import (
+from sortie.missions.household.facts import HouseholdFacts
+from sortie.missions.household.records import (
     GoalCondition,
     HouseholdTask,
     KeyStep,
@@ -18,7 +19,6 @@ from sortie.core.household import (
     RoundStatus,
     normalise,
 )
-from sortie.missions.household.facts import HouseholdFacts
 
 
 def task_progress(task: HouseholdTask, rounds: Sequence[RoundRecord]) -> float:

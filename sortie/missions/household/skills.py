@@ -19,7 +19,7 @@ from typing import TypeVar
 import numpy as np
 
 from sortie.core.errors import ConfigError
-from sortie.core.household import Verb
+from sortie.missions.household.records import Verb
 
 MISMATCH = 0.25
 """Factor on a skill's rate when asked for a verb its role does not cover."""

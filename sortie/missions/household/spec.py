@@ -6,7 +6,7 @@ from pydantic import ValidationError
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.household import HouseholdTask
+from sortie.missions.household.records import HouseholdTask
 
 
 def household_task(spec: EpisodeSpec) -> HouseholdTask:

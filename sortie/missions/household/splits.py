@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from sortie.core.household import Split
+from sortie.missions.household.records import Split
 from sortie.missions.household.spec import household_task
 from sortie.missions.loading import load_suite
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sortie.core.facts import Facts, Point, read_facts
-from sortie.missions.runtime import Clock
+from sortie.missions.clock import Clock
 
 if TYPE_CHECKING:
     from sortie.core.records_io import Trajectory

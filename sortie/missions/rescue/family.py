@@ -6,8 +6,7 @@ from pydantic import Field
 
 from sortie.core.actions import Interact, Move
 from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Reading, Score
-from sortie.missions.rescue.mission import Triggers
-from sortie.missions.rescue.spec import check_rescue_episode
+from sortie.missions.rescue.spec import Triggers, check_rescue_episode
 
 
 class RescueSettings(FamilySettings):

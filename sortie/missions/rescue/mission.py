@@ -20,16 +20,9 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.missions.rescue.facts import RescueFacts
-from sortie.missions.rescue.spec import RescueData, rescue_data
+from sortie.missions.rescue.spec import RescueData, Triggers, rescue_data
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
 from sortie.missions.stages import Stage
-
-
-class Triggers(StrEnum):
-    """How interactions happen."""
-
-    ASSISTED = "assisted"  # grab, drop and doors fire by themselves within their gates
-    NATIVE = "native"  # the agent must issue them; out-of-range attempts fail
 
 
 class RescueFailure(StrEnum):

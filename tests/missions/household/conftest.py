@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from sortie.backends.embedded import EmbeddedBackend
-from sortie.core.actions import Subtask
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.household.vocabulary import Subtask
 from sortie.run.episode import run_episode
 from sortie.sim.worlds.base import WORLDS
 from sortie.testing.agents import ScriptedPlanner

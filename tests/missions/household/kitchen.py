@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from sortie.core.episode import EpisodeSpec
-from sortie.core.household import HouseholdTask
+from sortie.missions.household.records import HouseholdTask
 from sortie.sim.assets.structures import floor_slab, wall
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import box, pose_matrix

@@ -11,10 +11,10 @@ from gymnasium.utils.env_checker import check_env
 
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.errors import ConfigError
-from sortie.core.household import RoundRecord
-from sortie.core.observation import HouseholdObservation
 from sortie.missions.household.env import VERBS, HouseholdEnv, history_line
 from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.household.observation import HouseholdObservation
+from sortie.missions.household.records import RoundRecord
 from sortie.sim.camera import CameraSpec
 from tests.missions.household.conftest import PUT_MUG
 from tests.missions.household.kitchen import episode

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sortie.backends.embedded import EmbeddedBackend
-from sortie.core.household import ErrorCode, RoundStatus
 from sortie.core.pose import Pose
+from sortie.missions.household.records import ErrorCode, RoundStatus
 from tests.missions.household.conftest import PUT_MUG, Play, go
 from tests.missions.household.kitchen import episode
 
@@ -15,7 +15,7 @@ AIO = "all_in_one"
 
 def rounds(recorder):
     """Return the round records of an episode."""
-    return [step.round for step in recorder.steps]
+    return [step.part for step in recorder.steps]
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from sortie.agents.random_agent import RandomAgent
 from sortie.backends.base import ObjectInfo
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.errors import ConfigError
-from sortie.core.observation import VIEW_NAMES, HouseholdObservation
 from sortie.missions.household.house import House
 from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
 from tests.missions.household.conftest import PUT_MUG, Play, go
 from tests.missions.household.kitchen import episode
 
@@ -22,7 +22,7 @@ def test_the_oracle_with_perfect_skills_succeeds(play: Play) -> None:
     """The oracle opens the fridge, takes the mug to the table and says end: success."""
     recorder = play(OracleAgent(), skills="perfect")
     assert recorder.footer.outcome == "success"
-    assert [s.round.action for s in recorder.steps] == [
+    assert [s.part.action for s in recorder.steps] == [
         "go_to",
         "open",
         "pick",
@@ -38,7 +38,7 @@ def test_the_oracle_replans_after_failures(play: Play) -> None:
     replanned = [
         r
         for r in outcomes
-        if any(s.round.failed for s in r.steps) and r.footer.outcome == "success"
+        if any(s.part.failed for s in r.steps) and r.footer.outcome == "success"
     ]
     assert replanned
 

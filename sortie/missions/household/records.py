@@ -16,6 +16,7 @@ from typing import Annotated, Self
 from pydantic import Field, model_validator
 
 from sortie.core.episode import Record
+from sortie.core.trajectory import StepPart
 
 TEXT = 500
 """Longest target, place, skill or feedback text kept in a record."""
@@ -121,7 +122,7 @@ class AttemptRecord(Record):
     """Simulated seconds the attempt took (motion at the base's speed, manipulation time)."""
 
 
-class RoundRecord(Record):
+class RoundRecord(StepPart):
     """One planner round as stored: the subtask asked for, how it was resolved and what came of it.
 
     ``action``, ``target``, ``place`` and ``skill`` are the planner's words as given; ``verb``,
@@ -153,6 +154,14 @@ class RoundRecord(Record):
     def failed(self) -> bool:
         """Return whether the subtask was refused or failed."""
         return self.status is RoundStatus.FAILURE
+
+    def path(self) -> list[tuple[float, float, float]]:
+        """Return the base's positions along every attempt's motion, in order."""
+        return [point for attempt in self.attempts for point in attempt.path]
+
+    def verdict(self) -> str:
+        """Return how the round ended: its status and error code."""
+        return f"round {self.status.value} ({self.code or 'no code'})"
 
 
 # --- the task an episode carries (EpisodeSpec.mission of a household episode) ------------------

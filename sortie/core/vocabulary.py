@@ -1,0 +1,216 @@
+"""The words records and the wire speak, open to every family: actions, event kinds, step parts.
+
+Core declares the envelopes (an action, an event, a step record, an observation) and the
+words every family shares: the body's actions (``Move``, ``Interact``, ``Fly``), the events a
+body or the episode loop reports, ``InvalidAction``. A family brings the rest in a
+``Vocabulary`` declared next to its rules (``missions/<name>/vocabulary.py``) and added to
+``WORDS`` where it is defined; records, the wire and the gym envs derive their models from
+what is declared, as Gymnasium's ``Env[ObsType, ActType]`` lets an environment name its own
+types. A new family therefore edits no shared file to speak its own words.
+
+A word read from a record or a message must be known before it is read. ``WORDS`` looks
+each family up on a miss: the families of installed packages are found by their entry
+points (group ``sortie.families``), and a layer above core may add a finder
+(``WORDS.add_finder``) for families it knows without an entry point.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from importlib import metadata
+from typing import Any
+
+from sortie.core.errors import ConfigError, did_you_mean
+from sortie.core.messages import Image, MessageModel
+
+ENTRY_POINTS = "sortie.families"
+"""The entry-point group a package declares its mission families in (``name = "module:attr"``,
+the attr a ``sortie.missions.family.Family``)."""
+
+
+class MessagePart(MessageModel):
+    """Base of a family's part of an observation message: strict, and it names its images."""
+
+    def images(self) -> list[Image]:
+        """Return the images it carries (a message's image budget counts them)."""
+        return []
+
+
+@dataclass(frozen=True)
+class ObservationPart:
+    """How a family's observation travels on the wire, beside the shared fields.
+
+    Attributes:
+        key: the field of the observation message that holds it (e.g. ``household``).
+        model: its message model.
+        to_message: the part of a family observation (None: the observation has none).
+        from_message: the family observation made of the shared one and the part (raises
+            ``WireError`` on a part sortie cannot read).
+    """
+
+    key: str
+    model: type[MessagePart]
+    to_message: Callable[[Any], MessagePart | None]
+    from_message: Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What one family says beyond the shared words.
+
+    Attributes:
+        family: the family's name.
+        actions: its action types (frozen dataclasses) by the ``type`` name records and the
+            wire spell them with.
+        events: its event kinds (a ``StrEnum`` whose values records spell).
+        step_record: its step record, a ``StepRecord`` subclass typing ``part`` (the family's
+            per-step record); None: its steps carry no part.
+        observation: its observation part on the wire, if its agents see more than the
+            shared ``MissionObservation`` (``sortie.remote.wire`` adds it to its messages).
+    """
+
+    family: str
+    actions: Mapping[str, type] = field(default_factory=dict)
+    events: type[StrEnum] | None = None
+    step_record: type[Any] | None = None
+    observation: ObservationPart | None = None
+
+
+class Words:
+    """Every declared word, by how records spell it; a miss looks the families up once."""
+
+    def __init__(self) -> None:
+        self._actions: dict[str, type] = {}
+        self._events: dict[str, StrEnum] = {}
+        self._families: dict[str, Vocabulary] = {}
+        self._finders: list[Callable[[], object]] = []
+        self._searched = False
+        self._broken: dict[str, str] = {}
+
+    def add_actions(self, actions: Mapping[str, type]) -> None:
+        """Declare shared action types by their ``type`` names (core's own, at import)."""
+        for name, kind in actions.items():
+            known = self._actions.get(name)
+            if known is not None and known is not kind:
+                raise ValueError(f"action type {name!r} is already {known.__name__}")
+            self._actions[name] = kind
+
+    def add_events(self, kinds: type[StrEnum]) -> None:
+        """Declare event kinds; a value already declared by another enum is refused."""
+        for kind in kinds:
+            known = self._events.get(kind.value)
+            if known is not None and type(known) is not kinds:
+                raise ValueError(f"event kind {kind.value!r} is already {type(known).__name__}")
+            self._events[kind.value] = kind
+
+    def declare(self, vocabulary: Vocabulary) -> Vocabulary:
+        """Add a family's words (called where its vocabulary is defined); return it."""
+        known = self._families.get(vocabulary.family)
+        if known is not None and known is not vocabulary:
+            raise ValueError(f"family {vocabulary.family!r} already declared its words")
+        self.add_actions(vocabulary.actions)
+        if vocabulary.events is not None:
+            self.add_events(vocabulary.events)
+        self._families[vocabulary.family] = vocabulary
+        return vocabulary
+
+    def add_finder(self, finder: Callable[[], object]) -> None:
+        """Add a function that loads families (their vocabularies declare themselves)."""
+        self._finders.append(finder)
+        self._searched = False
+
+    def action(self, name: str) -> type:
+        """Return the action type spelt ``name``; raise ConfigError naming the known ones."""
+        if name not in self._actions:
+            self._search()
+        if name not in self._actions:
+            hint = did_you_mean(name, self._actions)
+            raise ConfigError(
+                f"action type {name!r} is not one of {', '.join(self._actions)}.{hint}"
+                + self._unloadable()
+            )
+        return self._actions[name]
+
+    def action_name(self, kind: type) -> str:
+        """Return how records spell the action type ``kind``."""
+        for name, known in self._actions.items():
+            if known is kind:
+                return name
+        raise ConfigError(f"{kind.__name__} is not a declared action type")
+
+    def actions(self) -> dict[str, type]:
+        """Return every action type by name, the families' included."""
+        self._search()
+        return dict(self._actions)
+
+    def event(self, value: str) -> StrEnum:
+        """Return the event kind spelt ``value``; raise ConfigError naming the known ones."""
+        if value not in self._events:
+            self._search()
+        if value not in self._events:
+            allowed = ", ".join(self._events)
+            raise ConfigError(f"event kind {value!r} is not one of {allowed}.{self._unloadable()}")
+        return self._events[value]
+
+    def events(self) -> tuple[str, ...]:
+        """Return every event kind's value, the families' included."""
+        self._search()
+        return tuple(self._events)
+
+    def vocabulary(self, family: str) -> Vocabulary | None:
+        """Return the words ``family`` declared (None: it speaks only the shared ones)."""
+        if family not in self._families:
+            self._search()
+        return self._families.get(family)
+
+    def step_record(self, family: str) -> type[Any] | None:
+        """Return the step record model ``family`` declared (None: the shared one)."""
+        declared = self.vocabulary(family)
+        return None if declared is None else declared.step_record
+
+    def families(self) -> dict[str, Vocabulary]:
+        """Return every declared family vocabulary by family name."""
+        self._search()
+        return dict(self._families)
+
+    def _search(self) -> None:
+        """Load every family once: installed entry points, then the added finders."""
+        if self._searched:
+            return
+        self._searched = True
+        for point in metadata.entry_points(group=ENTRY_POINTS):
+            try:
+                point.load()  # importing a family's descriptor declares its words
+            except Exception as error:  # noqa: BLE001  (a broken plug-in must not stop others)
+                self._broken[point.name] = f"{point.value}: {type(error).__name__}: {error}"
+        for finder in self._finders:
+            finder()
+
+    def _unloadable(self) -> str:
+        """Return a sentence naming the plug-in families that failed to load ("": none)."""
+        if not self._broken:
+            return ""
+        listed = "; ".join(f"{name} ({why})" for name, why in sorted(self._broken.items()))
+        return f" Families that failed to load: {listed}"
+
+
+WORDS = Words()
+"""The one table of words; core's shared ones are added where they are defined."""
+
+
+def enum_fields(kind: type) -> dict[str, tuple[type[StrEnum], ...]]:
+    """Return, for each field of dataclass ``kind`` typed by enums, those enum types."""
+    import typing
+
+    hints = typing.get_type_hints(kind)
+    found: dict[str, tuple[type[StrEnum], ...]] = {}
+    for f in dataclasses.fields(kind):
+        hint = hints[f.name]
+        members = typing.get_args(hint) or (hint,)
+        enums = tuple(m for m in members if isinstance(m, type) and issubclass(m, StrEnum))
+        if enums:
+            found[f.name] = enums
+    return found
