@@ -36,9 +36,7 @@ def test_the_oracle_replans_after_failures(play: Play) -> None:
     """With the default skills some rounds fail on some seed, and the oracle still succeeds."""
     outcomes = [play(OracleAgent(), seed=seed) for seed in range(30)]
     replanned = [
-        r
-        for r in outcomes
-        if any(s.part.failed for s in r.steps) and r.footer.outcome == "success"
+        r for r in outcomes if any(s.part.failed for s in r.steps) and r.footer.outcome == "success"
     ]
     assert replanned
 
