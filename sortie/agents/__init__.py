@@ -6,3 +6,4 @@ __all__ = ["AGENTS", "Agent", "SupportsOracle", "agent_families"]
 
 AGENTS.add("remote", "sortie.remote.client:RemoteAgent")
 AGENTS.add("human", "sortie.remote.human:HumanAgent")
+AGENTS.add_entry_points("sortie.agents")  # agents of installed packages (docs/plugins.md)

@@ -15,7 +15,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sortie.core.errors import ConfigError, ParameterError, did_you_mean
+from sortie.core.errors import ConfigError, ParameterError
+from sortie.core.registry import check_arguments
 
 DEFAULT_BACKEND = "embedded"
 """The backend a run, a gymnasium env or generation uses when none is named."""
@@ -99,26 +100,20 @@ def resolve_args(name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         ParameterError: an argument the backend does not take (with a near name and the ones
             it takes), one the harness sets, or a value not of the default's type.
     """
-    parameters = {p.name: p for p in backend_parameters(name)}
-    resolved = {}
-    for key, value in args.items():
+    for key in args:
         if key in HARNESS_ARGS:
             raise ParameterError(
                 f"backend {name!r}: -b {key} is set by the mission family and the agent, "
                 "not on the command line"
             )
-        if key not in parameters:
-            hint = did_you_mean(key, parameters)
-            raise ParameterError(
-                f"backend {name!r} takes no argument {key!r}.{hint} Its arguments: "
-                f"{', '.join(parameters) or 'none'}"
-            )
-        resolved[key] = _convert(name, parameters[key], value)
-    missing = [p for p in parameters.values() if p.default is p.empty and p.name not in args]
-    if missing:
-        names = ", ".join(p.name for p in missing)
-        raise ParameterError(f"backend {name!r} needs {names}; pass them with -b NAME=VALUE")
-    return resolved
+    check_arguments(
+        f"backend {name!r}", backend_class(name), args, flag="-b", reserved=HARNESS_ARGS
+    )
+    parameters = {p.name: p for p in backend_parameters(name)}
+    return {
+        key: _convert(name, parameters[key], value) if key in parameters else value
+        for key, value in args.items()
+    }
 
 
 def _convert(backend: str, parameter: inspect.Parameter, value: Any) -> Any:

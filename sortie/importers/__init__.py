@@ -16,14 +16,14 @@ embedded simulator, an importer only translates episodes that exist elsewhere.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader, write_suite
-from sortie.core.registry import Registry
+from sortie.core.registry import Registry, check_arguments
 
 Importer = Callable[..., tuple[SuiteHeader, list[EpisodeSpec]]]
 """``(paths, suite, **options) -> (header, episodes)``; options are the importer's own."""
@@ -33,6 +33,7 @@ IMPORTERS.add(
     "missionbench", "sortie.importers.missionbench:import_missionbench", extra="missionbench"
 )
 IMPORTERS.add("emmoe", "sortie.importers.emmoe_suite:import_emmoe")
+IMPORTERS.add_entry_points("sortie.importers")  # of installed packages (docs/plugins.md)
 
 
 def import_suite(
@@ -58,10 +59,7 @@ def import_suite(
     if missing:
         raise ConfigError(f"import {source}: no such file or folder: {', '.join(missing)}")
     given = dict(options or {})
-    known = inspect.signature(importer).parameters
-    for key in given:
-        if key not in known or key in ("paths", "suite"):
-            raise ConfigError(f"import {source}: takes no option {key!r}")
+    check_arguments(f"importer {source!r}", partial(importer, paths, suite), given)
     header, episodes = importer(paths, suite or out.stem, **given)
     write_suite(out, header, episodes)
     return header, len(episodes)

@@ -196,3 +196,4 @@ JUDGES.add("exact", "sortie.missions.aerial.judge:exact_judge")
 # The embedding judge needs the `judge` extra; the llm judge reads SORTIE_JUDGE_* settings.
 JUDGES.add("embedding", "sortie.missions.aerial.judge_embedding:embedding_judge", extra="judge")
 JUDGES.add("llm", "sortie.missions.aerial.judge_llm:llm_judge")
+JUDGES.add_entry_points("sortie.judges")  # judges of installed packages (docs/plugins.md)
