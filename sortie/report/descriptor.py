@@ -66,10 +66,6 @@ class MapMarks:
     """Add a strip with the height over the steps (flights)."""
 
 
-RunsPart = Callable[[Store, Sequence[str]], Any]
-"""A function of the store and the runs a report shows."""
-
-
 @dataclass(frozen=True, slots=True)
 class RunTable:
     """A table of a family's own about whole runs, after the metric tables (household's codes).

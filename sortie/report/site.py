@@ -273,8 +273,9 @@ def _portal_row(store: Store, report: Report, summary: dict[str, Any], out: Path
         f"{metric.upper()} {cell(overall.estimates[metric], NEWLINE, compact=True)}"
         if overall
         else "–"
-        for metric in headline
+        for metric in headline[:2]
     ]
+    heads += ["–"] * (2 - len(heads))  # a family with a single metric heads with one
     return [
         Link(run, link),
         summary["family"],
