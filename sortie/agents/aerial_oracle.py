@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 
+from sortie.agents.baselines import OracleOptions
 from sortie.backends.base import OracleView
 from sortie.core.actions import Action, FlightPrimitive, Fly
-from sortie.core.observation import EventKind, MissionObservation
+from sortie.core.observation import Brief, EventKind, MissionObservation
 from sortie.core.pose import Pose, wrap_degrees
 from sortie.missions.aerial.spec import AerialData, MissionType
 from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
@@ -29,8 +30,10 @@ HEADING_TOLERANCE = 2.0
 class AerialOracle:
     """One episode's plan for the aerial expert."""
 
-    def __init__(self, view: OracleView) -> None:
-        """Read the mission and lay out the waypoints."""
+    def __init__(
+        self, view: OracleView, brief: Brief | None = None, options: OracleOptions | None = None
+    ) -> None:
+        """Read the mission and lay out the waypoints (the brief and options add nothing)."""
         mission = AerialData.model_validate(view.mission())
         self.view = view
         self.goal = mission.goal

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -82,7 +82,7 @@ def report(
         with open_store(store) as opened:
             _print_metrics(opened, run_ids, group, fmt, (columns, given, reference))
             _print_group_note(group, fmt)
-            for print_part in (_print_error_codes, _print_failures, _print_usage, _print_timings):
+            for print_part in (_print_own_tables, _print_failures, _print_usage, _print_timings):
                 print_part(opened, run_ids, fmt)
             if html_dir is not None:
                 from sortie.report import write_site
@@ -102,7 +102,6 @@ def _print_metrics(
     how: tuple[str | None, list[str], str | None],
 ) -> None:
     """Print the metric tables: ``how`` is the columns, the variants and the reference."""
-    from sortie.report.codes import codes_extra, has_codes
     from sortie.report.render import render
     from sortie.report.tables import choose_columns, chosen_variants, parse_variants, report_rows
 
@@ -115,8 +114,21 @@ def _print_metrics(
         title += f" · {chosen_variants(variants)}"
     if reference:
         title += f" · reference paths: {reference}"
-    extra = codes_extra(store, runs) if fmt == "json" and has_codes(store, runs) else None
+    extra = _own_json(store, runs) if fmt == "json" else None
     echo(render(rows, fmt, title=report_title(title, fmt), extra=extra))
+
+
+def _own_json(store: Store, runs: list[str]) -> dict[str, dict[str, Any]] | None:
+    """Return, per run, the keys the family's own tables add to its JSON object (or None)."""
+    from sortie.report.descriptor import report_of
+    from sortie.report.tables import runs_family
+
+    extra: dict[str, dict[str, Any]] = {}
+    for own in report_of(runs_family(store, runs)).run_tables:
+        if own.shows(store, runs):
+            for run, keys in own.json(store, runs).items():
+                extra.setdefault(run, {}).update(keys)
+    return extra or None
 
 
 @app.command()
@@ -147,13 +159,16 @@ def _print_group_note(group: str, fmt: str) -> None:
         echo(f"{GROUP_NOTES[group]}\n" if fmt == "table" else f"\n{GROUP_NOTES[group]}\n")
 
 
-def _print_error_codes(store: Store, runs: list[str], fmt: str) -> None:
-    """Print the executor's error codes of runs that have them, in successful and failed runs."""
-    from sortie.report.codes import code_counts, code_markdown, code_table, has_codes
+def _print_own_tables(store: Store, runs: list[str], fmt: str) -> None:
+    """Print the runs' family's own tables (household's error codes) that have something."""
+    from sortie.report.descriptor import report_of
+    from sortie.report.tables import runs_family
 
-    if fmt in ("table", "markdown") and has_codes(store, runs):
-        counts = code_counts(store, runs)
-        echo(code_table(counts) if fmt == "table" else "\n" + code_markdown(counts))
+    if fmt not in ("table", "markdown"):
+        return
+    for own in report_of(runs_family(store, runs)).run_tables:
+        if own.shows(store, runs):
+            echo(own.terminal(store, runs) if fmt == "table" else "\n" + own.markdown(store, runs))
 
 
 def _print_failures(store: Store, runs: list[str], fmt: str) -> None:

@@ -45,7 +45,7 @@ def rescore(
 
 def _rescore(source: str, exp: Path, tasks: list[Path] | None, runs: str | None, fmt: str) -> None:
     from sortie.importers.emmoe_runs import rescore_runs
-    from sortie.report.codes import code_markdown, code_table, count_codes
+    from sortie.report.families.household_codes import code_markdown, code_table, count_codes
     from sortie.report.render import render
     from sortie.report.tables import metric_rows
 

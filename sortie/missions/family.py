@@ -1,13 +1,15 @@
 """What a mission family is, in one place: the descriptor generic code asks instead of a name.
 
-A family (``missions/<name>/family.py``) declares its body, its rules (the runtime), the check
-of its episodes' mission data, its run settings as a typed model, its scorer, and how reports
-show it. Generic code (runs, reports, the CLI, exports, the gym envs, the agent server) asks
-the descriptor and never names a family; a new family is a folder, its scorer and one
-registry line (``sortie.missions.registry``; docs/families.md). The parts that live in higher
-layers (the scorer, the gym env, report panels, the generator) are named as lazy
-``"module:attr"`` paths, as Gymnasium's ``EnvSpec.entry_point`` does, so this layer never
-imports them.
+A family (``missions/<name>/family.py``) declares its rules and data: its body, its rules (the
+runtime), the check of its episodes' mission data, its run settings as a typed model, its
+scorer and metrics, the columns of its table and how its episodes group, and the readings of
+its seed benchmark. Generic code (runs, reports, the CLI, exports, the gym envs, the agent
+server) asks the descriptor and never names a family; a new family is a folder, its scorer
+and one registry line (``sortie.missions.registry``; docs/families.md). How reports lay a
+family out (paper tables, plots, stage names, maps, page panels) is its report descriptor, in
+the report layer (``sortie.report.descriptor``). The parts that live in higher layers (the
+scorer, the gym env, the generator) are named as lazy ``"module:attr"`` paths, as Gymnasium's
+``EnvSpec.entry_point`` does, so this layer never imports them.
 """
 
 from __future__ import annotations
@@ -35,46 +37,15 @@ class FamilySettings(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class Score:
-    """One metric shown beside each episode: its label, its metric and its decimals."""
-
-    label: str
-    metric: str
-    digits: int
-
-
-@dataclass(frozen=True, slots=True)
-class PaperTable:
-    """One of a family's paper tables: its title, its metrics, how its rows are laid out."""
-
-    title: str
-    columns: tuple[str, ...]
-    pivot: bool = False
-    """True: one line per run with each group's metrics side by side (rescue's main table)."""
-    overall_only: bool = False
-    """True: a terminal leaderboard shows only the ``all`` group (rescue's stage table)."""
-
-
-@dataclass(frozen=True, slots=True)
-class MapMarks:
-    """What an episode's map shows of its mission besides the path, start, end and targets."""
-
-    goal: tuple[float, float, float] | None = None
-    """A point to reach (a pentagon; its height a line on the altitude strip)."""
-    route: tuple[tuple[float, float], ...] = ()
-    """A reference route on the ground (dashed)."""
-    crop: bool = False
-    """Crop the map to the path, goal and route (worlds far wider than an episode)."""
-    altitude: bool = False
-    """Add a strip with the height over the steps (flights)."""
-
-
-@dataclass(frozen=True, slots=True)
 class Reading:
     """A report column its family can read more than one way (``sortie report --variant``).
 
     ``variants`` maps each variant to the columns it reads instead: ``{"tp": "tp_emmoe"}``
     shows the ``tp_emmoe`` column under the heading ``tp``. The default variant reads none.
+
+    Readings are data, not layout: they say which of the scorer's metrics is the seed
+    benchmark's (its code's or its paper's) version of a column, so they change the numbers a
+    report prints, and they stay beside the scorer that computes both versions.
     """
 
     name: str
@@ -95,7 +66,7 @@ class Demo:
 
 @dataclass(frozen=True, slots=True)
 class Family:
-    """One mission family: everything generic code needs to run, score and show it."""
+    """One mission family: its rules and data, all generic code needs to run and score it."""
 
     name: str
     runtime: str
@@ -122,27 +93,6 @@ class Family:
     ``attributes``."""
     groupings: Mapping[str, Callable[[EpisodeSpec], list[str]]] = field(default_factory=dict)
     """Its own ways to group episodes in reports (``--by NAME``): the group keys of one."""
-    tables: tuple[PaperTable, ...] = ()
-    """How its paper lays its report table out (none: tables of up to 8 metrics)."""
-    headline: tuple[str, str] = ("sr", "tp")
-    """The two metrics of its leaderboard and decay plot (rates first)."""
-    decay_title: str = ""
-    """The title of the per-group plot on a suite's report page."""
-    progress: tuple[tuple[str, str, float], ...] = ()
-    """What the report's cascade plot shows instead of stages, for a family whose episodes
-    have one: ``(label, metric, at least)`` steps, e.g. ``("TP≥50", "tp", 0.5)`` (TP in 0..1)."""
-    run_scores: tuple[Score, ...] = ()
-    """The metrics beside each episode in a run's episode list."""
-    episode_scores: tuple[Score, ...] = ()
-    """The metrics on an episode's own page."""
-    stage_names: Mapping[str, str] = field(default_factory=dict)
-    """Plain names of its stages (``S1`` …) for the episode player."""
-    episode_stage_names: Callable[[EpisodeSpec], Mapping[str, str]] | None = None
-    """Stage names that depend on the episode (else ``stage_names``)."""
-    map_marks: Callable[[EpisodeSpec], MapMarks] | None = None
-    """What an episode's map marks of its mission (None: nothing beyond the targets)."""
-    report: str | None = None
-    """``"module:NAME"`` of its report panels (``sortie.report.panels.Panels``), if any."""
     demo: Demo | None = None
     """What ``sortie demo`` runs for it (nothing: the family is not in the demo)."""
     env: str | None = None
@@ -171,23 +121,9 @@ class Family:
         """Return the scorer (imported on first use)."""
         return _load(self.scorer)
 
-    def stages_of(self, spec: EpisodeSpec | None) -> Mapping[str, str]:
-        """Return the plain names of ``spec``'s stages (of any episode when None)."""
-        if spec is not None and self.episode_stage_names is not None:
-            return self.episode_stage_names(spec)
-        return self.stage_names
-
-    def marks_of(self, spec: EpisodeSpec) -> MapMarks:
-        """Return what ``spec``'s map marks of its mission."""
-        return self.map_marks(spec) if self.map_marks is not None else MapMarks()
-
     def load_generator(self) -> Any:
         """Return its generator (imported on first use), or None."""
         return _load(self.generator) if self.generator else None
-
-    def load_report(self) -> Any:
-        """Return its report panels (imported on first use), or None."""
-        return _load(self.report) if self.report else None
 
     def load_metrics(self) -> tuple[str, ...]:
         """Return every metric the scorer gives (the report table's columns if it says none)."""

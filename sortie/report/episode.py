@@ -16,6 +16,7 @@ from sortie.core.records_io import Trajectory, read_trajectory
 from sortie.core.trajectory import EventRecord, StageRecord, StepRecord
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.report.clips import write_clip
+from sortie.report.descriptor import report_of
 from sortie.report.html import HtmlTable, Pre, esc, page, preformatted, render_table, slug
 from sortie.report.maps import (
     LEGEND,
@@ -95,8 +96,7 @@ def _views(
 ) -> tuple[list[str], Path | None, str | None]:
     """Return the mission, map caption, player and clip sections, the clip and the first map."""
     context = PanelContext(trajectory, tools.references, folder, name, store.folder)
-    family = FAMILIES.get(trajectory.header.episode.family)
-    panels = family.load_report() or Panels()
+    panels = report_of(trajectory.header.episode.family).panels
     mission = _mission(panels, context)
     drawn, map_html = _map(trajectory, tools.maps, folder, name)
     clip, clip_html = _clip(trajectory.steps, store.folder, folder, name)
@@ -116,7 +116,7 @@ def _read(episode: StoredEpisode) -> tuple[Trajectory | None, str]:
 def _summary(run: str, episode: StoredEpisode, family: str) -> str:
     metrics = episode.metrics
     described = FAMILIES.get(family)
-    scores = [(score.label, score.metric, score.digits) for score in described.episode_scores]
+    scores = [(s.label, s.metric, s.digits) for s in report_of(family).episode_scores]
     facts = [
         ("run", run),
         ("key", episode.key),

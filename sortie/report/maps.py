@@ -21,8 +21,8 @@ from PIL import Image, ImageDraw
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.pose import Pose
 from sortie.core.trajectory import StepRecord
-from sortie.missions.family import MapMarks
 from sortie.missions.registry import FAMILIES
+from sortie.report.descriptor import MapMarks, report_of
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Scene
 from sortie.sim.topdown import TopDownMap, render_topdown
@@ -148,7 +148,7 @@ def episode_view(topdown: TopDownMap, spec: EpisodeSpec, steps: Sequence[StepRec
 
 
 def _marks(spec: EpisodeSpec) -> MapMarks:
-    return FAMILIES.get(spec.family).marks_of(spec) if spec.family in FAMILIES else MapMarks()
+    return report_of(spec.family).marks_of(spec) if spec.family in FAMILIES else MapMarks()
 
 
 def cropped(

@@ -1,8 +1,8 @@
 """What a family adds to its episodes' report pages: a mission panel and sections of its own.
 
-A family's descriptor names its panels lazily (``Family.report``, e.g.
-``"sortie.report.rescue:PANELS"``); an episode of a family without panels gets the generic
-page (summary, map, player, clip, stages, events).
+A family's report descriptor holds its panels (``FamilyReport.panels``,
+``sortie.report.descriptor``); an episode of a family without panels gets the generic page
+(summary, map, player, clip, stages, events).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.trajectory import ModelCallRecord, StepRecord
 from sortie.missions.registry import FAMILIES
 from sortie.report.clips import clip_sensor
+from sortie.report.descriptor import report_of
 from sortie.report.html import esc
 from sortie.run.frames import frame_path
 from sortie.sim.topdown import TopDownMap
@@ -33,7 +34,7 @@ FRAMES_FOLDER = "frames"
 
 def stage_names(family: str, spec: EpisodeSpec | None = None) -> Mapping[str, str]:
     """Return the names of the stages of ``spec`` (or of any episode of ``family``)."""
-    return FAMILIES.get(family).stages_of(spec) if family in FAMILIES else {}
+    return report_of(family).stages_of(spec) if family in FAMILIES else {}
 
 
 def stage_label(names: Mapping[str, str], stage: str | None) -> str:

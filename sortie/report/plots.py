@@ -43,7 +43,7 @@ def stage_cascade(
 ) -> list[Cascade]:
     """Return the stage completion percentages of every run per level, levels in order.
 
-    ``progress`` (``Family.progress``) replaces the stages with steps of a metric, for a
+    ``progress`` (``FamilyReport.progress``) replaces the stages with steps of a metric, for a
     family with a single stage. Episodes that ended in an agent or backend error are not
     attempts: they are left out.
     """

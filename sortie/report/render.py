@@ -23,6 +23,7 @@ from rich.table import Table
 from sortie.core.errors import ConfigError
 from sortie.metrics.intervals import Estimate
 from sortie.missions.registry import FAMILIES
+from sortie.report.descriptor import report_of
 from sortie.report.tables import ReportRow
 
 TABLE_WIDTH = 8
@@ -44,17 +45,17 @@ class ReportTable:
 
 
 def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
-    """Lay the rows out as their family's paper does (``Family.tables``).
+    """Lay the rows out as their family's paper does (``FamilyReport.tables``).
 
     Rows of other metrics (``--columns``) become tables of at most ``TABLE_WIDTH`` metrics.
     """
     columns = tuple(_columns(rows))
     for name in FAMILIES.in_order():
-        family = FAMILIES.get(name)
-        if family.tables and columns == family.columns:
+        tables = report_of(name).tables
+        if tables and columns == FAMILIES.get(name).columns:
             return [
                 ReportTable(t.title, t.columns, t.pivot, tuple(rows), t.overall_only)
-                for t in family.tables
+                for t in tables
             ]
     return metric_tables(rows, columns)
 

@@ -17,9 +17,8 @@ from typing import Any
 
 from sortie.core.folders import claim_output
 from sortie.missions.registry import FAMILIES
-from sortie.report.codes import TITLE as CODES_TITLE
-from sortie.report.codes import code_counts, code_rows, has_codes
 from sortie.report.compare import COMPARE_FOLDER, write_comparisons
+from sortie.report.descriptor import report_of
 from sortie.report.episode import (
     EPISODES_FOLDER,
     EpisodePage,
@@ -78,9 +77,10 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
 
 
 def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTable]:
-    """Return the index's top tables: the paper's, error codes, endings, model use, time.
+    """Return the index's top tables: the paper's, the family's own, endings, model use, time.
 
-    The error-code table is for runs whose episodes carry executor codes (household runs).
+    The family's own tables (``FamilyReport.run_tables``: household's executor error codes)
+    come when the runs have something for them.
     """
     tables = []
     for table in paper_tables(report_rows(store, runs, group)):
@@ -89,9 +89,9 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
         header, lines = layout(table, "\n", by_run=True, compact=True)
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         tables.append(HtmlTable(table.title, header, lines, numeric))
-    if has_codes(store, runs):
-        header, lines = code_rows(code_counts(store, runs))
-        tables.append(HtmlTable(CODES_TITLE, header, lines, frozenset(header[-3:])))
+    for own in report_of(runs_family(store, runs)).run_tables:
+        if own.shows(store, runs):
+            tables.append(own.html(store, runs))
     header, lines = failure_rows(failure_modes(store, runs))
     tables.append(
         HtmlTable("How episodes ended (% of episodes)", header, lines, frozenset(header[1:]))
@@ -108,15 +108,16 @@ def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTabl
 
 def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[str, str]]:
     """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs."""
-    family = FAMILIES.get(runs_family(store, runs))
-    cascades = stage_cascade(store, runs, family.progress)
+    name = runs_family(store, runs)
+    family, shows = FAMILIES.get(name), report_of(name)
+    cascades = stage_cascade(store, runs, shows.progress)
     cascade = plot_cascade(cascades, folder / "stage-cascade.png")
-    by_level = report_rows(store, runs, "level", family.headline)
-    decay = plot_decay(by_level, folder / "level-decay.png", family.headline, family.level_name)
-    across = family.decay_title
+    by_level = report_rows(store, runs, "level", shows.headline)
+    decay = plot_decay(by_level, folder / "level-decay.png", shows.headline, family.level_name)
+    across = shows.decay_title
     shown = (
         "how far episodes got (share at each step of task progress, and successes)"
-        if family.progress
+        if shows.progress
         else "share of episodes that completed each stage"
     )
     return [
@@ -127,9 +128,8 @@ def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[s
 
 def episode_table(run: str, pages: Sequence[EpisodePage], family: str) -> HtmlTable:
     """Return the run's episodes, sortable and filterable, every cell a link to its page."""
-    described = FAMILIES.get(family)
-    scores = [(score.label, score.metric, score.digits) for score in described.run_scores]
-    level = described.group
+    scores = [(score.label, score.metric, score.digits) for score in report_of(family).run_scores]
+    level = FAMILIES.get(family).group
     columns = (
         "episode",
         level,
@@ -265,16 +265,17 @@ PORTAL_COLUMNS = (
 def _portal_row(store: Store, report: Report, summary: dict[str, Any], out: Path) -> list[Cell]:
     """Return one run's front-page line: what it was, and its headline over all episodes."""
     run = summary["run"]
-    family = FAMILIES.get(summary["family"])
-    rows = report_rows(store, [run], "suite", family.headline)
+    headline = report_of(summary["family"]).headline
+    rows = report_rows(store, [run], "suite", headline)
     overall = rows[-1] if rows else None
     link = report.index.relative_to(out).as_posix()
     heads = [
         f"{metric.upper()} {cell(overall.estimates[metric], NEWLINE, compact=True)}"
         if overall
         else "–"
-        for metric in family.headline
+        for metric in headline[:2]
     ]
+    heads += ["–"] * (2 - len(heads))  # a family with a single metric heads with one
     return [
         Link(run, link),
         summary["family"],

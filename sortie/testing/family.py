@@ -3,9 +3,11 @@
 It exists to prove that a family plugs in through its descriptor alone: registered with one
 line (``FAMILIES.override("pointgoal", "sortie.testing.family:POINTGOAL")`` in a test, or
 ``FAMILIES.add`` in a plug-in), it runs through ``sortie run``, ``sortie report`` (tables and
-HTML), the gymnasium registry and the agent server without a change to a generic file. Its
-rules: reach within ``radius`` metres (times the ``reach_scale`` setting) of the target
-before the budget runs out; one stage, ``S1 reach``; invalid actions cost a step.
+HTML), the gymnasium registry and the agent server without a change to a generic file. How
+reports show it is a report descriptor registered beside it (``REPORTS.override`` in the test:
+this layer may not import the report layer), or without one the default. Its rules: reach
+within ``radius`` metres (times the ``reach_scale`` setting) of the target before the budget
+runs out; one stage, ``S1 reach``; invalid actions cost a step.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
-from sortie.missions.family import Family, FamilySettings, Score
+from sortie.missions.family import Family, FamilySettings
 from sortie.missions.gym_base import MissionEnv
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
 from sortie.missions.stages import Stage
@@ -222,11 +224,6 @@ POINTGOAL = Family(
     metrics=f"{__name__}:METRICS",
     body="walker",
     needs_interaction=False,
-    headline=("sr", "steps"),
-    decay_title="SR (%) and steps per level",
-    run_scores=(Score("SR", "sr", 0), Score("steps", "steps", 0)),
-    episode_scores=(Score("SR", "sr", 0),),
-    stage_names={"S1": "reach"},
     env=f"{__name__}:PointGoalEnv",
     actions=(Move,),
 )

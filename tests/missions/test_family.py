@@ -32,15 +32,3 @@ def test_each_family_runtime_takes_exactly_its_settings(name):
     assert issubclass(runtime, MissionRuntime) and runtime.family == name
     taken = set(inspect.signature(runtime).parameters) - {"backend", "clock", "control_period"}
     assert taken - {"rules"} == set(family.settings.model_fields)
-
-
-@pytest.mark.parametrize("name", FAMILIES.names())
-def test_each_family_shows_metrics_its_scorer_gives(name):
-    """The report's headline and episode columns are metrics the family's scorer returns."""
-    from sortie.metrics import aerial, household, rescue
-
-    module = {"rescue": rescue, "aerial": aerial, "household": household}[name]
-    family = FAMILIES.get(name)
-    assert family.load_scorer().__module__ == module.__name__
-    shown = {*family.headline, *(s.metric for s in (*family.run_scores, *family.episode_scores))}
-    assert shown <= set(module.METRICS)

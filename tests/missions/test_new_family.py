@@ -1,8 +1,8 @@
 """A new family plugs in through its descriptor alone: ``pointgoal`` (sortie/testing/family.py).
 
-Registered for the test by one line each (the family and its agent), it runs through
-``sortie run``, ``sortie report`` (JSON and HTML), the gymnasium registry and the agent
-server; every part of it lives in that one file.
+Registered for the test by one line each (the family, its agent and how reports show it), it
+runs through ``sortie run``, ``sortie report`` (JSON and HTML), the gymnasium registry and the
+agent server; every part of it but its report descriptor (below) lives in that one file.
 """
 
 import dataclasses
@@ -20,20 +20,30 @@ from sortie.core.records_io import SuiteHeader, read_trajectory, write_suite
 from sortie.missions.gym_ids import make_env, register_envs
 from sortie.missions.registry import FAMILIES
 from sortie.remote.served import AgentEndpoint
+from sortie.report.descriptor import REPORTS, FamilyReport, Score
 from sortie.run.store import Store
 from sortie.testing import family as pointgoal
 from tests.remote.conftest import remote_run, serving
 
 runner = CliRunner()
 ENV_ID = "sortie/Pointgoal-v1"
+POINTGOAL_REPORT = FamilyReport(
+    headline=("sr", "steps"),
+    decay_title="SR (%) and steps per level",
+    run_scores=(Score("SR", "sr", 0), Score("steps", "steps", 0)),
+    episode_scores=(Score("SR", "sr", 0),),
+    stage_names={"S1": "reach"},
+)
+"""How reports show pointgoal: what a plug-in family brings beside its descriptor."""
 
 
 @pytest.fixture
 def registered():
-    """The two registry lines a plug-in would have, for this test only."""
+    """The three registry lines a plug-in would have, for this test only."""
     with (
         FAMILIES.override("pointgoal", "sortie.testing.family:POINTGOAL"),
         AGENTS.override("forward", "sortie.testing.family:ForwardAgent"),
+        REPORTS.override("pointgoal", POINTGOAL_REPORT),
     ):
         yield
     gymnasium.registry.pop(ENV_ID, None)
@@ -90,6 +100,24 @@ def test_it_runs_and_reports_in_tables_and_html(registered, suite, tmp_path):
     assert rows["f"]["all"]["sr"]["mean"] == 50.0 and rows["f"]["near"]["steps"]["mean"] == 8
     pages = [p.read_text() for p in html.rglob("*.html")]
     assert len(pages) >= 3 and any("S1 reach" in page for page in pages)
+
+
+def test_without_a_report_descriptor_it_reports_with_the_default(suite, tmp_path):
+    """No descriptor registered: the HTML report still comes, its stages by their ids."""
+    with (
+        FAMILIES.override("pointgoal", "sortie.testing.family:POINTGOAL"),
+        AGENTS.override("forward", "sortie.testing.family:ForwardAgent"),
+    ):
+        store = str(tmp_path / "s.db")
+        words = ["run", str(suite), "--agent", "forward", "--store", store, "--run-id", "f"]
+        assert runner.invoke(app, words).exit_code == 0
+        html = tmp_path / "html"
+        words = ["report", "--run", "f", "--store", store, "--html", str(html)]
+        reported = runner.invoke(app, words)
+    assert reported.exit_code == 0, reported.output
+    pages = [p.read_text() for p in html.rglob("*.html")]
+    assert any("SR and STEPS per level" in page for page in pages)
+    assert not any("S1 reach" in page for page in pages)
 
 
 def test_a_family_setting_is_checked_by_its_model_and_reaches_the_rules(

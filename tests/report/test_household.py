@@ -16,7 +16,7 @@ from sortie.missions.household.records import ERROR_MEANINGS, ErrorCode, GoalCon
 from sortie.missions.registry import FAMILIES
 from sortie.report.clips import clip_sensor
 from sortie.report.episode import PageTools, write_episode_page
-from sortie.report.household import final_state
+from sortie.report.families.household import final_state
 from sortie.report.html import STYLE, STYLE_FILE
 from sortie.report.maps import WorldMaps
 from sortie.report.player import write_scripts

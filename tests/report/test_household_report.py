@@ -11,7 +11,7 @@ from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.missions.household.records import ErrorCode
 from sortie.report import write_site
-from sortie.report.codes import code_counts, code_rows
+from sortie.report.families.household_codes import code_counts, code_rows
 from sortie.report.render import render
 from sortie.report.tables import choose_columns, family_columns, report_rows
 from sortie.run.store import Store

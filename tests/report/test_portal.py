@@ -1,8 +1,12 @@
 """The reports' front page: every run on one sortable line, with its headline and intervals."""
 
+import dataclasses
 import re
 
+from sortie.report.descriptor import REPORTS, report_of
 from sortie.report.render import cell
+from sortie.report.runs import run_table
+from sortie.report.site import PORTAL_COLUMNS, Report, _portal_row
 from sortie.report.tables import report_rows
 from sortie.run.store import Store
 
@@ -37,3 +41,14 @@ def test_runs_link_to_their_report_and_the_side_by_side_pages_are_listed(portal)
     assert text.count("href='report/index.html'") >= 1 or 'href="report/index.html"' in text
     assert "side by side</a>" in text and "compare/" in text
     assert "class='sortable'" in text
+
+
+def test_a_family_headed_by_one_metric_leaves_the_second_headline_empty(store_path, tmp_path):
+    """A headline of one metric (a default for a one-metric family) still fills the line."""
+    one = dataclasses.replace(report_of("rescue"), headline=("tcr",))
+    report = Report("rescue", tmp_path / "rescue" / "index.html", ("good",))
+    with Store(store_path) as store, REPORTS.override("rescue", one):
+        summary = next(row for row in run_table(store) if row["run"] == "good")
+        line = _portal_row(store, report, summary, tmp_path)
+    assert len(line) == len(PORTAL_COLUMNS)
+    assert str(line[9]).startswith("TCR ") and line[10] == "–"

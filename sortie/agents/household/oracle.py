@@ -8,6 +8,7 @@ offered skill most likely to do it; with no step left it says ``end``.
 
 from __future__ import annotations
 
+from sortie.agents.baselines import OracleOptions
 from sortie.agents.household.plans import PlanError, PlanState, shortest_plan
 from sortie.backends.base import OracleView
 from sortie.core.actions import Action
@@ -30,8 +31,10 @@ def plan_state(house: House) -> PlanState:
 class HouseholdOracle:
     """Carries out the task's shortest keypath, following the executor's feedback."""
 
-    def __init__(self, oracle: OracleView, brief: Brief) -> None:
-        """Read the task and the starting state from the privileged view."""
+    def __init__(
+        self, oracle: OracleView, brief: Brief, options: OracleOptions | None = None
+    ) -> None:
+        """Read the task and the starting state from the privileged view (no options used)."""
         self.task = HouseholdTask.model_validate(oracle.mission())
         states = oracle.open_states()
         house = House.from_objects(oracle.objects(), lambda door: states[door])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sortie.agents.baselines import RandomOptions
 from sortie.core.actions import Action
 from sortie.core.observation import Brief, MissionObservation
 from sortie.missions.household.observation import HouseholdObservation
@@ -19,8 +20,8 @@ from sortie.missions.household.vocabulary import Subtask
 class RandomPlanner:
     """Names random subtasks among the offered actions and skills and the things seen."""
 
-    def __init__(self, brief: Brief, seed: int) -> None:
-        """Start a planner for one episode, seeded."""
+    def __init__(self, brief: Brief, seed: int, options: RandomOptions | None = None) -> None:
+        """Start a planner for one episode, seeded (the random agent's options add nothing)."""
         self.actions = brief.actions or tuple(v.value for v in Verb)
         self.skills = tuple(name for name, _ in brief.skills) or ("",)
         self.rng = np.random.default_rng(seed)

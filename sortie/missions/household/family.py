@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sortie.core.episode import EpisodeSpec
-from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Reading, Score
+from sortie.missions.family import Demo, Family, FamilySettings, Reading
 from sortie.missions.household.skills import Profile, Setting
 from sortie.missions.household.spec import household_task
 from sortie.missions.household.vocabulary import Subtask
@@ -60,28 +60,9 @@ HOUSEHOLD = Family(
     columns=HOUSEHOLD_COLUMNS,
     metrics="sortie.metrics.household:METRICS",
     groupings={"attribute": attributes, "split": split},
-    tables=(PaperTable("EMMOE table: SR, TP, SER, SRR, PLWSR, GC (%)", HOUSEHOLD_COLUMNS),),
     body="manipulator",
     level_name="attributes",
     group="level",
-    headline=("sr", "tp"),
-    decay_title="SR and TP (%) per task template",
-    progress=(
-        ("TP≥25", "tp", 0.25),
-        ("TP≥50", "tp", 0.5),
-        ("TP≥75", "tp", 0.75),
-        ("TP=100", "tp", 1.0),
-        ("SR", "sr", 1.0),
-    ),
-    run_scores=(Score("SR", "sr", 0), Score("TP", "tp", 2), Score("rounds", "rounds", 0)),
-    episode_scores=(
-        Score("SR", "sr", 0),
-        Score("TP", "tp", 2),
-        Score("PLWSR", "plwsr", 2),
-        Score("GC", "gc", 2),
-    ),
-    stage_names={"S1": "task"},
-    report="sortie.report.household:PANELS",
     demo=Demo("household-smoke-v1", ("oracle", "random"), "attribute"),
     env="sortie.missions.household.env:HouseholdEnv",
     actions=(Subtask,),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sortie.core.actions import Interact, Move
-from sortie.missions.family import Demo, Family, FamilySettings, PaperTable, Reading, Score
+from sortie.missions.family import Demo, Family, FamilySettings, Reading
 from sortie.missions.rescue.spec import Triggers, check_rescue_episode
 
 
@@ -37,26 +37,8 @@ RESCUE = Family(
     scorer="sortie.metrics.rescue:score_rescue",
     columns=("tcr", "ts", "s1", "s2", "s3", "s4", "steps", "collisions", "hs"),
     metrics="sortie.metrics.rescue:METRICS",
-    tables=(
-        PaperTable(
-            "Main table: task completion (TCR, %) and total score (TS, 0–100)",
-            ("tcr", "ts"),
-            pivot=True,
-        ),
-        PaperTable(
-            "Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
-            ("s1", "s2", "s3", "s4", "steps", "hs", "collisions"),
-            overall_only=True,
-        ),
-    ),
     body="walker",
     group="level",
-    headline=("tcr", "ts"),
-    decay_title="Decay across levels: TCR (%) and TS per level",
-    run_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
-    episode_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
-    stage_names={"S1": "explore", "S2": "rescue", "S3": "return", "S4": "hand-off"},
-    report="sortie.report.rescue:PANELS",
     demo=Demo("rescue-smoke-v2", ("oracle", "explorer", "random"), "level"),
     env="sortie.missions.rescue.env:RescueEnv",
     actions=(Move, Interact),

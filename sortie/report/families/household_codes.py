@@ -17,6 +17,8 @@ from typing import Any
 from rich.table import Table
 
 from sortie.missions.household.records import ERROR_MEANINGS, ErrorCode, error_kind
+from sortie.report.descriptor import RunTable
+from sortie.report.html import HtmlTable
 from sortie.report.tables import errored
 from sortie.run.store import Store
 
@@ -122,3 +124,20 @@ def has_codes(store: Store, runs: Sequence[str]) -> bool:
 def codes_extra(store: Store, runs: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Return, per run, the ``error_codes`` key its JSON report object carries."""
     return {run: {"error_codes": code_json(c)} for run, c in code_counts(store, runs).items()}
+
+
+def _terminal(store: Store, runs: Sequence[str]) -> Table:
+    return code_table(code_counts(store, runs))
+
+
+def _markdown(store: Store, runs: Sequence[str]) -> str:
+    return code_markdown(code_counts(store, runs))
+
+
+def _html(store: Store, runs: Sequence[str]) -> HtmlTable:
+    header, lines = code_rows(code_counts(store, runs))
+    return HtmlTable(TITLE, header, lines, frozenset(header[-3:]))
+
+
+CODE_TABLE = RunTable(has_codes, _terminal, _markdown, _html, codes_extra)
+"""The household family's table about whole runs: rounds per executor error code."""

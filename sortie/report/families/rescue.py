@@ -1,9 +1,13 @@
-"""The rescue family's part of an episode page: the clue, the budget and the reference image."""
+"""How reports show the rescue family: its paper's two tables, its stages, its mission panel.
+
+The mission panel of an episode page shows the clue, the budget and the reference image.
+"""
 
 from __future__ import annotations
 
 from sortie.core.errors import SortieError
 from sortie.missions.rescue.spec import rescue_data
+from sortie.report.descriptor import FamilyReport, PaperTable, Score
 from sortie.report.html import esc
 from sortie.report.panels import PanelContext, Panels, line
 
@@ -27,3 +31,25 @@ def mission_panel(context: PanelContext) -> list[str]:
 
 
 PANELS = Panels(mission=mission_panel)
+
+
+REPORT = FamilyReport(
+    headline=("tcr", "ts"),
+    tables=(
+        PaperTable(
+            "Main table: task completion (TCR, %) and total score (TS, 0–100)",
+            ("tcr", "ts"),
+            pivot=True,
+        ),
+        PaperTable(
+            "Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
+            ("s1", "s2", "s3", "s4", "steps", "hs", "collisions"),
+            overall_only=True,
+        ),
+    ),
+    decay_title="Decay across levels: TCR (%) and TS per level",
+    run_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
+    episode_scores=(Score("TS", "ts", 1), Score("collisions", "collisions", 0)),
+    stage_names={"S1": "explore", "S2": "rescue", "S3": "return", "S4": "hand-off"},
+    panels=PANELS,
+)

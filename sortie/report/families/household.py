@@ -1,4 +1,7 @@
-"""The household parts of an episode page: the task panel and one block per planner round.
+"""How reports show the household family: EMMOE's table, its progress steps, its pages.
+
+Its runs also get the executor's error codes (``household_codes``). The household parts of an
+episode page are the task panel and one block per planner round.
 
 The task panel shows the instruction, attributes, split, goal conditions (with each object's
 final state), the keypaths (with how many of their steps the rounds carried out in order, the
@@ -20,6 +23,7 @@ from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
 from sortie.missions.household.facts import HouseholdFacts, household_facts
+from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.missions.household.observation import VIEW_NAMES
 from sortie.missions.household.records import (
     ERROR_MEANINGS,
@@ -33,6 +37,8 @@ from sortie.missions.household.records import (
 )
 from sortie.missions.household.rules import matched
 from sortie.missions.household.vocabulary import round_of
+from sortie.report.descriptor import FamilyReport, PaperTable, Score
+from sortie.report.families.household_codes import CODE_TABLE
 from sortie.report.html import HtmlTable, esc, render_table
 from sortie.report.panels import PanelContext, Panels
 from sortie.report.player import copy_frame
@@ -246,3 +252,27 @@ def _rounds(context: PanelContext) -> str:
 
 PANELS = Panels(mission=_mission_panel, sections=_rounds)
 """The household family's part of an episode page: the task panel and the rounds."""
+
+
+REPORT = FamilyReport(
+    headline=("sr", "tp"),
+    tables=(PaperTable("EMMOE table: SR, TP, SER, SRR, PLWSR, GC (%)", HOUSEHOLD_COLUMNS),),
+    decay_title="SR and TP (%) per task template",
+    progress=(
+        ("TP≥25", "tp", 0.25),
+        ("TP≥50", "tp", 0.5),
+        ("TP≥75", "tp", 0.75),
+        ("TP=100", "tp", 1.0),
+        ("SR", "sr", 1.0),
+    ),
+    run_scores=(Score("SR", "sr", 0), Score("TP", "tp", 2), Score("rounds", "rounds", 0)),
+    episode_scores=(
+        Score("SR", "sr", 0),
+        Score("TP", "tp", 2),
+        Score("PLWSR", "plwsr", 2),
+        Score("GC", "gc", 2),
+    ),
+    stage_names={"S1": "task"},
+    panels=PANELS,
+    run_tables=(CODE_TABLE,),
+)

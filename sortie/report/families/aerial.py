@@ -1,11 +1,17 @@
-"""The aerial family's part of an episode page: the mission, the agent's report, the verdict."""
+"""How reports show the aerial family: MissionBench's table, its stages, its maps and panel.
+
+The mission panel of an episode page shows the mission, the agent's report and the verdict.
+"""
 
 from __future__ import annotations
 
+from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory
 from sortie.missions.aerial.facts import aerial_facts
-from sortie.missions.aerial.spec import aerial_data
+from sortie.missions.aerial.family import AERIAL_COLUMNS
+from sortie.missions.aerial.spec import MissionType, aerial_data
+from sortie.report.descriptor import FamilyReport, MapMarks, PaperTable, Score
 from sortie.report.html import esc
 from sortie.report.panels import PanelContext, Panels, line
 
@@ -46,3 +52,38 @@ def verdict_lines(trajectory: Trajectory) -> list[str]:
 
 
 PANELS = Panels(mission=mission_panel)
+
+
+PATROL_STAGES = {"S1": "patrol", "S2": "done"}
+"""A patrol's first stage is flying the route, not reaching a goal."""
+
+
+def stage_names(spec: EpisodeSpec) -> dict[str, str]:
+    """Return the names of an episode's stages: a patrol's first one flies the route."""
+    patrol = MissionType.PATROL in aerial_data(spec).types
+    return PATROL_STAGES if patrol else {"S1": "reach", "S2": "done"}
+
+
+def map_marks(spec: EpisodeSpec) -> MapMarks:
+    """Return the goal and the patrol route; maps of flights are cropped and show height."""
+    data = aerial_data(spec)
+    route = tuple((p[0], p[1]) for p in data.patrol)
+    return MapMarks(goal=data.goal.position(), route=route, crop=True, altitude=True)
+
+
+REPORT = FamilyReport(
+    headline=("sr", "mp"),
+    tables=(
+        PaperTable(
+            "MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, steps",
+            AERIAL_COLUMNS,
+        ),
+    ),
+    decay_title="SR and MP (%) per mission type",
+    run_scores=(Score("SR", "sr", 0), Score("MP", "mp", 1), Score("Eff", "eff", 1)),
+    episode_scores=(Score("SR", "sr", 0), Score("MP", "mp", 1)),
+    stage_names={"S1": "reach", "S2": "done"},
+    episode_stage_names=stage_names,
+    map_marks=map_marks,
+    panels=PANELS,
+)
