@@ -27,7 +27,7 @@ from sortie.core.trajectory import PluginRef
 from sortie.missions.household.mission import HouseholdMission
 from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest
-from sortie.run.cli_run import run_with_progress
+from sortie.cli.progress import run_with_progress
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header
 from sortie.run.store import Store

@@ -26,7 +26,7 @@ def demo(
     from sortie.report.render import leaderboard, render_table
     from sortie.report.tables import report_rows
     from sortie.run.batch import RunRequest
-    from sortie.run.cli_run import run_with_progress
+    from sortie.cli.progress import run_with_progress
     from sortie.run.store import Store
 
     reports = []

@@ -5,7 +5,7 @@ from pathlib import Path
 from rich.console import Console
 
 from sortie.missions.registry import FAMILIES
-from sortie.run.cli_run import results_table
+from sortie.cli.results import results_table
 from sortie.run.store import StoredEpisode
 
 
