@@ -21,13 +21,13 @@ from rich.table import Table
 
 from sortie.agents.oracle import OracleAgent
 from sortie.backends.embedded import EmbeddedBackend
+from sortie.cli.progress import run_with_progress
 from sortie.core.actions import Action, Subtask
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.trajectory import PluginRef
 from sortie.missions.household.mission import HouseholdMission
 from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest
-from sortie.cli.progress import run_with_progress
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header
 from sortie.run.store import Store

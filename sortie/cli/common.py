@@ -55,7 +55,11 @@ def grouped_options(command: Callable[..., Any]) -> Callable[..., Any]:
     fields where the parameter stands, and ``command`` gets the record built from their values.
     """
     hints = get_type_hints(command, include_extras=True)
-    records = {name: kind for name, kind in hints.items() if dataclasses.is_dataclass(kind)}
+    records: dict[str, type[Any]] = {
+        name: kind
+        for name, kind in hints.items()
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind)
+    }
     flags = []
     for parameter in inspect.signature(command).parameters.values():
         if parameter.name in records:

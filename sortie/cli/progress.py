@@ -127,5 +127,3 @@ def _execute_with_bars(plan: Plan, request: RunRequest, store: Store, console: C
             progress.update(bars[suite], advance=1, rate=f"{successes[suite] / done:.0%}")
 
         execute(plan, request, store, on_result=advance)
-
-

@@ -35,7 +35,9 @@ def _alias(name: str) -> typer.models.OptionInfo:
 class RunOptions:
     """What both commands that run suites take: the suites, the agent, the store, the settings."""
 
-    suites: Annotated[list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v2) or files.")]
+    suites: Annotated[
+        list[str], typer.Argument(help="Suite names (e.g. rescue-smoke-v2) or files.")
+    ]
     agent: Annotated[str, typer.Option(help="Agent name (oracle, random, explorer, ...).")]
     agent_arg: AgentArgOption = None
     repeats: Annotated[int, typer.Option(help="Runs of each episode, each with its seed.")] = 1

@@ -4,8 +4,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sortie.missions.registry import FAMILIES
 from sortie.cli.results import results_table
+from sortie.missions.registry import FAMILIES
 from sortie.run.store import StoredEpisode
 
 
