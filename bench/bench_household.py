@@ -21,7 +21,7 @@ from rich.table import Table
 
 from sortie.agents.oracle import OracleAgent
 from sortie.backends.embedded import EmbeddedBackend
-from sortie.cli.progress import run_with_progress
+from sortie.cli.run_console import run_with_progress
 from sortie.core.actions import Action, Subtask
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.trajectory import PluginRef

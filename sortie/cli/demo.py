@@ -21,7 +21,7 @@ def demo(
     ),
 ) -> None:
     """Run the smoke suites with two or three agents each; print the leaderboards, write HTML."""
-    from sortie.cli.progress import run_with_progress
+    from sortie.cli.run_console import run_with_progress
     from sortie.missions.registry import FAMILIES
     from sortie.report import Report, write_portal, write_site
     from sortie.report.render import leaderboard, render_table

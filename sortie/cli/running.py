@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -22,10 +22,6 @@ from sortie.cli.common import (
 from sortie.cli.run_options import RunOptions, SingleRunOptions
 from sortie.core.errors import RunAbortedError, SortieError
 
-if TYPE_CHECKING:
-    from sortie.cli.results import RunSummary
-    from sortie.run.batch import RunRequest
-
 
 @app.command()
 @grouped_options
@@ -40,31 +36,14 @@ def run(
     Exit codes: 0 done; 1 every episode ended in an error, or the run stopped after too many in
     a row; 2 bad input or an unusable store; 130 stopped by Ctrl-C.
     """
-    request = options.request(run_id)
+    from sortie.cli.run_console import run_and_report
+
     with exit_codes():
-        summary = run_and_report(request)
+        request = options.request(run_id)
+        summary = run_and_report(request, console)
         _warn_echoes(request.store, summary.plan.run_id)
     if summary.all_errored:
         raise typer.Exit(code=1)
-
-
-def run_and_report(request: RunRequest) -> RunSummary:
-    """Run (or resume) a run, then print its whole table from the store and where it is.
-
-    Raises:
-        KeyboardInterrupt: after saying how to resume; finished episodes are kept.
-        RunAbortedError: too many episodes in a row ended in an error.
-    """
-    from sortie.cli.progress import run_with_progress
-    from sortie.cli.results import print_results
-    from sortie.run.store import Store
-
-    with Store(request.store) as store:
-        plan = run_with_progress(request, store, console)
-        summary = print_results(store, plan, request.agent, console)
-    console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
-    console.print(f"Records: {escape(str(plan.records.resolve()))}")
-    return summary
 
 
 ECHO_WARNING = 0.5
@@ -110,8 +89,7 @@ def sweep(
     fmt: FormatOption = "table",
 ) -> None:
     """Run one stored run per setting of the varied agent arguments; print their comparison."""
-    from sortie.cli.progress import run_with_progress
-    from sortie.cli.results import summarise
+    from sortie.cli.run_console import run_with_progress, summarise
     from sortie.report.render import render
     from sortie.report.tables import report_rows
     from sortie.run.store import Store
@@ -123,7 +101,11 @@ def sweep(
         for request in requests:
             console.print(f"Run {escape(request.run_id or '')}")
             plan = run_with_progress(request, opened, console)
-            failed += [plan.run_id] if summarise(opened, plan, console).all_errored else []
+            failed += (
+                [plan.run_id]
+                if summarise(opened.episodes(plan.run_id), plan, console).all_errored
+                else []
+            )
         runs = [r.run_id for r in requests if r.run_id]
         echo(render(report_rows(opened, runs, group), fmt, title="sweep"))
     if failed:  # a setting whose every episode errored measured nothing

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sortie.cli.results import results_table
+from sortie.cli.run_console import results_table
 from sortie.missions.registry import FAMILIES
 from sortie.run.store import StoredEpisode
 

@@ -1,0 +1,247 @@
+"""What ``sortie run`` shows: its progress while it runs, then the per-level table.
+
+Progress is bars on a terminal, or a line now and then in logs and CI. Names from the user
+(suites, run ids, agents, paths) are printed with rich markup escaped, so ``[red]`` or ``[/x]``
+in one shows as written instead of styling or breaking the output.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from sortie.core.trajectory import ERROR_REASONS
+from sortie.metrics.aggregate import ERROR, is_error
+from sortie.metrics.intervals import Estimate, episode_means, group_intervals
+from sortie.missions.registry import FAMILIES
+from sortie.run.batch import Plan, RunRequest, execute, plan_run
+from sortie.run.jobs import JobResult
+from sortie.run.store import Store, StoredEpisode
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What a finished ``sortie run`` holds: its plan, its stored and its errored episodes."""
+
+    plan: Plan
+    stored: int
+    errored: int
+
+    @property
+    def all_errored(self) -> bool:
+        """Return True if every stored episode ended in an agent or backend error."""
+        return self.stored > 0 and self.errored == self.stored
+
+
+def run_and_report(request: RunRequest, console: Console) -> RunSummary:
+    """Run (or resume) a run, then print its whole table from the store and where it is.
+
+    Raises:
+        KeyboardInterrupt: after saying how to resume; finished episodes are kept.
+        RunAbortedError: too many episodes in a row ended in an error.
+    """
+    with Store(request.store) as store:
+        plan = run_with_progress(request, store, console)
+        summary = print_results(store, plan, request.agent, console)
+    console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
+    console.print(f"Records: {escape(str(plan.records.resolve()))}")
+    return summary
+
+
+def run_with_progress(request: RunRequest, store: Store, console: Console) -> Plan:
+    """Run (or resume) a run into ``store`` under progress bars; return its plan.
+
+    Raises:
+        KeyboardInterrupt: after saying how to resume; finished episodes are kept.
+        RunAbortedError: too many episodes in a row ended in an error.
+    """
+    plan = plan_run(request, store)
+    skipped = len(plan.jobs) - len(plan.todo)
+    if skipped:
+        console.print(
+            f"Run {escape(plan.run_id)}: {skipped} of {len(plan.jobs)} episodes "
+            "already stored, running the rest"
+        )
+    try:
+        with _progress(plan, request.agent, console) as on_result:
+            execute(plan, request, store, on_result=on_result)
+    except KeyboardInterrupt:
+        console.print(
+            f"Stopped. Finished episodes are kept in {escape(str(request.store))}; "
+            f"resume with --run-id {escape(plan.run_id)}"
+        )
+        raise
+    return plan
+
+
+@contextmanager
+def _progress(plan: Plan, agent: str, console: Console) -> Iterator[Callable[[JobResult], None]]:
+    """Yield what to tell of each finished episode: bars on a terminal, else lines."""
+    if not console.is_terminal:
+        yield ProgressLines(console, len(plan.todo), f"{' + '.join(plan.suites)} · {agent}").done
+        return
+    columns = (
+        *Progress.get_default_columns()[:3],
+        MofNCompleteColumn(),
+        TextColumn("success {task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        yield ProgressBars(progress, plan, agent).done
+
+
+class ProgressBars:
+    """Progress on a terminal: one bar per suite, with done, success rate so far, time left."""
+
+    def __init__(self, progress: Progress, plan: Plan, agent: str) -> None:
+        self.progress = progress
+        self.bars = {
+            suite: progress.add_task(
+                escape(f"{suite} · {agent}"),
+                rate="–",
+                total=sum(j.suite == suite for j in plan.todo),
+            )
+            for suite in plan.suites
+        }
+        self.successes: Counter[str] = Counter()
+
+    def done(self, result: JobResult) -> None:
+        """Advance the finished episode's suite bar and its success rate."""
+        suite = result.job.suite
+        self.successes[suite] += result.footer.outcome == "success"
+        done = self.progress.tasks[self.bars[suite]].completed + 1
+        rate = f"{self.successes[suite] / done:.0%}"
+        self.progress.update(self.bars[suite], advance=1, rate=rate)
+
+
+class ProgressLines:
+    """Progress for logs and CI, where a bar prints nothing: one line per finished episode.
+
+    A run of more than ``EVERY`` episodes prints a line every ``SECONDS`` of wall time at most
+    (and the last one), as pytest and pip do when their output is not a terminal. A line says
+    done/total, successes, errors and the time left at the pace so far.
+    """
+
+    EVERY = 40
+    SECONDS = 10.0
+
+    def __init__(
+        self, console: Console, total: int, label: str, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.console, self.total, self.label, self.clock = console, total, label, clock
+        self.start = self.last = clock()
+        self.counts: Counter[str] = Counter()
+
+    def done(self, result: JobResult) -> None:
+        """Count a finished episode and print a line if one is due."""
+        footer = result.footer
+        ending = "error" if is_error(footer.outcome, footer.failure_reason) else str(footer.outcome)
+        self.counts[ending] += 1
+        now, finished = self.clock(), self.counts.total()
+        due = self.total <= self.EVERY or now - self.last >= self.SECONDS
+        if due or finished == self.total:
+            self.last = now
+            self.console.print(self.line(finished, now - self.start), highlight=False)
+
+    def line(self, finished: int, elapsed: float) -> str:
+        """Return ``[12/213] label: 10 success, 2 failure, 0 errors · 0:41 elapsed, 11:32 left``."""
+        left = elapsed / finished * (self.total - finished)
+        ended = f"{self.counts['success']} success, {self.counts['failure']} failure"
+        return (
+            f"[{finished}/{self.total}] {escape(self.label)}: {ended}, "
+            f"{self.counts['error']} errors · {_clock(elapsed)} elapsed, {_clock(left)} left"
+        )
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def print_results(store: Store, plan: Plan, agent: str, console: Console) -> RunSummary:
+    """Print the run's per-level table and how many of its episodes errored; summarise it."""
+    family = FAMILIES.get(plan.family)
+    title = escape(f"{' + '.join(plan.suites)} · {agent}")
+    episodes = store.episodes(plan.run_id)
+    console.print(results_table(episodes, title, family.columns, family.level_name))
+    return summarise(episodes, plan, console)
+
+
+def summarise(episodes: Sequence[StoredEpisode], plan: Plan, console: Console) -> RunSummary:
+    """Print how many of the run's ``episodes`` ended in an agent or backend error; summarise."""
+    kinds = Counter(e.failure_reason for e in episodes if e.failure_reason in ERROR_REASONS)
+    if kinds:
+        listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        console.print(
+            f"[bold red]{kinds.total()} of {len(episodes)} episodes ended in an "
+            f"error[/] ({listed}); see `sortie report`, then re-run them with "
+            f"--run-id {escape(plan.run_id)} --retry-errors"
+        )
+    return RunSummary(plan, len(episodes), kinds.total())
+
+
+OUTCOMES = ("success", "failure", "error")
+"""How an episode can end, as the summary table counts them."""
+
+
+def results_table(
+    episodes: Iterable[StoredEpisode],
+    title: str,
+    columns: tuple[str, ...],
+    level_name: str = "level",
+) -> Table:
+    """Return the per-level table: episodes and runs, outcomes, each metric's mean and interval.
+
+    ``episodes`` counts each episode once and ``runs`` its repeats too, as ``sortie report``
+    does; the outcomes count runs. Means are over the runs that did not end in an error
+    (repeats averaged first, rates in %), in ``columns`` (the family's). ``level_name`` heads
+    the first column: what the family's levels are (``type``, ``attributes``).
+    """
+    episodes = list(episodes)
+    scored = ((e.level or "-", e.key, e.metrics) for e in episodes if _ending(e) != "error")
+    intervals = group_intervals(episode_means(scored, columns), columns)
+    counts: dict[str, Counter[str]] = {}
+    distinct: dict[str, set[str]] = {}
+    for e in episodes:
+        for level in (e.level or "-", "all"):
+            counts.setdefault(level, Counter())[_ending(e)] += 1
+            distinct.setdefault(level, set()).add(f"{e.suite}/{e.episode_id}")
+    table = Table(title=title, caption="mean, and its 95% bootstrap interval over episodes")
+    for column in (level_name, "episodes", "runs", *OUTCOMES, *columns):
+        table.add_column(column.upper() if column in columns else column, justify="right")
+    for level in sorted(counts, key=lambda name: name == "all"):
+        row = intervals.get(level, {})
+        table.add_row(
+            level,
+            str(len(distinct[level])),
+            str(counts[level].total()),
+            *(str(counts[level][o]) for o in OUTCOMES),
+            *(_cell(row[c]) if c in row else "–" for c in columns),
+        )
+    return table
+
+
+def _ending(episode: StoredEpisode) -> str:
+    """Return ``success``, ``failure`` or ``error`` (agent or backend error) for an episode."""
+    if is_error(episode.outcome, episode.failure_reason) or episode.metrics.get(ERROR) == 1.0:
+        return "error"
+    return "success" if episode.outcome == "success" else "failure"
+
+
+def _cell(estimate: Estimate) -> str:
+    """Return ``mean lo–hi``; just the mean when there is no interval or it is a point."""
+    if math.isnan(estimate.mean):
+        return "–"
+    if math.isnan(estimate.lo) or estimate.lo == estimate.hi:
+        return f"{estimate.mean:.1f}" if estimate.mean % 1 else f"{estimate.mean:.0f}"
+    return f"{estimate.mean:.1f} {estimate.lo:.1f}–{estimate.hi:.1f}"
