@@ -1,4 +1,9 @@
-"""``sortie generate``: a family's episodes on demand (its ``Family.generator``), the suites."""
+"""``sortie generate``: a family's episodes on demand (its ``Family.generator``), the suites.
+
+A family's generator reads what it needs of the options (rescue: the level; aerial and
+household: the type). ``suites`` rebuilds every committed suite, or with ``--check``
+regenerates them elsewhere and exits with code 1 if one differs byte for byte.
+"""
 
 from __future__ import annotations
 
@@ -47,12 +52,7 @@ def generate(
         bool, typer.Option(help="suites: regenerate and compare with the committed files.")
     ] = False,
 ) -> None:
-    """Generate rescue episodes, aerial missions or household tasks, or rebuild the suites.
-
-    A family's generator reads what it needs of the options (rescue: the level; aerial and
-    household: the type). ``suites`` rebuilds every committed suite, or with ``--check``
-    regenerates them elsewhere and exits with code 1 if one differs byte for byte.
-    """
+    """Generate rescue episodes, aerial missions or household tasks, or rebuild the suites."""
     from sortie.generation.request import GenerateRequest
 
     try:
