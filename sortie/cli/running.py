@@ -101,11 +101,8 @@ def sweep(
         for request in requests:
             console.print(f"Run {escape(request.run_id or '')}")
             plan = run_with_progress(request, opened, console)
-            failed += (
-                [plan.run_id]
-                if summarise(opened.episodes(plan.run_id), plan, console).all_errored
-                else []
-            )
+            summary = summarise(opened.episodes(plan.run_id), plan, console)
+            failed += [plan.run_id] if summary.all_errored else []
         runs = [r.run_id for r in requests if r.run_id]
         echo(render(report_rows(opened, runs, group), fmt, title="sweep"))
     if failed:  # a setting whose every episode errored measured nothing
