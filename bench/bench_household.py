@@ -21,6 +21,7 @@ from rich.table import Table
 
 from sortie.agents.oracle import OracleAgent
 from sortie.backends.embedded import EmbeddedBackend
+from sortie.cli.run_console import run_with_progress
 from sortie.core.actions import Action
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.trajectory import PluginRef
@@ -28,7 +29,6 @@ from sortie.missions.household.mission import HouseholdMission
 from sortie.missions.household.vocabulary import Subtask
 from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest
-from sortie.run.cli_run import run_with_progress
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header
 from sortie.run.store import Store

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 from rich.console import Console, RenderableType
@@ -40,38 +44,53 @@ AgentArgOption = Annotated[
 ]
 FormatOption = Annotated[str, typer.Option("--format", help="table, markdown, csv or json.")]
 DEFAULT_STORE = Path("runs/sortie.db")
+KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 
-# Shared by run and sweep: which episodes to run, and when a failing run gives up.
-LimitOption = Annotated[
-    int | None, typer.Option(help="Run only the first N episodes of each suite.")
-]
-EpisodesOption = Annotated[
-    str | None, typer.Option(help="Run only these episode ids, comma-separated.")
-]
-MaxErrorsOption = Annotated[
-    int,
-    typer.Option(help="Stop after N episodes in a row end in an agent/backend error (0: never)."),
-]
-BackendOption = Annotated[
-    str, typer.Option("--backend", help="Backend name (see `sortie backends`).")
-]
-BackendArgOption = Annotated[
-    list[str] | None, typer.Option("--backend-arg", "-b", help="Backend argument k=v.")
-]
-# Shared by run and sweep: the settings that decide a run's results beside the agent.
-ClockOption = Annotated[str, typer.Option(help="Budget clock: sim or latency.")]
-FamilySettingOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--family-setting", "-F", help="Mission family setting k=v (see `sortie families`)."
-    ),
-]
-# The flags the family settings had before -F; kept as aliases of -F name=value.
-TriggersOption = Annotated[str | None, typer.Option(hidden=True, help="= -F triggers=…")]
-JudgeOption = Annotated[str | None, typer.Option(hidden=True, help="= -F judge=…")]
-SettingOption = Annotated[str | None, typer.Option(hidden=True, help="= -F setting=…")]
-SkillsOption = Annotated[str | None, typer.Option(hidden=True, help="= -F skills=…")]
+def grouped_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Return ``command`` with each options record it takes spread into that record's flags.
+
+    A parameter annotated with a dataclass (``options: RunOptions``) stands for the dataclass's
+    fields, each declared once there with its typer option, help and default; Typer sees those
+    fields where the parameter stands, and ``command`` gets the record built from their values.
+    """
+    hints = get_type_hints(command, include_extras=True)
+    records: dict[str, type[Any]] = {
+        name: kind
+        for name, kind in hints.items()
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind)
+    }
+    flags = []
+    for parameter in inspect.signature(command).parameters.values():
+        if parameter.name in records:
+            flags += _flags(records[parameter.name])
+        else:  # keyword-only: a record's flags with defaults may stand before it
+            flags.append(parameter.replace(kind=KEYWORD, annotation=hints[parameter.name]))
+
+    @functools.wraps(command)
+    def spread(**given: Any) -> Any:
+        for name, kind in records.items():
+            given[name] = kind(**{f.name: given.pop(f.name) for f in dataclasses.fields(kind)})
+        return command(**given)
+
+    # Typer reads the flags from the signature and their types from __annotations__.
+    spread.__signature__ = inspect.Signature(flags)  # type: ignore[attr-defined]
+    spread.__annotations__ = {flag.name: flag.annotation for flag in flags}
+    return spread
+
+
+def _flags(record: type) -> list[inspect.Parameter]:
+    """Return a record's fields as keyword parameters: type, typer option and default."""
+    hints = get_type_hints(record, include_extras=True)
+    return [
+        inspect.Parameter(f.name, KEYWORD, default=_default(f), annotation=hints[f.name])
+        for f in dataclasses.fields(record)
+    ]
+
+
+def _default(field: dataclasses.Field[Any]) -> Any:
+    """Return a field's default; a field without one is a required flag."""
+    return inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
 
 
 def fail(error: SortieError, code: int = 2) -> typer.Exit:

@@ -49,7 +49,7 @@ def export(
     ] = None,
 ) -> None:
     """Export a stored run: an SFT, DPO or demonstrations dataset, or EMMOE's run folders."""
-    from sortie.export.cli import ExportRequest, export_command
+    from sortie.export.request import ExportRequest, export_run
 
     request = ExportRequest(
         kind,
@@ -63,6 +63,6 @@ def export(
         parse_params(model_args or [], "--model-arg"),
     )
     try:
-        export_command(request, console.print)
+        export_run(request, console.print)
     except SortieError as error:
         raise fail(error) from None

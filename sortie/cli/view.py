@@ -60,11 +60,11 @@ def probe(
     """Perception probe: the model's target box and distance from the first frame alone."""
     from sortie.diagnostics.probe import probe_suite, summarise
     from sortie.missions.aerial.spec import CAMERA
-    from sortie.run.batch import find_suite
+    from sortie.missions.loading import load_suite
 
     try:
         mp = _run_mp(store, run) if run else None  # a misspelt run fails before any model call
-        rows = probe_suite(find_suite(suite), parse_params(agent_arg or []), CAMERA)
+        rows = probe_suite(load_suite(suite), parse_params(agent_arg or []), CAMERA)
         summary = summarise(rows, mp)
     except SortieError as error:
         raise fail(error) from None

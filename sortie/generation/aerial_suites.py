@@ -9,14 +9,26 @@ the paper's test split); ``aerial-smoke-v1`` holds one mission of each single ty
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader
-from sortie.generation.aerial import GENERATOR, GENERATOR_VERSION, generate_mission
+from sortie.generation.aerial import (
+    COMBINATIONS,
+    GENERATOR,
+    GENERATOR_VERSION,
+    check_world,
+    generate_aerial,
+    generate_mission,
+    parse_types,
+)
 from sortie.generation.aerial_checks import AerialValidator
 from sortie.generation.plans import generate_jobs, numbered_jobs
+from sortie.generation.request import Echo, GenerateRequest, block_settings, write_generated
 from sortie.sim.worlds import FLIGHT_WORLDS
 
 WORLDS = tuple(FLIGHT_WORLDS)
@@ -117,3 +129,19 @@ AERIAL_SUITES: dict[str, AerialPlan] = {
     )
 }
 """The aerial suites by name (``sortie.generation.suites.SUITES`` includes them)."""
+
+
+def generate_aerial_suite(request: GenerateRequest, echo: Echo) -> None:
+    """Write ``count`` aerial missions of ``types`` (in ``world``, or the flight worlds)."""
+    if request.types is None:
+        raise ConfigError(f"generate aerial: --type is required ({', '.join(COMBINATIONS)})")
+    tags = "+".join(t.value for t in parse_types(request.types))
+    worlds = (request.world,) if request.world else WORLDS
+    for name in worlds:
+        check_world(name)
+    path = request.out or Path(f"aerial-{tags.replace('+', '-')}-seed{request.seed}.jsonl")
+    started = time.perf_counter()
+    missions = generate_aerial(tags, worlds, request.count, request.seed, path.stem)
+    made_by = (GENERATOR, GENERATOR_VERSION)
+    write_generated(path, made_by, block_settings(tags, worlds, request), missions)
+    echo(f"{path}: {len(missions)} missions in {time.perf_counter() - started:.1f} s")

@@ -10,13 +10,16 @@ template and a second long one (8): every attribute in a few minutes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from sortie.core.episode import EpisodeSpec
-from sortie.core.records_io import SuiteHeader
+from sortie.core.errors import ConfigError
+from sortie.core.records_io import SuiteHeader, write_suite
 from sortie.generation.household import (
     GENERATOR,
     GENERATOR_VERSION,
@@ -25,6 +28,7 @@ from sortie.generation.household import (
 )
 from sortie.generation.household_tasks import TEMPLATES
 from sortie.generation.plans import generate_jobs
+from sortie.generation.request import Echo, GenerateRequest
 from sortie.missions.household.records import Split
 
 MIX = {
@@ -116,3 +120,16 @@ HOUSEHOLD_SUITES: dict[str, HouseholdPlan] = {
     )
 }
 """The household suites by name (``sortie.generation.suites.SUITES`` includes them)."""
+
+
+def generate_household_suite(request: GenerateRequest, echo: Echo) -> None:
+    """Write ``count`` household tasks of template ``types``, each in its own apartment."""
+    kind, count, seed, out = request.types, request.count, request.seed, request.out
+    if kind not in TEMPLATES:
+        given = "is required" if kind is None else f"{kind!r} is not a template"
+        raise ConfigError(f"generate household: --type {given}; allowed: {', '.join(TEMPLATES)}")
+    path = out or Path(f"household-{kind.replace('+', '-')}-seed{seed}.jsonl")
+    started = time.perf_counter()
+    header, tasks = HouseholdPlan(path.stem, seed, (kind,) * count).build()
+    write_suite(path, header, tasks)
+    echo(f"{path}: {len(tasks)} tasks in {time.perf_counter() - started:.1f} s")

@@ -10,8 +10,10 @@ level, the world and the reasons. Every kept episode has been completed by the o
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +22,7 @@ from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
 from sortie.generation.clues import ClueFacts, write_clue
 from sortie.generation.rejected import Rejected
+from sortie.generation.request import Echo, GenerateRequest, block_settings, write_generated
 from sortie.generation.rescue_places import (
     Footprint,
     Site,
@@ -76,6 +79,20 @@ def generate_rescue(
         generate_episode(level, names[i % len(names)], seed, i, f"{suite}/{i:04d}", validator)
         for i in range(count)
     ]
+
+
+def generate_rescue_suite(request: GenerateRequest, echo: Echo) -> None:
+    """Write ``count`` rescue episodes of one level (in ``world``, or the level's in turn)."""
+    if request.level is None:
+        raise ConfigError("generate rescue: --level is required (L1..L5)")
+    parsed = parse_level(request.level)
+    worlds = (request.world,) if request.world else LEVELS[parsed].worlds
+    path = request.out or Path(f"rescue-{parsed.value.lower()}-seed{request.seed}.jsonl")
+    started = time.perf_counter()
+    episodes = generate_rescue(parsed, worlds, request.count, request.seed, path.stem)
+    settings = block_settings(parsed.value, worlds, request)
+    write_generated(path, (GENERATOR, GENERATOR_VERSION), settings, episodes)
+    echo(f"{path}: {len(episodes)} episodes in {time.perf_counter() - started:.1f} s")
 
 
 def generate_episode(

@@ -80,6 +80,17 @@ class RunRequest:
     backend_args: Mapping[str, Any] = field(default_factory=dict)
     """The backend's arguments (``-b key=value``); part of the stored config."""
 
+    def __post_init__(self) -> None:
+        """Refuse a request that no run can follow (every bad field at once), then a bad id.
+
+        Raises:
+            ParameterError: a count below its least, an unknown clock or executor, a Ray
+                address without Ray, no suite; or an unsafe run id.
+        """
+        _check(self)
+        if self.run_id:
+            check_name(self.run_id, "--run-id")
+
 
 @dataclass(frozen=True, slots=True)
 class Plan:
@@ -94,26 +105,18 @@ class Plan:
     """The mission family of the run's suites."""
 
 
-def find_suite(name: str) -> Suite:
-    """Return the suite file at path ``name``, or the packaged suite called ``name``.
-
-    Every episode is checked against its family (``sortie.missions.loading.load_suite``).
-    """
-    return load_suite(name)
-
-
 def plan_run(request: RunRequest, store: Store) -> Plan:
     """Resolve the request, record (or check) the run in the store and list the jobs to do.
 
-    Everything is checked before the run is recorded: settings, names, the agent's arguments
-    and families, the episode selection, the backend's arguments and whether it can run the
-    family's missions on the episodes' worlds with the agent's images.
+    Everything is checked before the run is recorded (the request's own fields were, when it
+    was made): settings, names, the agent's arguments and families, the episode selection,
+    the backend's arguments and whether it can run the family's missions on the episodes'
+    worlds with the agent's images.
 
     Raises:
         ConfigError: a bad setting, or a run id stored with another config.
         StoreError: the store failed, or another process is writing this run.
     """
-    _check(request)
     run_id = _run_id(request)
     suites = _load_suites(request.suites)
     family = _check_one_family(suites)
@@ -142,10 +145,8 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
 
 
 def _run_id(request: RunRequest) -> str:
-    """Return the run id asked for (checked), or a new one from the agent and the time."""
-    if request.run_id:
-        return check_name(request.run_id, "--run-id")
-    return f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    """Return the run id asked for, or a new one from the agent and the time."""
+    return request.run_id or f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
 def _config(request: RunRequest, run: RunSpec, suites: Mapping[str, Suite]) -> dict[str, Any]:
@@ -304,6 +305,7 @@ def _headline(error: str) -> str:
 
 
 def _check(request: RunRequest) -> None:
+    """Raise one ParameterError naming every field of ``request`` out of its bounds."""
     problems = [
         f"{name} must be at least {least}, got {value}"
         for name, value, least in (
@@ -346,7 +348,7 @@ def _load_suites(names: tuple[str, ...]) -> dict[str, Suite]:
     """Return the suites by their header name, refusing two different suites of one name."""
     suites: dict[str, Suite] = {}
     for name in names:
-        suite = find_suite(name)
+        suite = load_suite(name)
         known = suites.setdefault(suite.header.suite, suite)
         if _digest(known) != _digest(suite):
             raise ConfigError(

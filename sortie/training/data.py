@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.errors import ConfigError
-from sortie.export.cli import ExportRequest, export_command
+from sortie.export.request import ExportRequest, export_run
 from sortie.missions.household import splits
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
@@ -67,7 +67,7 @@ def make_sets(
     for kind in ("sft", "dpo"):
         out = folder / kind
         if not out.exists():
-            export_command(ExportRequest(kind, store, EXPERT_RUN, out, dict(prompt)), echo)
+            export_run(ExportRequest(kind, store, EXPERT_RUN, out, dict(prompt)), echo)
         sets[kind] = out
     counts = {kind: check_held_out(load_rows(path)) for kind, path in sets.items()}
     return TrainingSets(sets["sft"], sets["dpo"], tasks, counts)

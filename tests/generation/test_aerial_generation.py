@@ -10,8 +10,9 @@ from sortie.core.records_io import read_suite, write_suite
 from sortie.generation.aerial import generate_aerial, generate_mission
 from sortie.generation.aerial_checks import MIN_PIXELS, AerialValidator
 from sortie.generation.aerial_routes import STRAIGHT_STEPS
+from sortie.generation.aerial_suites import generate_aerial_suite
 from sortie.generation.aerial_tasks import Rejected, car_subject
-from sortie.generation.cli import generate_command
+from sortie.generation.request import GenerateRequest
 from sortie.generation.suites import build_suite, committed_bytes
 from sortie.missions.aerial.spec import CAMERA as AERIAL_CAMERA
 from sortie.missions.aerial.spec import aerial_data
@@ -100,15 +101,10 @@ def test_patrol_reference_is_the_flown_route_at_20_to_30_m(smoke):
 def test_same_seed_gives_the_same_file(tmp_path):
     """Two generations from the same seed write identical bytes."""
     for name in ("a", "b"):
-        generate_command(
-            "aerial",
-            types="manipulation",
-            world="savanna",
-            count=2,
-            seed=5,
-            out=tmp_path / name / "x.jsonl",
-            echo=lambda text: None,
+        request = GenerateRequest(
+            types="manipulation", world="savanna", count=2, seed=5, out=tmp_path / name / "x.jsonl"
         )
+        generate_aerial_suite(request, lambda text: None)
     assert (tmp_path / "a" / "x.jsonl").read_bytes() == (tmp_path / "b" / "x.jsonl").read_bytes()
     assert len(read_suite(tmp_path / "a" / "x.jsonl").episodes) == 2
 
@@ -210,7 +206,7 @@ def test_a_ground_world_is_refused_with_a_suggestion():
 def test_generate_aerial_needs_a_type():
     """`generate aerial` without --type names the allowed types."""
     with pytest.raises(ConfigError, match="--type is required"):
-        generate_command("aerial", echo=lambda text: None)
+        generate_aerial_suite(GenerateRequest(), lambda text: None)
 
 
 def test_committed_aerial_suites_have_the_paper_mix():

@@ -6,9 +6,14 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import write_suite
-from sortie.generation.cli import generate_command
 from sortie.generation.household import LONG, HouseholdValidator, generate_task
-from sortie.generation.household_suites import HOUSEHOLD_SUITES, MIX, TRAIN
+from sortie.generation.household_suites import (
+    HOUSEHOLD_SUITES,
+    MIX,
+    TRAIN,
+    generate_household_suite,
+)
+from sortie.generation.request import GenerateRequest
 from sortie.generation.suites import build_suite, committed_bytes
 from sortie.missions.household.records import TaskAttribute, Verb
 from sortie.missions.household.spec import household_task
@@ -93,7 +98,7 @@ def test_an_unknown_template_is_refused_with_the_choices():
 def test_generate_household_writes_loadable_tasks_of_one_template(tmp_path):
     """`sortie generate household --type short --count 2` writes two short tasks that load."""
     path = tmp_path / "mine.jsonl"
-    generate_command("household", types="short", count=2, seed=5, out=path, echo=lambda m: None)
+    generate_household_suite(GenerateRequest(types="short", count=2, seed=5, out=path), print)
     suite = load_suite(path)
     assert [e.episode_id for e in suite.episodes] == ["mine/0001", "mine/0002"]
     assert all(household_task(e).attributes == [TaskAttribute.SHORT] for e in suite.episodes)
@@ -102,4 +107,4 @@ def test_generate_household_writes_loadable_tasks_of_one_template(tmp_path):
 def test_generate_household_names_the_templates_on_a_bad_type(tmp_path):
     """An unknown template is a ConfigError that lists the templates."""
     with pytest.raises(ConfigError, match="logical\\+human_style"):
-        generate_command("household", types="tidy", out=tmp_path / "x.jsonl")
+        generate_household_suite(GenerateRequest(types="tidy", out=tmp_path / "x.jsonl"), print)

@@ -9,7 +9,8 @@ from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.core.pose import Pose
 from sortie.core.records_io import read_suite, write_suite
 from sortie.generation import generate_episode, generate_rescue
-from sortie.generation.cli import generate_command
+from sortie.generation.request import GenerateRequest
+from sortie.generation.rescue import generate_rescue_suite
 from sortie.generation.suites import SUITES, build_suite, committed_bytes, episode_of
 from sortie.missions.loading import load_suite
 from sortie.missions.rescue.spec import LEVELS, Level, rescue_data
@@ -140,15 +141,10 @@ def test_l1_clue_quotes_the_casualty_clothes(smoke):
 def test_same_seed_gives_the_same_file(tmp_path):
     """Two generations from the same seed write identical bytes."""
     for name in ("a", "b"):
-        generate_command(
-            "rescue",
-            level="L1",
-            world="flexible_room",
-            count=2,
-            seed=5,
-            out=tmp_path / name / "x.jsonl",
-            echo=lambda text: None,
+        request = GenerateRequest(
+            level="L1", world="flexible_room", count=2, seed=5, out=tmp_path / name / "x.jsonl"
         )
+        generate_rescue_suite(request, lambda text: None)
     assert (tmp_path / "a" / "x.jsonl").read_bytes() == (tmp_path / "b" / "x.jsonl").read_bytes()
     assert len(read_suite(tmp_path / "a" / "x.jsonl").episodes) == 2
 
@@ -175,12 +171,6 @@ def test_unsatisfiable_level_names_level_world_and_reason():
     """L5 in the single-floor room fails naming the level, the world and why."""
     with pytest.raises(ConfigError, match=r"rescue L5 in world 'flexible_room'.*3 m above"):
         generate_episode("L5", "flexible_room", 0, 0, "x/0")
-
-
-def test_unknown_generate_target_is_refused():
-    """`generate` refuses a target other than rescue, aerial, household or suites."""
-    with pytest.raises(ConfigError, match="allowed: rescue, aerial, household, suites"):
-        generate_command("kitchen")
 
 
 def test_committed_suites_have_the_rescuebench_counts():

@@ -1,6 +1,6 @@
 import pytest
 
-from sortie.core.errors import ConfigError, RunAbortedError
+from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
 from sortie.core.records_io import Suite, SuiteHeader
 from sortie.run.batch import RunRequest, execute, plan_run, select_episodes
 from sortie.run.store import Store
@@ -11,6 +11,14 @@ def _suite(name: str, count: int) -> Suite:
     return Suite(
         header=SuiteHeader(suite=name), episodes=[room_rescue(f"{name}/{i}") for i in range(count)]
     )
+
+
+def test_a_request_refuses_its_bad_fields_when_made():
+    """A RunRequest with bad counts or an unsafe run id cannot be made, every count named."""
+    with pytest.raises(ParameterError, match="--workers must be at least 1.*--limit must be"):
+        RunRequest(("s",), "random", workers=0, limit=0)
+    with pytest.raises(ParameterError, match="--run-id '../x'"):
+        RunRequest(("s",), "random", run_id="../x")
 
 
 def test_limit_takes_the_first_episodes_of_each_suite():

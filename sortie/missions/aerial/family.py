@@ -52,6 +52,6 @@ AERIAL = Family(
     demo=Demo("aerial-smoke-v1", ("oracle", "heuristic", "random"), "type"),
     env="sortie.missions.aerial.env:AerialEnv",
     actions=(Fly, TaskAction),
-    generator="sortie.generation.cli:generate_aerial_suite",
+    generator="sortie.generation.aerial_suites:generate_aerial_suite",
     exports=("demos",),
 )

@@ -66,7 +66,7 @@ HOUSEHOLD = Family(
     demo=Demo("household-smoke-v1", ("oracle", "random"), "attribute"),
     env="sortie.missions.household.env:HouseholdEnv",
     actions=(Subtask,),
-    generator="sortie.generation.cli:generate_household_suite",
+    generator="sortie.generation.household_suites:generate_household_suite",
     exports=("sft", "dpo", "emmoe"),
     readings=READINGS,
 )

@@ -42,7 +42,7 @@ RESCUE = Family(
     demo=Demo("rescue-smoke-v2", ("oracle", "explorer", "random"), "level"),
     env="sortie.missions.rescue.env:RescueEnv",
     actions=(Move, Interact),
-    generator="sortie.generation.cli:generate_rescue_suite",
+    generator="sortie.generation.rescue:generate_rescue_suite",
     exports=("demos",),
     readings=(TS_READING,),
 )

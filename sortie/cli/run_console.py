@@ -1,7 +1,8 @@
-"""``sortie run``: plan the run, execute it with a progress bar, print the per-level table.
+"""What ``sortie run`` shows: its progress while it runs, then the per-level table.
 
-Names from the user (suites, run ids, agents, paths) are printed with rich markup escaped, so
-``[red]`` or ``[/x]`` in one shows as written instead of styling or breaking the output.
+Progress is bars on a terminal, or a line now and then in logs and CI. Names from the user
+(suites, run ids, agents, paths) are printed with rich markup escaped, so ``[red]`` or ``[/x]``
+in one shows as written instead of styling or breaking the output.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -21,18 +23,9 @@ from sortie.core.trajectory import ERROR_REASONS
 from sortie.metrics.aggregate import ERROR, is_error
 from sortie.metrics.intervals import Estimate, episode_means, group_intervals
 from sortie.missions.registry import FAMILIES
-from sortie.run.batch import Plan, RunRequest, execute, find_suite, plan_run
+from sortie.run.batch import Plan, RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
-
-__all__ = [
-    "RunSummary",
-    "find_suite",
-    "results_table",
-    "run_and_report",
-    "run_with_progress",
-    "summarise",
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,28 +51,10 @@ def run_and_report(request: RunRequest, console: Console) -> RunSummary:
     """
     with Store(request.store) as store:
         plan = run_with_progress(request, store, console)
-        family = FAMILIES.get(plan.family)
-        title = _title(plan, request)
-        table = results_table(store.episodes(plan.run_id), title, family.columns, family.level_name)
-        console.print(table)
-        summary = summarise(store, plan, console)
+        summary = print_results(store, plan, request.agent, console)
     console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
     console.print(f"Records: {escape(str(plan.records.resolve()))}")
     return summary
-
-
-def summarise(store: Store, plan: Plan, console: Console) -> RunSummary:
-    """Print how many of the run's episodes ended in an agent or backend error; summarise it."""
-    episodes = store.episodes(plan.run_id)
-    kinds = Counter(e.failure_reason for e in episodes if e.failure_reason in ERROR_REASONS)
-    if kinds:
-        listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
-        console.print(
-            f"[bold red]{kinds.total()} of {len(episodes)} episodes ended in an "
-            f"error[/] ({listed}); see `sortie report`, then re-run them with "
-            f"--run-id {escape(plan.run_id)} --retry-errors"
-        )
-    return RunSummary(plan, len(episodes), kinds.total())
 
 
 def run_with_progress(request: RunRequest, store: Store, console: Console) -> Plan:
@@ -97,7 +72,8 @@ def run_with_progress(request: RunRequest, store: Store, console: Console) -> Pl
             "already stored, running the rest"
         )
     try:
-        _execute(plan, request, store, console)
+        with _progress(plan, request.agent, console) as on_result:
+            execute(plan, request, store, on_result=on_result)
     except KeyboardInterrupt:
         console.print(
             f"Stopped. Finished episodes are kept in {escape(str(request.store))}; "
@@ -107,19 +83,44 @@ def run_with_progress(request: RunRequest, store: Store, console: Console) -> Pl
     return plan
 
 
-def _title(plan: Plan, request: RunRequest) -> str:
-    return escape(f"{' + '.join(plan.suites)} · {request.agent}")
-
-
-def _execute(plan: Plan, request: RunRequest, store: Store, console: Console) -> None:
-    """Run the plan with progress: bars on a terminal, else a line now and then (see Lines)."""
+@contextmanager
+def _progress(plan: Plan, agent: str, console: Console) -> Iterator[Callable[[JobResult], None]]:
+    """Yield what to tell of each finished episode: bars on a terminal, else lines."""
     if not console.is_terminal:
-        lines = ProgressLines(
-            console, len(plan.todo), f"{' + '.join(plan.suites)} · {request.agent}"
-        )
-        execute(plan, request, store, on_result=lines.done)
+        yield ProgressLines(console, len(plan.todo), f"{' + '.join(plan.suites)} · {agent}").done
         return
-    _execute_with_bars(plan, request, store, console)
+    columns = (
+        *Progress.get_default_columns()[:3],
+        MofNCompleteColumn(),
+        TextColumn("success {task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        yield ProgressBars(progress, plan, agent).done
+
+
+class ProgressBars:
+    """Progress on a terminal: one bar per suite, with done, success rate so far, time left."""
+
+    def __init__(self, progress: Progress, plan: Plan, agent: str) -> None:
+        self.progress = progress
+        self.bars = {
+            suite: progress.add_task(
+                escape(f"{suite} · {agent}"),
+                rate="–",
+                total=sum(j.suite == suite for j in plan.todo),
+            )
+            for suite in plan.suites
+        }
+        self.successes: Counter[str] = Counter()
+
+    def done(self, result: JobResult) -> None:
+        """Advance the finished episode's suite bar and its success rate."""
+        suite = result.job.suite
+        self.successes[suite] += result.footer.outcome == "success"
+        done = self.progress.tasks[self.bars[suite]].completed + 1
+        rate = f"{self.successes[suite] / done:.0%}"
+        self.progress.update(self.bars[suite], advance=1, rate=rate)
 
 
 class ProgressLines:
@@ -167,32 +168,26 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def _execute_with_bars(plan: Plan, request: RunRequest, store: Store, console: Console) -> None:
-    """Run the plan under one progress bar per suite: done, success rate so far, time left."""
-    columns = (
-        *Progress.get_default_columns()[:3],
-        MofNCompleteColumn(),
-        TextColumn("success {task.fields[rate]}"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=True) as progress:
-        bars = {
-            suite: progress.add_task(
-                escape(f"{suite} · {request.agent}"),
-                rate="–",
-                total=sum(j.suite == suite for j in plan.todo),
-            )
-            for suite in plan.suites
-        }
-        successes: Counter[str] = Counter()
+def print_results(store: Store, plan: Plan, agent: str, console: Console) -> RunSummary:
+    """Print the run's per-level table and how many of its episodes errored; summarise it."""
+    family = FAMILIES.get(plan.family)
+    title = escape(f"{' + '.join(plan.suites)} · {agent}")
+    episodes = store.episodes(plan.run_id)
+    console.print(results_table(episodes, title, family.columns, family.level_name))
+    return summarise(episodes, plan, console)
 
-        def advance(result: JobResult) -> None:
-            suite = result.job.suite
-            successes[suite] += result.footer.outcome == "success"
-            done = progress.tasks[bars[suite]].completed + 1
-            progress.update(bars[suite], advance=1, rate=f"{successes[suite] / done:.0%}")
 
-        execute(plan, request, store, on_result=advance)
+def summarise(episodes: Sequence[StoredEpisode], plan: Plan, console: Console) -> RunSummary:
+    """Print how many of the run's ``episodes`` ended in an agent or backend error; summarise."""
+    kinds = Counter(e.failure_reason for e in episodes if e.failure_reason in ERROR_REASONS)
+    if kinds:
+        listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        console.print(
+            f"[bold red]{kinds.total()} of {len(episodes)} episodes ended in an "
+            f"error[/] ({listed}); see `sortie report`, then re-run them with "
+            f"--run-id {escape(plan.run_id)} --retry-errors"
+        )
+    return RunSummary(plan, len(episodes), kinds.total())
 
 
 OUTCOMES = ("success", "failure", "error")

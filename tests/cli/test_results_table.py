@@ -4,8 +4,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from sortie.cli.run_console import results_table
 from sortie.missions.registry import FAMILIES
-from sortie.run.cli_run import results_table
 from sortie.run.store import StoredEpisode
 
 

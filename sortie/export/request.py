@@ -1,6 +1,8 @@
-"""``sortie export sft|dpo|demos|emmoe``: read a stored run, build the rows, write the dataset.
+"""An export of a stored run: what is asked (``ExportRequest``) and how it is made.
 
-``emmoe`` writes no dataset but EMMOE's own folders (``sortie.export.emmoe``).
+``export_run`` reads the run, builds the kind's rows and writes the dataset; ``emmoe`` writes
+no dataset but EMMOE's own folders (``sortie.export.emmoe``). ``sortie export`` and the
+training sets (``sortie.training.data``) both call it.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class ExportRequest:
     model_args: Mapping[str, str] | None = None
 
 
-def export_command(request: ExportRequest, echo: Callable[[str], None]) -> Path:
+def export_run(request: ExportRequest, echo: Callable[[str], None]) -> Path:
     """Write the export ``request`` asks for; return the parquet file's path.
 
     Raises:

@@ -9,7 +9,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from sortie.cli import app
-from sortie.run.cli_run import ProgressLines
+from sortie.cli.run_console import ProgressLines
 
 runner = CliRunner()
 
