@@ -30,8 +30,8 @@ def smoke3(tmp_path_factory) -> Path:
 
 def run_config(family: str = "rescue", **fields) -> RunConfig:
     """Return the config of a run of agent random on the embedded backend, ``fields`` changed."""
-    agent, backend = PluginRef(name="random"), PluginRef(name="embedded")
-    return RunConfig(agent=agent, backend=backend, family=family, **fields)
+    plugins = {"agent": PluginRef(name="random"), "backend": PluginRef(name="embedded")}
+    return RunConfig(family=family, **(plugins | fields))
 
 
 def run_stored(request: RunRequest) -> list:
