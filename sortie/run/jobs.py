@@ -135,7 +135,7 @@ class RunSpec:
         episode selection (None and empty: every episode).
         """
         return RunConfig(
-            **self.play(),
+            **self.play_fields(),
             agent=self.agent,
             backend=self.backend_for(self.family),
             family=self.family,
@@ -146,7 +146,7 @@ class RunSpec:
             record_frames=self.record_frames,
         )
 
-    def play(self) -> dict[str, Any]:
+    def play_fields(self) -> dict[str, Any]:
         """Return the fields of ``PlayConfig`` (the run's config and every header share them)."""
         return {
             "clock": self.clock,
@@ -330,7 +330,7 @@ def backend_needs(family: str, sensors: Iterable[str], worlds: Iterable[str]) ->
 
 def header_of(job: Job) -> TrajectoryHeader:
     """Return the record header of ``job``."""
-    config = EpisodeConfig(**job.run.play(), suite=job.suite, repeat=job.repeat)
+    config = EpisodeConfig(**job.run.play_fields(), suite=job.suite, repeat=job.repeat)
     return episode_header(
         job.episode, job.run.agent, job.run.backend_for(job.episode.family), config
     )

@@ -217,32 +217,33 @@ class Store:
         claimed_here = run_id not in self._claims
         self._claim(run_id)
         given = config.model_dump(mode="json")
+        try:
+            stored = self._insert_or_read(run_id, config).model_dump(mode="json")
+            if stored != given:
+                raise ConfigError(
+                    f"{self.path}: run {run_id!r} was made with another config "
+                    f"({_differences(stored, given)}); resume it with the same "
+                    "settings or choose another --run-id"
+                )
+        except ConfigError:
+            if claimed_here:
+                self._release(run_id)
+            raise
+
+    def _insert_or_read(self, run_id: str, config: RunConfig) -> RunConfig:
+        """Store ``config`` as run ``run_id``'s unless it has one; return the one stored."""
         # Insert-if-absent then read back, in one write transaction: two new runs of one id
         # cannot both insert, and each compares against what is really stored.
+        text = json.dumps(config.model_dump(mode="json"), sort_keys=True)
         with self._transaction():
             self._db.execute(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    _now(),
-                    json.dumps(given, sort_keys=True),
-                    VERSION,
-                    STORE_SCHEMA_VERSION,
-                    config.family,
-                ),
+                (run_id, _now(), text, VERSION, STORE_SCHEMA_VERSION, config.family),
             )
             row = self._db.execute(
                 "SELECT config, family FROM runs WHERE run_id = ?", (run_id,)
             ).fetchone()
-        stored = self._config(run_id, *row).model_dump(mode="json")  # as read: lists, defaults
-        if stored != given:
-            if claimed_here:
-                self._release(run_id)
-            raise ConfigError(
-                f"{self.path}: run {run_id!r} was made with another config "
-                f"({_differences(stored, given)}); resume it with the same "
-                "settings or choose another --run-id"
-            )
+        return self._config(run_id, *row)
 
     def drop_if_empty(self, run_id: str) -> None:
         """Remove run ``run_id`` if it holds no episode (a run refused before its first one)."""
