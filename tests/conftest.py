@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from sortie.core.records_io import write_suite
+from sortie.core.run_config import PluginRef, RunConfig
 from sortie.metrics.rescue import WALL_CLOCK_METRICS
 from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest, execute, plan_run
@@ -25,6 +26,12 @@ def smoke3(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("suites") / "smoke3.jsonl"
     write_suite(path, smoke.header, smoke.episodes[:3])
     return path
+
+
+def run_config(family: str = "rescue", **fields) -> RunConfig:
+    """Return the config of a run of agent random on the embedded backend, ``fields`` changed."""
+    plugins = {"agent": PluginRef(name="random"), "backend": PluginRef(name="embedded")}
+    return RunConfig(family=family, **(plugins | fields))
 
 
 def run_stored(request: RunRequest) -> list:

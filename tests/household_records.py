@@ -24,8 +24,10 @@ from sortie.missions.household.records import (
     RoundStatus,
     Verb,
 )
+from sortie.missions.household.settings import HouseholdSettings
 from sortie.run.jobs import Job, JobResult, RunSpec, record_path
 from sortie.run.store import Store
+from tests.conftest import run_config
 
 OBJECTS: dict[str, dict[str, Any]] = {
     "apple_1": {"kind": "apple", "role": "item", "names": ["red apple", "apple"]},
@@ -160,10 +162,10 @@ def _step(index: int, round_: RoundRecord) -> StepRecord:
 
 def store_records(store: Store, run: str, records: list[Trajectory], suite: str = "home") -> None:
     """Store hand-built records as run ``run``'s episodes, scored as a run scores them."""
-    store.begin_run(run, {"family": "household"})
+    store.begin_run(run, run_config("household", agent=PluginRef(name="scripted")))
     folder = store.folder / run
     folder.mkdir(parents=True, exist_ok=True)
-    spec = RunSpec(agent=PluginRef(name="scripted"), factory=object, family="household")
+    spec = RunSpec(PluginRef(name="scripted"), object, "household", HouseholdSettings())
     for record in records:
         episode = record.header.episode
         path = record_path(folder, episode.episode_id, 0)

@@ -200,6 +200,6 @@ def _print_timings(store: Store, runs: list[str], fmt: str) -> None:
 
 def _run_label(store: Store, run_id: str) -> str:
     """Return a run's id, marked when its agent was shown text instead of images."""
-    config = store.run_config(run_id) or {}
-    args = (config.get("agent") or {}).get("args") or {}
+    config = store.run_config(run_id)
+    args = config.agent.args if config is not None else {}
     return f"{run_id} (text observation)" if args.get("observation") == "text" else run_id

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from sortie.core.episode import EpisodeSpec, PoseField, Record
+from sortie.core.run_config import EpisodeConfig, PluginRef
 from sortie.core.serialize import action_model
 from sortie.core.vocabulary import WORDS
 
@@ -56,20 +57,15 @@ class StageStatus(StrEnum):
     DONE = "done"
 
 
-class PluginRef(Record):
-    """A registered plug-in by name, with the arguments it was built with."""
-
-    name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-
 class TrajectoryHeader(Record):
     """What is fixed for the whole episode."""
 
     kind: str = "header"
     schema_version: int = RECORD_SCHEMA_VERSION
     episode: EpisodeSpec
-    config: dict[str, Any] = Field(default_factory=dict)
+    config: EpisodeConfig = Field(default_factory=EpisodeConfig)
+    """How the episode was played: the clock, the family's settings, the run seed, the suite
+    and the repeat (``sortie.core.run_config``)."""
     agent: PluginRef
     backend: PluginRef
     seed: int

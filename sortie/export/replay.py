@@ -9,10 +9,9 @@ first difference is an error naming the record and the step, never silently othe
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sortie.backends.base import Backend
 from sortie.backends.catalog import HARNESS_ARGS, build_from_ref
@@ -20,8 +19,10 @@ from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.pose import Pose
 from sortie.core.records_io import Trajectory
+from sortie.core.run_config import RunConfig
 from sortie.core.serialize import action_from_dict
 from sortie.core.trajectory import StepRecord
+from sortie.missions.family import FamilySettings
 from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime
 from sortie.run.jobs import backend_ref, mission_runtime
@@ -44,7 +45,7 @@ class ReplayedStep:
 def replay(
     trajectory: Trajectory,
     path: Path,
-    run_config: Mapping[str, Any],
+    run_config: RunConfig,
     sensors: Collection[str],
 ) -> Iterator[ReplayedStep]:
     """Yield each step of the record at ``path`` with the observation before it.
@@ -80,30 +81,30 @@ def replay(
 
 
 def _runtime(
-    trajectory: Trajectory, run_config: Mapping[str, Any], sensors: Collection[str]
+    trajectory: Trajectory, run_config: RunConfig, sensors: Collection[str]
 ) -> tuple[MissionRuntime, Backend]:
     header = trajectory.header
     own = {k: v for k, v in header.backend.args.items() if k not in HARNESS_ARGS}
     backend = build_from_ref(
         backend_ref(header.episode.family, sorted(sensors), header.backend.name, own)
     )
-    clock = header.config.get("clock", "sim")
     settings = _settings(trajectory, run_config)
-    return mission_runtime(header.episode.family, backend, clock, settings), backend
+    return mission_runtime(header.episode.family, backend, header.config.clock, settings), backend
 
 
-def _settings(trajectory: Trajectory, run_config: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the family settings the episode was played with, from its header if it says."""
-    header = trajectory.header
-    family = FAMILIES.get(header.episode.family)
-    if "settings" in header.config:
-        given = header.config["settings"]
-    else:  # a record from before headers held the settings: the run's config has them
-        older = {"triggers": header.config.get("triggers"), **run_config}
+def _settings(trajectory: Trajectory, run_config: RunConfig) -> FamilySettings:
+    """Return the family settings the episode was played with, from its header if it says.
+
+    Parsed by the family's model, as a run parses them: the runtime is given that instance.
+    """
+    config = trajectory.header.config
+    family = FAMILIES.get(trajectory.header.episode.family)
+    if config.settings is not None:
+        given = config.settings
+    else:  # a record from before headers held the settings: under their old keys
+        older = {**(config.model_extra or {}), **(run_config.model_extra or {})}
         given = {k: v for k, v in older.items() if k in family.settings.model_fields}
-    return family.parse_settings({k: v for k, v in given.items() if v is not None}).model_dump(
-        mode="json"
-    )
+    return family.parse_settings({k: v for k, v in given.items() if v is not None})
 
 
 def _check_same(path: Path, stored: StepRecord, again: StepRecord) -> None:

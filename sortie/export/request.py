@@ -131,7 +131,7 @@ def _manifest(
         "store": str(request.store),
         "run": run.run_id,
         "family": run.family,
-        "agent": run.config.get("agent", {}),
+        "agent": run.config.agent.model_dump(),
         "arguments": dict(request.overrides),
         "rows": len(rows.rows),
         "counts": dict(rows.counts),
@@ -141,7 +141,7 @@ def _manifest(
 
 
 def _card(request: ExportRequest, run: StoredRun, rows: Rows) -> str:
-    agent = run.config.get("agent", {}).get("name", "?")
+    agent = run.config.agent.name
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(rows.counts.items()))
     return f"""---
 configs:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import Trajectory, read_trajectory
+from sortie.core.run_config import RunConfig
 from sortie.core.trajectory import Outcome
 from sortie.missions.registry import FAMILIES
 from sortie.run.store import Store, StoredEpisode
@@ -18,7 +18,7 @@ class StoredRun:
     """One run of a results store: its configuration, its family and its episodes."""
 
     run_id: str
-    config: dict[str, Any]
+    config: RunConfig
     family: str
     episodes: list[StoredEpisode]
 

@@ -39,7 +39,8 @@ from sortie.missions.household.records import (
     Verb,
 )
 from sortie.missions.household.rules import goal_met
-from sortie.missions.household.skills import Setting, best_skill, offered
+from sortie.missions.household.settings import HouseholdSettings
+from sortie.missions.household.skills import Profile, Setting, best_skill, offered
 from sortie.run.episode import run_episode
 from sortie.run.jobs import backend_ref, episode_header
 from sortie.sim.household import HouseLayout, house_layout
@@ -54,6 +55,8 @@ ATTEMPTS = 12
 MAX_ROUNDS = 20
 LONG = 10
 """Fewest subtasks (``end`` aside) in a long task's expert plan."""
+PERFECT_SKILLS = HouseholdSettings(skills=Profile.PERFECT)
+"""The oracle's replay judges the task, not the skills' luck."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,7 @@ class HouseholdValidator:
 
     def replay(self, spec: EpisodeSpec) -> None:
         """Replay the oracle with perfect skills; reject unless it succeeds with every goal met."""
-        mission = HouseholdMission(self.backend, skills="perfect")
+        mission = HouseholdMission(self.backend, settings=PERFECT_SKILLS)
         agent = OracleAgent()
         agent.attach(self.backend.oracle_view())
         header = episode_header(spec, PluginRef(name="oracle"), backend_ref(spec.family))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -31,9 +31,13 @@ class FamilySettings(BaseModel):
     """A family's run settings (``-F name=value``): every field has a default and help.
 
     Settings decide results, so they are stored with the run and in every record's header.
+    The model is their one home: it is validated once (``Family.parse_settings``) and the
+    instance is what the runtime, the gym env and the header are given; a runtime given none
+    takes the model's defaults. Fields keep their types (an enum stays one); the JSON form
+    (``model_dump(mode="json")``) is what stores and headers hold.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,30 +133,47 @@ class Family:
         """Return every metric the scorer gives (the report table's columns if it says none)."""
         return tuple(_load(self.metrics)) if self.metrics else self.columns
 
-    def parse_settings(self, given: Mapping[str, Any]) -> FamilySettings:
+    def parse_settings(self, given: Mapping[str, Any], where: str = "-F") -> FamilySettings:
         """Return ``given`` validated by the settings model (defaults for the rest).
 
+        ``where`` names what gave them in an error (the command line's ``-F`` by default).
+
         Raises:
-            ParameterError: a setting the family does not have (with a near name and the list
-                of its settings), or a value its model refuses (with what is allowed).
+            ParameterError: see ``parse_settings``.
         """
-        fields = self.settings.model_fields
-        for name in given:
-            if name not in fields:
-                hint = did_you_mean(name, fields)
-                raise ParameterError(
-                    f"-F {name}: the {self.name} family has no setting {name!r}.{hint} "
-                    f"Its settings: {describe(self.settings) or 'none'}"
-                )
-        try:
-            return self.settings.model_validate(dict(given))
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(map(str, first["loc"]))
+        return parse_settings(self.settings, given, self.name, where)
+
+
+S = TypeVar("S", bound=FamilySettings)
+
+
+def parse_settings(model: type[S], given: Mapping[str, Any], family: str, where: str = "-F") -> S:
+    """Return ``given`` validated by ``family``'s settings ``model`` (defaults for the rest).
+
+    The one place settings are parsed: from the command line (``-F``), a gym env's keywords
+    or an old record; everything after holds the model instance.
+
+    Raises:
+        ParameterError: a setting the family does not have (with a near name and the list
+            of its settings), or a value its model refuses (with what is allowed).
+    """
+    fields = model.model_fields
+    for name in given:
+        if name not in fields:
+            hint = did_you_mean(name, fields)
             raise ParameterError(
-                f"-F {where}={given.get(where)!r}: {first['msg']} (the {self.name} family's "
-                f"settings: {describe(self.settings)})"
-            ) from None
+                f"{where} {name}: the {family} family has no setting {name!r}.{hint} "
+                f"Its settings: {describe(model) or 'none'}"
+            )
+    try:
+        return model.model_validate(dict(given))
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(map(str, first["loc"]))
+        raise ParameterError(
+            f"{where} {field}={given.get(field)!r}: {first['msg']} (the {family} family's "
+            f"settings: {describe(model)})"
+        ) from None
 
 
 def describe(settings: type[FamilySettings]) -> str:

@@ -30,6 +30,7 @@ from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation, Sensor
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
+from sortie.missions.family import FamilySettings, parse_settings
 from sortie.missions.loading import load_suite
 from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime
@@ -39,11 +40,24 @@ IMAGE_SENSORS = ("rgb", "depth", "semantic")
 TEXT_CHARSET = string.printable
 """Characters a text observation or action may hold (others are dropped from observations)."""
 R = TypeVar("R", bound=MissionRuntime)
+S = TypeVar("S", bound=FamilySettings)
 
 
 def printable(text: str, max_length: int) -> str:
     """Return ``text`` without the characters a text space refuses, cut to ``max_length``."""
     return "".join(c for c in text if c in TEXT_CHARSET)[:max_length]
+
+
+def env_settings(model: type[S], family: str, **keywords: Any) -> S:
+    """Return ``family``'s settings ``model`` built once from an env's keywords.
+
+    A keyword left at None takes the model's default (the env's signature writes none).
+
+    Raises:
+        ParameterError: a value the model refuses, naming the keyword and what is allowed.
+    """
+    given = {name: value for name, value in keywords.items() if value is not None}
+    return parse_settings(model, given, family, f"the {family} env's keyword")
 
 
 def pick(choices: Sequence[Any], action: Mapping[str, Any], key: str, default: int = 0) -> Any:

@@ -25,6 +25,7 @@ from sortie.core.trajectory import (
     TrajectoryFooter,
 )
 from sortie.missions.clock import Clock as Clock
+from sortie.missions.family import FamilySettings
 from sortie.missions.stages import Stage, StageTracker
 
 COLLISION_COOLDOWN = 5
@@ -37,10 +38,17 @@ def camera_of(backend: Backend) -> CameraInfo | None:
 
 
 class MissionRuntime(ABC):
-    """Runs one family's rules over a backend, one episode at a time."""
+    """Runs one family's rules over a backend, one episode at a time.
+
+    A family's runtime is built as ``Runtime(backend, clock=..., settings=...)``: ``settings``
+    is an instance of the family's settings model (``Family.settings``), validated once by
+    whoever built it; None gives the model's defaults, which live in the model only.
+    """
 
     family: str = ""
     """The family's name; the rest of what it is: its descriptor (``family.py``)."""
+    settings: FamilySettings
+    """The family's settings the rules are played with (set by the family's constructor)."""
 
     def __init__(
         self, backend: Backend, clock: Clock | str = Clock.SIM, control_period: float = 0.2

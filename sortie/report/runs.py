@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from sortie.core.errors import SortieError
+from sortie.core.run_config import PluginRef, RunConfig
 from sortie.run.store import Store
 from sortie.suites import read
 
@@ -18,16 +19,18 @@ def run_table(store: Store) -> list[dict[str, Any]]:
     """
     rows = []
     for run in store.runs():
-        config = store.run_config(run) or {}
+        config = store.run_config(run)
+        if config is None:  # dropped since it was listed (a refused run of another process)
+            continue
         episodes = store.episodes(run)
         outcomes = Counter(e.outcome for e in episodes)
         rows.append(
             {
                 "run": run,
                 "family": store.run_family(run) or "?",
-                "suites": sorted(config.get("suites", {})),
-                "agent": _named(config.get("agent")),
-                "backend": _named(config.get("backend")),
+                "suites": sorted(config.suites),
+                "agent": _named(config.agent),
+                "backend": _named(config.backend),
                 "stored": len(episodes),
                 "planned": _planned(config),
                 "success": outcomes["success"],
@@ -43,22 +46,18 @@ SHOWN_ARGS = ("model", "url", "observation")
 """The arguments that tell runs of one agent apart at a glance (a model agent's model)."""
 
 
-def _named(part: Any) -> str:
-    """Return the name of a config's agent or backend part, with its telling arguments."""
-    if not isinstance(part, dict):
-        return "?"
-    args = part.get("args") or {}
-    shown = [f"{k}={args[k]}" for k in SHOWN_ARGS if k in args]
-    return " ".join([str(part.get("name", "?")), *shown])
+def _named(part: PluginRef) -> str:
+    """Return the name of a config's agent or backend, with its telling arguments."""
+    shown = [f"{k}={part.args[k]}" for k in SHOWN_ARGS if k in part.args]
+    return " ".join([part.name, *shown])
 
 
-def _planned(config: dict[str, Any]) -> int | None:
+def _planned(config: RunConfig) -> int | None:
     total = 0
-    for suite in config.get("suites", {}):
+    for suite in config.suites:
         try:
             count = len(read(suite).episodes)
         except (SortieError, OSError):
             return None
-        limit = config.get("limit")
-        total += min(count, limit) if limit else count
-    return total * int(config.get("repeats", 1))
+        total += min(count, config.limit) if config.limit else count
+    return total * config.repeats

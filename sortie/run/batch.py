@@ -20,6 +20,7 @@ from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError, did_you_mean
 from sortie.core.folders import claim_output
 from sortie.core.records_io import Suite
+from sortie.core.run_config import RunConfig
 from sortie.core.trajectory import ERROR_REASONS
 from sortie.missions.loading import load_suite
 from sortie.missions.runtime import Clock
@@ -128,7 +129,7 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         family=family,
         settings=request.family_settings,
         clock=request.clock,
-        seed=request.seed,
+        run_seed=request.seed,
         record_frames=request.record_frames,
         backend=request.backend,
         backend_args=request.backend_args,
@@ -149,14 +150,10 @@ def _run_id(request: RunRequest) -> str:
     return request.run_id or f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def _config(request: RunRequest, run: RunSpec, suites: Mapping[str, Suite]) -> dict[str, Any]:
+def _config(request: RunRequest, run: RunSpec, suites: Mapping[str, Suite]) -> RunConfig:
     """Return what decides the run's results, as stored with it and compared on resume."""
-    return {
-        **run.config(),
-        "repeats": request.repeats,
-        "suites": {name: _digest(suite) for name, suite in suites.items()},
-        **_selection(request),
-    }
+    digests = {name: _digest(suite) for name, suite in suites.items()}
+    return run.config(digests, request.repeats, request.limit, request.episodes)
 
 
 def _jobs(
@@ -199,13 +196,6 @@ def select_episodes(
     if not any(chosen.values()):
         raise ConfigError(f"no episode to run in {', '.join(suites)}")
     return chosen
-
-
-def _selection(request: RunRequest) -> dict[str, Any]:
-    """Return the episode selection as stored in the config (nothing when all are run)."""
-    return ({"limit": request.limit} if request.limit is not None else {}) | (
-        {"episodes": sorted(request.episodes)} if request.episodes else {}
-    )
 
 
 def _inside(records: Path, suite: str, agent: str) -> Path:

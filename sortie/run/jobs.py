@@ -25,15 +25,16 @@ from sortie.backends.catalog import (
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, did_you_mean
 from sortie.core.records_io import read_trajectory, write_columns
+from sortie.core.run_config import EpisodeConfig, PluginRef, RunConfig
 from sortie.core.trajectory import (
     FailureReason,
     Outcome,
-    PluginRef,
     Timings,
     TrajectoryFooter,
     TrajectoryHeader,
 )
 from sortie.core.version import VERSION
+from sortie.missions.family import FamilySettings
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.missions.runtime import MissionRuntime
 from sortie.run.episode import JsonlRecorder, run_episode
@@ -60,11 +61,12 @@ class RunSpec:
     """The agent class; pickled by reference, so a worker imports it instead of looking it up."""
     family: str
     """The mission family of the run's suites (a run holds one)."""
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    """The family's settings, validated by its model, every one given (defaults filled in)."""
+    settings: FamilySettings
+    """The family's settings, validated once by its model: the runtime of every job is given
+    this instance, and every header and the stored config its JSON form."""
     sensors: tuple[str, ...] = ()
     clock: str = "sim"
-    seed: int = 0
+    run_seed: int = 0
     record_frames: bool = False
     """Store every step's ego RGB image (rendered even if the agent does not look at it)."""
     backend: str = DEFAULT_BACKEND
@@ -81,7 +83,7 @@ class RunSpec:
         family: str,
         settings: Mapping[str, Any] | None = None,
         clock: str = "sim",
-        seed: int = 0,
+        run_seed: int = 0,
         record_frames: bool = False,
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
@@ -103,10 +105,10 @@ class RunSpec:
             PluginRef(name=agent, args=dict(args)),
             factory,
             family,
-            resolved_settings.model_dump(mode="json"),
+            resolved_settings,
             tuple(sorted(sensors)),
             clock,
-            seed,
+            run_seed,
             record_frames,
             backend,
             resolved,
@@ -120,17 +122,37 @@ class RunSpec:
         """Refuse (ConfigError) a backend that cannot run ``family`` on ``worlds`` for the agent."""
         check_backend(self.backend, backend_needs(family, self.sensors, worlds))
 
-    def config(self) -> dict[str, Any]:
-        """Return the settings that decide the results (stored with the run, compared on resume)."""
-        config = {
-            "agent": self.agent.model_dump(),
-            "backend": self.backend_for(self.family).model_dump(),
+    def config(
+        self,
+        suites: Mapping[str, str] | None = None,
+        repeats: int = 1,
+        limit: int | None = None,
+        episodes: Iterable[str] = (),
+    ) -> RunConfig:
+        """Return what decides the results (stored with the run, compared on resume).
+
+        ``suites`` maps each suite's name to its hash; ``limit`` and ``episodes`` are the
+        episode selection (None and empty: every episode).
+        """
+        return RunConfig(
+            **self.play_fields(),
+            agent=self.agent,
+            backend=self.backend_for(self.family),
+            family=self.family,
+            suites=dict(suites or {}),
+            repeats=repeats,
+            limit=limit,
+            episodes=tuple(sorted(episodes)),
+            record_frames=self.record_frames,
+        )
+
+    def play_fields(self) -> dict[str, Any]:
+        """Return the fields of ``PlayConfig`` (the run's config and every header share them)."""
+        return {
             "clock": self.clock,
-            "family": self.family,
-            "settings": dict(self.settings),
-            "seed": self.seed,
+            "settings": self.settings.model_dump(mode="json"),
+            "run_seed": self.run_seed,
         }
-        return config | ({"record_frames": True} if self.record_frames else {})
 
 
 def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
@@ -183,7 +205,7 @@ class Job:
     @property
     def seed(self) -> int:
         """Return the episode seed (the same however and wherever the job runs)."""
-        return episode_seed(self.run.seed, self.episode.episode_id, self.repeat)
+        return episode_seed(self.run.run_seed, self.episode.episode_id, self.repeat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,11 +287,11 @@ def run_runtime(job: Job, backend: Backend) -> MissionRuntime:
 
 
 def mission_runtime(
-    family: str, backend: Backend, clock: str, settings: Mapping[str, Any]
+    family: str, backend: Backend, clock: str, settings: FamilySettings
 ) -> MissionRuntime:
     """Return ``family``'s rules over ``backend`` with its (already validated) ``settings``."""
-    runtime: type[MissionRuntime] = FAMILIES.get(family).load_runtime()
-    return runtime(backend, clock=clock, **settings)
+    runtime: Callable[..., MissionRuntime] = FAMILIES.get(family).load_runtime()
+    return runtime(backend, clock=clock, settings=settings)
 
 
 def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -> JobResult:
@@ -308,15 +330,9 @@ def backend_needs(family: str, sensors: Iterable[str], worlds: Iterable[str]) ->
 
 def header_of(job: Job) -> TrajectoryHeader:
     """Return the record header of ``job``."""
+    config = EpisodeConfig(**job.run.play_fields(), suite=job.suite, repeat=job.repeat)
     return episode_header(
-        job.episode,
-        job.run.agent,
-        job.run.backend_for(job.episode.family),
-        clock=job.run.clock,
-        settings=job.run.settings,
-        run_seed=job.run.seed,
-        suite=job.suite,
-        repeat=job.repeat,
+        job.episode, job.run.agent, job.run.backend_for(job.episode.family), config
     )
 
 
@@ -324,30 +340,20 @@ def episode_header(
     episode: EpisodeSpec,
     agent: PluginRef,
     backend: PluginRef,
-    *,
-    clock: str = "sim",
-    settings: Mapping[str, Any] | None = None,
-    run_seed: int = 0,
-    suite: str = "",
-    repeat: int = 0,
+    config: EpisodeConfig | None = None,
 ) -> TrajectoryHeader:
     """Return the record header of one episode run: the one place headers are made.
 
-    ``settings`` are the family's, every one given: the record says how it was played.
+    ``config`` says how it was played, the family's settings every one given (a run's
+    headers); None: a header that says nothing of it (the defaults, run seed 0).
     """
-    config = {
-        "clock": clock,
-        "settings": dict(settings or {}),
-        "run_seed": run_seed,
-        "suite": suite,
-        "repeat": repeat,
-    }
+    config = config or EpisodeConfig()
     return TrajectoryHeader(
         episode=episode,
         agent=agent,
         backend=backend,
         config=config,
-        seed=episode_seed(run_seed, episode.episode_id, repeat),
+        seed=episode_seed(config.run_seed, episode.episode_id, config.repeat),
         code_version=VERSION,
     )
 

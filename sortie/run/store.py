@@ -25,8 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import ValidationError
+
 from sortie.core.episode import check_name
 from sortie.core.errors import ConfigError
+from sortie.core.run_config import RunConfig
 from sortie.core.trajectory import ERROR_REASONS, StageRecord, Timings
 from sortie.core.version import VERSION
 from sortie.run.jobs import JobResult
@@ -199,10 +202,11 @@ class Store:
             raise
 
     @guarded("recording the run")
-    def begin_run(self, run_id: str, config: dict[str, Any]) -> None:
+    def begin_run(self, run_id: str, config: RunConfig) -> None:
         """Claim run ``run_id`` and record its resolved config, or check it matches the stored one.
 
-        The claim lasts until the store is closed (or this process ends).
+        The claim lasts until the store is closed (or this process ends). A row written by an
+        older sortie is compared as read (``run_config``: migrated, never rewritten).
 
         Raises:
             ParameterError: ``run_id`` cannot name a file (see ``check_name``).
@@ -212,24 +216,34 @@ class Store:
         check_name(run_id, "run id")
         claimed_here = run_id not in self._claims
         self._claim(run_id)
-        text = json.dumps(config, sort_keys=True)
+        given = config.model_dump(mode="json")
+        try:
+            stored = self._insert_or_read(run_id, config).model_dump(mode="json")
+            if stored != given:
+                raise ConfigError(
+                    f"{self.path}: run {run_id!r} was made with another config "
+                    f"({_differences(stored, given)}); resume it with the same "
+                    "settings or choose another --run-id"
+                )
+        except ConfigError:
+            if claimed_here:
+                self._release(run_id)
+            raise
+
+    def _insert_or_read(self, run_id: str, config: RunConfig) -> RunConfig:
+        """Store ``config`` as run ``run_id``'s unless it has one; return the one stored."""
         # Insert-if-absent then read back, in one write transaction: two new runs of one id
         # cannot both insert, and each compares against what is really stored.
+        text = json.dumps(config.model_dump(mode="json"), sort_keys=True)
         with self._transaction():
             self._db.execute(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, _now(), text, VERSION, STORE_SCHEMA_VERSION, config.get("family")),
+                (run_id, _now(), text, VERSION, STORE_SCHEMA_VERSION, config.family),
             )
-            row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        stored, given = json.loads(row[0]), json.loads(text)  # compare as stored: lists
-        if stored != given:
-            if claimed_here:
-                self._release(run_id)
-            raise ConfigError(
-                f"{self.path}: run {run_id!r} was made with another config "
-                f"({_differences(stored, given)}); resume it with the same "
-                "settings or choose another --run-id"
-            )
+            row = self._db.execute(
+                "SELECT config, family FROM runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        return self._config(run_id, *row)
 
     def drop_if_empty(self, run_id: str) -> None:
         """Remove run ``run_id`` if it holds no episode (a run refused before its first one)."""
@@ -253,10 +267,35 @@ class Store:
         handle.close()
 
     @guarded("reading a run")
-    def run_config(self, run_id: str) -> dict[str, Any] | None:
-        """Return the stored config of ``run_id``, or None if there is no such run."""
-        row = self._db.execute("SELECT config FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+    def run_config(self, run_id: str) -> RunConfig | None:
+        """Return the stored config of ``run_id``, or None if there is no such run.
+
+        Raises:
+            ConfigError: the stored config does not read as a ``RunConfig``.
+        """
+        row = self._db.execute(
+            "SELECT config, family FROM runs WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return None if row is None else self._config(run_id, *row)
+
+    def _config(self, run_id: str, text: str, family: str | None) -> RunConfig:
+        """Return a stored config, migrated on read; the row is never rewritten.
+
+        ``RunConfig`` reads the old key names (``seed``); a row from before configs named
+        their family (store schema 1) takes it from the ``family`` column.
+        """
+        data = json.loads(text)
+        if family is not None:
+            data.setdefault("family", family)
+        try:
+            return RunConfig.model_validate(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(map(str, first["loc"]))
+            raise ConfigError(
+                f"{self.path}: run {run_id!r}: its stored config does not read: {where}: "
+                f"{first['msg']}"
+            ) from None
 
     @guarded("reading a run")
     def run_family(self, run_id: str) -> str | None:

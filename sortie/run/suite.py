@@ -57,7 +57,7 @@ def run_suite(
         family=suite.episodes[0].family,
         settings=settings.family_settings,
         clock=settings.clock,
-        seed=settings.seed,
+        run_seed=settings.seed,
     )
     backends: Backends = {}
     results = []

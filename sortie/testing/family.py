@@ -37,7 +37,7 @@ from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import StepRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.family import Family, FamilySettings
-from sortie.missions.gym_base import MissionEnv
+from sortie.missions.gym_base import MissionEnv, env_settings
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
 from sortie.missions.stages import Stage
 from sortie.sim.camera import CameraSpec
@@ -67,7 +67,9 @@ def pointgoal_data(spec: EpisodeSpec) -> PointGoalData:
 class PointGoalSettings(FamilySettings):
     """How close counts as reached."""
 
-    reach_scale: float = Field(1.0, gt=0, le=10, description="multiplies each episode's radius")
+    reach_scale: float = Field(
+        default=1.0, gt=0, le=10, description="multiplies each episode's radius"
+    )
 
 
 class PointGoalMission(MissionRuntime):
@@ -79,12 +81,13 @@ class PointGoalMission(MissionRuntime):
         self,
         backend: Backend,
         clock: Clock | str = Clock.SIM,
-        reach_scale: float = 1.0,
+        settings: PointGoalSettings | None = None,
         control_period: float = 0.2,
     ) -> None:
-        """Create the rules over ``backend`` (any walker)."""
+        """Create the rules over ``backend`` (any walker) with ``settings`` (None: defaults)."""
         super().__init__(backend, clock, control_period)
-        self.reach_scale = float(reach_scale)
+        self.settings = settings or PointGoalSettings()
+        self.reach_scale = self.settings.reach_scale
 
     def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
         data = pointgoal_data(spec)
@@ -140,13 +143,14 @@ class PointGoalEnv(MissionEnv[PointGoalMission]):
     eye_height = 1.6
 
     def __init__(
-        self, episodes: Sequence[EpisodeSpec] | None = None, reach_scale: float = 1.0
+        self, episodes: Sequence[EpisodeSpec] | None = None, reach_scale: float | None = None
     ) -> None:
         """Create the env over ``episodes`` on the embedded simulator."""
+        settings = env_settings(PointGoalSettings, self.family, reach_scale=reach_scale)
         super().__init__(
             episodes,
             None,
-            lambda backend: PointGoalMission(backend, reach_scale=reach_scale),
+            lambda backend: PointGoalMission(backend, settings=settings),
             "walker",
             CameraSpec(32, 32),
             ("depth",),

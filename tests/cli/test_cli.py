@@ -430,7 +430,7 @@ def test_family_settings_are_checked_and_the_old_flags_are_their_aliases(tmp_pat
     from sortie.run.store import Store
 
     with Store(tmp_path / "s.db") as store:
-        assert store.run_config("r")["settings"] == {"triggers": "native"}
+        assert store.run_config("r").settings == {"triggers": "native"}
     again = runner.invoke(app, [*command, "-F", "triggers=native"])  # the same run, resumed
     assert again.exit_code == 0, again.output
 

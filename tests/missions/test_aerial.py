@@ -253,7 +253,7 @@ def test_the_run_setting_picks_the_judge_and_an_unknown_one_fails_before_flying(
 
     with judges.JUDGES.override("recording", recording):
         run = RunSpec.resolve("oracle", {}, family="aerial", settings={"judge": "recording"})
-        assert run.config()["settings"] == {"judge": "recording"}
+        assert run.config().settings == {"judge": "recording"}
         from sortie.backends.embedded import EmbeddedBackend
         from sortie.run.jobs import Job, run_job
 
@@ -305,7 +305,7 @@ def test_an_aerial_runs_stored_config_names_the_multirotor_and_its_camera(tmp_pa
     )
     with Store(request.store) as store:
         plan_run(request, store)
-        backend = store.run_config("r")["backend"]["args"]
+        backend = store.run_config("r").backend.args
     assert backend["body"] == "multirotor" and backend["camera"] == AERIAL_CAMERA
 
 

@@ -13,6 +13,7 @@ from sortie.core.registry import Registry
 from sortie.missions.aerial.judge import JUDGES
 from sortie.missions.aerial.judge_llm import LLMJudge, judge_config
 from sortie.missions.aerial.mission import AerialMission
+from sortie.missions.aerial.settings import AerialSettings
 from sortie.missions.aerial.spec import AnswerKind as K
 from sortie.missions.aerial.vocabulary import TaskAction
 from sortie.missions.aerial.vocabulary import TaskActionKind as T
@@ -221,7 +222,7 @@ def test_the_mission_records_the_named_judges_verdict(clean_env, monkeypatch):
     with ModelServer(grader) as server:
         monkeypatch.setenv("SORTIE_JUDGE_BASE_URL", server.base_url)
         monkeypatch.setenv("SORTIE_JUDGE_NAME", "env-judge")
-        runtime = AerialMission(backend, judge="llm")
+        runtime = AerialMission(backend, settings=AerialSettings(judge="llm"))
         runtime.reset(spec, 0)
         runtime.step(TaskAction(T.DONE, report="a red sedan"))
         facts = runtime.footer().facts

@@ -85,12 +85,12 @@ def test_it_runs_and_reports_in_tables_and_html(registered, suite, tmp_path):
     with Store(tmp_path / "s.db") as opened:
         episodes = {e.episode_id: e for e in opened.episodes("f")}
         assert opened.run_family("f") == "pointgoal"
-        assert opened.run_config("f")["settings"] == {"reach_scale": 1.0}
+        assert opened.run_config("f").settings == {"reach_scale": 1.0}
     assert (episodes["pg/near"].outcome, episodes["pg/far"].outcome) == ("success", "failure")
     # 3 m ahead, reached at 1.5 m: 1.5 m at 0.2 m a step (1 m/s for 0.2 s) is 8 steps.
     assert episodes["pg/near"].metrics["steps"] == 8 and episodes["pg/far"].metrics["sr"] == 0
     header = read_trajectory(episodes["pg/near"].record).header
-    assert header.config["settings"] == {"reach_scale": 1.0}
+    assert header.config.settings == {"reach_scale": 1.0}
     html = tmp_path / "html"
     words = ["report", "--run", "f", "--store", store, "--format", "json", "--html", str(html)]
     reported = runner.invoke(app, words)

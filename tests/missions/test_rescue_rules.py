@@ -6,6 +6,7 @@ from sortie.core.errors import ConfigError
 from sortie.core.observation import Event, EventKind
 from sortie.core.pose import Pose
 from sortie.missions.rescue.mission import RescueMission
+from sortie.missions.rescue.settings import RescueSettings
 from sortie.testing.scripted import ScriptedBackend, glide
 
 OBJECTS = {"casualty": (5.0, 0.0, 0.0), "stretcher": (-1.0, 0.0, 0.0), "door_0": (2.5, 0.0, 0.0)}
@@ -32,7 +33,8 @@ def _episode(budget: float = 60.0) -> EpisodeSpec:
 def _mission(
     triggers: str = "assisted", clock: str = "sim", script=glide, budget=60.0, objects=OBJECTS
 ) -> RescueMission:
-    mission = RescueMission(ScriptedBackend(objects, script), clock=clock, triggers=triggers)
+    settings = RescueSettings(triggers=triggers)
+    mission = RescueMission(ScriptedBackend(objects, script), clock=clock, settings=settings)
     mission.reset(_episode(budget), seed=0)
     return mission
 

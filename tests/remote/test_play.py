@@ -99,7 +99,7 @@ def test_an_l1_episode_played_with_keys_is_stored_as_human_and_scores_tcr_100(tm
         (episode,) = store.episodes("me")
         config = store.run_config("me")
     assert (episode.outcome, episode.steps, episode.metrics["tcr"]) == ("success", len(keys), 1.0)
-    assert config["agent"]["name"] == "human" and config["clock"] == "latency"
+    assert config.agent.name == "human" and config.clock == "latency"
     assert "walk forward" in shown and "success" in shown
 
 

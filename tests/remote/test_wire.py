@@ -191,11 +191,12 @@ def test_a_household_brief_and_observation_round_trip(tmp_path):
     """The offered actions and skills, the four views, the task, history and detections."""
     from sortie.backends.embedded import EmbeddedBackend
     from sortie.missions.household.mission import HouseholdMission
+    from sortie.missions.household.settings import HouseholdSettings
     from sortie.missions.household.vocabulary import Subtask
     from sortie.missions.loading import load_suite
 
     backend = EmbeddedBackend(body="manipulator", sensors=("rgb",))
-    mission = HouseholdMission(backend, skills="perfect")
+    mission = HouseholdMission(backend, settings=HouseholdSettings(skills="perfect"))
     spec = load_suite("household-smoke-v1").episodes[0]
     mission.reset(spec, seed=0)
     observation, _ = mission.step(Subtask("go_to", "table_0", "image_nav"))

@@ -13,7 +13,7 @@ from sortie.report.render import cell, layout, paper_tables, render
 from sortie.report.tables import choose_columns, compare_rows, parse_variants, report_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
-from tests.conftest import run_stored
+from tests.conftest import run_config, run_stored
 
 runner = CliRunner()
 RESCUE_COLUMNS = FAMILIES.get("rescue").columns
@@ -146,7 +146,7 @@ def test_comparing_runs_without_common_episodes_is_refused(tmp_path, store_path)
     run_stored(RunRequest((str(suite),), "random", store=other, run_id="y", seed=1))
     with Store(other) as store:
         assert compare_rows(store, "x", "y")[-1].n == 1
-        store.begin_run("empty", {"family": "rescue"})
+        store.begin_run("empty", run_config())
         with pytest.raises(ConfigError, match="no episodes in common"):
             compare_rows(store, "x", "empty")
 

@@ -1,3 +1,5 @@
+import dataclasses
+import json
 import math
 import sqlite3
 import subprocess
@@ -7,12 +9,13 @@ import pytest
 
 from sortie.core.errors import ConfigError, ParameterError, StoreError
 from sortie.core.records_io import read_trajectory
+from sortie.core.run_config import PlayConfig
 from sortie.metrics.rescue import score_rescue
 from sortie.run import store as store_module
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import STORE_SCHEMA_VERSION, Store
-from tests.conftest import run_stored
+from tests.conftest import run_config, run_stored
 
 
 def test_a_stored_episode_reads_back_as_its_record_says(tmp_path, smoke3):
@@ -102,10 +105,10 @@ def test_a_file_that_is_not_a_store_is_named(tmp_path):
 def test_a_run_id_with_another_config_is_refused(tmp_path):
     """Resuming a run id with another seed names the setting and both values."""
     with Store(tmp_path / "s.db") as store:
-        store.begin_run("r", {"seed": 0, "clock": "sim"})
-        store.begin_run("r", {"seed": 0, "clock": "sim"})
-        with pytest.raises(ConfigError, match=r"run 'r' .*seed: stored 0, given 1"):
-            store.begin_run("r", {"seed": 1, "clock": "sim"})
+        store.begin_run("r", run_config())
+        store.begin_run("r", run_config())
+        with pytest.raises(ConfigError, match=r"run 'r' .*run_seed: stored 0, given 1"):
+            store.begin_run("r", run_config(run_seed=1))
         assert store.runs() == ["r"]
 
 
@@ -159,9 +162,11 @@ def test_another_programs_sqlite_database_is_refused_and_left_alone(tmp_path):
 _HOLDER = """
 import sys, time
 from pathlib import Path
+from sortie.core.run_config import PluginRef, RunConfig
 from sortie.run.store import Store
 store = Store(Path(sys.argv[1]))
-store.begin_run("r", {"seed": 0})
+agent, backend = PluginRef(name="random"), PluginRef(name="embedded")
+store.begin_run("r", RunConfig(agent=agent, backend=backend, family="rescue"))
 print("claimed", flush=True)
 time.sleep(120)
 """
@@ -181,7 +186,7 @@ def test_a_second_writer_of_a_running_run_is_refused_naming_the_first(tmp_path):
     holder = _hold_run(tmp_path / "s.db")
     try:
         with Store(tmp_path / "s.db") as store, pytest.raises(StoreError) as info:
-            store.begin_run("r", {"seed": 0})
+            store.begin_run("r", run_config())
         assert f"run 'r' is being written by pid {holder.pid} on" in str(info.value)
     finally:
         holder.kill()
@@ -194,19 +199,19 @@ def test_the_run_of_a_killed_writer_can_be_resumed(tmp_path):
     holder.kill()
     holder.wait(timeout=30)
     with Store(tmp_path / "s.db") as store:
-        store.begin_run("r", {"seed": 0})
+        store.begin_run("r", run_config())
         assert store.runs() == ["r"]
 
 
 def test_a_writer_may_begin_its_own_run_again_and_frees_it_on_close(tmp_path):
     """The claiming store may begin the run twice; once closed, another store may take it."""
     with Store(tmp_path / "s.db") as first:
-        first.begin_run("r", {"seed": 0})
-        first.begin_run("r", {"seed": 0})
+        first.begin_run("r", run_config())
+        first.begin_run("r", run_config())
         with Store(tmp_path / "s.db") as second, pytest.raises(StoreError):
-            second.begin_run("r", {"seed": 0})
+            second.begin_run("r", run_config())
     with Store(tmp_path / "s.db") as third:
-        third.begin_run("r", {"seed": 0})
+        third.begin_run("r", run_config())
     assert not list(tmp_path.glob("*.lock"))
 
 
@@ -215,7 +220,7 @@ def test_a_run_id_that_cannot_name_a_file_is_refused(tmp_path, run_id):
     """Run ids with path parts, NUL bytes, a leading dot or 300 characters are clear errors."""
     with Store(tmp_path / "s.db") as store:
         with pytest.raises(ParameterError, match="run id"):
-            store.begin_run(run_id, {"seed": 0})
+            store.begin_run(run_id, run_config())
         assert store.runs() == [] and not list(tmp_path.glob("*.lock"))
 
 
@@ -224,9 +229,9 @@ def test_a_store_reached_through_a_link_shares_its_run_lock(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "s.db").symlink_to(tmp_path / "s.db")
     with Store(tmp_path / "s.db") as first:
-        first.begin_run("r", {"seed": 0})
+        first.begin_run("r", run_config())
         with Store(tmp_path / "b" / "s.db") as second, pytest.raises(StoreError):
-            second.begin_run("r", {"seed": 0})
+            second.begin_run("r", run_config())
 
 
 def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_path):
@@ -236,7 +241,7 @@ def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(tmp_p
     (tmp_path / "s.db.r.lock").symlink_to(target)
     with Store(tmp_path / "s.db") as store:
         with pytest.raises(ConfigError, match="symbolic link where a lock file belongs"):
-            store.begin_run("r", {"seed": 0})
+            store.begin_run("r", run_config())
     assert target.read_text() == "keep me\n"
 
 
@@ -253,8 +258,59 @@ def test_a_run_knows_its_family_and_its_records_say_how_it_was_played(tmp_path, 
     (episode,) = run_stored(request)
     with Store(tmp_path / "s.db") as store:
         assert store.run_family("r") == "rescue"
-        assert store.run_config("r")["settings"] == {"triggers": "native"}
-    assert read_trajectory(episode.record).header.config["settings"] == {"triggers": "native"}
+        assert store.run_config("r").settings == {"triggers": "native"}
+    assert read_trajectory(episode.record).header.config.settings == {"triggers": "native"}
+
+
+def test_the_stored_config_and_each_header_agree_on_every_field_they_share(tmp_path, smoke3):
+    """The store row and the record header are one typed model's fields, spelt one way."""
+    request = RunRequest(
+        (str(smoke3),), "random", store=tmp_path / "s.db", run_id="r", limit=1, seed=5
+    )
+    (episode,) = run_stored(request)
+    with Store(tmp_path / "s.db") as store:
+        stored = store.run_config("r")
+    header = read_trajectory(episode.record).header.config
+    assert stored.run_seed == 5
+    assert all(getattr(stored, name) == getattr(header, name) for name in PlayConfig.model_fields)
+
+
+def _store_as_before_typed_configs(path) -> None:
+    """Rewrite the store's rows as sortie wrote them before: ``seed``, defaults left out."""
+    with sqlite3.connect(path) as db:
+        for run_id, text in db.execute("SELECT run_id, config FROM runs").fetchall():
+            old = json.loads(text)
+            old["seed"] = old.pop("run_seed")
+            del old["record_frames"], old["episodes"]
+            db.execute(
+                "UPDATE runs SET config = ? WHERE run_id = ?",
+                (json.dumps(old, sort_keys=True), run_id),
+            )
+    db.close()
+
+
+def test_a_run_stored_under_the_old_key_names_reads_and_resumes(tmp_path, smoke3):
+    """A row naming the run seed ``seed`` reads as ``run_seed`` and its run resumes."""
+    request = RunRequest(
+        (str(smoke3),), "random", store=tmp_path / "s.db", run_id="r", limit=1, seed=3
+    )
+    run_stored(request)
+    _store_as_before_typed_configs(tmp_path / "s.db")
+    with Store(tmp_path / "s.db") as store:
+        assert store.run_config("r").run_seed == 3
+        assert plan_run(request, store).todo == []
+
+
+def test_a_run_stored_under_the_old_key_names_refuses_another_seed(tmp_path, smoke3):
+    """Resuming an old row with another seed is still refused, naming the field and both values."""
+    request = RunRequest(
+        (str(smoke3),), "random", store=tmp_path / "s.db", run_id="r", limit=1, seed=3
+    )
+    run_stored(request)
+    _store_as_before_typed_configs(tmp_path / "s.db")
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(ConfigError, match=r"run_seed: stored 3, given 4"):
+            plan_run(dataclasses.replace(request, seed=4), store)
 
 
 def test_a_version_1_store_gains_the_family_of_each_run_from_its_records(tmp_path, smoke3):

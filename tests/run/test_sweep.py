@@ -75,7 +75,7 @@ def test_sweep_passes_the_run_settings_to_every_run(tmp_path):
     result = CliRunner().invoke(app, words)
     assert result.exit_code == 0, result.output
     with Store(tmp_path / "s.db") as store:
-        assert [store.run_config(run)["clock"] for run in store.runs()] == ["latency"] * 2
+        assert [store.run_config(run).clock for run in store.runs()] == ["latency"] * 2
 
 
 class _FailingAgent:

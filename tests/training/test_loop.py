@@ -63,7 +63,7 @@ def test_the_toy_loop_trains_serves_and_scores_both_models(toy):
     with Store(out / "results.db") as store:
         usage = run_usage(store, [zero, tuned])
         for run_id, folder in ((zero, "base"), (tuned, "tuned")):
-            assert store.run_config(run_id)["agent"]["args"]["model"] == str(
+            assert store.run_config(run_id).agent.args["model"] == str(
                 (out / "models" / folder).resolve()
             )
     # Every episode asked the real server; the untrained models answer nothing readable.

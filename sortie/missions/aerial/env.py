@@ -30,9 +30,10 @@ from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
 from sortie.missions.aerial import spec
 from sortie.missions.aerial.mission import AerialMission
+from sortie.missions.aerial.settings import AerialSettings
 from sortie.missions.aerial.spec import aerial_data
 from sortie.missions.aerial.vocabulary import TaskAction, TaskActionKind
-from sortie.missions.gym_base import MissionEnv, pick, printable, text_space
+from sortie.missions.gym_base import MissionEnv, env_settings, pick, printable, text_space
 from sortie.sim.camera import CameraSpec
 
 CAMERA = CameraSpec(**spec.CAMERA)
@@ -57,7 +58,7 @@ class AerialEnv(MissionEnv[AerialMission]):
         camera: CameraSpec | Mapping[str, Any] | None = None,
         sensors: Sequence[str] = ("rgb", "depth", "semantic"),
         clock: str = "sim",
-        judge: str = "exact",
+        judge: str | None = None,
         render_mode: str | None = None,
         *,
         suite: str | Suite | None = None,
@@ -69,13 +70,15 @@ class AerialEnv(MissionEnv[AerialMission]):
 
         ``backend`` names the simulator (see ``sortie backends``), ``backend_args`` its arguments.
 
-        ``judge`` names the report judge (``exact``, ``embedding``, ``llm``); ``max_depth``
-        clips depth images (metres, default 1000). ``reset`` may pass an episode in its options.
+        ``judge`` names the report judge (``exact``, ``embedding``, ``llm``; None: the
+        ``AerialSettings`` default, exact); ``max_depth`` clips depth images (metres, default
+        1000). ``reset`` may pass an episode in its options.
         """
+        settings = env_settings(AerialSettings, self.family, judge=judge)
         super().__init__(
             episodes,
             suite,
-            lambda backend: AerialMission(backend, clock=clock, judge=judge),
+            lambda backend: AerialMission(backend, clock=clock, settings=settings),
             "multirotor",
             camera or CAMERA,
             sensors,

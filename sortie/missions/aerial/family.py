@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
-
 from sortie.core.actions import Fly
 from sortie.core.episode import EpisodeSpec
-from sortie.missions.aerial.judge import JUDGES
+from sortie.missions.aerial.settings import AerialSettings
 from sortie.missions.aerial.spec import CAMERA, aerial_data
 from sortie.missions.aerial.vocabulary import TaskAction
-from sortie.missions.family import Demo, Family, FamilySettings
-
-
-class AerialSettings(FamilySettings):
-    """How an aerial run's reports are judged."""
-
-    judge: str = Field("exact", description="the report judge: exact, embedding or llm")
-
-    @field_validator("judge")
-    @classmethod
-    def _known(cls, value: str) -> str:
-        if value not in JUDGES:
-            raise ValueError(JUDGES.miss_message(value))
-        JUDGES.get(value)  # an uninstalled judge (its extra) fails now, not after a flight
-        return value
-
+from sortie.missions.family import Demo, Family
 
 AERIAL_COLUMNS = ("sr", "osr5", "mp", "eff", "cr", "gap", "steps")
 """The MissionBench table: SR, OSR, MP, Eff, CR, the oracle gap Δ = OSR − SR, steps."""

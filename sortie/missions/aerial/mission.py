@@ -24,6 +24,7 @@ from sortie.core.pose import Pose, wrap_degrees
 from sortie.missions.aerial.facts import AerialFacts, TaskActionFacts, VerdictFacts
 from sortie.missions.aerial.judge import JUDGES, Verdict
 from sortie.missions.aerial.patrol import patrol_iou
+from sortie.missions.aerial.settings import AerialSettings
 from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
 from sortie.missions.aerial.vocabulary import AerialEvent, TaskAction
 from sortie.missions.aerial.vocabulary import TaskActionKind as Task
@@ -59,7 +60,7 @@ class AerialMission(MissionRuntime):
         self,
         backend: Backend,
         clock: Clock | str = Clock.SIM,
-        judge: str = "exact",
+        settings: AerialSettings | None = None,
         control_period: float = 1.0,
     ) -> None:
         """Create the aerial rules over ``backend`` (a multirotor).
@@ -67,12 +68,14 @@ class AerialMission(MissionRuntime):
         Args:
             backend: the simulator, with a multirotor body.
             clock: which clock is recorded as the mission clock; the budget is T_max steps.
-            judge: name of the report judge (see ``sortie.missions.aerial.judge.JUDGES``).
+            settings: the run's, validated (None: the model's defaults); ``judge`` names the
+                report judge (see ``sortie.missions.aerial.judge.JUDGES``).
             control_period: seconds a primitive lasts on the sim clock.
         """
         super().__init__(backend, clock, control_period)
-        self.judge_name = judge
-        self.judge = JUDGES.get(judge)
+        self.settings = settings or AerialSettings()
+        self.judge_name = self.settings.judge
+        self.judge = JUDGES.get(self.judge_name)
 
     # --- setup ------------------------------------------------------------------------
     def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:

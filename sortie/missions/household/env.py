@@ -30,10 +30,18 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation, Sensor
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
-from sortie.missions.gym_base import IMAGE_SENSORS, MissionEnv, pick, printable, text_space
+from sortie.missions.gym_base import (
+    IMAGE_SENSORS,
+    MissionEnv,
+    env_settings,
+    pick,
+    printable,
+    text_space,
+)
 from sortie.missions.household.mission import HouseholdMission
 from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
 from sortie.missions.household.records import TEXT, RoundRecord, RoundStatus, Verb
+from sortie.missions.household.settings import HouseholdSettings
 from sortie.missions.household.skills import offered
 from sortie.missions.household.spec import household_task
 from sortie.missions.household.vocabulary import Subtask
@@ -78,8 +86,8 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
         camera: CameraSpec | Mapping[str, Any] | None = None,
         sensors: Sequence[str] = ("rgb",),
         clock: str = "sim",
-        setting: str = "privileged",
-        skills: str = "default",
+        setting: str | None = None,
+        skills: str | None = None,
         render_mode: str | None = None,
         *,
         suite: str | Suite | None = None,
@@ -91,14 +99,15 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
 
         ``setting`` is ``privileged`` or ``sensor-only`` (what the skills may know; it decides
         the skills offered), ``skills`` the skills' success model (``default`` or
-        ``perfect``); ``max_depth`` clips depth images (metres, default 50). ``backend``
-        names the simulator, ``backend_args`` its arguments. ``reset`` may pass an episode
-        in its options.
+        ``perfect``); None takes the ``HouseholdSettings`` default. ``max_depth`` clips depth
+        images (metres, default 50). ``backend`` names the simulator, ``backend_args`` its
+        arguments. ``reset`` may pass an episode in its options.
         """
+        settings = env_settings(HouseholdSettings, self.family, setting=setting, skills=skills)
         super().__init__(
             episodes,
             suite,
-            lambda backend: HouseholdMission(backend, clock=clock, setting=setting, skills=skills),
+            lambda backend: HouseholdMission(backend, clock=clock, settings=settings),
             "manipulator",
             camera or CAMERA,
             sensors,

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-
 from sortie.core.episode import EpisodeSpec
-from sortie.missions.family import Demo, Family, FamilySettings, Reading
-from sortie.missions.household.skills import Profile, Setting
+from sortie.missions.family import Demo, Family, Reading
+from sortie.missions.household.settings import HouseholdSettings
 from sortie.missions.household.spec import household_task
 from sortie.missions.household.vocabulary import Subtask
-
-
-class HouseholdSettings(FamilySettings):
-    """What the household skills may know, and how reliable they are."""
-
-    setting: Setting = Field(
-        Setting.PRIVILEGED, description="what skills may know: privileged or sensor-only"
-    )
-    skills: Profile = Field(Profile.DEFAULT, description="skill success model: default or perfect")
-
 
 HOUSEHOLD_COLUMNS = ("sr", "tp", "ser", "srr", "plwsr", "gc")
 """The EMMOE table: SR, TP, SER, SRR, PLWSR, GC."""

@@ -32,14 +32,8 @@ from sortie.missions.household.house import House
 from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
 from sortie.missions.household.records import HouseholdTask, RoundRecord, RoundStatus, Verb
 from sortie.missions.household.rules import task_progress
-from sortie.missions.household.skills import (
-    Profile,
-    Setting,
-    Skill,
-    offered,
-    parse_profile,
-    parse_setting,
-)
+from sortie.missions.household.settings import HouseholdSettings
+from sortie.missions.household.skills import Setting, Skill, offered
 from sortie.missions.household.spec import household_task
 from sortie.missions.runtime import Clock, MissionRuntime, Outcome, camera_of
 from sortie.missions.stages import Stage
@@ -78,8 +72,7 @@ class HouseholdMission(MissionRuntime):
         self,
         backend: Backend,
         clock: Clock | str = Clock.SIM,
-        setting: Setting | str = Setting.PRIVILEGED,
-        skills: Profile | str = Profile.DEFAULT,
+        settings: HouseholdSettings | None = None,
         control_period: float = 1.0,
     ) -> None:
         """Create the household rules over ``backend`` (a mobile manipulator).
@@ -88,13 +81,13 @@ class HouseholdMission(MissionRuntime):
             backend: the simulator; it must offer interaction, manipulation and an oracle view
                 (the skills plan their motions with it).
             clock: which clock the budget is counted on; the budget itself is in rounds.
-            setting: ``privileged`` or ``sensor-only`` (what the skills may know).
-            skills: the skills' success model: ``default`` or ``perfect``.
+            settings: what the skills may know and their success model, validated (None:
+                the model's defaults, privileged and default).
             control_period: sim seconds charged to a round that never moved.
         """
         super().__init__(backend, clock, control_period)
-        self.setting = parse_setting(str(setting))
-        self.profile = parse_profile(str(skills))
+        self.settings = settings or HouseholdSettings()
+        self.setting, self.profile = self.settings.setting, self.settings.skills
         missing = [
             p.__name__
             for p in (SupportsInteraction, SupportsManipulation, SupportsOracleView)

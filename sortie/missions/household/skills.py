@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeVar
 
 import numpy as np
 
-from sortie.core.errors import ConfigError
 from sortie.missions.household.records import Verb
 
 MISMATCH = 0.25
@@ -96,27 +94,6 @@ def offered(setting: Setting) -> tuple[Skill, ...]:
 def best_skill(verb: Verb, large: bool, skills: tuple[Skill, ...]) -> Skill:
     """Return the offered skill most likely to carry out ``verb`` (first on a tie)."""
     return max(skills, key=lambda s: s.rate(verb, large, Profile.DEFAULT))
-
-
-E = TypeVar("E", Setting, Profile)
-
-
-def _parse(kind: type[E], value: str, what: str) -> E:
-    try:
-        return kind(value)
-    except ValueError:
-        allowed = ", ".join(member.value for member in kind)
-        raise ConfigError(f"household {what} {value!r} is not one of: {allowed}") from None
-
-
-def parse_setting(value: str) -> Setting:
-    """Return the setting named ``value``, or raise saying which exist."""
-    return _parse(Setting, value, "setting")
-
-
-def parse_profile(value: str) -> Profile:
-    """Return the skill profile named ``value``, or raise saying which exist."""
-    return _parse(Profile, value, "skills")
 
 
 def attempt_works(seed: int, round_: int, attempt: int, rate: float) -> tuple[bool, float]:

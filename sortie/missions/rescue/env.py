@@ -20,8 +20,9 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
 from sortie.core.records_io import Suite
 from sortie.core.trajectory import StepRecord
-from sortie.missions.gym_base import MissionEnv, pick, printable, text_space
+from sortie.missions.gym_base import MissionEnv, env_settings, pick, printable, text_space
 from sortie.missions.rescue.mission import RescueMission
+from sortie.missions.rescue.settings import RescueSettings
 from sortie.missions.rescue.spec import rescue_data
 from sortie.sim.camera import CameraSpec
 
@@ -44,7 +45,7 @@ class RescueEnv(MissionEnv[RescueMission]):
         camera: CameraSpec | Mapping[str, Any] | None = None,
         sensors: Sequence[str] = ("rgb", "depth", "semantic"),
         clock: str = "sim",
-        triggers: str = "assisted",
+        triggers: str | None = None,
         render_mode: str | None = None,
         *,
         suite: str | Suite | None = None,
@@ -55,14 +56,16 @@ class RescueEnv(MissionEnv[RescueMission]):
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
 
         ``backend`` names the simulator (see ``sortie backends``), ``backend_args`` its arguments.
+        ``triggers`` is the rescue setting (``RescueSettings``; None: its default, assisted).
 
         ``reset`` may also pass an episode in its options. ``max_depth`` clips depth images
         (metres, default 200).
         """
+        settings = env_settings(RescueSettings, self.family, triggers=triggers)
         super().__init__(
             episodes,
             suite,
-            lambda backend: RescueMission(backend, clock=clock, triggers=triggers),
+            lambda backend: RescueMission(backend, clock=clock, settings=settings),
             "walker",
             camera or CameraSpec(),
             sensors,

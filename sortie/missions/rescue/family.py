@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-
 from sortie.core.actions import Interact, Move
-from sortie.missions.family import Demo, Family, FamilySettings, Reading
-from sortie.missions.rescue.spec import Triggers, check_rescue_episode
-
-
-class RescueSettings(FamilySettings):
-    """How a rescue run is played."""
-
-    triggers: Triggers = Field(
-        Triggers.ASSISTED,
-        description="assisted (grab, drop and doors fire within their gates) or native (the "
-        "agent issues them)",
-    )
-
+from sortie.missions.family import Demo, Family, Reading
+from sortie.missions.rescue.settings import RescueSettings
+from sortie.missions.rescue.spec import check_rescue_episode
 
 CODE_SCORES = {"ts": "ts_code", "s1": "s1_code", "s2": "s2_code", "s3": "s3_code", "s4": "s4_code"}
 """The metric each stage-score column reads under ``rescuebench-code``."""

@@ -20,7 +20,8 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.missions.rescue.facts import RescueFacts
-from sortie.missions.rescue.spec import RescueData, Triggers, rescue_data
+from sortie.missions.rescue.settings import RescueSettings, Triggers
+from sortie.missions.rescue.spec import RescueData, rescue_data
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
 from sortie.missions.stages import Stage
 
@@ -59,18 +60,19 @@ class RescueMission(MissionRuntime):
         self,
         backend: Backend,
         clock: Clock | str = Clock.SIM,
-        triggers: Triggers | str = Triggers.ASSISTED,
+        settings: RescueSettings | None = None,
         rules: RescueRules = RescueRules(),
         control_period: float = 0.2,
     ) -> None:
-        """Create the rescue rules over ``backend`` (which must support interactions)."""
+        """Create the rescue rules over ``backend`` (which must support interactions).
+
+        ``settings`` are the run's, validated (None: the model's defaults).
+        """
         super().__init__(backend, clock, control_period)
         if not isinstance(backend, SupportsInteraction):
             raise ConfigError(f"backend {backend.name!r} cannot pick up or open doors")
-        try:
-            self.triggers = Triggers(triggers)
-        except ValueError:
-            raise ConfigError(f"triggers {triggers!r} is not one of: assisted, native") from None
+        self.settings = settings or RescueSettings()
+        self.triggers = self.settings.triggers
         self.rules = rules
         self._hands: SupportsInteraction = backend
 

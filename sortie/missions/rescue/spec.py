@@ -19,13 +19,6 @@ MAX_BUDGET_S = 3600.0
 TEXT_LENGTH = 4000
 
 
-class Triggers(StrEnum):
-    """How interactions happen."""
-
-    ASSISTED = "assisted"  # grab, drop and doors fire by themselves within their gates
-    NATIVE = "native"  # the agent must issue them; out-of-range attempts fail
-
-
 class RescueData(Record):
     """The ``mission`` part of a rescue EpisodeSpec, validated by this family."""
 

@@ -11,6 +11,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import Trajectory
 from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.missions.household.mission import HouseholdMission
+from sortie.missions.household.settings import HouseholdSettings
 from sortie.missions.household.vocabulary import Subtask
 from sortie.run.episode import run_episode
 from sortie.sim.worlds.base import WORLDS
@@ -83,7 +84,7 @@ def play(kitchen: None) -> Play:
         if isinstance(agent, list | tuple):
             agent = ScriptedPlanner(agent)
         backend = EmbeddedBackend(body="manipulator", sensors=sensors)
-        mission = HouseholdMission(backend, **settings)
+        mission = HouseholdMission(backend, settings=HouseholdSettings(**settings))
         if hasattr(agent, "attach"):
             agent.attach(backend.oracle_view())  # type: ignore[attr-defined]
         recorder = Recorder()

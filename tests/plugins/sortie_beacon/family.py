@@ -24,7 +24,7 @@ from sortie.core.records_io import SuiteHeader, Trajectory, write_suite
 from sortie.core.trajectory import StepRecord
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.family import Family, FamilySettings
-from sortie.missions.gym_base import MissionEnv
+from sortie.missions.gym_base import MissionEnv, env_settings
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
 from sortie.missions.stages import Stage
 from sortie_beacon.words import BeaconEvent, BeaconObservation, Ping, PingRecord
@@ -62,11 +62,15 @@ class BeaconMission(MissionRuntime):
     family = "beacon"
 
     def __init__(
-        self, backend: Backend, clock: Clock | str = Clock.SIM, reach: float = 1.5
+        self,
+        backend: Backend,
+        clock: Clock | str = Clock.SIM,
+        settings: BeaconSettings | None = None,
     ) -> None:
-        """Create the rules over ``backend`` (any walker)."""
+        """Create the rules over ``backend`` (any walker); no settings: the model's defaults."""
         super().__init__(backend, clock)
-        self.reach = float(reach)
+        self.settings = settings or BeaconSettings()
+        self.reach = self.settings.reach
 
     def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
         self.data = beacon_data(spec)
@@ -139,9 +143,12 @@ class BeaconEnv(MissionEnv[BeaconMission]):
     max_depth = 20.0
     eye_height = 1.6
 
-    def __init__(self, episodes: Sequence[EpisodeSpec] | None = None, reach: float = 1.5) -> None:
-        """Create the env over ``episodes`` on the embedded simulator."""
-        rules = lambda backend: BeaconMission(backend, reach=reach)  # noqa: E731
+    def __init__(
+        self, episodes: Sequence[EpisodeSpec] | None = None, reach: float | None = None
+    ) -> None:
+        """Create the env over ``episodes`` on the embedded simulator (``reach``: a setting)."""
+        settings = env_settings(BeaconSettings, "beacon", reach=reach)
+        rules = lambda backend: BeaconMission(backend, settings=settings)  # noqa: E731
         camera = {"width": 32, "height": 32}
         super().__init__(episodes, None, rules, "walker", camera, ("depth",), None, None)
 
