@@ -76,15 +76,3 @@ def test_a_setting_an_env_is_given_is_checked_by_the_model_naming_the_keyword():
 
     with pytest.raises(ParameterError, match=r"rescue env's keyword triggers='natve'.*'native'"):
         RescueEnv(suite="rescue-smoke-v2", triggers="natve")
-
-
-@pytest.mark.parametrize("name", FAMILIES.names())
-def test_each_family_shows_metrics_its_scorer_gives(name):
-    """The report's headline and episode columns are metrics the family's scorer returns."""
-    from sortie.metrics import aerial, household, rescue
-
-    module = {"rescue": rescue, "aerial": aerial, "household": household}[name]
-    family = FAMILIES.get(name)
-    assert family.load_scorer().__module__ == module.__name__
-    shown = {*family.headline, *(s.metric for s in (*family.run_scores, *family.episode_scores))}
-    assert shown <= set(module.METRICS)
