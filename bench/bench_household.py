@@ -24,7 +24,7 @@ from sortie.backends.embedded import EmbeddedBackend
 from sortie.cli.run_console import run_with_progress
 from sortie.core.actions import Action
 from sortie.core.observation import Brief, MissionObservation
-from sortie.core.trajectory import PluginRef
+from sortie.core.records import PluginRef
 from sortie.missions.household.mission import HouseholdMission
 from sortie.missions.household.vocabulary import Subtask
 from sortie.missions.loading import load_suite

@@ -36,8 +36,9 @@ from sortie.core import (
     Vocabulary,
     WorldSpec,
 )
-from sortie.core.records_io import Trajectory, read_trajectory
-from sortie.core.trajectory import StepPart
+from sortie.core.records import StepPart
+from sortie.core.records_io import read_trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.core.version import VERSION
 from sortie.missions.family import Family, FamilySettings
 from sortie.missions.gym_ids import register_envs

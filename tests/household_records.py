@@ -6,8 +6,7 @@ from typing import Any
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.pose import Pose
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import (
+from sortie.core.records import (
     Outcome,
     PluginRef,
     StepRecord,
@@ -15,6 +14,7 @@ from sortie.core.trajectory import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.household import score_household
 from sortie.missions.household.facts import HouseholdFacts, PlaceFacts
 from sortie.missions.household.records import (

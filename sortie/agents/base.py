@@ -15,8 +15,8 @@ from sortie.backends.base import OracleView
 from sortie.core.actions import Action
 from sortie.core.errors import MissingExtraError
 from sortie.core.observation import Brief, MissionObservation, Sensor
+from sortie.core.records import ModelCallRecord
 from sortie.core.registry import Registry
-from sortie.core.trajectory import ModelCallRecord
 
 
 @runtime_checkable

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from sortie.core.trajectory import ERROR_REASONS
+from sortie.core.records import ERROR_REASONS
 from sortie.metrics.aggregate import ERROR, is_error
 from sortie.metrics.intervals import Estimate, episode_means, group_intervals
 from sortie.missions.registry import FAMILIES

@@ -31,8 +31,7 @@ from sortie.core.observation import (
     Sensor,
 )
 from sortie.core.pose import Pose, wrap_degrees
-from sortie.core.registry import Registry
-from sortie.core.trajectory import (
+from sortie.core.records import (
     PluginRef,
     StageRecord,
     StepRecord,
@@ -40,6 +39,7 @@ from sortie.core.trajectory import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.registry import Registry
 from sortie.core.vocabulary import WORDS, Vocabulary
 
 __all__ = [

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sortie.core.trajectory import StepRecord
+from sortie.core.records import StepRecord
 
 COLUMNS_VERSION = 1
 """Layout of the columns file; a file of another version is ignored (and rewritten by a run)."""

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sortie.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from sortie.core.records_io import Trajectory
+    from sortie.core.trajectory import Trajectory
 
 Point = tuple[float, float, float]
 

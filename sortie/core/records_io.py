@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from sortie.core.columns import EXTRA_BYTES, StepColumns, columns_file, load_columns, save_columns
 from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record, Version
 from sortie.core.errors import ConfigError
-from sortie.core.trajectory import (
+from sortie.core.records import (
     ERROR_REASONS,
     RECORD_SCHEMA_VERSION,
     StepRecord,
@@ -33,6 +33,7 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
     step_model,
 )
+from sortie.core.trajectory import Trajectory
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -63,44 +64,6 @@ class Suite:
 
     header: SuiteHeader
     episodes: list[EpisodeSpec]
-
-
-class Trajectory:
-    """A whole trajectory record, and its steps as columns (what scoring reads).
-
-    ``steps`` may be given as a function that reads them: a record read with its columns
-    file parses its step lines only when something asks for them.
-    """
-
-    __slots__ = ("header", "footer", "_steps", "_columns")
-
-    def __init__(
-        self,
-        header: TrajectoryHeader,
-        steps: list[StepRecord] | Callable[[], list[StepRecord]],
-        footer: TrajectoryFooter,
-        columns: StepColumns | None = None,
-    ) -> None:
-        self.header, self.footer = header, footer
-        self._steps, self._columns = steps, columns
-
-    @property
-    def steps(self) -> list[StepRecord]:
-        """The step records, read on first use when they were not given."""
-        if callable(self._steps):
-            self._steps = self._steps()
-        return self._steps
-
-    def with_header(self, header: TrajectoryHeader) -> Trajectory:
-        """Return the same record under another header (its steps and columns shared)."""
-        return Trajectory(header, self._steps, self.footer, self._columns)
-
-    @property
-    def columns(self) -> StepColumns:
-        """The steps as arrays (``sortie.core.columns``), made from them on first use."""
-        if self._columns is None:
-            self._columns = StepColumns.of(self.steps)
-        return self._columns
 
 
 def write_suite(path: Path, header: SuiteHeader, episodes: Iterable[EpisodeSpec]) -> None:

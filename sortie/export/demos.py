@@ -26,7 +26,7 @@ from typing import Any
 from PIL import Image
 
 from sortie.core.actions import FlightPrimitive, Interaction
-from sortie.core.trajectory import Outcome
+from sortie.core.records import Outcome
 from sortie.export.files import Rows
 from sortie.export.replay import replay
 from sortie.export.source import StoredRun

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.export.files import check_out
 from sortie.export.source import StoredRun
 from sortie.missions.household.emmoe import (

@@ -24,8 +24,8 @@ from sortie.agents.mllm.household_prompts import (
     parse_answer,
 )
 from sortie.agents.mllm.prompts import HEADER, Prompts, recover, without_templates
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import Outcome, StepRecord
+from sortie.core.records import Outcome, StepRecord
+from sortie.core.trajectory import Trajectory
 from sortie.export.replay import replay
 from sortie.export.source import StoredRun
 from sortie.missions.household.observation import HouseholdObservation

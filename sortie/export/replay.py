@@ -18,10 +18,10 @@ from sortie.backends.catalog import HARNESS_ARGS, build_from_ref
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, MissionObservation
 from sortie.core.pose import Pose
-from sortie.core.records_io import Trajectory
+from sortie.core.records import StepRecord
 from sortie.core.run_config import RunConfig
 from sortie.core.serialize import action_from_dict
-from sortie.core.trajectory import StepRecord
+from sortie.core.trajectory import Trajectory
 from sortie.missions.family import FamilySettings
 from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime

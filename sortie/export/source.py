@@ -6,9 +6,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory, read_trajectory
+from sortie.core.records import Outcome
+from sortie.core.records_io import read_trajectory
 from sortie.core.run_config import RunConfig
-from sortie.core.trajectory import Outcome
+from sortie.core.trajectory import Trajectory
 from sortie.missions.registry import FAMILIES
 from sortie.run.store import Store, StoredEpisode
 

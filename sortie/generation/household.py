@@ -24,7 +24,7 @@ from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
-from sortie.core.trajectory import Outcome, PluginRef
+from sortie.core.records import Outcome, PluginRef
 from sortie.generation.household_tasks import TEMPLATES, Draft, mentioned, task_objects
 from sortie.generation.rejected import Rejected
 from sortie.missions.household.facts import HouseholdFacts

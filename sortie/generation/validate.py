@@ -14,7 +14,7 @@ from sortie.agents.oracle import OracleAgent
 from sortie.backends.base import OracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec
-from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.core.records import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.generation.rejected import Rejected
 from sortie.missions.rescue.mission import RescueMission
 from sortie.missions.rescue.spec import LevelRules

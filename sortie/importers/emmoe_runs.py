@@ -27,8 +27,7 @@ from pydantic import ValidationError
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.pose import Pose
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import (
+from sortie.core.records import (
     Outcome,
     PluginRef,
     StepRecord,
@@ -36,6 +35,7 @@ from sortie.core.trajectory import (
     TrajectoryHeader,
     recorded_action,
 )
+from sortie.core.trajectory import Trajectory
 from sortie.core.version import VERSION
 from sortie.importers.emmoe import EmmoeStep, EmmoeTask, NameTable, read_tasks
 from sortie.importers.emmoe_suite import canonical_task, task_attributes

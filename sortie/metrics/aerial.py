@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from sortie.core.columns import StepColumns
-from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.aerial.facts import AerialFacts, aerial_facts
 from sortie.missions.aerial.patrol import patrol_iou, patrol_iou_start2d

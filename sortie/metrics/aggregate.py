@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from sortie.core.trajectory import ERROR_REASONS, Outcome
+from sortie.core.records import ERROR_REASONS, Outcome
 
 PERCENT = {
     "tcr",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.household.facts import HouseholdFacts, household_facts
 from sortie.missions.household.records import (

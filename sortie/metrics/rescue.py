@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import StageRecord
+from sortie.core.records import StageRecord
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.metrics.paths import (
     GROUND_THRESHOLD,

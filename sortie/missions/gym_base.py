@@ -28,8 +28,8 @@ from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation, Sensor
+from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
-from sortie.core.trajectory import StepRecord
 from sortie.missions.family import FamilySettings, parse_settings
 from sortie.missions.loading import load_suite
 from sortie.missions.registry import FAMILIES

@@ -17,7 +17,7 @@ from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, CameraInfo, Event, EventKind, MissionObservation
-from sortie.core.trajectory import (
+from sortie.core.records import (
     EventRecord,
     FailureReason,
     Outcome,
@@ -198,8 +198,8 @@ class MissionRuntime(ABC):
         collisions: int,
         outcome: StepOutcome,
     ) -> StepRecord:
+        from sortie.core.records import Timings, recorded_action, step_model
         from sortie.core.serialize import action_to_dict
-        from sortie.core.trajectory import Timings, recorded_action, step_model
 
         return step_model(self.family)(
             index=self.steps,

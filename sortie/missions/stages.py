@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sortie.core.trajectory import StageRecord, StageStatus
+from sortie.core.records import StageRecord, StageStatus
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ import openai
 from pydantic import BaseModel
 
 from sortie.core.errors import ConfigError, SortieError
-from sortie.core.trajectory import ModelCallRecord
+from sortie.core.records import ModelCallRecord
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
 from sortie.models.completion import MalformedAnswer, read_completion
 from sortie.models.config import ModelConfig, Structured, api_key, redact_url, scrub

@@ -22,7 +22,7 @@ from sortie.agents.base import StepOutput
 from sortie.core.actions import Action, InvalidAction
 from sortie.core.errors import ConfigError, ParameterError, SortieError
 from sortie.core.observation import Brief, MissionObservation, Sensor
-from sortie.core.trajectory import ModelCallRecord
+from sortie.core.records import ModelCallRecord
 from sortie.remote.convert import action_from_wire, brief_to_wire, observation_to_wire
 from sortie.remote.link import Answer, Link, LinkError
 from sortie.remote.server import TOKEN_ENV

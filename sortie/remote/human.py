@@ -14,7 +14,7 @@ from typing import Any
 from sortie.core.actions import Action, Fly
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.observation import Brief, MissionObservation, Sensor
-from sortie.core.trajectory import StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.core.records import StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
 from sortie.missions.household.records import RoundRecord, history_line
 from sortie.missions.household.vocabulary import Subtask

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from sortie.core.trajectory import StepRecord
+from sortie.core.records import StepRecord
 from sortie.run.frames import load_frame
 
 PREFERRED_SENSORS = ("rgb", "front")

@@ -12,8 +12,9 @@ from PIL import Image
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, SortieError
-from sortie.core.records_io import Trajectory, read_trajectory
-from sortie.core.trajectory import EventRecord, StageRecord, StepRecord
+from sortie.core.records import EventRecord, StageRecord, StepRecord
+from sortie.core.records_io import read_trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.report.clips import write_clip
 from sortie.report.descriptor import report_of

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory, read_trajectory
+from sortie.core.records_io import read_trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.missions.registry import FAMILIES
 from sortie.run.store import Store
 

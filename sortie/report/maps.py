@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.pose import Pose
-from sortie.core.trajectory import StepRecord
+from sortie.core.records import StepRecord
 from sortie.missions.registry import FAMILIES
 from sortie.report.descriptor import MapMarks, report_of
 from sortie.sim.render import Renderer

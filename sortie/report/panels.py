@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.report.html import esc
 from sortie.report.reference import ReferenceViews
 

@@ -18,7 +18,7 @@ from itertools import groupby
 from pathlib import Path
 
 from sortie.core.episode import EpisodeSpec
-from sortie.core.trajectory import ModelCallRecord, StepRecord
+from sortie.core.records import ModelCallRecord, StepRecord
 from sortie.missions.registry import FAMILIES
 from sortie.report.clips import clip_sensor
 from sortie.report.descriptor import report_of

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sortie.core.errors import ConfigError, UnknownNameError, did_you_mean
-from sortie.core.trajectory import TrajectoryHeader
+from sortie.core.records import TrajectoryHeader
 from sortie.metrics.aggregate import ERROR, RATIOS, is_error
 from sortie.metrics.intervals import (
     EpisodeMean,

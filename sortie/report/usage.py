@@ -19,8 +19,9 @@ import numpy as np
 from rich.table import Table
 
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory, read_trajectory
-from sortie.core.trajectory import ModelCallRecord
+from sortie.core.records import ModelCallRecord
+from sortie.core.records_io import read_trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.models.retry import ErrorKind
 from sortie.run.store import Store
 

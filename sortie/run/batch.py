@@ -19,9 +19,9 @@ from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError, did_you_mean
 from sortie.core.folders import claim_output
+from sortie.core.records import ERROR_REASONS
 from sortie.core.records_io import Suite
 from sortie.core.run_config import RunConfig
-from sortie.core.trajectory import ERROR_REASONS
 from sortie.missions.loading import load_suite
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs

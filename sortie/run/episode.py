@@ -14,8 +14,7 @@ from pydantic_core import PydanticSerializationError
 from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation
-from sortie.core.records_io import write_atomic
-from sortie.core.trajectory import (
+from sortie.core.records import (
     FailedDecision,
     FailureReason,
     ModelCallRecord,
@@ -25,6 +24,7 @@ from sortie.core.trajectory import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.records_io import write_atomic
 from sortie.missions.runtime import MissionRuntime
 
 T = TypeVar("T")

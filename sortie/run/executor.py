@@ -25,7 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from sortie.backends import Backend
 from sortie.backends.catalog import build_from_ref
-from sortie.core.trajectory import FailureReason
+from sortie.core.records import FailureReason
 from sortie.run.jobs import Job, JobResult, record_failure, run_job
 
 OnResult = Callable[[JobResult], None]

@@ -24,15 +24,15 @@ from sortie.backends.catalog import (
 )
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, did_you_mean
-from sortie.core.records_io import read_trajectory, write_columns
-from sortie.core.run_config import EpisodeConfig, PluginRef, RunConfig
-from sortie.core.trajectory import (
+from sortie.core.records import (
     FailureReason,
     Outcome,
     Timings,
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.records_io import read_trajectory, write_columns
+from sortie.core.run_config import EpisodeConfig, PluginRef, RunConfig
 from sortie.core.version import VERSION
 from sortie.missions.family import FamilySettings
 from sortie.missions.registry import FAMILIES, check_episode

@@ -22,8 +22,8 @@ from typing import Any
 
 from sortie.core.columns import columns_file
 from sortie.core.errors import ConfigError
+from sortie.core.records import FailureReason
 from sortie.core.records_io import write_atomic
-from sortie.core.trajectory import FailureReason
 from sortie.run.executor import OnResult, work
 from sortie.run.jobs import Job, JobResult, record_failure
 

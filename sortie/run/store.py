@@ -29,8 +29,8 @@ from pydantic import ValidationError
 
 from sortie.core.episode import check_name
 from sortie.core.errors import ConfigError
+from sortie.core.records import ERROR_REASONS, StageRecord, Timings
 from sortie.core.run_config import RunConfig
-from sortie.core.trajectory import ERROR_REASONS, StageRecord, Timings
 from sortie.core.version import VERSION
 from sortie.run.jobs import JobResult
 from sortie.run.store_guard import check_store_file, guarded, lock_file, store_error

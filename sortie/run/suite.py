@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.episode import EpisodeSpec
+from sortie.core.records import TrajectoryFooter
 from sortie.core.records_io import Suite
-from sortie.core.trajectory import TrajectoryFooter
 from sortie.run.executor import Backends, backend_for
 from sortie.run.jobs import Job, RunSpec, episode_seed, run_job
 

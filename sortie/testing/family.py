@@ -33,8 +33,8 @@ from sortie.core.observation import (
     Sensor,
 )
 from sortie.core.pose import Pose
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import StepRecord
+from sortie.core.records import StepRecord
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.family import Family, FamilySettings
 from sortie.missions.gym_base import MissionEnv, env_settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sortie.agents.base import StepOutput
 from sortie.core.actions import Action, Move
 from sortie.core.observation import Brief, MissionObservation, Sensor
-from sortie.core.trajectory import ModelCallRecord
+from sortie.core.records import ModelCallRecord
 
 
 class SayingAgent:

@@ -89,7 +89,7 @@ def test_faults_beyond_the_retries_end_the_episode_as_agent_error(tmp_path):
 
 def test_a_decision_that_failed_on_the_server_keeps_its_time_and_calls(tmp_path):
     """The failed decision's two attempts and their time are in the record and the tables."""
-    from sortie.core.trajectory import Outcome
+    from sortie.core.records import Outcome
     from sortie.run.jobs import Job, RunSpec, score_record
 
     with ModelServer(walker) as server:

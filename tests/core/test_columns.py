@@ -13,8 +13,8 @@ import pytest
 from sortie.core import records_io
 from sortie.core.columns import StepColumns, columns_file
 from sortie.core.pose import Pose
+from sortie.core.records import EventRecord, StepRecord
 from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
-from sortie.core.trajectory import EventRecord, StepRecord
 from sortie.missions.registry import FAMILIES
 from sortie.run.suite import RunSettings, run_suite
 from sortie.testing.episodes import aerial_hop, room_rescue
@@ -195,7 +195,7 @@ def test_columns_code_stages_actions_and_events_per_step():
 
 def test_a_record_without_steps_reads_back_through_its_columns(tmp_path, monkeypatch):
     """A job that never ran (its worker kept dying) has a header and a footer: zero rows."""
-    from sortie.core.trajectory import FailureReason
+    from sortie.core.records import FailureReason
     from sortie.run.jobs import Job, RunSpec, record_failure
 
     run = RunSpec.resolve("random", {}, family="rescue")

@@ -1,8 +1,8 @@
 import pytest
 
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import PluginRef, TrajectoryFooter, TrajectoryHeader
+from sortie.core.records import PluginRef, TrajectoryFooter, TrajectoryHeader
+from sortie.core.trajectory import Trajectory
 from sortie.missions.aerial.facts import AerialFacts, aerial_facts
 from sortie.missions.rescue.facts import RescueFacts, rescue_facts
 from sortie.testing.episodes import aerial_hop, room_rescue

@@ -4,7 +4,7 @@ from pydantic import ValidationError
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose, wrap_degrees
-from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryHeader
+from sortie.core.records import PluginRef, StepRecord, TrajectoryHeader
 
 
 def _episode() -> EpisodeSpec:
@@ -82,7 +82,7 @@ def test_wrap_degrees():
 def test_typed_step_and_footer_records_round_trip_with_their_enums():
     """Event kinds, stage statuses and the outcome come back as enums, equal to the original."""
     from sortie.core.observation import EventKind
-    from sortie.core.trajectory import (
+    from sortie.core.records import (
         EventRecord,
         Outcome,
         StageRecord,
@@ -114,7 +114,7 @@ def test_typed_step_and_footer_records_round_trip_with_their_enums():
 
 def test_an_unknown_outcome_or_event_kind_is_refused():
     """A record with outcome 'won' or an event 'teleported' is an error naming the field."""
-    from sortie.core.trajectory import EventRecord, TrajectoryFooter
+    from sortie.core.records import EventRecord, TrajectoryFooter
 
     with pytest.raises(ValidationError, match="outcome"):
         TrajectoryFooter.model_validate({"outcome": "won", "steps": 1})
@@ -129,7 +129,7 @@ def test_a_recorded_action_is_typed_and_keeps_the_numbers_the_agent_sent():
     import pydantic
 
     from sortie.core.pose import Pose
-    from sortie.core.trajectory import StepRecord
+    from sortie.core.records import StepRecord
     from sortie.run.episode import line_of
 
     def step(action: dict) -> StepRecord:

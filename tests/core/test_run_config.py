@@ -4,8 +4,8 @@ import json
 
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.pose import Pose
+from sortie.core.records import TrajectoryHeader
 from sortie.core.run_config import EpisodeConfig, PlayConfig, PluginRef, RunConfig
-from sortie.core.trajectory import TrajectoryHeader
 
 
 def _header(config: object) -> TrajectoryHeader:

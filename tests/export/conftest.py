@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sortie.cli import app
-from sortie.core.records_io import Trajectory, read_trajectory
+from sortie.core.records_io import read_trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.testing.model_server import ModelServer
 from tests.models.conftest import FAST, SECRET
 

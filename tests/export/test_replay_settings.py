@@ -1,8 +1,8 @@
 """Replaying a record builds its runtime from the settings it was played with, parsed once."""
 
-from sortie.core.records_io import Trajectory
+from sortie.core.records import Outcome, PluginRef, TrajectoryFooter, TrajectoryHeader
 from sortie.core.run_config import EpisodeConfig
-from sortie.core.trajectory import Outcome, PluginRef, TrajectoryFooter, TrajectoryHeader
+from sortie.core.trajectory import Trajectory
 from sortie.export.replay import _settings
 from sortie.missions.rescue.settings import RescueSettings, Triggers
 from sortie.testing.episodes import room_rescue

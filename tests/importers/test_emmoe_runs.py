@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from sortie.cli import app
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
-from sortie.core.trajectory import Outcome, StepRecord
+from sortie.core.records import Outcome, StepRecord
 from sortie.export.emmoe import task_numbers
 from sortie.importers.emmoe_runs import rescore_runs
 from sortie.metrics.household import METRICS

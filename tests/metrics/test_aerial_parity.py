@@ -14,14 +14,14 @@ import pytest
 from shapely.geometry import LineString
 
 from sortie.core.pose import Pose
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import (
+from sortie.core.records import (
     EventRecord,
     PluginRef,
     StepRecord,
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.aerial import score_aerial
 from sortie.missions.aerial.facts import AerialFacts
 from sortie.missions.aerial.patrol import patrol_iou, resample

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from sortie.core.trajectory import Outcome
+from sortie.core.records import Outcome
 from sortie.metrics.aggregate import group_means
 from sortie.metrics.household import CODE_METRICS, METRICS, score_household
 from sortie.missions.household.facts import HouseholdFacts

@@ -3,14 +3,15 @@ import math
 import pytest
 
 from sortie.core.pose import Pose
-from sortie.core.records_io import Suite, SuiteHeader, Trajectory, read_trajectory
-from sortie.core.trajectory import (
+from sortie.core.records import (
     PluginRef,
     StageRecord,
     StepRecord,
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.rescue import movement_effectiveness, score_rescue
 from sortie.metrics.stage_scores import code_scores
 from sortie.missions.rescue.facts import RescueFacts, rescue_facts

@@ -7,8 +7,8 @@ from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.actions import FlightPrimitive as P
 from sortie.core.actions import Fly, InvalidAction
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import PluginRef, TrajectoryHeader
+from sortie.core.records import PluginRef, TrajectoryHeader
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.aerial import score_aerial
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.spec import aerial_data

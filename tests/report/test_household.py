@@ -9,8 +9,8 @@ import pytest
 
 from sortie.agents.base import AGENTS
 from sortie.core.pose import Pose
+from sortie.core.records import StepRecord
 from sortie.core.records_io import SuiteHeader, write_suite
-from sortie.core.trajectory import StepRecord
 from sortie.missions.household.family import HOUSEHOLD
 from sortie.missions.household.records import ERROR_MEANINGS, ErrorCode, GoalCondition
 from sortie.missions.registry import FAMILIES
@@ -211,7 +211,7 @@ def test_the_pages_load_in_a_browser_and_run_no_planner_script(browser, pages) -
 
 def test_the_map_follows_a_rounds_base_path_not_a_straight_line():
     """A household round's drawn path goes through its attempt's waypoints, then its pose."""
-    from sortie.core.trajectory import StepRecord
+    from sortie.core.records import StepRecord
     from sortie.missions.household.records import AttemptRecord, RoundRecord, RoundStatus
     from sortie.report.maps import _travelled
 

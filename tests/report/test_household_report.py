@@ -5,7 +5,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sortie.cli import app
-from sortie.core.trajectory import Outcome
+from sortie.core.records import Outcome
 from sortie.metrics.household import METRICS
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.family import HOUSEHOLD_COLUMNS

@@ -3,7 +3,7 @@ import re
 
 from sortie.core.observation import EventKind
 from sortie.core.pose import Pose
-from sortie.core.trajectory import EventRecord, StepRecord
+from sortie.core.records import EventRecord, StepRecord
 from sortie.report.episode import event_runs
 from sortie.report.player import copy_frame, stage_label, stage_names
 from sortie.run.frames import save_frame

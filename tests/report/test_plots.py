@@ -105,7 +105,7 @@ def test_an_episode_without_frames_has_no_clip(store_path, tmp_path):
 def test_long_clips_are_sampled_evenly_keeping_the_first_and_last_frame(count, expected):
     """Up to 120 frames are kept; a longer episode is sampled from its first to its last."""
     from sortie.core.pose import Pose
-    from sortie.core.trajectory import StepRecord
+    from sortie.core.records import StepRecord
 
     steps = [
         StepRecord(

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from sortie.core.trajectory import Timings
+from sortie.core.records import Timings
 from sortie.report.timings import run_time_shares, time_rows, time_share
 from sortie.run.store import Store, StoredEpisode
 

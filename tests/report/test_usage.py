@@ -3,14 +3,14 @@ import math
 from rich.console import Console
 
 from sortie.core.pose import Pose
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import (
+from sortie.core.records import (
     ModelCallRecord,
     PluginRef,
     StepRecord,
     TrajectoryFooter,
     TrajectoryHeader,
 )
+from sortie.core.trajectory import Trajectory
 from sortie.report.usage import call_stats, usage_by, usage_markdown, usage_table
 from sortie.testing.episodes import room_rescue
 

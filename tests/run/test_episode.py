@@ -132,7 +132,7 @@ class Talking:
 
     def step_output(self):
         from sortie.agents.base import StepOutput
-        from sortie.core.trajectory import ModelCallRecord
+        from sortie.core.records import ModelCallRecord
 
         call = ModelCallRecord(model="m", latency=3.0, tokens_in=10, tokens_out=2)
         return StepOutput(text=f"<b>step {self.calls}</b>", calls=(call,), decision_seconds=3.0)
@@ -152,7 +152,7 @@ def test_agent_output_and_model_calls_reach_the_record_and_the_latency_clock(tmp
 def test_a_lone_surrogate_in_the_agents_words_is_mended_and_the_step_kept():
     """Text UTF-8 cannot carry becomes '?': the line is written and reads back."""
     from sortie.core.pose import Pose
-    from sortie.core.trajectory import StepRecord
+    from sortie.core.records import StepRecord
     from sortie.run.episode import line_of
 
     record = StepRecord(

@@ -3,8 +3,8 @@ import pytest
 
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.errors import ConfigError
+from sortie.core.records import PluginRef, TrajectoryHeader
 from sortie.core.records_io import read_trajectory
-from sortie.core.trajectory import PluginRef, TrajectoryHeader
 from sortie.missions.household.mission import HouseholdMission
 from sortie.run.batch import RunRequest
 from sortie.run.episode import run_episode

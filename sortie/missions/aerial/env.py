@@ -26,8 +26,8 @@ from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action, FlightPrimitive, Fly
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
+from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
-from sortie.core.trajectory import StepRecord
 from sortie.missions.aerial import spec
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.settings import AerialSettings

@@ -11,7 +11,7 @@ from sortie.missions.aerial.vocabulary import TaskActionKind
 from sortie.missions.clock import Clock
 
 if TYPE_CHECKING:
-    from sortie.core.records_io import Trajectory
+    from sortie.core.trajectory import Trajectory
 
 
 class VerdictFacts(Facts):

@@ -28,8 +28,8 @@ from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation, Sensor
+from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
-from sortie.core.trajectory import StepRecord
 from sortie.missions.gym_base import (
     IMAGE_SENSORS,
     MissionEnv,

@@ -10,7 +10,7 @@ from sortie.core.facts import Facts, read_facts
 from sortie.missions.household.skills import Profile, Setting
 
 if TYPE_CHECKING:
-    from sortie.core.records_io import Trajectory
+    from sortie.core.trajectory import Trajectory
 
 
 class PlaceFacts(Facts):

@@ -25,7 +25,7 @@ from sortie.core.actions import Action, InvalidAction
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind, Frames, Observation
-from sortie.core.trajectory import StepRecord
+from sortie.core.records import StepRecord
 from sortie.missions.household.executor import Executor, Manipulator
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.house import House

@@ -16,7 +16,7 @@ from typing import Annotated, Self
 from pydantic import Field, model_validator
 
 from sortie.core.episode import Record
-from sortie.core.trajectory import StepPart
+from sortie.core.records import StepPart
 
 TEXT = 500
 """Longest target, place, skill or feedback text kept in a record."""

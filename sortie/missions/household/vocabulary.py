@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from sortie.core.actions import FamilyAction
-from sortie.core.trajectory import StepPart, StepRecord
+from sortie.core.records import StepPart, StepRecord
 from sortie.core.vocabulary import WORDS, Vocabulary
 from sortie.missions.household.messages import OBSERVATION_PART
 from sortie.missions.household.records import RoundRecord

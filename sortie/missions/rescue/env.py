@@ -18,8 +18,8 @@ from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
+from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
-from sortie.core.trajectory import StepRecord
 from sortie.missions.gym_base import MissionEnv, env_settings, pick, printable, text_space
 from sortie.missions.rescue.mission import RescueMission
 from sortie.missions.rescue.settings import RescueSettings

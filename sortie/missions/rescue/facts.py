@@ -8,7 +8,7 @@ from sortie.core.facts import Facts, Point, read_facts
 from sortie.missions.clock import Clock
 
 if TYPE_CHECKING:
-    from sortie.core.records_io import Trajectory
+    from sortie.core.trajectory import Trajectory
 
 
 class RescueFacts(Facts):

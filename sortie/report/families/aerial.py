@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory
+from sortie.core.trajectory import Trajectory
 from sortie.missions.aerial.facts import aerial_facts
 from sortie.missions.aerial.family import AERIAL_COLUMNS
 from sortie.missions.aerial.spec import MissionType, aerial_data

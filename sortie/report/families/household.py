@@ -20,8 +20,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sortie.core.errors import ConfigError
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import StepRecord
+from sortie.core.records import StepRecord
+from sortie.core.trajectory import Trajectory
 from sortie.missions.household.facts import HouseholdFacts, household_facts
 from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.missions.household.observation import VIEW_NAMES

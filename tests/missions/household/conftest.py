@@ -8,8 +8,8 @@ import pytest
 
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.episode import EpisodeSpec
-from sortie.core.records_io import Trajectory
-from sortie.core.trajectory import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.core.records import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
+from sortie.core.trajectory import Trajectory
 from sortie.missions.household.mission import HouseholdMission
 from sortie.missions.household.settings import HouseholdSettings
 from sortie.missions.household.vocabulary import Subtask

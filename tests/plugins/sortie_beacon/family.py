@@ -20,8 +20,9 @@ from sortie.core.episode import EpisodeSpec, Name, Placement, Record, WorldSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind, MissionObservation
 from sortie.core.pose import Pose
-from sortie.core.records_io import SuiteHeader, Trajectory, write_suite
-from sortie.core.trajectory import StepRecord
+from sortie.core.records import StepRecord
+from sortie.core.records_io import SuiteHeader, write_suite
+from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.family import Family, FamilySettings
 from sortie.missions.gym_base import MissionEnv, env_settings

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from sortie.core.actions import FamilyAction
 from sortie.core.observation import MissionObservation
-from sortie.core.trajectory import StepPart, StepRecord
+from sortie.core.records import StepPart, StepRecord
 from sortie.core.vocabulary import WORDS, MessagePart, ObservationPart, Vocabulary
 
 
