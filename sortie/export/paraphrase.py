@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from sortie.core.errors import SortieError
 from sortie.export.files import Rows
-from sortie.export.planner import Message, PlannedRound
+from sortie.export.household.planner import Message, PlannedRound
 from sortie.models.client import ModelClient
 from sortie.models.config import ModelConfig
 

@@ -1,7 +1,7 @@
 """An export of a stored run: what is asked (``ExportRequest``) and how it is made.
 
 ``export_run`` reads the run, builds the kind's rows and writes the dataset; ``emmoe`` writes
-no dataset but EMMOE's own folders (``sortie.export.emmoe``). ``sortie export`` and the
+no dataset but EMMOE's own folders (``sortie.export.household.emmoe``). ``sortie export`` and the
 training sets (``sortie.training.data``) both call it.
 """
 
@@ -80,7 +80,7 @@ def export_run(request: ExportRequest, echo: Callable[[str], None]) -> Path:
 
 
 def _emmoe(request: ExportRequest, echo: Callable[[str], None]) -> Path:
-    from sortie.export.emmoe import write_emmoe
+    from sortie.export.household.emmoe import write_emmoe
 
     if request.overrides:
         raise ConfigError("sortie export emmoe takes no -a arguments")
@@ -96,9 +96,9 @@ def _rows(request: ExportRequest, run: StoredRun) -> tuple[Rows, dict[str, Any]]
         if request.overrides:
             raise ConfigError("sortie export demos takes no -a arguments")
         return demo_rows(run, request.failures), {"action": list(action_names(run.family))}
-    from sortie.export.household import dpo_rows, sft_rows
+    from sortie.export.household.planner import planned_rounds
+    from sortie.export.household.rows import dpo_rows, sft_rows
     from sortie.export.paraphrase import paraphrased
-    from sortie.export.planner import planned_rounds
 
     if request.paraphrase < 0 or (request.paraphrase and request.kind != "sft"):
         raise ConfigError("--paraphrase: a count of 0 or more, for sft only")

@@ -7,13 +7,13 @@ import pytest
 
 from sortie.agents.mllm.household_prompts import EXAMPLE_NOTE, examples_for
 from sortie.core.errors import ConfigError, ParameterError
-from sortie.export import examples as made
+from sortie.export.household import examples as made
 from sortie.missions.household.records import Split
 from sortie.missions.household.spec import household_task
 from sortie.missions.loading import load_suite
 
 PACKAGED = (
-    Path(made.__file__).parents[1] / "agents" / "mllm" / "prompts" / "household_examples.json"
+    Path(made.__file__).parents[2] / "agents" / "mllm" / "prompts" / "household_examples.json"
 )
 
 

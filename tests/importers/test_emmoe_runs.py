@@ -18,7 +18,7 @@ from sortie.cli import app
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
 from sortie.core.records import Outcome, StepRecord
-from sortie.export.emmoe import task_numbers
+from sortie.export.household.emmoe import task_numbers
 from sortie.importers.emmoe_runs import rescore_runs
 from sortie.metrics.household import METRICS
 from sortie.missions.household.emmoe import code_of, history_entry, parse_history

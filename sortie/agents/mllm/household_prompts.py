@@ -272,7 +272,7 @@ class HouseholdPrompter:
 
 
 EXAMPLES_FILE = "household_examples.json"
-"""Expert rounds of train tasks, packaged beside the prompts (``sortie.export.examples``)."""
+"""Expert rounds of train tasks, packaged beside the prompts (``export.household.examples``)."""
 EXAMPLE_NOTE = "(An example round of another task, with the expert's answer.)"
 
 

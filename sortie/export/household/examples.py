@@ -6,7 +6,7 @@ on the first tasks of household-v1's **train** split; a test split task is refus
 code, so the examples can never show a test task. The file is packaged beside the prompts
 (``sortie/agents/mllm/prompts/household_examples.json``) and made again, byte for byte, by::
 
-    .venv/bin/python -m sortie.export.examples \
+    .venv/bin/python -m sortie.export.household.examples \
         --out sortie/agents/mllm/prompts/household_examples.json
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.errors import ConfigError
-from sortie.export.planner import planned_rounds
+from sortie.export.household.planner import planned_rounds
 from sortie.export.source import open_run
 from sortie.missions.household import splits
 from sortie.run.batch import RunRequest, execute, plan_run

@@ -29,7 +29,7 @@ import numpy as np
 
 from sortie.export.conversations import answer_message, trl_messages
 from sortie.export.files import Rows
-from sortie.export.planner import PlannedRound, answer_json
+from sortie.export.household.planner import PlannedRound, answer_json
 from sortie.missions.household.executor import parse_verb
 from sortie.missions.household.records import RoundStatus, Verb
 from sortie.missions.household.skills import SKILLS, Profile
