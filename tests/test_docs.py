@@ -89,3 +89,26 @@ def test_link_check_finds_a_missing_file_and_a_missing_heading():
         "nowhere.md: no such file in the repository",
         "rescue.md#no-such-part: no heading #no-such-part in rescue.md",
     ]
+
+
+def package_modules() -> list[str]:
+    """Return each module of a package's folder, and of a family's folder, as ``pkg/name.py``."""
+    package = ROOT / "sortie"
+    shallow = [p for p in package.glob("*/*.py")]
+    family_folders = [
+        p for top in ("missions", "export", "report") for p in package.glob(f"{top}/*/*.py")
+    ]
+    return sorted(
+        str(p.relative_to(package))
+        for p in shallow + family_folders
+        if p.stem not in ("__init__", "__main__")
+    )
+
+
+def test_the_architecture_page_names_every_module_and_only_modules_that_exist():
+    """Each module of a package (and of a family's folder) is named; no name is of a gone one."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    missing = [m for m in package_modules() if f"`{Path(m).name}`" not in text and m not in text]
+    named = set(re.findall(r"`([a-z_0-9]+\.py)`", text))
+    gone = sorted(n for n in named if not any((ROOT / "sortie").rglob(n)))
+    assert (missing, gone) == ([], [])

@@ -1,9 +1,10 @@
 """A family from another package plugs in by entry points alone (tests/plugins/sortie_beacon).
 
 The ``beacon`` family brings its own action type, event kind, observation part and per-step
-record part. Put on a fresh interpreter's path with the ``dist-info`` folder ``pip install``
-would write, it is generated, run, reported (JSON and HTML), made as a gymnasium env and
-served to a remote run, with no file of sortie's edited.
+record part, its report descriptor and its random play. Put on a fresh interpreter's path with
+the ``dist-info`` folder ``pip install`` would write, it is generated, run (by its own agent and
+by ``random``), reported (JSON and HTML), made as a gymnasium env and served to a remote run,
+with no file of sortie's edited.
 """
 
 import json
@@ -22,6 +23,12 @@ beacon = sortie_beacon.family:BEACON
 
 [sortie.agents]
 ping-walker = sortie_beacon.family:PingWalker
+
+[sortie.randoms]
+beacon = sortie_beacon.shown:RandomPing
+
+[sortie.reports]
+beacon = sortie_beacon.shown:REPORT
 """
 
 
@@ -45,6 +52,8 @@ def ran(installed, tmp_path_factory):
     sortie(installed, "generate", "beacon", "--count", "4", "--seed", "3", "--out", str(suite))
     run = ["run", str(suite), "--agent", "ping-walker", "--store", str(store), "--run-id", "b"]
     sortie(installed, *run, "-F", "reach=2")
+    at_random = ["run", str(suite), "--agent", "random", "--store", str(store), "--run-id", "x"]
+    sortie(installed, *at_random)
     return folder
 
 
@@ -79,6 +88,14 @@ def test_it_is_reported_in_json_and_html(installed, ran):
     sortie(installed, "report", "--run", "b", "--store", store, "--html", str(html))
     pages = [p.read_text() for p in html.rglob("*.html")]
     assert len(pages) >= 5 and any("heard" in page for page in pages)
+    assert any("ping the beacon" in page for page in pages)  # its own report descriptor
+
+
+def test_the_random_agent_plays_it_with_its_own_play(installed, ran):
+    """``random`` finds the family's play by its entry point and pings as well as moves."""
+    records = (ran / "x").rglob("*.jsonl")
+    steps = [json.loads(line) for path in records for line in path.read_text().splitlines()[1:-1]]
+    assert {s["action"]["type"] for s in steps} == {"move", "ping"}
 
 
 def test_it_is_a_gymnasium_env_and_is_served_to_a_remote_run(installed, ran):

@@ -57,12 +57,14 @@ ORACLES: Registry[Callable[[OracleView, Brief, OracleOptions], Play]] = Registry
 ORACLES.add("rescue", "sortie.agents.rescue_oracle:RescueOracle")
 ORACLES.add("aerial", "sortie.agents.aerial_oracle:AerialOracle")
 ORACLES.add("household", "sortie.agents.household.oracle:HouseholdOracle")
+ORACLES.add_entry_points("sortie.oracles")  # of installed packages' families (docs/plugins.md)
 
 RANDOMS: Registry[Callable[[Brief, int, RandomOptions], Play]] = Registry("random play")
 """Per family, the seeded random play of the ``random`` agent."""
 RANDOMS.add("rescue", "sortie.agents.random_agent:RandomWalk")
 RANDOMS.add("aerial", "sortie.agents.random_agent:RandomFlight")
 RANDOMS.add("household", "sortie.agents.household.random_planner:RandomPlanner")
+RANDOMS.add_entry_points("sortie.randoms")  # of installed packages' families (docs/plugins.md)
 
 
 class PlayedFamilies:

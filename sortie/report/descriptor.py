@@ -129,6 +129,7 @@ REPORTS: Registry[FamilyReport] = Registry("family report")
 REPORTS.add("rescue", "sortie.report.families.rescue:REPORT")
 REPORTS.add("aerial", "sortie.report.families.aerial:REPORT")
 REPORTS.add("household", "sortie.report.families.household:REPORT")
+REPORTS.add_entry_points("sortie.reports")  # of installed packages' families (docs/plugins.md)
 
 
 def report_of(family: str) -> FamilyReport:
