@@ -96,9 +96,9 @@ def _rows(request: ExportRequest, run: StoredRun) -> tuple[Rows, dict[str, Any]]
         if request.overrides:
             raise ConfigError("sortie export demos takes no -a arguments")
         return demo_rows(run, request.failures), {"action": list(action_names(run.family))}
+    from sortie.export.household.paraphrase import paraphrased
     from sortie.export.household.planner import planned_rounds
     from sortie.export.household.rows import dpo_rows, sft_rows
-    from sortie.export.paraphrase import paraphrased
 
     if request.paraphrase < 0 or (request.paraphrase and request.kind != "sft"):
         raise ConfigError("--paraphrase: a count of 0 or more, for sft only")
