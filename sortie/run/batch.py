@@ -171,17 +171,16 @@ def choose_episodes(
     """Load the suites ``names`` for a run of ``agent`` on ``backend``; choose their episodes.
 
     Raises:
-        ConfigError: two different suites of one name, several families (or none), a family
-            the agent does not play, an episode id no suite holds, nothing left to run, or a
-            suite whose header names another backend.
+        ConfigError: two different suites of one name, several families (or none), a suite
+            whose header names another backend, a family the agent does not play, an episode
+            id no suite holds, or nothing left to run.
         UnknownNameError: no packaged suite has one of the names.
     """
     suites, digests = _load_suites(names)
     family = _check_one_family(suites)
-    _check_agent_plays(agent, family, suites)
-    episodes = select_episodes(suites, limit, ids)
     _check_suites_backend(suites, backend)
-    return Selection(suites, digests, family, episodes)
+    _check_agent_plays(agent, family, suites)
+    return Selection(suites, digests, family, select_episodes(suites, limit, ids))
 
 
 def _run_id(request: RunRequest) -> str:
