@@ -7,7 +7,6 @@ a pool worker or (later) on a cluster; its seed depends only on the run seed and
 from __future__ import annotations
 
 import hashlib
-import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,8 +17,9 @@ from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, Needs, resolve_backend
 from sortie.core.episode import EpisodeSpec, check_name
-from sortie.core.errors import ConfigError, ParameterError, did_you_mean
+from sortie.core.errors import ConfigError
 from sortie.core.records_io import read_trajectory, write_columns
+from sortie.core.registry import check_arguments
 from sortie.core.run_config import EpisodeConfig, PluginRef, RunConfig
 from sortie.core.trajectory import (
     FailureReason,
@@ -149,31 +149,14 @@ class RunSpec:
 def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
     """Check ``args`` against the agent factory's signature (``**kwargs`` takes any name).
 
+    The registry's one checker (``check_arguments``), for an agent already looked up (the
+    agent server's); a run creates its agent through ``AGENTS.create``, which checks the same.
+
     Raises:
         ParameterError: an argument the agent does not take (with a near name, if one is, and
             the ones it does take), or a required one missing.
     """
-    parameters = list(inspect.signature(factory).parameters.values())
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return
-    allowed = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    for name in args:
-        if name not in allowed:
-            hint = did_you_mean(name, allowed)
-            raise ParameterError(
-                f"agent {agent!r} takes no argument {name!r}.{hint} Its "
-                f"arguments: {', '.join(allowed) or 'none'}"
-            )
-    missing = [
-        p.name
-        for p in parameters
-        if p.default is p.empty and p.name in allowed and p.name not in args
-    ]
-    if missing:
-        raise ParameterError(
-            f"agent {agent!r} needs the argument(s) {', '.join(missing)}; "
-            "pass them with -a NAME=VALUE"
-        )
+    check_arguments(f"agent {agent!r}", factory, args, flag="-a")
 
 
 @dataclass(frozen=True, slots=True)
