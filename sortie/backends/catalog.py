@@ -176,6 +176,20 @@ def check_backend(name: str, needs: Needs) -> None:
         raise ConfigError(f"backend {name!r} cannot run this suite: {reason}")
 
 
+def resolve_backend(name: str, args: Mapping[str, Any], needs: Needs) -> dict[str, Any]:
+    """Return backend ``name``'s arguments checked and converted, once it can run ``needs``.
+
+    What a run asks of its backend, in one call: ``resolve_args`` then ``check_backend``.
+
+    Raises:
+        ParameterError: see ``resolve_args``.
+        ConfigError: see ``check_backend``.
+    """
+    resolved = resolve_args(name, args)
+    check_backend(name, needs)
+    return resolved
+
+
 def build_backend(
     name: str,
     args: Mapping[str, Any],

@@ -21,7 +21,6 @@ from sortie.core.errors import ConfigError, ParameterError, RunAbortedError, did
 from sortie.core.folders import claim_output
 from sortie.core.records import ERROR_REASONS
 from sortie.core.records_io import Suite
-from sortie.core.run_config import RunConfig
 from sortie.missions.loading import load_suite
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs
@@ -106,71 +105,87 @@ class Plan:
     """The mission family of the run's suites."""
 
 
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The run's suites, checked (unique names, one family), and the episodes chosen to run."""
+
+    suites: dict[str, Suite]
+    """The suites by their header name."""
+    digests: dict[str, str]
+    """Each suite's hash (a changed suite is a changed config)."""
+    family: str
+    """The mission family of their episodes (a run holds one)."""
+    episodes: dict[str, list[EpisodeSpec]]
+    """Each suite's episodes to run (``select_episodes``)."""
+
+    @property
+    def worlds(self) -> set[str]:
+        """Return the world builders of the episodes to run."""
+        return {e.world.builder for episodes in self.episodes.values() for e in episodes}
+
+
 def plan_run(request: RunRequest, store: Store) -> Plan:
     """Resolve the request, record (or check) the run in the store and list the jobs to do.
 
-    Everything is checked before the run is recorded (the request's own fields were, when it
-    was made): settings, names, the agent's arguments and families, the episode selection,
-    the backend's arguments and whether it can run the family's missions on the episodes'
-    worlds with the agent's images.
+    One pass down: the suites and their episodes, then the run's parts (the family's settings,
+    the agent, the backend, each checked by its owner), then the jobs and their folders; only
+    then is the run recorded (the request's own fields were checked when it was made).
 
     Raises:
         ConfigError: a bad setting, or a run id stored with another config.
         StoreError: the store failed, or another process is writing this run.
     """
     run_id = _run_id(request)
-    suites = _load_suites(request.suites)
-    family = _check_one_family(suites)
-    _check_agent_plays(request.agent, family, suites)
-    chosen = select_episodes(suites, request.limit, request.episodes)
+    chosen = choose_episodes(
+        request.suites, request.agent, request.backend, request.limit, request.episodes
+    )
     run = RunSpec.resolve(
         request.agent,
         request.agent_args,
-        family=family,
+        family=chosen.family,
         settings=request.family_settings,
         clock=request.clock,
         run_seed=request.seed,
         record_frames=request.record_frames,
         backend=request.backend,
         backend_args=request.backend_args,
+        worlds=chosen.worlds,
     )
-    _check_suites_backend(suites, request.backend)
-    run.check_backend(family, {e.world.builder for eps in chosen.values() for e in eps})
     records = request.out or store.folder / run_id
-    jobs = _jobs(request, run, chosen, records, store.folder)
+    jobs = make_jobs(chosen.episodes, run, request.repeats, records, store.folder)
+    config = run.config(chosen.digests, request.repeats, request.limit, request.episodes)
     claim_output(records, f"records of run {run_id}")  # before the run is stored: refusable
-    store.begin_run(run_id, _config(request, run, suites))
+    store.begin_run(run_id, config)
     done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
     todo = [j for j in jobs if j.key not in done]
-    return Plan(run_id, tuple(suites), records, jobs, todo, family)
+    return Plan(run_id, tuple(chosen.suites), records, jobs, todo, chosen.family)
+
+
+def choose_episodes(
+    names: Sequence[str],
+    agent: str,
+    backend: str,
+    limit: int | None = None,
+    ids: Sequence[str] = (),
+) -> Selection:
+    """Load the suites ``names`` for a run of ``agent`` on ``backend``; choose their episodes.
+
+    Raises:
+        ConfigError: two different suites of one name, several families (or none), a suite
+            whose header names another backend, a family the agent does not play, an episode
+            id no suite holds, or nothing left to run.
+        UnknownNameError: no packaged suite has one of the names.
+    """
+    suites, digests = _load_suites(names)
+    family = _check_one_family(suites)
+    _check_suites_backend(suites, backend)
+    _check_agent_plays(agent, family, suites)
+    return Selection(suites, digests, family, select_episodes(suites, limit, ids))
 
 
 def _run_id(request: RunRequest) -> str:
     """Return the run id asked for, or a new one from the agent and the time."""
     return request.run_id or f"{request.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
-
-
-def _config(request: RunRequest, run: RunSpec, suites: Mapping[str, Suite]) -> RunConfig:
-    """Return what decides the run's results, as stored with it and compared on resume."""
-    digests = {name: _digest(suite) for name, suite in suites.items()}
-    return run.config(digests, request.repeats, request.limit, request.episodes)
-
-
-def _jobs(
-    request: RunRequest,
-    run: RunSpec,
-    chosen: Mapping[str, list[EpisodeSpec]],
-    records: Path,
-    frames: Path,
-) -> list[Job]:
-    """Return every job of the run, suite by suite, recorded under ``records``."""
-    return [
-        job
-        for name, episodes in chosen.items()
-        for job in make_jobs(
-            name, episodes, run, request.repeats, _inside(records, name, request.agent), frames
-        )
-    ]
 
 
 def select_episodes(
@@ -196,14 +211,6 @@ def select_episodes(
     if not any(chosen.values()):
         raise ConfigError(f"no episode to run in {', '.join(suites)}")
     return chosen
-
-
-def _inside(records: Path, suite: str, agent: str) -> Path:
-    """Return a suite's records folder, ``records/<suite>/<agent>``, checked to stay inside."""
-    folder = records / check_name(suite, "suite name") / check_name(agent, "agent name")
-    if not folder.resolve().is_relative_to(records.resolve()):
-        raise ConfigError(f"suite {suite!r}: its records folder {folder} is outside {records}")
-    return folder
 
 
 def _check_suites_backend(suites: Mapping[str, Suite], backend: str) -> None:
@@ -334,18 +341,20 @@ def _check_one_family(suites: dict[str, Suite]) -> str:
     return found.pop()
 
 
-def _load_suites(names: tuple[str, ...]) -> dict[str, Suite]:
-    """Return the suites by their header name, refusing two different suites of one name."""
+def _load_suites(names: Sequence[str]) -> tuple[dict[str, Suite], dict[str, str]]:
+    """Return the suites by their header name and their hashes; refuse two suites of one name."""
     suites: dict[str, Suite] = {}
+    digests: dict[str, str] = {}
     for name in names:
         suite = load_suite(name)
-        known = suites.setdefault(suite.header.suite, suite)
-        if _digest(known) != _digest(suite):
+        digest = _digest(suite)
+        suites.setdefault(suite.header.suite, suite)
+        if digests.setdefault(suite.header.suite, digest) != digest:
             raise ConfigError(
                 f"{name}: another suite called {suite.header.suite!r} is in this "
                 "run; suite names must be unique"
             )
-    return suites
+    return suites, digests
 
 
 def _digest(suite: Suite) -> str:

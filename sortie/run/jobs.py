@@ -7,23 +7,17 @@ a pool worker or (later) on a cluster; its seed depends only on the run seed and
 from __future__ import annotations
 
 import hashlib
-import inspect
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
-from sortie.backends.catalog import (
-    DEFAULT_BACKEND,
-    Needs,
-    check_backend,
-    resolve_args,
-)
+from sortie.backends.catalog import DEFAULT_BACKEND, Needs, resolve_backend
 from sortie.core.episode import EpisodeSpec, check_name
-from sortie.core.errors import ConfigError, ParameterError, did_you_mean
+from sortie.core.errors import ConfigError
 from sortie.core.records import (
     FailureReason,
     Outcome,
@@ -32,6 +26,7 @@ from sortie.core.records import (
     TrajectoryHeader,
 )
 from sortie.core.records_io import read_trajectory, write_columns
+from sortie.core.registry import check_arguments
 from sortie.core.run_config import EpisodeConfig, PluginRef, RunConfig
 from sortie.core.version import VERSION
 from sortie.missions.family import FamilySettings
@@ -87,40 +82,36 @@ class RunSpec:
         record_frames: bool = False,
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
+        worlds: Iterable[str] = (),
     ) -> RunSpec:
-        """Look the agent, family settings and backend up (raising on a miss); probe the agent.
+        """Resolve a run's parts in one pass, each by its owner, raising on the first refusal.
 
-        ``settings`` are the family's (``-F name=value``), checked by its settings model.
+        The family parses its ``settings`` (``-F name=value``); the agent registry creates the
+        agent from ``args`` (a probe, to learn its sensors); the backend catalog checks the
+        backend's arguments and that it can run the family's missions on ``worlds`` (the
+        episodes' world builders) for those sensors.
         """
-        resolved_settings = FAMILIES.get(family).parse_settings(settings or {})
-        factory = AGENTS.get(agent)
-        resolved = resolve_args(backend, backend_args or {})
-        check_agent_args(agent, factory, args)
-        try:
-            probe = factory(**args)
-        except TypeError as error:  # e.g. a **kwargs agent handing on an unknown argument
-            raise ParameterError(f"agent {agent!r}: {error}") from None
-        sensors = set(probe.sensors) | ({"rgb"} if record_frames else set())
+        described = FAMILIES.get(family)
+        parsed = described.parse_settings(settings or {})
+        probe = AGENTS.create(agent, args, flag="-a")
+        sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
+        needs = described.needs(sensors, worlds)
         return cls(
             PluginRef(name=agent, args=dict(args)),
-            factory,
+            AGENTS.get(agent),
             family,
-            resolved_settings,
-            tuple(sorted(sensors)),
+            parsed,
+            sensors,
             clock,
             run_seed,
             record_frames,
             backend,
-            resolved,
+            resolve_backend(backend, backend_args or {}, needs),
         )
 
     def backend_for(self, family: str) -> PluginRef:
         """Return the backend a job of ``family`` runs on: the family's body, the run's sensors."""
         return backend_ref(family, self.sensors, self.backend, self.backend_args)
-
-    def check_backend(self, family: str, worlds: Iterable[str]) -> None:
-        """Refuse (ConfigError) a backend that cannot run ``family`` on ``worlds`` for the agent."""
-        check_backend(self.backend, backend_needs(family, self.sensors, worlds))
 
     def config(
         self,
@@ -158,31 +149,14 @@ class RunSpec:
 def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
     """Check ``args`` against the agent factory's signature (``**kwargs`` takes any name).
 
+    The registry's one checker (``check_arguments``), for an agent already looked up (the
+    agent server's); a run creates its agent through ``AGENTS.create``, which checks the same.
+
     Raises:
         ParameterError: an argument the agent does not take (with a near name, if one is, and
             the ones it does take), or a required one missing.
     """
-    parameters = list(inspect.signature(factory).parameters.values())
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return
-    allowed = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    for name in args:
-        if name not in allowed:
-            hint = did_you_mean(name, allowed)
-            raise ParameterError(
-                f"agent {agent!r} takes no argument {name!r}.{hint} Its "
-                f"arguments: {', '.join(allowed) or 'none'}"
-            )
-    missing = [
-        p.name
-        for p in parameters
-        if p.default is p.empty and p.name in allowed and p.name not in args
-    ]
-    if missing:
-        raise ParameterError(
-            f"agent {agent!r} needs the argument(s) {', '.join(missing)}; "
-            "pass them with -a NAME=VALUE"
-        )
+    check_arguments(f"agent {agent!r}", factory, args, flag="-a")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,32 +196,44 @@ class JobResult:
 
 
 def make_jobs(
-    suite: str,
-    episodes: Iterable[EpisodeSpec],
+    episodes: Mapping[str, Sequence[EpisodeSpec]],
     run: RunSpec,
     repeats: int,
-    folder: Path,
+    records: Path,
     frames: Path | None = None,
 ) -> list[Job]:
-    """Return the jobs of one suite, repeat by repeat, recorded under ``folder``.
+    """Return every job of a run, suite by suite and repeat by repeat.
 
-    ``frames`` is the frame store's folder, used when the run records frames.
+    A suite's records go to ``records/<suite>/<agent>`` (``suite_folder``); ``frames`` is the
+    frame store's folder, used when the run records frames.
 
     Raises:
-        ParameterError: an episode id that cannot name a record file.
+        ParameterError: a suite name, the agent's name or an episode id that cannot name a
+            folder or a record file.
     """
-    return [
-        Job(
-            suite,
-            spec,
-            repeat,
-            record_path(folder, spec.episode_id, repeat),
-            run,
-            frames if run.record_frames else None,
-        )
-        for repeat in range(repeats)
-        for spec in episodes
-    ]
+    keep = frames if run.record_frames else None
+    jobs: list[Job] = []
+    for suite, specs in episodes.items():
+        folder = suite_folder(records, suite, run.agent.name)
+        jobs += [
+            Job(suite, spec, repeat, record_path(folder, spec.episode_id, repeat), run, keep)
+            for repeat in range(repeats)
+            for spec in specs
+        ]
+    return jobs
+
+
+def suite_folder(records: Path, suite: str, agent: str) -> Path:
+    """Return a suite's records folder, ``records/<suite>/<agent>``, checked to stay inside.
+
+    Raises:
+        ParameterError: the suite's or the agent's name is not a safe name.
+        ConfigError: the folder would lie outside ``records`` (never, for checked names).
+    """
+    folder = records / check_name(suite, "suite name") / check_name(agent, "agent name")
+    if not folder.resolve().is_relative_to(records.resolve()):
+        raise ConfigError(f"suite {suite!r}: its records folder {folder} is outside {records}")
+    return folder
 
 
 def record_path(folder: Path, episode_id: str, repeat: int) -> Path:

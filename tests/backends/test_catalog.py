@@ -13,6 +13,7 @@ from sortie.backends.catalog import (
     check_backend,
     refusal,
     resolve_args,
+    resolve_backend,
 )
 from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.errors import ConfigError, ParameterError
@@ -69,6 +70,20 @@ def test_the_harness_arguments_cannot_be_set_with_b():
     """-b body=multirotor is refused: the mission family sets the body."""
     with pytest.raises(ParameterError, match="-b body is set by the mission family"):
         resolve_args("embedded", {"body": "multirotor"})
+
+
+def test_resolve_backend_refuses_needs_it_cannot_meet_after_checking_its_arguments():
+    """A walker-only backend with good arguments is refused for flight, naming the body."""
+    with BACKENDS.override("walk-only", WalkOnly):
+        with pytest.raises(ConfigError, match="cannot run this suite: .*multirotor"):
+            resolve_backend("walk-only", {"control_period": "0.1"}, _needs(body="multirotor"))
+
+
+def test_resolve_backend_returns_the_converted_arguments_for_needs_it_meets():
+    """The embedded backend runs a rescue walker and hands back -b control_period as a float."""
+    assert resolve_backend("embedded", {"control_period": "0.1"}, _needs()) == {
+        "control_period": 0.1
+    }
 
 
 def test_build_backend_hands_over_the_converted_arguments():

@@ -142,3 +142,19 @@ def test_unreal_worlds_are_refused_on_embedded_even_without_a_header(tmp_path):
     request = RunRequest((str(suite),), "random", store=tmp_path / "s.db", run_id="r")
     with Store(request.store) as store, pytest.raises(ConfigError, match="external simulator"):
         plan_run(request, store)
+
+
+def test_what_the_suites_say_is_checked_before_the_run_s_parts(tmp_path):
+    """A suite for another backend is refused before a bad agent argument is looked at."""
+    from pathlib import Path
+
+    from sortie.importers import import_command
+
+    fixture = Path(__file__).parents[2] / "docs" / "examples" / "rescuebench"
+    suite = tmp_path / "rb.jsonl"
+    import_command("rescuebench", [fixture / "level_2.jsonl"], suite, None)
+    request = RunRequest(
+        (str(suite),), "random", agent_args={"colour": "red"}, store=tmp_path / "s.db"
+    )
+    with Store(request.store) as store, pytest.raises(ConfigError, match="run it with --backend"):
+        plan_run(request, store)

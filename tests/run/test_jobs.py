@@ -3,8 +3,9 @@ from pathlib import Path
 import pytest
 
 from sortie.core.episode import NAME_LIMIT, check_name
-from sortie.core.errors import ParameterError
-from sortie.run.jobs import RunSpec, check_agent_args, record_path
+from sortie.core.errors import ConfigError, ParameterError
+from sortie.missions.loading import load_suite
+from sortie.run.jobs import RunSpec, check_agent_args, make_jobs, record_path
 
 
 @pytest.mark.parametrize(
@@ -65,3 +66,35 @@ def test_an_agent_taking_any_keyword_still_refuses_one_it_cannot_use():
     """explorer-nomem takes **kwargs; an unknown one is a ParameterError, not a TypeError."""
     with pytest.raises(ParameterError, match="agent 'explorer-nomem'"):
         RunSpec.resolve("explorer-nomem", {"colour": "red"}, family="rescue")
+
+
+def test_resolve_refuses_a_backend_that_cannot_run_the_family():
+    """An aerial run on a walker-only backend is refused while the run's parts are resolved."""
+    from sortie.backends import BACKENDS
+    from sortie.backends.catalog import Capabilities
+    from sortie.backends.embedded import EmbeddedBackend
+
+    class WalkOnly(EmbeddedBackend):
+        capabilities = Capabilities(frozenset({"walker"}), True, frozenset({"rgb"}), "any")
+
+    with BACKENDS.override("walk-only", WalkOnly):
+        with pytest.raises(ConfigError, match="backend 'walk-only' cannot run this suite"):
+            RunSpec.resolve("random", {}, family="aerial", backend="walk-only")
+
+
+def test_make_jobs_records_each_suite_under_its_own_agent_folder(tmp_path):
+    """Jobs of suite `s` with agent `random` go to `records/s/random`, repeat by repeat."""
+    run = RunSpec.resolve("random", {}, family="rescue")
+    episodes = load_suite("rescue-smoke-v2").episodes[:2]
+    jobs = make_jobs({"s": episodes}, run, 2, tmp_path / "records")
+    assert [j.record.parent for j in jobs] == [tmp_path / "records" / "s" / "random"] * 4
+    assert [(j.repeat, j.episode) for j in jobs[:2]] == [(0, episodes[0]), (0, episodes[1])]
+
+
+def test_make_jobs_refuses_a_suite_name_that_cannot_name_a_folder(tmp_path):
+    """A suite called `../x` would put its records outside the run's folder: refused."""
+    run = RunSpec.resolve("random", {}, family="rescue")
+    with pytest.raises(ParameterError, match="suite name"):
+        make_jobs(
+            {"../x": load_suite("rescue-smoke-v2").episodes[:1]}, run, 1, tmp_path / "records"
+        )
