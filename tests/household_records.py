@@ -25,6 +25,7 @@ from sortie.missions.household.records import (
     Verb,
 )
 from sortie.missions.household.settings import HouseholdSettings
+from sortie.missions.household.vocabulary import HouseholdStep
 from sortie.run.jobs import Job, JobResult, RunSpec, record_path
 from sortie.run.store import Store
 from tests.conftest import run_config
@@ -150,7 +151,7 @@ def placed(item: str, relation: str, place: str | None = None) -> dict[str, Plac
 
 
 def _step(index: int, round_: RoundRecord) -> StepRecord:
-    return StepRecord(
+    return HouseholdStep(
         index=index,
         pose=Pose(0.0, 0.0, 0.0),
         action={"type": "subtask", "action": round_.action, "target": "", "skill": ""},

@@ -94,8 +94,10 @@ class EventRecord(Record):
     @field_validator("kind", mode="before")
     @classmethod
     def _declared(cls, value: Any) -> StrEnum:
-        if isinstance(value, StrEnum):
+        if isinstance(value, StrEnum) and WORDS.event(value.value) is value:
             return value
+        if isinstance(value, StrEnum):
+            raise ValueError(f"event kind {value.value!r} is undeclared ({type(value).__name__})")
         if not isinstance(value, str):
             raise ValueError(f"an event kind is a string, got {type(value).__name__}")
         return WORDS.event(value)
@@ -209,10 +211,15 @@ class StepRecord(Record):
     @field_validator("part", mode="before")
     @classmethod
     def _family_part(cls, value: Any) -> Any:
-        if value is None or isinstance(value, StepPart):
+        if value is None:
             return value
         if cls.part_model is None:
-            raise ValueError("this family's steps carry no part (round): expected null")
+            raise ValueError(
+                "these steps carry no part (round): expected null (a family's steps are read "
+                "with its own model, sortie.core.records.step_model(family))"
+            )
+        if isinstance(value, cls.part_model):
+            return value
         return cls.part_model.model_validate(value)
 
 

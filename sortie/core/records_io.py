@@ -201,7 +201,7 @@ def _read_lines(path: Path, data: bytes, check: EpisodeCheck | None) -> Trajecto
     if version == 1:
         rows = upgrade_v1(rows)
     header = _parse(TrajectoryHeader, rows[0], path, errors)
-    model = step_model(header.episode.family) if header is not None else StepRecord
+    model = step_model(header.episode.family if header is not None else _family_of(rows[0][1]))
     steps = [_parse(model, row, path, errors) for row in rows[1:-1]]
     footer = _parse(TrajectoryFooter, rows[-1], path, errors)
     if header is not None and check is not None:
@@ -211,6 +211,13 @@ def _read_lines(path: Path, data: bytes, check: EpisodeCheck | None) -> Trajecto
         raise ConfigError(_joined(errors))
     assert header is not None and footer is not None
     return Trajectory(header, [s for s in steps if s is not None], footer)
+
+
+def _family_of(header: dict[str, Any]) -> str:
+    """Return the family a header line names, read leniently (the header itself did not read)."""
+    episode = header.get("episode")
+    family = episode.get("family") if isinstance(episode, dict) else None
+    return family if isinstance(family, str) else ""
 
 
 def upgrade_v1(rows: list[Row]) -> list[Row]:

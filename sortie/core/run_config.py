@@ -91,11 +91,13 @@ class RunConfig(PlayConfig):
     """Each suite's name and a hash of its episodes (a changed suite is a changed run)."""
     repeats: int = 1
     """Times each episode is run, each with its own seed."""
-    limit: int | None = None
+    # The three below are left out of the row while they hold their defaults, as rows have
+    # always been written: a row of a run that used none of them stays as it was.
+    limit: int | None = Field(default=None, exclude_if=lambda value: value is None)
     """Only the first ``limit`` episodes of each suite are run (None: all)."""
-    episodes: tuple[str, ...] = ()
+    episodes: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
     """Only these episode ids are run, sorted (empty: all)."""
-    record_frames: bool = False
+    record_frames: bool = Field(default=False, exclude_if=lambda value: not value)
     """Every step's ego RGB image is stored."""
 
     @model_validator(mode="before")

@@ -89,38 +89,60 @@ class Words:
         self._finders: list[Callable[[], object]] = []
         self._searched = False
         self._broken: dict[str, str] = {}
+        self._plain: set[str] = set()
+        """Families a search found speaking only the shared words (not searched for again)."""
 
     def add_actions(self, actions: Mapping[str, type]) -> None:
         """Declare shared action types by their ``type`` names (core's own, at import)."""
+        self._check_actions(actions)
+        self._actions.update(actions)
+
+    def add_events(self, kinds: type[StrEnum]) -> None:
+        """Declare event kinds; a value already declared by another enum is refused."""
+        self._check_events(kinds)
+        self._events.update({kind.value: kind for kind in kinds})
+
+    def declare(self, vocabulary: Vocabulary) -> Vocabulary:
+        """Add a family's words (called where its vocabulary is defined); return it.
+
+        Every word is checked before any is added, so a refused family leaves no trace.
+
+        Raises:
+            ValueError: the family declared other words already, or one of its words is
+                another's (an action type name, an event kind).
+        """
+        known = self._families.get(vocabulary.family)
+        if known is not None and known is not vocabulary:
+            raise ValueError(f"family {vocabulary.family!r} already declared its words")
+        self._check_actions(vocabulary.actions)
+        if vocabulary.events is not None:
+            self._check_events(vocabulary.events)
+        self._actions.update(vocabulary.actions)
+        if vocabulary.events is not None:
+            self._events.update({kind.value: kind for kind in vocabulary.events})
+        self._families[vocabulary.family] = vocabulary
+        self._plain.discard(vocabulary.family)
+        return vocabulary
+
+    def _check_actions(self, actions: Mapping[str, type]) -> None:
         for name, kind in actions.items():
             known = self._actions.get(name)
             if known is not None and known is not kind:
                 raise ValueError(f"action type {name!r} is already {known.__name__}")
-            self._actions[name] = kind
 
-    def add_events(self, kinds: type[StrEnum]) -> None:
-        """Declare event kinds; a value already declared by another enum is refused."""
+    def _check_events(self, kinds: type[StrEnum]) -> None:
         for kind in kinds:
             known = self._events.get(kind.value)
             if known is not None and type(known) is not kinds:
                 raise ValueError(f"event kind {kind.value!r} is already {type(known).__name__}")
-            self._events[kind.value] = kind
-
-    def declare(self, vocabulary: Vocabulary) -> Vocabulary:
-        """Add a family's words (called where its vocabulary is defined); return it."""
-        known = self._families.get(vocabulary.family)
-        if known is not None and known is not vocabulary:
-            raise ValueError(f"family {vocabulary.family!r} already declared its words")
-        self.add_actions(vocabulary.actions)
-        if vocabulary.events is not None:
-            self.add_events(vocabulary.events)
-        self._families[vocabulary.family] = vocabulary
-        return vocabulary
 
     def add_finder(self, finder: Callable[[], object]) -> None:
-        """Add a function that loads families (their vocabularies declare themselves)."""
+        """Add a function that loads families (their vocabularies declare themselves).
+
+        Finders run again at every miss, so a family registered after the first search (a
+        test's ``FAMILIES.override``, say) is still found.
+        """
         self._finders.append(finder)
-        self._searched = False
 
     def action(self, name: str) -> type:
         """Return the action type spelt ``name``; raise ConfigError naming the known ones."""
@@ -162,8 +184,10 @@ class Words:
 
     def vocabulary(self, family: str) -> Vocabulary | None:
         """Return the words ``family`` declared (None: it speaks only the shared ones)."""
-        if family not in self._families:
+        if family not in self._families and family not in self._plain:
             self._search()
+            if family not in self._families:
+                self._plain.add(family)
         return self._families.get(family)
 
     def step_record(self, family: str) -> type[Any] | None:
@@ -177,23 +201,36 @@ class Words:
         return dict(self._families)
 
     def _search(self) -> None:
-        """Load every family once: installed entry points, then the added finders."""
+        """Load the families: the added finders (every call), installed entry points (once).
+
+        sortie's own entry points load first, and a package's entry point named like a family
+        declared already is skipped, so no package can take a shipped family's words. A
+        family that fails to load is noted (``_unloadable``) and does not stop the others.
+        """
+        for finder in self._finders:
+            self._load(finder, "a registered family")
         if self._searched:
             return
         self._searched = True
-        for point in metadata.entry_points(group=ENTRY_POINTS):
-            try:
-                point.load()  # importing a family's descriptor declares its words
-            except Exception as error:  # noqa: BLE001  (a broken plug-in must not stop others)
-                self._broken[point.name] = f"{point.value}: {type(error).__name__}: {error}"
-        for finder in self._finders:
-            finder()
+        points = sorted(
+            metadata.entry_points(group=ENTRY_POINTS),
+            key=lambda point: (point.dist is None or point.dist.name != "sortie", point.name),
+        )
+        for point in points:
+            if point.name not in self._families:
+                self._load(point.load, f"{point.name} ({point.value})")
+
+    def _load(self, load: Callable[[], object], what: str) -> None:
+        try:
+            load()  # importing a family's descriptor declares its words
+        except Exception as error:  # noqa: BLE001  (a broken plug-in must not stop the others)
+            self._broken[what] = f"{type(error).__name__}: {error}"
 
     def _unloadable(self) -> str:
         """Return a sentence naming the plug-in families that failed to load ("": none)."""
         if not self._broken:
             return ""
-        listed = "; ".join(f"{name} ({why})" for name, why in sorted(self._broken.items()))
+        listed = "; ".join(f"{what}: {why}" for what, why in sorted(self._broken.items()))
         return f" Families that failed to load: {listed}"
 
 

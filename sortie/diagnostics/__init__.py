@@ -1,1 +1,1 @@
-"""Diagnostics beyond the score tables: the perception probe, world views and stepping speed."""
+"""Diagnostics beyond the score tables: the perception probe, world views, the fingerprint."""

@@ -1,17 +1,13 @@
-"""World pictures and stepping speed, for ``sortie view``, the docs' pictures and the benchmarks."""
+"""World pictures, for ``sortie view``, the docs' pictures and the benchmarks."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
-from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
-from sortie.core.actions import Move
-from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.errors import SimulationError
 from sortie.core.folders import claim_output
 from sortie.core.observation import Sensor
@@ -88,29 +84,3 @@ def _fine(scene: Scene, pixels: int = 768) -> float:
     """Return the metres per pixel that give the top-down view ``pixels`` on its long side."""
     xmin, ymin, xmax, ymax = scene.bounds
     return max(xmax - xmin, ymax - ymin) / pixels
-
-
-def measure_steps(
-    world: str,
-    seed: int = 0,
-    steps: int = 200,
-    size: int = 128,
-    sensors: tuple[str, ...] = ("rgb", "depth", "semantic"),
-) -> float:
-    """Return walker steps per second in ``world`` with the given sensors."""
-    backend = build_backend(
-        DEFAULT_BACKEND, {}, body="walker", sensors=sensors, camera=CameraSpec(size, size, 90.0)
-    )
-    spec = EpisodeSpec(
-        episode_id="bench",
-        family="bench",
-        world=WorldSpec(builder=world, seed=seed),
-        start=valid_pose(build_world(world, seed), seed),
-    )
-    backend.reset(spec, seed)
-    rng = np.random.default_rng(seed)
-    actions = [Move(float(t), 1.0) for t in rng.uniform(-30, 30, steps)]
-    start = time.perf_counter()
-    for action in actions:
-        backend.step(action)
-    return steps / (time.perf_counter() - start)

@@ -53,8 +53,6 @@ class AgentEndpoint:
         if isinstance(probe, SupportsOracle):
             raise ConfigError(f"agent {name!r} is privileged (it reads the world): not servable")
         self.sensors = sorted(str(s) for s in probe.sensors)
-        # Household observations (four views, history) have no wire form yet: only the
-        # families the wire carries are served.
         declared = agent_families(self.factory)
         self.families = sorted(declared if declared is not None else FAMILIES.names())
 

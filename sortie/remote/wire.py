@@ -1,8 +1,12 @@
 """The wire format of remote agents: versioned JSON messages, images as PNG (docs/remote.md).
 
 Both ends validate every message with these pydantic models. The module needs nothing of
-sortie's runtime (no agent, mission or backend), so a policy served through
-``sortie.remote.policy`` deals only in these messages.
+sortie's runtime (no agent, backend or mission rules), so a policy served through
+``sortie.remote.policy`` deals only in these messages. Its actions and observation message
+derive from the words the families declare (``sortie.core.vocabulary``): every family is
+looked up when the module is imported, so a family registered later (a test's
+``FAMILIES.override``) is checked by its own action models, but its observation part does not
+travel.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from sortie.core.messages import WireError as WireError
 from sortie.core.messages import check_image_budget as check_image_budget
 from sortie.core.messages import decode_image as decode_image
 from sortie.core.messages import encode_image as encode_image
-from sortie.core.serialize import action_models
+from sortie.core.serialize import action_model, action_models
 from sortie.core.vocabulary import WORDS, MessagePart, ObservationPart
 from sortie.missions.registry import FAMILIES
 
@@ -187,7 +191,8 @@ def family_actions(family: str) -> tuple[type[BaseModel], ...] | None:
     """Return the wire action types ``family`` accepts (its descriptor's), None if unknown."""
     if family not in FAMILIES:
         return None
-    return tuple(WIRE_ACTIONS[WORDS.action_name(kind)] for kind in FAMILIES.get(family).actions)
+    names = (WORDS.action_name(kind) for kind in FAMILIES.get(family).actions)
+    return tuple(action_model(name, WireModel) for name in names)  # a late family's too
 
 
 def action_schema(family: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from sortie.core.errors import SortieError
+from sortie.core.errors import ConfigError, SortieError
 from sortie.core.run_config import PluginRef, RunConfig
 from sortie.run.store import Store
 from sortie.suites import read
@@ -19,7 +19,11 @@ def run_table(store: Store) -> list[dict[str, Any]]:
     """
     rows = []
     for run in store.runs():
-        config = store.run_config(run)
+        try:
+            config = store.run_config(run)
+        except ConfigError:  # a row no reader knows (a store of an older schema): listed bare
+            rows.append(_unreadable(store, run))
+            continue
         if config is None:  # dropped since it was listed (a refused run of another process)
             continue
         episodes = store.episodes(run)
@@ -61,3 +65,21 @@ def _planned(config: RunConfig) -> int | None:
             return None
         total += min(count, config.limit) if config.limit else count
     return total * config.repeats
+
+
+def _unreadable(store: Store, run: str) -> dict[str, Any]:
+    """Return the row of a run whose stored config does not read: its counts, the rest "?"."""
+    outcomes = Counter(e.outcome for e in store.episodes(run))
+    return {
+        "run": run,
+        "family": store.run_family(run) or "?",
+        "suites": [],
+        "agent": "?",
+        "backend": "?",
+        "stored": sum(outcomes.values()),
+        "planned": None,
+        "success": outcomes["success"],
+        "failure": outcomes["failure"],
+        "errors": outcomes["error"],
+        "began": store.created(run),
+    }

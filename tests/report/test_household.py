@@ -211,14 +211,14 @@ def test_the_pages_load_in_a_browser_and_run_no_planner_script(browser, pages) -
 
 def test_the_map_follows_a_rounds_base_path_not_a_straight_line():
     """A household round's drawn path goes through its attempt's waypoints, then its pose."""
-    from sortie.core.records import StepRecord
     from sortie.missions.household.records import AttemptRecord, RoundRecord, RoundStatus
+    from sortie.missions.household.vocabulary import HouseholdStep
     from sortie.report.maps import _travelled
 
     path = [(0.0, 0.0, 0.0), (1.0, 2.0, 0.0), (3.0, 2.0, 0.0)]
     attempt = AttemptRecord(skill="image_nav", success=True, path=path)
     record = RoundRecord(round=1, action="go_to", status=RoundStatus.SUCCESS, attempts=[attempt])
-    step = StepRecord(
+    step = HouseholdStep(
         index=1,
         pose=[3.0, 2.0, 0.0, 0.0],
         action={"type": "move"},

@@ -52,3 +52,16 @@ def test_a_family_headed_by_one_metric_leaves_the_second_headline_empty(store_pa
         line = _portal_row(store, report, summary, tmp_path)
     assert len(line) == len(PORTAL_COLUMNS)
     assert str(line[9]).startswith("TCR ") and line[10] == "–"
+
+
+def test_a_run_whose_stored_config_does_not_read_is_listed_bare(tmp_path):
+    """An old row no reader knows (no family anywhere) shows as '?', and the others still list."""
+    from tests.conftest import run_config
+
+    with Store(tmp_path / "s.db") as store:
+        store.begin_run("new", run_config())
+        store.begin_run("old", run_config())
+        store._db.execute("UPDATE runs SET config = '{}', family = NULL WHERE run_id = 'old'")
+        table = {row["run"]: row for row in run_table(store)}
+    assert table["old"]["agent"] == "?" and table["old"]["family"] == "?"
+    assert table["new"]["agent"] == "random"
