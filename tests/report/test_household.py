@@ -24,7 +24,7 @@ from sortie.report.reference import ReferenceViews
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 from sortie.sim.worlds.base import WORLDS
-from sortie.testing.agents import ScriptedPlanner
+from sortie.testing.household import ScriptedPlanner
 from tests.missions.household.conftest import PUT_MUG
 from tests.missions.household.kitchen import KITCHEN, episode
 

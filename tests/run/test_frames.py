@@ -11,7 +11,7 @@ from sortie.run.episode import run_episode
 from sortie.run.frames import FrameKeeper, frame_path, load_frame, save_frame
 from sortie.sim.camera import CameraSpec
 from sortie.sim.worlds.base import WORLDS
-from sortie.testing.agents import ScriptedPlanner
+from sortie.testing.household import ScriptedPlanner
 from tests.conftest import comparable, run_stored
 from tests.missions.household.conftest import PUT_MUG, Recorder
 from tests.missions.household.kitchen import KITCHEN, episode

@@ -15,7 +15,7 @@ from sortie.missions.household.settings import HouseholdSettings
 from sortie.missions.household.vocabulary import Subtask
 from sortie.run.episode import run_episode
 from sortie.sim.worlds.base import WORLDS
-from sortie.testing.agents import ScriptedPlanner
+from sortie.testing.household import ScriptedPlanner
 from tests.missions.household.kitchen import KITCHEN, episode
 
 PUT_MUG = [
