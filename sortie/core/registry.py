@@ -1,8 +1,8 @@
 """A generic registry of named plug-ins: helpful misses, lazy entries, entry points, one checker.
 
-Every kind of plug-in (agents, backends, mission families, importers, judges) is created the
-same way: ``Registry.create(name, args)`` looks the name up, checks the arguments against what
-it takes (``check_arguments``, one message for every kind) and calls it. Packages outside
+Every kind of plug-in (agents, backends, mission families, importers, judges) is looked up
+the same way, and its arguments checked by one checker (``check_arguments``, one message for
+every kind); ``Registry.create(name, args)`` does both and calls it. Packages outside
 sortie add plug-ins through entry points (``Registry.add_entry_points``), as Gymnasium's and
 inspect_ai's registries let an installed package add environments and tasks.
 """
