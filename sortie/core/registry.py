@@ -119,9 +119,8 @@ class Registry(Generic[T]):
         return f"Unknown {self.kind} {name!r}.{hint} Available: {', '.join(self.names())}"
 
     def _load(self, name: str, path: str) -> T:
-        module_name, _, attr = path.partition(":")
         try:
-            module = importlib.import_module(module_name)
+            loaded: T = load_path(path)
         except ImportError as exc:
             if name in self._packages:
                 raise MissingExtraError(
@@ -132,7 +131,7 @@ class Registry(Generic[T]):
             raise MissingExtraError(
                 f"{self.kind} {name!r} needs: pip install sortie[{extra}] ({exc})"
             ) from exc
-        return getattr(module, attr)  # type: ignore[no-any-return, unused-ignore]
+        return loaded
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries
@@ -142,6 +141,12 @@ class Registry(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def load_path(path: str) -> Any:
+    """Return what a lazy ``"module:attr"`` path names, importing the module (the one loader)."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def check_arguments(

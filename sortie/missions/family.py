@@ -14,7 +14,6 @@ scorer, the gym env, the generator) are named as lazy ``"module:attr"`` paths, a
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -25,6 +24,7 @@ from sortie.backends.catalog import Needs
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ParameterError, did_you_mean
+from sortie.core.registry import load_path
 
 
 class FamilySettings(BaseModel):
@@ -119,19 +119,19 @@ class Family:
 
     def load_runtime(self) -> type:
         """Return the runtime class (imported on first use)."""
-        return _load(self.runtime)
+        return load_path(self.runtime)
 
     def load_scorer(self) -> Callable[..., dict[str, float]]:
         """Return the scorer (imported on first use)."""
-        return _load(self.scorer)
+        return load_path(self.scorer)
 
     def load_generator(self) -> Any:
         """Return its generator (imported on first use), or None."""
-        return _load(self.generator) if self.generator else None
+        return load_path(self.generator) if self.generator else None
 
     def load_metrics(self) -> tuple[str, ...]:
         """Return every metric the scorer gives (the report table's columns if it says none)."""
-        return tuple(_load(self.metrics)) if self.metrics else self.columns
+        return tuple(load_path(self.metrics)) if self.metrics else self.columns
 
     def parse_settings(self, given: Mapping[str, Any], where: str = "-F") -> FamilySettings:
         """Return ``given`` validated by the settings model (defaults for the rest).
@@ -183,8 +183,3 @@ def describe(settings: type[FamilySettings]) -> str:
         default = getattr(info.default, "value", info.default)
         parts.append(f"{name}={default} ({info.description})" if info.description else name)
     return "; ".join(parts)
-
-
-def _load(path: str) -> Any:
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)

@@ -8,12 +8,12 @@ One id a family, ``sortie/<Name>-v1``; registering loads nothing: ``gymnasium.ma
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import gymnasium as gym
 
 from sortie.core.errors import ConfigError
+from sortie.core.registry import load_path
 from sortie.missions.registry import FAMILIES
 
 
@@ -43,6 +43,5 @@ def make_env(family: str, **kwargs: Any) -> gym.Env[Any, Any]:
     entry = FAMILIES.get(family).env
     if entry is None:
         raise ConfigError(f"the {family} family has no gymnasium env")
-    module, _, name = entry.partition(":")
-    env: gym.Env[Any, Any] = getattr(importlib.import_module(module), name)(**kwargs)
+    env: gym.Env[Any, Any] = load_path(entry)(**kwargs)
     return env
