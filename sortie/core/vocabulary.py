@@ -4,9 +4,9 @@ Core declares the envelopes (an action, an event, a step record, an observation)
 words every family shares: the body's actions (``Move``, ``Interact``, ``Fly``), the events a
 body or the episode loop reports, ``InvalidAction``. A family brings the rest in a
 ``Vocabulary`` declared next to its rules (``missions/<name>/vocabulary.py``) and added to
-``WORDS`` where it is defined; records, the wire and the gym envs derive their models from
-what is declared, as Gymnasium's ``Env[ObsType, ActType]`` lets an environment name its own
-types. A new family therefore edits no shared file to speak its own words.
+``WORDS`` where it is defined; records and the wire derive their models from what is
+declared, as Gymnasium's ``Env[ObsType, ActType]`` lets an environment name its own types.
+A new family therefore edits no shared file to speak its own words.
 
 A word read from a record or a message must be known before it is read. ``WORDS`` looks
 each family up on a miss: the families of installed packages are found by their entry
@@ -66,8 +66,8 @@ class Vocabulary:
         actions: its action types (frozen dataclasses) by the ``type`` name records and the
             wire spell them with.
         events: its event kinds (a ``StrEnum`` whose values records spell).
-        step_record: its step record, a ``StepRecord`` subclass typing ``part`` (the family's
-            per-step record); None: its steps carry no part.
+        step_record: its step record, a ``StepRecord`` subclass whose ``part_model`` is the
+            family's per-step record; None: its steps carry no part.
         observation: its observation part on the wire, if its agents see more than the
             shared ``MissionObservation`` (``sortie.remote.wire`` adds it to its messages).
     """
@@ -117,6 +117,7 @@ class Words:
         self._check_actions(vocabulary.actions)
         if vocabulary.events is not None:
             self._check_events(vocabulary.events)
+        self._check_observation(vocabulary)
         self._actions.update(vocabulary.actions)
         if vocabulary.events is not None:
             self._events.update({kind.value: kind for kind in vocabulary.events})
@@ -129,6 +130,12 @@ class Words:
             known = self._actions.get(name)
             if known is not None and known is not kind:
                 raise ValueError(f"action type {name!r} is already {known.__name__}")
+
+    def _check_observation(self, vocabulary: Vocabulary) -> None:
+        key = vocabulary.observation.key if vocabulary.observation else None
+        for other in self._families.values():
+            if key is not None and other.observation is not None and other.observation.key == key:
+                raise ValueError(f"observation part {key!r} is already the {other.family} family's")
 
     def _check_events(self, kinds: type[StrEnum]) -> None:
         for kind in kinds:

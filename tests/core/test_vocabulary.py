@@ -104,3 +104,13 @@ def test_shared_steps_refuse_a_part_and_say_how_a_familys_steps_are_read():
     line |= {"clock_latency": 0.2, "round": {"round": 1}}
     with pytest.raises(ValueError, match=r"step_model\(family\)"):
         StepRecord.model_validate(line)
+
+
+def test_an_observation_part_under_another_familys_key_is_refused():
+    from sortie.core.vocabulary import MessagePart, ObservationPart
+
+    part = ObservationPart("house", MessagePart, lambda o: None, lambda shared, part: shared)
+    words = Words()
+    words.declare(Vocabulary("household", observation=part))
+    with pytest.raises(ValueError, match="observation part 'house' is already the household"):
+        words.declare(Vocabulary("cottage", observation=part))
