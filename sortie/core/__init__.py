@@ -1,4 +1,4 @@
-"""Records, the registry and errors: the vocabulary every other package speaks."""
+"""The shared records, the open table of words, the registry and errors: what every package speaks."""
 
 from sortie.core.actions import (
     Action,

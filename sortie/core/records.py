@@ -163,7 +163,7 @@ class StepRecord(Record):
 
     A family whose steps carry more (household: the planner's round) declares a subclass that
     sets ``part_model`` (its ``Vocabulary.step_record``); readers pick the model by the
-    record's family (``WORDS.step_record``).
+    record's family (``step_model``).
     """
 
     part_model: ClassVar[type[StepPart] | None] = None
