@@ -1,4 +1,4 @@
-"""The shared records, the open table of words, the registry and errors: what every package speaks."""
+"""The shared records, the open table of words, the registry and errors: what all speak."""
 
 from sortie.core.actions import (
     Action,
