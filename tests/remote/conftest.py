@@ -116,3 +116,30 @@ def events_of(episode) -> list[dict]:
 
     steps = read_trajectory(episode.record).steps
     return [event.model_dump() for step in steps for event in step.events]
+
+
+def chunked_post(
+    address: tuple, path: str, body: bytes, end: bool = True, headers: dict | None = None
+) -> tuple[int, bytes]:
+    """POST ``body`` in 4 KiB chunks (no Content-Length); return the status and the answer.
+
+    With ``end=False`` the last chunk is never sent, so an answer shows the server answered
+    before the body was over (it could not have waited for the whole of it).
+    """
+    import socket
+
+    host, port = address
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host}:{port}", "Transfer-Encoding: chunked"]
+    lines.append("Content-Type: application/json")
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode()
+    with socket.create_connection((str(host), port), timeout=10) as connection:
+        connection.sendall(head)
+        for start in range(0, len(body), 4096):
+            piece = body[start : start + 4096]
+            connection.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+        if end:
+            connection.sendall(b"0\r\n\r\n")
+        response = http.client.HTTPResponse(connection)
+        response.begin()
+        return response.status, response.read()

@@ -103,3 +103,33 @@ def test_a_client_that_hangs_up_leaves_no_traceback(capfd):
         server.stop()
     printed = capfd.readouterr().err
     assert "a real bug" in printed and "ConnectionError" not in printed
+
+
+def test_a_chunked_key_press_over_the_cap_is_a_413_before_it_ends(desk):
+    """A key press sent in chunks past 16 KiB is refused while it is still being sent."""
+    from sortie.remote.page import MAX_KEY_BYTES, PageServer
+
+    from .conftest import chunked_post
+
+    server = PageServer(desk, port=0).start()
+    try:
+        body = b"x" * 3 * MAX_KEY_BYTES
+        status, answer = chunked_post(server.http.address, "/play/key", body, end=False)
+        assert status == 413 and b"too_large" in answer
+    finally:
+        server.stop()
+
+
+def test_a_chunked_key_press_under_the_cap_is_read(desk):
+    """A key press sent in chunks reaches the desk (here: busy, as no step waits)."""
+    from sortie.remote.page import PageServer
+
+    from .conftest import chunked_post
+
+    server = PageServer(desk, port=0).start()
+    try:
+        body = json.dumps({"key": "ArrowUp", "seq": desk.state()["seq"]}).encode()
+        status, answer = chunked_post(server.http.address, "/play/key", body)
+        assert status == 409 and b"busy" in answer
+    finally:
+        server.stop()

@@ -191,3 +191,67 @@ def test_the_printed_address_takes_connections_before_the_loop_runs():
         assert request(server, "GET", "/v1/hello")[0] == 200
     finally:
         server.stop()
+
+
+def _small_server(cap: int):
+    from sortie.remote.policy import PolicyEndpoint
+    from sortie.remote.server import AgentServer
+
+    from .conftest import Walker
+
+    return AgentServer(PolicyEndpoint(Walker), max_bytes=cap).start()
+
+
+def test_a_chunked_body_over_the_cap_is_a_413_before_it_ends():
+    """A chunked reset past the cap is refused while its sender is still sending (no buffering)."""
+    from .conftest import chunked_post
+
+    server = _small_server(16 * 1024)
+    try:
+        status, answer = chunked_post(server.http.address, "/v1/reset", b"x" * 48 * 1024, end=False)
+        assert status == 413 and b"too_large" in answer
+        assert request(server, "GET", "/v1/hello")[0] == 200
+    finally:
+        server.stop()
+
+
+def test_a_chunked_body_under_the_cap_is_served(messages):
+    """A reset sent in chunks, without Content-Length, starts its session as any other."""
+    import json
+
+    from .conftest import chunked_post
+
+    server = _small_server(MAX_REQUEST_BYTES)
+    try:
+        body = json.dumps(messages[0]).encode()
+        assert chunked_post(server.http.address, "/v1/reset", body)[0] == 200
+    finally:
+        server.stop()
+
+
+def test_a_compressed_body_is_a_415_left_unread(policy, messages):
+    """A body with Content-Encoding gzip is refused: it is never unpacked past any cap."""
+    import gzip
+    import json
+
+    body = gzip.compress(json.dumps(messages[0]).encode())
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    status, answer = request(policy(), "POST", "/v1/reset", body, headers)
+    assert (status, answer["error"]) == (415, "unsupported")
+
+
+def test_a_body_is_counted_as_it_is_read_and_never_held_past_its_cap():
+    """Reading stops at the first piece past the cap, however many more would come."""
+    import asyncio
+
+    from sortie.remote.bounded import BodyTooLarge, _read
+
+    asked = []
+
+    async def endless():
+        asked.append(1)
+        return {"type": "http.request", "body": b"x" * 1000, "more_body": True}
+
+    with pytest.raises(BodyTooLarge):
+        asyncio.run(_read(endless, 4000))
+    assert len(asked) == 5
