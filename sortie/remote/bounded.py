@@ -73,6 +73,58 @@ Refusal = Callable[[int, str, str], Response]
 """Makes the server's error answer of a status, an error code and a message."""
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+"""The names of this machine that a server bound to loopback answers to."""
+WILDCARDS = ("0.0.0.0", "::", "")
+"""Bound addresses that mean every address of the machine."""
+
+
+def allowed_hosts(bound: str) -> frozenset[str]:
+    """Return the Host names a server bound to ``bound`` answers to: loopback's and its own."""
+    return frozenset((*LOOPBACK, bound)) - set(WILDCARDS)
+
+
+@dataclass(frozen=True, slots=True)
+class SameOrigin:
+    """Who may reach a server: by one of its names (Host), from its own pages (Origin), JSON.
+
+    A page of another site reaching a loopback port through a rebound DNS name sends that
+    name as Host; a page of another site posting to the port sends its own Origin; a form
+    or a ``text/plain`` fetch needs no leave from the browser, a JSON one does. ``names``
+    None (a server bound to every address) lets any Host in; the port is never checked, so
+    a tunnel to another local port still works.
+    """
+
+    names: frozenset[str] | None
+
+    def refused(self, request: Request) -> tuple[int, str, str] | None:
+        """Return (status, code, message) for a request from elsewhere, or None."""
+        host = request.headers.get("host", "")
+        if self.names is not None and _split(host)[0] not in self.names:
+            allowed = ", ".join(sorted(self.names))
+            return 403, "refused", f"Host {host!r}; allowed: {allowed} (any port)"
+        if request.method != "POST":
+            return None
+        origin = request.headers.get("origin")
+        if origin is not None and origin.lower() != f"http://{host}".lower():
+            return 403, "refused", f"Origin {origin!r}: only http://{host} may post here"
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return 415, "unsupported", f"Content-Type {kind or 'none'!r}; need application/json"
+        return None
+
+
+def _split(host: str) -> tuple[str, str]:
+    """Return a Host header's name (without IPv6 brackets, lower case) and port."""
+    name, port = host.strip().lower(), ""
+    if name.startswith("["):
+        name, _, rest = name[1:].partition("]")
+        port = rest.removeprefix(":")
+    elif ":" in name:
+        name, _, port = name.rpartition(":")
+    return name, port
+
+
 _THREADS = "sortie-http"
 """The name prefix of the handler threads."""
 

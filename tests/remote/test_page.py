@@ -133,3 +133,31 @@ def test_a_chunked_key_press_under_the_cap_is_read(desk):
         assert status == 409 and b"busy" in answer
     finally:
         server.stop()
+
+
+def _post(url: str, headers: dict) -> int:
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    try:
+        connection.request("POST", "/play/key", body=b'{"key": "x", "seq": 0}', headers=headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_a_key_press_from_another_site_or_not_json_is_refused(desk):
+    """Another site's Origin is a 403, a text/plain body a 415; the page's own press is read."""
+    from sortie.remote.page import PageServer
+
+    server = PageServer(desk, port=0).start()
+    try:
+        json_body = {"Content-Type": "application/json"}
+        assert _post(server.url, json_body | {"Origin": "http://evil.example"}) == 403
+        assert _post(server.url, {"Content-Type": "text/plain"}) == 415
+        own = server.url.rstrip("/")
+        assert _post(server.url, json_body | {"Origin": own}) == 409  # read: no step waits
+    finally:
+        server.stop()
