@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -28,25 +29,35 @@ def agent_server(
         str, typer.Option(help="Address to bind (loopback; 0.0.0.0 lets others in).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port (0: a free one).")] = 8765,
+    no_token: Annotated[
+        bool, typer.Option("--no-token", help="Answer requests without a token.")
+    ] = False,
 ) -> None:
     """Serve a registered agent over HTTP for `--agent remote -a url=...` (docs/remote.md).
 
-    With SORTIE_AGENT_TOKEN set, only requests bearing that token are answered.
+    Every request must bear a token: SORTIE_AGENT_TOKEN's, or a new one printed at the start
+    (the remote agent on this machine finds it by itself); --no-token serves without one.
     """
     from sortie.remote.served import AgentEndpoint
-    from sortie.remote.server import AgentServer
+    from sortie.remote.server import TOKEN_ENV, AgentServer, new_token
 
+    token = None if no_token else (os.environ.get(TOKEN_ENV) or new_token())
     try:
-        server = AgentServer(AgentEndpoint(agent, parse_params(agent_arg or [])), host, port)
+        endpoint = AgentEndpoint(agent, parse_params(agent_arg or []))
+        server = AgentServer(endpoint, host, port, token=token)
     except SortieError as error:
         raise fail(error) from None
     except OSError as error:
         raise fail(SortieError(f"cannot listen on {host}:{port}: {error.strerror}")) from None
     guarded = "a token is required" if server.token else "no token required"
-    console.print(f"Serving {escape(agent)} at {server.url} ({guarded}); Ctrl-C stops")
-    sys.stdout.flush()  # the address must reach a pipe now, not when the buffer fills
     try:
-        server.serve_forever()
+        with server.published() as path:  # the token is there before the address is printed
+            console.print(f"Serving {escape(agent)} at {server.url} ({guarded}); Ctrl-C stops")
+            if server.token and not os.environ.get(TOKEN_ENV):
+                console.print(f"Token: {server.token}", soft_wrap=True)
+                console.print(f"(in {escape(str(path))}; elsewhere set {TOKEN_ENV} to it)")
+            sys.stdout.flush()  # the address must reach a pipe now, not when the buffer fills
+            server.serve_forever()
     except KeyboardInterrupt:
         raise typer.Exit(code=0) from None
 

@@ -6,8 +6,11 @@ once (``limit_concurrency``: beyond it, 503 at once instead of a queue that time
 out), takes a long listen backlog and drops idle keep-alive connections. What it lacks, this
 module adds: deadlines for a request (``REQUEST_SECONDS`` for its headers, as long again for
 its body): a client that has not sent them by then is cut (slowloris), where uvicorn would
-wait on its headers for ever. Handlers are plain functions of a ``Request``, run on a
-bounded thread pool (``WORKERS``), so a slow policy holds a worker, never the event loop.
+wait on its headers for ever; and a byte budget on every body however it is framed: a
+stated length over the cap is refused unread, a chunked body is counted as it arrives and
+cut at the cap, a compressed one is refused (nothing is unpacked). Handlers are plain
+functions of a ``Request``, run on a bounded thread pool (``WORKERS``), so a slow policy
+holds a worker, never the event loop.
 
 The limits (docs/remote.md lists them): ``MAX_CONNECTIONS``, ``BACKLOG``, ``IDLE_SECONDS``,
 ``REQUEST_SECONDS``, ``WORKERS``, and each server's own largest body.
@@ -68,6 +71,58 @@ Gate = Callable[[Request], Response | None]
 """Checks a request before its body is read (a refusal leaves the body unread)."""
 Refusal = Callable[[int, str, str], Response]
 """Makes the server's error answer of a status, an error code and a message."""
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+"""The names of this machine that a server bound to loopback answers to."""
+WILDCARDS = ("0.0.0.0", "::", "")
+"""Bound addresses that mean every address of the machine."""
+
+
+def allowed_hosts(bound: str) -> frozenset[str]:
+    """Return the Host names a server bound to ``bound`` answers to: loopback's and its own."""
+    return frozenset((*LOOPBACK, bound)) - set(WILDCARDS)
+
+
+@dataclass(frozen=True, slots=True)
+class SameOrigin:
+    """Who may reach a server: by one of its names (Host), from its own pages (Origin), JSON.
+
+    A page of another site reaching a loopback port through a rebound DNS name sends that
+    name as Host; a page of another site posting to the port sends its own Origin; a form
+    or a ``text/plain`` fetch needs no leave from the browser, a JSON one does. ``names``
+    None (a server bound to every address) lets any Host in; the port is never checked, so
+    a tunnel to another local port still works.
+    """
+
+    names: frozenset[str] | None
+
+    def refused(self, request: Request) -> tuple[int, str, str] | None:
+        """Return (status, code, message) for a request from elsewhere, or None."""
+        host = request.headers.get("host", "")
+        if self.names is not None and _split(host)[0] not in self.names:
+            allowed = ", ".join(sorted(self.names))
+            return 403, "refused", f"Host {host!r}; allowed: {allowed} (any port)"
+        if request.method != "POST":
+            return None
+        origin = request.headers.get("origin")
+        if origin is not None and origin.lower() != f"http://{host}".lower():
+            return 403, "refused", f"Origin {origin!r}: only http://{host} may post here"
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return 415, "unsupported", f"Content-Type {kind or 'none'!r}; need application/json"
+        return None
+
+
+def _split(host: str) -> tuple[str, str]:
+    """Return a Host header's name (without IPv6 brackets, lower case) and port."""
+    name, port = host.strip().lower(), ""
+    if name.startswith("["):
+        name, _, rest = name[1:].partition("]")
+        port = rest.removeprefix(":")
+    elif ":" in name:
+        name, _, port = name.rpartition(":")
+    return name, port
 
 
 _THREADS = "sortie-http"
@@ -226,34 +281,75 @@ class BoundedServer:
             return
 
     async def _answer(self, request: Request, receive: Any) -> Response:
+        refused = self._framing(request)
+        if refused is not None:
+            return refused
+        if request.method == "GET" and not _has_body(request.headers):
+            return await self._run(request)
+        try:
+            body = await asyncio.wait_for(_read(receive, self.max_body), REQUEST_SECONDS)
+        except TimeoutError:
+            return self.refusal(408, "timeout", "the request body came too slowly")
+        except BodyTooLarge:
+            return self.refusal(413, "too_large", f"a body over {self.max_body} bytes")
+        return await self._run(Request(request.method, request.path, request.headers, body))
+
+    def _framing(self, request: Request) -> Response | None:
+        """Refuse a body that is compressed, of no stated length, or says it is too large.
+
+        A declared length over the cap is refused unread; a chunked body is counted as it
+        comes (``_read``), so neither framing lets more than the cap in.
+        """
+        encoding = request.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            message = f"Content-Encoding {encoding!r}; only identity (uncompressed) is read"
+            return self.refusal(415, "unsupported", message)
         length = request.headers.get("content-length")
-        if length is None or not length.isdigit():
-            if request.method == "GET" and length is None:
-                return await self._run(request)
+        if length is None:
+            if _has_body(request.headers) or request.method == "GET":
+                return None
             return self.refusal(411, "malformed", "a Content-Length header is needed")
+        if not length.isdigit():
+            return self.refusal(411, "malformed", f"Content-Length {length!r} is not a number")
         if int(length) > self.max_body:
             message = f"message of {length} bytes; at most {self.max_body}"
             return self.refusal(413, "too_large", message)
-        try:
-            body = await asyncio.wait_for(_read(receive), REQUEST_SECONDS)
-        except TimeoutError:
-            return self.refusal(408, "timeout", "the request body came too slowly")
-        return await self._run(Request(request.method, request.path, request.headers, body))
+        return None
 
     async def _run(self, request: Request) -> Response:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, self.handler, request)
 
 
-async def _read(receive: Any) -> bytes:
-    parts = []
+class BodyTooLarge(Exception):
+    """A body grew past its cap while it was being read."""
+
+
+async def _read(receive: Any, limit: int) -> bytes:
+    """Return the whole body, counting its bytes as they come, however it is framed.
+
+    Raises:
+        BodyTooLarge: more than ``limit`` bytes came; reading stops there (at most one
+            piece past the cap is ever held).
+        ConnectionError: the client went away.
+    """
+    parts, size = [], 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             raise ConnectionError("the client went away")
-        parts.append(message.get("body", b""))
+        part = message.get("body", b"")
+        size += len(part)
+        if size > limit:
+            raise BodyTooLarge(size)
+        parts.append(part)
         if not message.get("more_body"):
             return b"".join(parts)
+
+
+def _has_body(headers: Mapping[str, str]) -> bool:
+    """Return whether a request announces a body (a length, or a transfer coding)."""
+    return "transfer-encoding" in headers or headers.get("content-length", "0") != "0"
 
 
 async def _send(send: Any, response: Response) -> None:

@@ -13,7 +13,6 @@ from the environment and blotted out of anything recorded.
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 import uuid
 from typing import Any, TypeVar
@@ -205,13 +204,13 @@ class RemoteAgent:
 
     def _scrubbed(self, answer: Answer) -> Answer:
         """Return ``answer`` with the token blotted out of its body, before anything reads it."""
-        token = os.environ.get(TOKEN_ENV)
+        token = self.link.token()
         if not token or answer.body is None:
             return answer
         return dataclasses.replace(answer, body=answer.body.replace(token.encode(), b"[token]"))
 
     def _scrub(self, text: str) -> str:
-        token = os.environ.get(TOKEN_ENV)
+        token = self.link.token()
         return text.replace(token, "[token]") if token else text
 
 

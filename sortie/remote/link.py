@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import http.client
-import os
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from sortie.core.errors import ConfigError
-from sortie.remote.server import TOKEN_ENV
+from sortie.remote.server import client_token
 from sortie.remote.wire import content_length
 
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
@@ -75,6 +74,10 @@ class Link:
             self.close()
             raise LinkError(_cause(error)) from None
 
+    def token(self) -> str | None:
+        """Return the token to send: from the environment or the server's file, never a record."""
+        return client_token(self.host, self.port)
+
     def close(self) -> None:
         """Close the connection."""
         if self._connection is not None:
@@ -86,7 +89,8 @@ class Link:
             self._connection = http.client.HTTPConnection(
                 self.host, self.port, timeout=self.timeout
             )
-        self._connection.request(method, self.prefix + path, body=body, headers=_headers())
+        headers = _headers(self.token())
+        self._connection.request(method, self.prefix + path, body=body, headers=headers)
         response = self._connection.getresponse()
         header = response.getheader("Content-Length")
         length = content_length(header)
@@ -130,10 +134,9 @@ class Link:
         return b"".join(chunks)
 
 
-def _headers() -> dict[str, str]:
-    """Return the request headers; the token comes from the environment, never from a record."""
+def _headers(token: str | None) -> dict[str, str]:
+    """Return the request headers (with the token, if there is one)."""
     headers = {"Content-Type": "application/json"}
-    token = os.environ.get(TOKEN_ENV)
     if token:
         headers["Authorization"] = f"Bearer {token}"
     return headers

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sortie.remote.bounded import BoundedServer, Request, Response
+from sortie.remote.bounded import BoundedServer, Request, Response, SameOrigin, allowed_hosts
 from sortie.remote.human import Desk
 from sortie.remote.wire import WireError
 
@@ -148,7 +148,7 @@ class PageServer:
 
     def __init__(self, desk: Desk, host: str = "127.0.0.1", port: int = 8766) -> None:
         """Bind the socket (port 0: a free one)."""
-        self.desk, self.hosts = desk, _allowed_hosts(host)
+        self.desk, self.origin = desk, SameOrigin(allowed_hosts(host))
         self.http = BoundedServer(self._handle, host, port, MAX_KEY_BYTES, self._gate, _refusal)
 
     @property
@@ -167,17 +167,14 @@ class PageServer:
         self.http.stop()
 
     def _gate(self, request: Request) -> Response | None:
-        """Refuse a Host that is not this page's, and a POST the page did not send.
+        """Refuse a request from elsewhere (``SameOrigin``) and a POST to no endpoint.
 
         A page on another site that reaches this port through a rebound DNS name sends its
         own name as Host: reading the state (frame, clue) would leak the episode to it.
         """
-        host = _host_of(request.headers)
-        if host not in self.hosts:
-            allowed = ", ".join(sorted(self.hosts))
-            return _refusal(403, "refused", f"Host {host!r}; allowed: {allowed}")
-        if request.method == "POST" and not _from_the_page(request.headers):
-            return _refusal(403, "refused", "key presses come from the page")
+        refused = self.origin.refused(request)
+        if refused is not None:
+            return _refusal(*refused)
         if request.method == "POST" and request.path not in _POSTS:
             return _refusal(404, "not_found", f"POST {request.path}")
         return None
@@ -247,25 +244,3 @@ def choose(desk: Desk, body: bytes) -> None:
 
 
 _POSTS = {"/play/key": press, "/play/subtask": choose}
-
-
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
-def _allowed_hosts(bound: str) -> frozenset[str]:
-    """Return the Host names the page answers to: loopback, and the address it was bound to."""
-    return frozenset((*LOOPBACK, bound)) - {"0.0.0.0", "::", ""}
-
-
-def _host_of(headers: Any) -> str:
-    return (headers.get("host") or "").rsplit(":", 1)[0].strip("[]")
-
-
-def _from_the_page(headers: Any) -> bool:
-    """Return whether a POST looks like the play page's own: a JSON body.
-
-    A JSON body makes a browser ask first before another site may send it (the Host is
-    checked for every request, in the handler).
-    """
-    kind = (headers.get("content-type") or "").split(";")[0].strip()
-    return kind == "application/json"

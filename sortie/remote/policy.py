@@ -8,10 +8,11 @@ sortie is needed: no agent, mission or backend.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from sortie.remote.server import AgentServer
+from sortie.remote.server import TOKEN_ENV, AgentServer, new_token
 from sortie.remote.wire import (
     ActResponse,
     BriefMessage,
@@ -82,6 +83,7 @@ def serve(
     name: str = "policy",
     families: Iterable[str] | None = None,
     sensors: Iterable[str] = ("rgb",),
+    token: bool = True,
 ) -> None:
     """Serve ``make_policy()`` (one per episode) at ``http://host:port`` until Ctrl-C.
 
@@ -92,10 +94,21 @@ def serve(
         name: what the hello calls the policy.
         families: the mission families it plays (``rescue``, ``aerial``); None: any.
         sensors: the images it needs each step (``rgb``, ``depth``, ``semantic``).
+        token: require a token (``SORTIE_AGENT_TOKEN``'s, or a new one, printed); False:
+            answer requests without one.
     """
-    server = AgentServer(PolicyEndpoint(make_policy, name, families, sensors), host, port)
-    print(f"Serving {name} at {server.url}", flush=True)
+    endpoint = PolicyEndpoint(make_policy, name, families, sensors)
+    secret = (os.environ.get(TOKEN_ENV) or new_token()) if token else None
+    server = AgentServer(endpoint, host, port, token=secret)
+    guarded = "a token is required" if secret else "no token required"
     try:
-        server.serve_forever()
+        with server.published() as path:  # the token is there before the address is printed
+            print(f"Serving {name} at {server.url} ({guarded}); Ctrl-C stops", flush=True)
+            if secret and not os.environ.get(TOKEN_ENV):
+                print(
+                    f"Token: {server.token}\n(in {path}; elsewhere set {TOKEN_ENV} to it)",
+                    flush=True,
+                )
+            server.serve_forever()
     except KeyboardInterrupt:
         pass

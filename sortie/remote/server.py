@@ -1,10 +1,13 @@
 """The agent server: any ``Endpoint`` over HTTP (``GET /v1/hello``, ``POST /v1/reset|act``).
 
 One server holds many sessions (episodes), each with its own policy object, so a run on
-several workers can share it. It binds loopback unless told otherwise and, when
-``SORTIE_AGENT_TOKEN`` is set, answers only requests that bear it
-(``Authorization: Bearer <token>``). Bad messages get a 4xx with a JSON ``ErrorResponse``;
-nothing a client sends stops the server.
+several workers can share it. It binds loopback unless told otherwise, answers only
+requests from itself (``bounded.SameOrigin``: its Host names, its own Origin, JSON bodies)
+and, given a token (``SORTIE_AGENT_TOKEN``, or one ``sortie agent-server`` makes), only
+requests that bear it (``Authorization: Bearer <token>``). A served token is also left in a
+file only its user may read (``token_path``), where the ``remote`` agent on this machine
+finds it. Bad messages get a 4xx with a JSON ``ErrorResponse``; nothing a client sends
+stops the server.
 """
 
 from __future__ import annotations
@@ -12,11 +15,24 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import secrets
+import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Protocol
 
-from sortie.remote.bounded import BoundedServer, Request, Response
+from sortie.remote.bounded import (
+    LOOPBACK,
+    WILDCARDS,
+    BoundedServer,
+    Request,
+    Response,
+    SameOrigin,
+    allowed_hosts,
+)
 from sortie.remote.wire import (
     MAX_REQUEST_BYTES,
     ActRequest,
@@ -32,6 +48,11 @@ from sortie.remote.wire import (
 )
 
 TOKEN_ENV = "SORTIE_AGENT_TOKEN"
+RUNTIME_ENV = "SORTIE_RUNTIME_DIR"
+"""Where served tokens are left (default: ``$XDG_RUNTIME_DIR/sortie``, else
+``~/.cache/sortie/run``)."""
+FROM_ENV = "from-env"
+"""``AgentServer(token=FROM_ENV)``: the token is ``SORTIE_AGENT_TOKEN``'s, or none."""
 MAX_SESSIONS = 64
 """Sessions kept at once; the oldest is forgotten first (a finished episode never says so)."""
 
@@ -81,10 +102,21 @@ class AgentServer:
         host: str = "127.0.0.1",
         port: int = 0,
         max_bytes: int = MAX_REQUEST_BYTES,
+        token: str | None = FROM_ENV,
     ) -> None:
-        """Bind the socket; the token is read from ``SORTIE_AGENT_TOKEN`` now."""
+        """Bind the socket; by default the token is read from ``SORTIE_AGENT_TOKEN`` now.
+
+        Args:
+            endpoint: what is served.
+            host: the address to bind; a wildcard (``0.0.0.0``) lets any Host name in.
+            port: the TCP port (0: a free one).
+            max_bytes: the largest request body.
+            token: the token every request must bear; None: none; ``FROM_ENV``: the
+                environment's, if set.
+        """
         self.endpoint, self.max_bytes = endpoint, max_bytes
-        self.token = os.environ.get(TOKEN_ENV) or None
+        self.token = (os.environ.get(TOKEN_ENV) or None) if token == FROM_ENV else token
+        self.origin = SameOrigin(None if host in WILDCARDS else allowed_hosts(host))
         self._sessions: OrderedDict[str, _Live] = OrderedDict()
         self._lock = threading.Lock()
         self.http = BoundedServer(self._handle, host, port, max_bytes, self._gate, _refusal)
@@ -114,8 +146,30 @@ class AgentServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    @contextmanager
+    def published(self) -> Iterator[Path | None]:
+        """Leave the token where this user's ``remote`` agents find it, for the block.
+
+        Yields the file's path (None without a token); it is removed afterwards.
+        """
+        if self.token is None:
+            yield None
+            return
+        path = token_path(self.http.address[1])
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8") as file:
+            file.write(self.token)
+        try:
+            yield path
+        finally:
+            path.unlink(missing_ok=True)
+
     def _gate(self, request: Request) -> Response | None:
-        """Refuse a request without the token before reading its body."""
+        """Refuse a request from elsewhere, or without the token, before reading its body."""
+        refused = self.origin.refused(request)
+        if refused is not None:
+            return _refusal(*refused)
         if self.authorised(request.headers.get("authorization")):
             return None
         return _refusal(401, "unauthorized", f"a valid token is needed ({TOKEN_ENV})")
@@ -177,3 +231,38 @@ def _error(code: str, message: str) -> dict[str, Any]:
 def _refusal(status: int, code: str, message: str) -> Response:
     """Return an error answer that closes the connection (its body may be unread)."""
     return Response(status, json.dumps(_error(code, message)).encode(), close=True)
+
+
+def new_token() -> str:
+    """Return a fresh random token (32 bytes, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_path(port: int) -> Path:
+    """Return the file where a server on ``port`` leaves its token for this user's clients."""
+    base = os.environ.get(RUNTIME_ENV)
+    if not base:
+        runtime = os.environ.get("XDG_RUNTIME_DIR")
+        base = str(Path(runtime) / "sortie" if runtime else Path.home() / ".cache/sortie/run")
+    return Path(base) / f"agent-server-{port}.token"
+
+
+def client_token(host: str, port: int) -> str | None:
+    """Return the token to send to ``host:port`` (None: none).
+
+    ``SORTIE_AGENT_TOKEN``'s if set, else one a server on this machine left for that port
+    (loopback addresses only). A left token is read only from a small regular file of
+    this user's, never through a link.
+    """
+    token = os.environ.get(TOKEN_ENV)
+    if token or host.strip("[]") not in LOOPBACK:
+        return token or None
+    path = token_path(port)
+    try:
+        info = path.lstat()
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        if not (stat.S_ISREG(info.st_mode) and mine and info.st_size <= 256):
+            return None
+        return path.read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None

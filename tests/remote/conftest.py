@@ -57,12 +57,16 @@ def policy():
 def request(
     server: AgentServer, method: str, path: str, body: Any = None, headers: dict | None = None
 ) -> tuple[int, dict]:
-    """Send one raw request (a dict body as JSON); return the status and the JSON answer."""
+    """Send one raw request (a dict body as JSON); return the status and the JSON answer.
+
+    A POST says its body is JSON unless ``headers`` says otherwise.
+    """
     host, port = server.http.address
     connection = http.client.HTTPConnection(str(host), port, timeout=10)
     data = json.dumps(body).encode() if isinstance(body, dict) else body
+    sent = {"Content-Type": "application/json"} if method == "POST" else {}
     try:
-        connection.request(method, path, body=data, headers=headers or {})
+        connection.request(method, path, body=data, headers=sent | (headers or {}))
         response = connection.getresponse()
         return response.status, json.loads(response.read())
     finally:
@@ -116,3 +120,33 @@ def events_of(episode) -> list[dict]:
 
     steps = read_trajectory(episode.record).steps
     return [event.model_dump() for step in steps for event in step.events]
+
+
+def chunked_post(
+    address: tuple, path: str, body: bytes, end: bool = True, headers: dict | None = None
+) -> tuple[int, bytes]:
+    """POST ``body`` in 4 KiB chunks (no Content-Length); return the status and the answer.
+
+    With ``end=False`` the last chunk is never sent, so an answer shows the server answered
+    before the body was over (it could not have waited for the whole of it).
+    """
+    import select
+    import socket
+
+    host, port = address
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host}:{port}", "Transfer-Encoding: chunked"]
+    lines.append("Content-Type: application/json")
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode()
+    with socket.create_connection((str(host), port), timeout=10) as connection:
+        connection.sendall(head)
+        for start in range(0, len(body), 4096):
+            if select.select([connection], [], [], 0.01)[0]:
+                break  # answered already: sending more would only reset the connection
+            piece = body[start : start + 4096]
+            connection.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+        if end and not select.select([connection], [], [], 0)[0]:
+            connection.sendall(b"0\r\n\r\n")
+        response = http.client.HTTPResponse(connection)
+        response.begin()
+        return response.status, response.read()

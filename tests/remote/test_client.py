@@ -334,3 +334,19 @@ def test_a_hello_answer_that_echoes_the_token_never_shows_it(monkeypatch):
         server.shutdown()
         server.server_close()
     assert token not in str(caught.value) and "[token]" in str(caught.value)
+
+
+def test_the_remote_agent_finds_the_token_a_local_server_left(monkeypatch, tmp_path):
+    """Without SORTIE_AGENT_TOKEN, the agent sends the token its loopback server left for it."""
+    from sortie.remote.policy import PolicyEndpoint
+    from sortie.remote.server import AgentServer, new_token
+
+    from .conftest import Walker
+
+    monkeypatch.delenv("SORTIE_AGENT_TOKEN", raising=False)
+    monkeypatch.setenv("SORTIE_RUNTIME_DIR", str(tmp_path))
+    with AgentServer(PolicyEndpoint(Walker), token=new_token()) as server:
+        with pytest.raises(ConfigError, match="refused the token"):
+            RemoteAgent(server.url).preflight()
+        with server.published():
+            RemoteAgent(server.url).preflight()

@@ -103,3 +103,61 @@ def test_a_client_that_hangs_up_leaves_no_traceback(capfd):
         server.stop()
     printed = capfd.readouterr().err
     assert "a real bug" in printed and "ConnectionError" not in printed
+
+
+def test_a_chunked_key_press_over_the_cap_is_a_413_before_it_ends(desk):
+    """A key press sent in chunks past 16 KiB is refused while it is still being sent."""
+    from sortie.remote.page import MAX_KEY_BYTES, PageServer
+
+    from .conftest import chunked_post
+
+    server = PageServer(desk, port=0).start()
+    try:
+        body = b"x" * 3 * MAX_KEY_BYTES
+        status, answer = chunked_post(server.http.address, "/play/key", body, end=False)
+        assert status == 413 and b"too_large" in answer
+    finally:
+        server.stop()
+
+
+def test_a_chunked_key_press_under_the_cap_is_read(desk):
+    """A key press sent in chunks reaches the desk (here: busy, as no step waits)."""
+    from sortie.remote.page import PageServer
+
+    from .conftest import chunked_post
+
+    server = PageServer(desk, port=0).start()
+    try:
+        body = json.dumps({"key": "ArrowUp", "seq": desk.state()["seq"]}).encode()
+        status, answer = chunked_post(server.http.address, "/play/key", body)
+        assert status == 409 and b"busy" in answer
+    finally:
+        server.stop()
+
+
+def _post(url: str, headers: dict) -> int:
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    try:
+        connection.request("POST", "/play/key", body=b'{"key": "x", "seq": 0}', headers=headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_a_key_press_from_another_site_or_not_json_is_refused(desk):
+    """Another site's Origin is a 403, a text/plain body a 415; the page's own press is read."""
+    from sortie.remote.page import PageServer
+
+    server = PageServer(desk, port=0).start()
+    try:
+        json_body = {"Content-Type": "application/json"}
+        assert _post(server.url, json_body | {"Origin": "http://evil.example"}) == 403
+        assert _post(server.url, {"Content-Type": "text/plain"}) == 415
+        own = server.url.rstrip("/")
+        assert _post(server.url, json_body | {"Origin": own}) == 409  # read: no step waits
+    finally:
+        server.stop()

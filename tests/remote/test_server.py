@@ -191,3 +191,124 @@ def test_the_printed_address_takes_connections_before_the_loop_runs():
         assert request(server, "GET", "/v1/hello")[0] == 200
     finally:
         server.stop()
+
+
+def _small_server(cap: int):
+    from sortie.remote.policy import PolicyEndpoint
+    from sortie.remote.server import AgentServer
+
+    from .conftest import Walker
+
+    return AgentServer(PolicyEndpoint(Walker), max_bytes=cap).start()
+
+
+def test_a_chunked_body_over_the_cap_is_a_413_before_it_ends():
+    """A chunked reset past the cap is refused while its sender is still sending (no buffering)."""
+    from .conftest import chunked_post
+
+    server = _small_server(16 * 1024)
+    try:
+        status, answer = chunked_post(server.http.address, "/v1/reset", b"x" * 48 * 1024, end=False)
+        assert status == 413 and b"too_large" in answer
+        assert request(server, "GET", "/v1/hello")[0] == 200
+    finally:
+        server.stop()
+
+
+def test_a_chunked_body_under_the_cap_is_served(messages):
+    """A reset sent in chunks, without Content-Length, starts its session as any other."""
+    import json
+
+    from .conftest import chunked_post
+
+    server = _small_server(MAX_REQUEST_BYTES)
+    try:
+        body = json.dumps(messages[0]).encode()
+        assert chunked_post(server.http.address, "/v1/reset", body)[0] == 200
+    finally:
+        server.stop()
+
+
+def test_a_compressed_body_is_a_415_left_unread(policy, messages):
+    """A body with Content-Encoding gzip is refused: it is never unpacked past any cap."""
+    import gzip
+    import json
+
+    body = gzip.compress(json.dumps(messages[0]).encode())
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    status, answer = request(policy(), "POST", "/v1/reset", body, headers)
+    assert (status, answer["error"]) == (415, "unsupported")
+
+
+def test_a_body_is_counted_as_it_is_read_and_never_held_past_its_cap():
+    """Reading stops at the first piece past the cap, however many more would come."""
+    import asyncio
+
+    from sortie.remote.bounded import BodyTooLarge, _read
+
+    asked = []
+
+    async def endless():
+        asked.append(1)
+        return {"type": "http.request", "body": b"x" * 1000, "more_body": True}
+
+    with pytest.raises(BodyTooLarge):
+        asyncio.run(_read(endless, 4000))
+    assert len(asked) == 5
+
+
+def test_a_cross_site_text_plain_post_is_refused(policy, messages):
+    """A web page's simple POST (text/plain, its own Origin) is a 403; without Origin, a 415."""
+    server = policy()
+    plain = {"Content-Type": "text/plain"}
+    cross = plain | {"Origin": "http://evil.example"}
+    status, answer = request(server, "POST", "/v1/reset", messages[0], cross)
+    assert (status, answer["error"]) == (403, "refused")
+    status, answer = request(server, "POST", "/v1/reset", messages[0], plain)
+    assert (status, answer["error"]) == (415, "unsupported")
+
+
+def test_a_json_post_from_another_origin_is_refused(policy, messages):
+    """A POST whose Origin is another site's is a 403 even with a JSON body; its own is served."""
+    server = policy()
+    host, port = server.http.address
+    evil = {"Origin": f"http://evil.example:{port}"}
+    assert request(server, "POST", "/v1/reset", messages[0], evil)[0] == 403
+    own = {"Origin": f"http://{host}:{port}"}
+    assert request(server, "POST", "/v1/reset", messages[0], own)[0] == 200
+
+
+def test_a_dns_rebinding_host_is_refused(policy, messages):
+    """A request naming another Host (a rebound DNS name) is a 403, GET or POST."""
+    server = policy()
+    port = server.http.address[1]
+    rebound = {"Host": f"evil.example:{port}"}
+    assert request(server, "GET", "/v1/hello", headers=rebound)[0] == 403
+    assert request(server, "POST", "/v1/reset", messages[0], rebound)[0] == 403
+    assert request(server, "GET", "/v1/hello", headers={"Host": f"localhost:{port}"})[0] == 200
+    assert request(server, "GET", "/v1/hello", headers={"Host": f"[::1]:{port}"})[0] == 200
+
+
+def test_a_server_bound_to_every_address_lets_any_host_in_but_checks_origin():
+    """Bound to 0.0.0.0 any Host name may reach it; another site's Origin is still refused."""
+    from sortie.remote.bounded import Request, SameOrigin
+
+    anywhere = SameOrigin(None)
+    host = {"host": "my-machine:8765", "content-type": "application/json"}
+    assert anywhere.refused(Request("POST", "/v1/act", host)) is None
+    cross = host | {"origin": "http://evil.example"}
+    assert anywhere.refused(Request("POST", "/v1/act", cross))[0] == 403
+
+
+def test_a_server_given_a_token_answers_only_requests_bearing_it(monkeypatch):
+    """AgentServer(token=...) refuses a request without it (401), whatever the environment."""
+    from sortie.remote.policy import PolicyEndpoint
+    from sortie.remote.server import AgentServer
+
+    from .conftest import Walker
+
+    monkeypatch.delenv("SORTIE_AGENT_TOKEN", raising=False)
+    with AgentServer(PolicyEndpoint(Walker), token="t0ken-given") as server:
+        assert request(server, "GET", "/v1/hello")[0] == 401
+        bearing = {"Authorization": "Bearer t0ken-given"}
+        assert request(server, "GET", "/v1/hello", headers=bearing)[0] == 200
