@@ -46,33 +46,53 @@ def read_regular(path: Path, limit: int) -> bytes:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode):
             kind = _KINDS.get(stat.S_IFMT(found.st_mode), "not a file")
-            raise ConfigError(f"{path}: {kind}; only regular files are read")
+            raise ConfigError(f"{path}: cannot read: {kind}; only regular files are read")
         if found.st_size > limit:
-            raise ConfigError(_too_large(path, found.st_size, limit))
-        data = file.read(limit + 1)  # the file may grow while it is read
+            raise ConfigError(_too_large(path, f"{found.st_size} bytes", limit))
+        data = file.read(found.st_size + 1)
+        if len(data) > found.st_size:  # it grew since: read on, up to the limit
+            data += file.read(limit + 1 - len(data))
     if len(data) > limit:
-        raise ConfigError(_too_large(path, len(data), limit))
+        raise ConfigError(_too_large(path, f"more than {limit} bytes (it grew while read)", limit))
     return data
 
 
-def _too_large(path: Path, size: int, limit: int) -> str:
-    return f"{path}: {size} bytes or more; files of at most {limit} bytes are read"
+def _too_large(path: Path, size: str, limit: int) -> str:
+    return f"{path}: {size}; files of at most {limit} bytes are read"
 
 
 def read_npz(data: bytes, budget: int) -> dict[str, np.ndarray] | None:
-    """Return the arrays of the ``.npz`` file ``data``, or None if it does not load.
+    """Return the arrays of the ``.npz`` file ``data``, or None if it does not load whole.
 
-    Its members must be stored or deflated and declare at most ``budget`` bytes unpacked in
-    all, checked before any is unpacked (the size unpacked is held to the declared one).
+    Its members must be ``.npy`` arrays, stored or deflated, declaring at most ``budget``
+    bytes unpacked in all: checked before any is unpacked (and zipfile holds each to its
+    declared size). Each member is read whole, so its CRC is checked, and must be exactly
+    one array: a damaged header cannot make numpy read part of a member as other numbers.
     """
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
-        if any(m.compress_type not in NPZ_METHODS for m in members):
-            return None
-        if sum(m.file_size for m in members) > budget:
-            return None
-        with np.load(io.BytesIO(data), allow_pickle=False) as loaded:
-            return {name: loaded[name] for name in loaded.files}
+            if not _members_fit(members, budget):
+                return None
+            return {m.filename[: -len(".npy")]: _array(archive.read(m)) for m in members}
     except Exception:  # damaged bytes raise a dozen kinds in numpy and zipfile: all mean unusable
         return None
+
+
+def _members_fit(members: list[zipfile.ZipInfo], budget: int) -> bool:
+    names = [m.filename for m in members]
+    return (
+        all(m.compress_type in NPZ_METHODS for m in members)
+        and all(name.endswith(".npy") for name in names)
+        and len(set(names)) == len(names)
+        and sum(m.file_size for m in members) <= budget
+    )
+
+
+def _array(member: bytes) -> np.ndarray:
+    """Return the one array ``member`` holds, raising ValueError on anything else."""
+    stream = io.BytesIO(member)
+    array = np.lib.format.read_array(stream, allow_pickle=False)
+    if stream.read(1):
+        raise ValueError("bytes after the array")
+    return array
