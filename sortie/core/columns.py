@@ -16,13 +16,13 @@ the steps are read from the JSONL as before.
 from __future__ import annotations
 
 import io
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
+from sortie.core.files import read_npz
 from sortie.core.records import StepRecord
 
 COLUMNS_VERSION = 1
@@ -119,18 +119,18 @@ def save_columns(columns: StepColumns, digest: bytes) -> bytes:
     return buffer.getvalue()
 
 
-def load_columns(data: bytes, digest: bytes, lines: int) -> StepColumns | None:
+def load_columns(
+    data: bytes, digest: bytes, lines: int, budget: int | None = None
+) -> StepColumns | None:
     """Return the columns kept in ``data``, or None if they do not fit the record.
 
     They fit a record whose bytes have SHA-256 ``digest`` and hold ``lines`` step lines when
     they are of this version and well formed; otherwise the caller reads the JSONL instead.
+    Their members unpack to at most ``budget`` bytes (by default the file's size: a run
+    stores them uncompressed), checked before any is unpacked (``sortie.core.files``).
     """
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
-        return None
-    if not _belongs(arrays, digest):
+    arrays = read_npz(data, len(data) if budget is None else budget)
+    if arrays is None or not _belongs(arrays, digest):
         return None
     del arrays["version"], arrays["digest"]
     if set(arrays) != {f.name for f in fields(StepColumns)}:

@@ -18,8 +18,13 @@ MARKER = ".sortie-output"
 """The file in a folder sortie made, holding what it was made for."""
 
 
-def claim_output(folder: Path, made_for: str, option: str = "--out") -> None:
+def claim_output(
+    folder: Path, made_for: str, option: str = "--out", formerly: str | None = None
+) -> None:
     """Make ``folder`` (created if needed) sortie's output for ``made_for``.
+
+    A folder marked ``formerly`` (what an older sortie wrote for the same output) is taken
+    too, and marked ``made_for`` from then on.
 
     Raises:
         ConfigError: ``folder`` is a file, or a folder holding other files than sortie's
@@ -30,7 +35,7 @@ def claim_output(folder: Path, made_for: str, option: str = "--out") -> None:
     if folder.is_dir() and any(folder.iterdir()):
         marker = folder / MARKER
         owner = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
-        if owner != made_for:
+        if owner != made_for and (formerly is None or owner != formerly):
             raise ConfigError(f"{option} {folder}: {_holds(folder, owner)}; {_rule(made_for)}")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / MARKER).write_text(made_for + "\n", encoding="utf-8")

@@ -4,7 +4,8 @@ This is the one loading path for files that come from outside: every line is che
 pydantic sees it (UTF-8, size, nesting depth, finite numbers, no lone surrogates) and every
 problem of a file is reported at once as ``file:line: field: what was found``. Limits:
 
-- a file of at most ``MAX_FILE_BYTES``, lines of at most ``MAX_LINE_BYTES``;
+- a regular file (not a FIFO or device) of at most ``MAX_FILE_BYTES``, lines of at most
+  ``MAX_LINE_BYTES``;
 - JSON nested at most ``MAX_DEPTH`` deep; integers of at most 19 digits; no NaN or Infinity;
 - a UTF-8 byte-order mark at the start of a file is skipped.
 """
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from sortie.core.columns import EXTRA_BYTES, StepColumns, columns_file, load_columns, save_columns
 from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record, Version
 from sortie.core.errors import ConfigError
+from sortie.core.files import read_regular
 from sortie.core.records import (
     ERROR_REASONS,
     RECORD_SCHEMA_VERSION,
@@ -151,13 +153,12 @@ def _columns_of(side: Path, data: bytes, lines: int) -> StepColumns | None:
     """Return the columns kept in ``side`` for the record ``data``, or None if they do not fit."""
     if lines < 0 or not data.endswith(b"\n"):
         return None
+    budget = len(data) + EXTRA_BYTES
     try:
-        if side.stat().st_size > len(data) + EXTRA_BYTES:
-            return None
-        stored = side.read_bytes()
-    except OSError:
-        return None
-    return load_columns(stored, hashlib.sha256(data).digest(), lines)
+        stored = read_regular(side, budget)
+    except (OSError, ConfigError):
+        return None  # absent, too large, or not a regular file (a FIFO, /dev/zero): unused
+    return load_columns(stored, hashlib.sha256(data).digest(), lines, budget)
 
 
 def _parse_line(model: type[M], row: tuple[int, bytes], path: Path, errors: list[str]) -> M | None:
@@ -298,12 +299,7 @@ def _rows(path: Path, data: bytes, errors: list[str]) -> list[Row]:
 
 def _read_bytes(path: Path) -> bytes:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ConfigError(
-                f"{path}: {size} bytes; files of at most {MAX_FILE_BYTES} bytes are read"
-            )
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)  # a FIFO or device: a ConfigError naming it
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     return data.removeprefix(b"\xef\xbb\xbf")

@@ -11,6 +11,8 @@ from pydantic import ValidationError
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError, ParameterError
+from sortie.core.files import read_regular
+from sortie.core.records_io import MAX_FILE_BYTES
 from sortie.missions.registry import check_episode
 
 SHOWN = 50
@@ -75,11 +77,18 @@ def _shown(value: Any) -> str:
 
 
 def read_text(path: Path, problems: Problems, where: str, field: str) -> str | None:
-    """Return a file's UTF-8 text, or None after noting why it cannot be read."""
+    """Return a file's UTF-8 text, or None after noting why it cannot be read.
+
+    Only a regular file of at most ``MAX_FILE_BYTES`` is read (a FIFO would wait for ever, a
+    device never end); line ends are made newlines as ``Path.read_text`` makes them.
+    """
     try:
-        return path.read_text(encoding="utf-8")
+        data = read_regular(path, MAX_FILE_BYTES)
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as error:
         problems.add(where, field, f"not UTF-8 text (byte {error.start + 1})")
+    except ConfigError as error:
+        problems.add(where, field, str(error).removeprefix(f"{path}: "))
     except OSError as error:
         problems.add(where, field, f"cannot read: {error.strerror or error}")
     return None

@@ -124,6 +124,19 @@ class Selection:
         return {e.world.builder for episodes in self.episodes.values() for e in episodes}
 
 
+def _claim_records(records: Path, store: Store, run_id: str) -> None:
+    """Claim ``records`` for run ``run_id`` of ``store``, refusing another store's run.
+
+    The marker names the store (by file name: stores in one folder differ in it), so a run of
+    the same id in a second store beside the first is refused instead of writing over its
+    records. A folder marked before stores were named is taken by the store that already
+    holds the run (its resume); a new run of another store is refused.
+    """
+    formerly = f"records of run {run_id}" if store.created(run_id) is not None else None
+    made_for = f"records of run {run_id} of store {store.path.name}"
+    claim_output(records, made_for, formerly=formerly)
+
+
 def plan_run(request: RunRequest, store: Store) -> Plan:
     """Resolve the request, record (or check) the run in the store and list the jobs to do.
 
@@ -154,7 +167,7 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
     records = request.out or store.folder / run_id
     jobs = make_jobs(chosen.episodes, run, request.repeats, records, store.folder)
     config = run.config(chosen.digests, request.repeats, request.limit, request.episodes)
-    claim_output(records, f"records of run {run_id}")  # before the run is stored: refusable
+    _claim_records(records, store, run_id)  # before the run is stored: refusable
     store.begin_run(run_id, config)
     done = store.keys(run_id) - (store.keys(run_id, True) if request.retry_errors else set())
     todo = [j for j in jobs if j.key not in done]

@@ -4,20 +4,27 @@ A run writes it; a read loads it instead of parsing the steps, and ignores it wh
 not fit the record's bytes.
 """
 
+import bz2
+import hashlib
 import io
+import lzma
 import math
+import os
+import random
+import zipfile
 
 import numpy as np
 import pytest
 
 from sortie.core import records_io
-from sortie.core.columns import StepColumns, columns_file
+from sortie.core.columns import StepColumns, columns_file, load_columns
 from sortie.core.pose import Pose
 from sortie.core.records import EventRecord, StepRecord
 from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
 from sortie.missions.registry import FAMILIES
 from sortie.run.suite import RunSettings, run_suite
 from sortie.testing.episodes import aerial_hop, room_rescue
+from tests.deadline import within
 
 
 @pytest.fixture(scope="module")
@@ -210,3 +217,76 @@ def test_a_record_without_steps_reads_back_through_its_columns(tmp_path, monkeyp
     read = read_trajectory(job.record)
     assert len(read.columns) == 0 and read.steps == [] and read.footer.outcome == "error"
     _same(_scores(read), result.metrics)
+
+
+def test_no_flipped_bit_of_a_columns_file_raises_or_changes_a_score(records, tmp_path):
+    """Seeded bit flips over a real columns file never raise, and every read scores as the JSONL."""
+    path = records[0]
+    expected = _scores(_without_columns(path, tmp_path))
+    copy = tmp_path / "flipped" / path.name
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    good, rng = columns_file(path).read_bytes(), random.Random(40)
+    for _ in range(400):
+        flipped = bytearray(good)
+        flipped[rng.randrange(len(good))] ^= 1 << rng.randrange(8)
+        columns_file(copy).write_bytes(bytes(flipped))
+        _same(_scores(read_trajectory(copy)), expected)
+
+
+def _repacked(data, method):
+    """Return the .npz ``data`` with every member compressed by ``method``."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w", method) as packed:
+        for member in source.infolist():
+            packed.writestr(member.filename, source.read(member))
+    return out.getvalue()
+
+
+def _fit(path):
+    """Return the digest and step count a columns file of the record at ``path`` must fit."""
+    data = path.read_bytes()
+    return hashlib.sha256(data).digest(), data.count(b"\n") - 2
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA], ids=["bzip2", "lzma"])
+def test_bzip2_or_lzma_members_are_refused_before_any_is_unpacked(records, monkeypatch, method):
+    """A columns file whose members are bzip2 or lzma is unused, and nothing is decompressed."""
+    packed = _repacked(columns_file(records[1]).read_bytes(), method)
+
+    def unpacking(*_, **__):
+        raise AssertionError("a member was unpacked")
+
+    monkeypatch.setattr(bz2, "BZ2Decompressor", unpacking)
+    monkeypatch.setattr(lzma, "LZMADecompressor", unpacking)
+    assert load_columns(packed, *_fit(records[1]), budget=10**9) is None
+
+
+def test_deflated_members_load_only_within_the_budget(records):
+    """Deflated members load when their declared sizes fit the budget, and are refused beyond."""
+    good = columns_file(records[1]).read_bytes()
+    packed = _repacked(good, zipfile.ZIP_DEFLATED)
+    _equal_columns(load_columns(packed, *_fit(records[1]), budget=len(good)), _columns(records[1]))
+    assert load_columns(packed, *_fit(records[1]), budget=len(good) // 2) is None
+
+
+def _columns(path):
+    return load_columns(columns_file(path).read_bytes(), *_fit(path))
+
+
+def test_a_columns_file_linked_to_dev_zero_is_ignored_at_once(records, tmp_path):
+    """A columns file that is a link to /dev/zero is not read: the record reads from its lines."""
+    copy = tmp_path / records[1].name
+    copy.write_bytes(records[1].read_bytes())
+    columns_file(copy).symlink_to("/dev/zero")
+    with within(10):
+        _equal_columns(read_trajectory(copy).columns, _columns(records[1]))
+
+
+def test_a_columns_file_that_is_a_fifo_is_ignored_without_waiting(records, tmp_path):
+    """A FIFO in place of a columns file is not waited on: the record reads from its lines."""
+    copy = tmp_path / records[1].name
+    copy.write_bytes(records[1].read_bytes())
+    os.mkfifo(columns_file(copy))
+    with within(10):
+        _equal_columns(read_trajectory(copy).columns, _columns(records[1]))

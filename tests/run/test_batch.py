@@ -1,6 +1,7 @@
 import pytest
 
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError
+from sortie.core.folders import MARKER
 from sortie.core.records_io import Suite, SuiteHeader
 from sortie.run.batch import RunRequest, execute, plan_run, select_episodes
 from sortie.run.store import Store
@@ -108,3 +109,31 @@ def test_a_run_refused_at_its_preflight_leaves_no_run_in_the_store(tmp_path, smo
         with pytest.raises(ConfigError, match="unreachable"):
             execute(plan, request, store)
         assert store.runs() == []
+
+
+def _plan(folder, store_name, suite, run_id="r"):
+    """Plan run ``run_id`` of one episode in the store ``store_name`` of ``folder``."""
+    request = RunRequest((str(suite),), "random", store=folder / store_name, run_id=run_id, limit=1)
+    with Store(request.store) as store:
+        return plan_run(request, store)
+
+
+def test_a_second_store_in_the_folder_cannot_take_a_runs_records(tmp_path, smoke3):
+    """Run r of b.db beside a.db's run r is refused, naming a.db's run, and a.db's is kept."""
+    _plan(tmp_path, "a.db", smoke3)
+    with pytest.raises(ConfigError, match=r"another output \(records of run r of store a\.db\)"):
+        _plan(tmp_path, "b.db", smoke3)
+    with Store(tmp_path / "b.db") as store:
+        assert store.runs() == []
+    assert (tmp_path / "r" / MARKER).read_text() == "records of run r of store a.db\n"
+    assert len(_plan(tmp_path, "a.db", smoke3).jobs) == 1  # a.db's own run resumes
+
+
+def test_a_folder_marked_before_stores_were_named_resumes_only_in_its_store(tmp_path, smoke3):
+    """Records marked by an older sortie are taken by the store holding the run, not another."""
+    _plan(tmp_path, "a.db", smoke3)
+    (tmp_path / "r" / MARKER).write_text("records of run r\n")
+    with pytest.raises(ConfigError, match=r"another output \(records of run r\)"):
+        _plan(tmp_path, "b.db", smoke3)
+    _plan(tmp_path, "a.db", smoke3)
+    assert (tmp_path / "r" / MARKER).read_text() == "records of run r of store a.db\n"

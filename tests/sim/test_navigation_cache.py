@@ -1,3 +1,5 @@
+import random
+
 import numpy as np
 import pytest
 
@@ -86,6 +88,43 @@ def test_a_damaged_file_is_rebuilt_and_replaced(monkeypatch, tmp_path):
     builds = _count_builds(monkeypatch)
     assert _same(NavGraph.build(scene, PLANNING), fresh)
     assert len(builds) == 1 and cache.load(path.stem) is not None
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda good: good[: len(good) // 2],
+        lambda good: good[:-1],
+        lambda good: random.Random(0).randbytes(len(good)),
+        lambda good: b"PK\x03\x04" + random.Random(1).randbytes(4000),
+    ],
+    ids=["half", "last-byte-cut", "garbage", "zip-magic-then-garbage"],
+)
+def test_a_truncated_or_garbage_file_is_rebuilt_identical_and_replaced(
+    damage, monkeypatch, tmp_path
+):
+    """A cache file cut short or of random bytes is a miss: built again, equal, and rewritten."""
+    scene = build_world("flexible_room", 0)
+    fresh = NavGraph.build(scene, PLANNING)
+    (path,) = (tmp_path / "graphs").glob("*.npz")
+    path.write_bytes(damage(path.read_bytes()))
+    assert cache.load(path.stem) is None
+    monkeypatch.setattr(cache, "_memory", type(cache._memory)())
+    builds = _count_builds(monkeypatch)
+    assert _same(NavGraph.build(scene, PLANNING), fresh)
+    assert len(builds) == 1 and cache.load(path.stem) is not None
+
+
+def test_no_flipped_byte_of_a_cache_file_raises(tmp_path):
+    """Seeded single-bit flips over a real cache file never make loading it raise."""
+    NavGraph.build(build_world("flexible_room", 0), PLANNING)
+    (path,) = (tmp_path / "graphs").glob("*.npz")
+    good, rng = path.read_bytes(), random.Random(7)
+    for _ in range(300):
+        flipped = bytearray(good)
+        flipped[rng.randrange(len(good))] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(flipped))
+        cache.load(path.stem)  # a graph or None, never an exception
 
 
 def test_switching_the_disk_cache_off_writes_nothing(monkeypatch, tmp_path):

@@ -6,7 +6,8 @@ navigation modules and the ray caster, so any change to them makes new keys). On
 is an uncompressed ``.npz`` of what the ray casts found (node heights, columns, classes,
 blocked moves, door blocks); the edges are linked again on loading, which is a tenth of a
 build. Files are written to a temporary name and renamed, so parallel workers never read a
-half-written one; an unreadable file is rebuilt and replaced.
+half-written one; a file that does not load (damaged, truncated, not a regular file) is
+rebuilt and replaced.
 
 The folder is ``$SORTIE_CACHE/graphs``, else ``$XDG_CACHE_HOME/sortie/graphs``, else
 ``~/.cache/sortie/graphs``; ``SORTIE_GRAPH_CACHE=0`` turns the disk cache off. The oldest
@@ -27,6 +28,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.core.errors import ConfigError
+from sortie.core.files import read_npz, read_regular
 from sortie.sim.scene import Dynamics, Scene
 from sortie.sim.shapes import WalkerShape
 
@@ -37,6 +40,8 @@ DISK_KEPT = 400
 MEMORY_KEPT = 4
 """Graphs kept in this process (a repeated world costs nothing the second time)."""
 SWITCH = "SORTIE_GRAPH_CACHE"
+MAX_FILE_BYTES = 2**30
+"""A larger cache file is not read (a 100 m world's is about 1 MB): it is built again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +111,13 @@ def load(key: str) -> GraphParts | None:
     if path is None or not path.is_file():
         return None
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return _parts_of(data)
-    except (OSError, ValueError, KeyError):
+        data = read_regular(path, MAX_FILE_BYTES)
+    except (OSError, ConfigError):
+        return None
+    arrays = read_npz(data, len(data))  # np.savez stores: nothing unpacks larger than the file
+    try:
+        return None if arrays is None else _parts_of(arrays)
+    except (ValueError, KeyError, TypeError, IndexError):
         return None  # a damaged file: the caller builds again and replaces it
 
 
@@ -141,7 +150,7 @@ def _arrays_of(parts: GraphParts) -> dict[str, NDArray]:
     }
 
 
-def _parts_of(data: np.lib.npyio.NpzFile) -> GraphParts:
+def _parts_of(data: dict[str, NDArray]) -> GraphParts:
     columns = data["columns"].astype(np.int64)
     blocked = np.unpackbits(data["blocked_moves"], axis=1, count=8).astype(bool)
     if blocked.shape != (len(columns), 8) or len(data["z"]) != len(columns):
