@@ -142,7 +142,7 @@ def test_an_aerial_mission_scores_the_same_as_on_the_embedded_backend(tmp_path):
             request = RunRequest(
                 (str(suite),),
                 "random",
-                store=tmp_path / f"{name}.db",
+                store=tmp_path / name / "s.db",  # a store a folder: records go beside it
                 run_id="r",
                 backend=name,
                 backend_args=args,
