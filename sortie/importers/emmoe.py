@@ -206,6 +206,9 @@ def _read_keypaths(folder: Path, problems: Problems, read: Read) -> list[tuple[E
     except json.JSONDecodeError as error:
         problems.add(f"{path}:{error.lineno}", KEYPATHS, f"not JSON ({error.msg})")
         return []
+    except RecursionError:
+        problems.add(str(path), KEYPATHS, "nested too deep to read")
+        return []
     if not isinstance(data, list) or not data:
         got = "an empty list" if data == [] else f"{type(data).__name__} {data!r}"[:80]
         problems.add(
@@ -264,7 +267,8 @@ def _task_order(folder: Path) -> tuple[int, str]:
 
 
 def _number(name: str) -> int | None:
-    return int(name) if name.isdigit() and int(name) > 0 else None
+    # isdigit() alone takes "²" or "①", which int() refuses: ASCII digits only
+    return int(name) if name.isascii() and name.isdigit() and int(name) > 0 else None
 
 
 def read_task_folder(folder: Path, problems: Problems) -> EmmoeTask | None:

@@ -139,7 +139,7 @@ def rescore_runs(
 def _where(path: Path, problems: Problems) -> tuple[str, int, int] | None:
     """Return a log's model, task number and run number, from its folders."""
     run, task, model = path.parent.name, path.parent.parent.name, path.parent.parent.parent
-    if not (run.isdigit() and task.isdigit()):
+    if not all(name.isascii() and name.isdigit() for name in (run, task)):  # not "²"
         problems.add(str(path), "folder", "expected <model>/<task number>/<run number>/")
         return None
     return model.name, int(task), int(run)
@@ -216,6 +216,9 @@ def read_conversation(path: Path, problems: Problems) -> list[Entry] | None:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         problems.add(f"{path}:{error.lineno}", "file", f"not JSON: {error.msg}")
+        return None
+    except RecursionError:
+        problems.add(str(path), "file", "nested too deep to read")
         return None
     if not isinstance(data, list) or not all(isinstance(item, str) for item in data):
         shown = type(data).__name__ if not isinstance(data, list) else "a list of other things"

@@ -217,11 +217,16 @@ def press(desk: Desk, body: bytes) -> None:
         data = json.loads(body)
         key, seq = data["key"], data["seq"]
         scale, report = float(data.get("scale") or 1.0), data.get("report")
-    except (ValueError, TypeError, KeyError) as error:
-        raise WireError(400, "malformed", f"key press: {error!r}; need key and seq") from None
+    except (ValueError, TypeError, KeyError, RecursionError) as error:  # deep JSON: recursion
+        raise WireError(400, "malformed", f"key press: {_short(error)}; need key and seq") from None
     if not isinstance(key, str) or not isinstance(seq, int) or not isinstance(report, str | None):
         raise WireError(400, "malformed", "key press: key and report are text, seq a number")
     desk.press(key, seq, scale, report)
+
+
+def _short(error: Exception) -> str:
+    """Return an error as a short line (a parse error's text can be as long as the body)."""
+    return repr(error)[:200]
 
 
 def choose(desk: Desk, body: bytes) -> None:
@@ -235,8 +240,10 @@ def choose(desk: Desk, body: bytes) -> None:
         data = json.loads(body)
         seq, words = data["seq"], [data.get(k) or "" for k in ("action", "target", "skill")]
         place = data.get("place")
-    except (ValueError, TypeError, KeyError, AttributeError) as error:
-        raise WireError(400, "malformed", f"subtask: {error!r}; need seq and action") from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+        raise WireError(
+            400, "malformed", f"subtask: {_short(error)}; need seq and action"
+        ) from None
     texts = all(isinstance(w, str) for w in words) and isinstance(place, str | None)
     if not isinstance(seq, int) or not texts:
         raise WireError(400, "malformed", "subtask: seq is a number, the words are text")

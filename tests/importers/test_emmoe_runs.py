@@ -351,3 +351,17 @@ def test_the_cli_prints_both_readings_and_the_codes():
     assert "Executor error codes" in result.output
     json_result = runner.invoke(app, ["rescore", "emmoe", str(LOGS), "--format", "json"])
     assert json_result.exit_code == 0 and "tp_emmoe" in json_result.output
+
+
+def test_odd_digits_and_deep_json_are_problems_not_tracebacks(tmp_path):
+    """A task folder named "²" (a digit to isdigit, not to int) and 100,000-deep JSON are noted."""
+    logs = tmp_path / "exp" / "HomieBot-7B"
+    (logs / "²" / "1").mkdir(parents=True)
+    (logs / "²" / "1" / "conversation.json").write_text("[]")
+    (logs / "2" / "9").mkdir(parents=True)  # task 2 is in the sample's task folders
+    (logs / "2" / "9" / "conversation.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ConfigError) as caught:
+        rescore_runs(tmp_path / "exp", TASKS)
+    text = str(caught.value)
+    assert "expected <model>/<task number>/<run number>/" in text
+    assert "nested too deep to read" in text

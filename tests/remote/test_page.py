@@ -26,9 +26,12 @@ def test_a_key_press_while_no_step_waits_is_a_409(desk):
     assert (caught.value.status, caught.value.code) == (409, "busy")
 
 
-@pytest.mark.parametrize("body", [b"{", b'{"key": "ArrowUp"}', b'{"key": 3, "seq": 1}'])
+@pytest.mark.parametrize(
+    "body",
+    [b"{", b'{"key": "ArrowUp"}', b'{"key": 3, "seq": 1}', b"[" * 16_000 + b"]" * 16_000],
+)
 def test_a_malformed_key_press_is_a_400(desk, body):
-    """A body that is not JSON, lacks seq, or has a key that is not text is a 400."""
+    """A body that is not JSON, lacks seq, has a key that is not text, or nests deep is a 400."""
     with pytest.raises(WireError) as caught:
         press(desk, body)
     assert caught.value.status == 400
@@ -161,3 +164,12 @@ def test_a_key_press_from_another_site_or_not_json_is_refused(desk):
         assert _post(server.url, json_body | {"Origin": own}) == 409  # read: no step waits
     finally:
         server.stop()
+
+
+def test_a_deeply_nested_subtask_is_a_400(desk):
+    """16 KB of nested lists is refused as malformed, not raised as a RecursionError."""
+    from sortie.remote.page import choose
+
+    with pytest.raises(WireError) as caught:
+        choose(desk, b"[" * 16_000 + b"]" * 16_000)
+    assert caught.value.status == 400
