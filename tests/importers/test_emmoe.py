@@ -283,3 +283,10 @@ def test_a_malformed_name_group_is_reported_once(tmp_path):
         f"{path}:1: group: expected '<canonical name>:' to start a group, got 'apple/red_apple'"
     ]
     assert table["banana"] == "011_banana" and table["orange"] == "017_orange"
+
+
+def test_a_task_folder_named_with_a_non_ascii_digit_has_no_number():
+    """ "²" and "①" pass str.isdigit but not int(): such a folder is no numbered task."""
+    from sortie.importers.emmoe import _number
+
+    assert (_number("²"), _number("①"), _number("12"), _number("0")) == (None, None, 12, None)
