@@ -286,7 +286,7 @@ def test_a_malformed_name_group_is_reported_once(tmp_path):
 
 
 def test_a_task_folder_named_with_a_non_ascii_digit_has_no_number():
-    """ "²" and "①" pass str.isdigit but not int(): such a folder is no numbered task."""
+    """Folder names "²" and "①" pass str.isdigit but not int(): such a folder has no number."""
     from sortie.importers.emmoe import _number
 
     assert (_number("²"), _number("①"), _number("12"), _number("0")) == (None, None, 12, None)
