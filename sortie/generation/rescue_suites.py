@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import SuiteHeader
-from sortie.generation.plans import numbered_jobs
+from sortie.generation.plans import generate_jobs, numbered_jobs
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_episode
 from sortie.generation.validate import Validator
 from sortie.missions.rescue.spec import LEVELS, Level
@@ -58,10 +58,11 @@ class RescuePlan:
     ) -> tuple[SuiteHeader, list[EpisodeSpec]]:
         """Generate the suite; return its header and episodes."""
         validator = Validator()
-        episodes = []
-        for block, index, episode_id in self.jobs():
-            episodes.append(self.episode(block, index, episode_id, validator))
-            on_episode(episodes[-1])
+
+        def make(block: Block, index: int, episode_id: str) -> EpisodeSpec:
+            return self.episode(block, index, episode_id, validator)
+
+        episodes = generate_jobs(self.jobs(), make, on_episode)
         header = SuiteHeader(
             suite=self.name,
             generator=GENERATOR,
