@@ -52,7 +52,7 @@ def _enum(value: Any, enums: tuple[type[StrEnum], ...]) -> Any:
     raise ConfigError(f"action value {value!r} is not one of: {allowed}")
 
 
-_MODELS: dict[tuple[str, type[BaseModel], str], type[BaseModel]] = {}
+_MODELS: dict[tuple[str, type[BaseModel], Any], type[BaseModel]] = {}
 
 
 def action_model(name: str, base: type[BaseModel], numbers: Any = None) -> type[BaseModel]:
@@ -62,7 +62,7 @@ def action_model(name: str, base: type[BaseModel], numbers: Any = None) -> type[
     the numbers an agent sent exactly: ``int | float | None``, a non-finite one read back as
     None). Models are made once per type and base.
     """
-    key = (name, base, repr(numbers))
+    key = (name, base, numbers)  # a type union hashes: no repr on every recorded step
     if key not in _MODELS:
         _MODELS[key] = _model(name, WORDS.action(name), base, numbers)
     return _MODELS[key]
