@@ -22,28 +22,29 @@ def run_table(store: Store) -> list[dict[str, Any]]:
         try:
             config = store.run_config(run)
         except ConfigError:  # a row no reader knows (a store of an older schema): listed bare
-            rows.append(_unreadable(store, run))
+            rows.append(_row(store, run, None))
             continue
-        if config is None:  # dropped since it was listed (a refused run of another process)
-            continue
-        episodes = store.episodes(run)
-        outcomes = Counter(e.outcome for e in episodes)
-        rows.append(
-            {
-                "run": run,
-                "family": store.run_family(run) or "?",
-                "suites": sorted(config.suites),
-                "agent": _named(config.agent),
-                "backend": _named(config.backend),
-                "stored": len(episodes),
-                "planned": _planned(config),
-                "success": outcomes["success"],
-                "failure": outcomes["failure"],
-                "errors": outcomes["error"],
-                "began": store.created(run),
-            }
-        )
+        if config is not None:  # None: dropped since it was listed (another process refused it)
+            rows.append(_row(store, run, config))
     return rows
+
+
+def _row(store: Store, run: str, config: RunConfig | None) -> dict[str, Any]:
+    """Return one run's row; a config that did not read shows its parts as "?"."""
+    outcomes = Counter(e.outcome for e in store.episodes(run))
+    return {
+        "run": run,
+        "family": store.run_family(run) or "?",
+        "suites": sorted(config.suites) if config else [],
+        "agent": _named(config.agent) if config else "?",
+        "backend": _named(config.backend) if config else "?",
+        "stored": sum(outcomes.values()),
+        "planned": _planned(config) if config else None,
+        "success": outcomes["success"],
+        "failure": outcomes["failure"],
+        "errors": outcomes["error"],
+        "began": store.created(run),
+    }
 
 
 SHOWN_ARGS = ("model", "url", "observation")
@@ -65,21 +66,3 @@ def _planned(config: RunConfig) -> int | None:
             return None
         total += min(count, config.limit) if config.limit else count
     return total * config.repeats
-
-
-def _unreadable(store: Store, run: str) -> dict[str, Any]:
-    """Return the row of a run whose stored config does not read: its counts, the rest "?"."""
-    outcomes = Counter(e.outcome for e in store.episodes(run))
-    return {
-        "run": run,
-        "family": store.run_family(run) or "?",
-        "suites": [],
-        "agent": "?",
-        "backend": "?",
-        "stored": sum(outcomes.values()),
-        "planned": None,
-        "success": outcomes["success"],
-        "failure": outcomes["failure"],
-        "errors": outcomes["error"],
-        "began": store.created(run),
-    }
