@@ -17,6 +17,7 @@ points (group ``sortie.families``), and a layer above core may add a finder
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -245,6 +246,7 @@ WORDS = Words()
 """The one table of words; core's shared ones are added where they are defined."""
 
 
+@functools.cache  # read for every replayed step: the hints of a type do not change
 def enum_fields(kind: type) -> dict[str, tuple[type[StrEnum], ...]]:
     """Return, for each field of dataclass ``kind`` typed by enums, those enum types."""
     import typing
