@@ -36,6 +36,9 @@ class Capabilities:
     """Images it renders: ``rgb``, ``depth``, ``semantic``."""
     worlds: str
     """Which worlds it loads, in words (e.g. ``embedded world builders``, ``unreal.<Map>``)."""
+    cameras: bool = False
+    """Whether it renders with any camera a run asks for (``--camera``); False: the
+    simulator's own camera, set where the simulator is configured."""
 
     def summary(self) -> dict[str, str]:
         """Return the capabilities as short texts, for a table."""
@@ -45,6 +48,7 @@ class Capabilities:
             "flight": flight,
             "interaction": "yes" if self.interaction else "no",
             "sensors": ", ".join(sorted(self.sensors)),
+            "cameras": "any" if self.cameras else "the simulator's",
             "worlds": self.worlds,
         }
 
@@ -59,6 +63,8 @@ class Needs:
     sensors: frozenset[str]
     worlds: frozenset[str]
     """The world builder names of the run's episodes."""
+    camera: Mapping[str, Any] | None = None
+    """The camera the run asks for (``--camera``); None: the family's own."""
 
 
 def backend_class(name: str) -> type:
@@ -153,12 +159,22 @@ def refusal(name: str, needs: Needs) -> str | None:
     if missing:
         renders = ", ".join(sorted(caps.sensors)) or "none"
         return f"the agent needs {', '.join(sorted(missing))} images; it renders {renders}"
+    if needs.camera is not None and not caps.cameras:
+        return (
+            f"the run asks for its own camera ({camera_text(needs.camera)}); it renders with "
+            "the simulator's camera, which is set in the simulator (see docs/simulators.md)"
+        )
     world_problem = getattr(backend_class(name), "world_problem", None)
     for world in sorted(needs.worlds):
         problem = world_problem(world) if world_problem else None
         if problem:
             return problem
     return None
+
+
+def camera_text(camera: Mapping[str, Any]) -> str:
+    """Return a camera as ``WxH@HFOV/PITCH`` (what ``--camera`` reads back)."""
+    return f"{camera['width']}x{camera['height']}@{camera['hfov']:g}/{camera['pitch']:g}"
 
 
 def _missing_client(name: str) -> str | None:

@@ -15,10 +15,18 @@ from sortie.backends.queries import PositionQueries
 from sortie.core.actions import Fly, Move
 from sortie.core.episode import EpisodeSpec, Placement, WorldSpec
 from sortie.core.errors import ConfigError, InvalidPoseError, InvalidStartError, SimulationError
-from sortie.core.observation import CameraInfo, Event, EventKind, Frames, Observation, Sensor
+from sortie.core.observation import (
+    IMAGE_SENSORS,
+    CameraInfo,
+    Event,
+    EventKind,
+    Frames,
+    Observation,
+    Sensor,
+)
 from sortie.core.pose import Pose
 from sortie.sim.bodies import Multirotor, Walker
-from sortie.sim.camera import CameraSpec
+from sortie.sim.camera import BODY_PITCH, CameraSpec
 from sortie.sim.household import HouseLayout, house_layout, item_radius, place_spots
 from sortie.sim.mesh import pose_matrix
 from sortie.sim.navigation import NavGraph
@@ -99,6 +107,7 @@ class EmbeddedBackend(PositionQueries):
         interaction=True,
         sensors=frozenset({"rgb", "depth", "semantic"}),
         worlds="embedded world builders (sortie worlds)",
+        cameras=True,
     )
 
     @staticmethod
@@ -139,7 +148,7 @@ class EmbeddedBackend(PositionQueries):
         self.body_kind = body
         if isinstance(camera, Mapping):
             camera = CameraSpec(**camera)
-        self.camera = camera or CameraSpec(pitch=_DEFAULT_PITCH[body])
+        self.camera = camera or CameraSpec(pitch=BODY_PITCH[body])
         self.sensors = frozenset(_sensor(s) for s in sensors)
         self.control_period = control_period
         self.visible_pixels = visible_pixels
@@ -511,15 +520,8 @@ class EmbeddedOracleView:
         return self._world.nav.closed_doors(self._world.scene)
 
 
-_DEFAULT_PITCH = {"walker": 0.0, "multirotor": -45.0, "manipulator": -20.0}
-"""Default camera pitch of each body (a manipulator's head looks down at tables)."""
-
-
 def _sensor(value: str | Sensor) -> Sensor:
-    try:
-        return Sensor(value)
-    except ValueError:
-        allowed = ", ".join(s.value for s in Sensor)
-        raise ConfigError(
-            f"embedded backend: unknown sensor {value!r}; allowed: {allowed}"
-        ) from None
+    if value not in IMAGE_SENSORS:
+        allowed = ", ".join(sorted(IMAGE_SENSORS))
+        raise ConfigError(f"embedded backend: unknown sensor {value!r}; allowed: {allowed}")
+    return Sensor(value)

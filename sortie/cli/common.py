@@ -17,6 +17,7 @@ from rich.markup import escape
 from sortie.core.errors import SortieError
 
 if TYPE_CHECKING:
+    from sortie.core.run_config import PoseSettings
     from sortie.run.store import Store
 
 app = typer.Typer(
@@ -115,6 +116,32 @@ def family_settings(pairs: list[str] | None, **aliases: str | None) -> dict[str,
 def episode_ids(episodes: str | None) -> tuple[str, ...]:
     """Return the ids of ``--episodes a,b`` (none: every episode)."""
     return tuple(i.strip() for i in (episodes or "").split(",") if i.strip())
+
+
+def pose_settings(frame: str | None, noise: str | None) -> PoseSettings | None:
+    """Return the pose sensor's settings from ``--pose-frame`` and ``--pose-noise M[,DEG]``.
+
+    None when neither is given (an agent that reads the pose gets it exact, in the world frame).
+    """
+    from pydantic import ValidationError
+
+    from sortie.core.run_config import PoseSettings
+
+    if frame is None and noise is None:
+        return None
+    fields: dict[str, Any] = {"frame": frame} if frame is not None else {}
+    if noise is not None:
+        parts = [p.strip() for p in noise.split(",")]
+        if not 1 <= len(parts) <= 2 or not all(parts):
+            raise fail(SortieError(f"--pose-noise {noise!r}: expected METRES[,DEGREES]"))
+        fields |= dict(zip(("position_noise", "heading_noise"), parts, strict=False))
+    try:
+        return PoseSettings(**fields)
+    except ValidationError as error:
+        found = "; ".join(
+            f"{'.'.join(map(str, e['loc']))} {e['input']!r}: {e['msg']}" for e in error.errors()
+        )
+        raise fail(SortieError(f"--pose-frame/--pose-noise: {found}")) from None
 
 
 def parse_params(items: list[str], option: str = "--agent-arg") -> dict[str, str]:

@@ -20,6 +20,7 @@ from sortie.cli.common import (
     episode_ids,
     family_settings,
     parse_params,
+    pose_settings,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +69,21 @@ class RunOptions:
     backend_arg: Annotated[
         list[str] | None, typer.Option("--backend-arg", "-b", help="Backend argument k=v.")
     ] = None
+    camera: Annotated[
+        str | None,
+        typer.Option(
+            help="The agent's camera: a preset (rescuebench, missionbench, ...) or "
+            "WxH[@HFOV][/PITCH], e.g. 640x640@110 (default: the family's)."
+        ),
+    ] = None
+    pose_frame: Annotated[
+        str | None,
+        typer.Option(help="Pose sensor frame, for agents that read it: world or start."),
+    ] = None
+    pose_noise: Annotated[
+        str | None,
+        typer.Option(help="Pose sensor noise, standard deviations: METRES[,DEGREES]."),
+    ] = None
     # The flags the family settings had before -F, kept as aliases of -F name=value.
     triggers: Annotated[str | None, _alias("triggers")] = None
     judge: Annotated[str | None, _alias("judge")] = None
@@ -103,6 +119,8 @@ class RunOptions:
             max_consecutive_errors=self.max_consecutive_errors,
             backend=self.backend,
             backend_args=parse_params(self.backend_arg or [], "--backend-arg"),
+            camera=self.camera,
+            pose=pose_settings(self.pose_frame, self.pose_noise),
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 
@@ -13,11 +14,23 @@ from sortie.core.vocabulary import WORDS
 
 
 class Sensor(StrEnum):
-    """Images a camera can produce."""
+    """What an agent can sense each step: a camera's images, or the body's own pose."""
 
     RGB = "rgb"
     DEPTH = "depth"
     SEMANTIC = "semantic"
+    POSE = "pose"
+    """Position and heading (as habitat-lab's GPS and compass): the mission gives it, not the
+    renderer, as the run's ``PoseSettings`` say (``sortie.core.run_config``)."""
+
+
+IMAGE_SENSORS = frozenset({Sensor.RGB, Sensor.DEPTH, Sensor.SEMANTIC})
+"""The sensors a backend renders; the others are the mission's to give."""
+
+
+def image_sensors(sensors: Iterable[str]) -> list[str]:
+    """Return the image sensors among ``sensors``, sorted (what a backend is asked to render)."""
+    return sorted(s for s in set(sensors) if s in IMAGE_SENSORS)
 
 
 class EventKind(StrEnum):
@@ -144,7 +157,7 @@ class Brief:
 
 @dataclass(frozen=True, slots=True)
 class MissionObservation:
-    """What an agent perceives after each step: its images and its own state, no position.
+    """What an agent perceives after each step: its images and its own state.
 
     Attributes:
         frames: the images the agent asked for.
@@ -153,6 +166,8 @@ class MissionObservation:
         step: steps taken so far.
         clock: mission clock so far, seconds (the clock the budget is counted on).
         time_left: seconds of budget left.
+        pose: the body's position and heading, only for an agent that reads the pose sensor
+            (``Sensor.POSE``), in the frame and with the noise the run's ``PoseSettings`` say.
     """
 
     frames: Frames
@@ -161,6 +176,7 @@ class MissionObservation:
     step: int = 0
     clock: float = 0.0
     time_left: float = 0.0
+    pose: Pose | None = None
 
     def kept_images(self) -> dict[str, NDArray[np.uint8]]:
         """Return the RGB images a run records of this observation, by name (``rgb``)."""

@@ -24,7 +24,7 @@ What older sorties wrote still reads:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -45,6 +45,28 @@ class PluginRef(Record):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
+class PoseSettings(BaseModel):
+    """How the pose sensor reads, for an agent that asks for it (``Sensor.POSE``).
+
+    Like habitat-lab's GPS and compass: a position in metres and a heading in degrees. The
+    noise is declared, not hidden: every step each of x, y and z gets its own zero-mean
+    Gaussian error of ``position_noise`` metres (standard deviation) and the heading one of
+    ``heading_noise`` degrees, drawn from a generator seeded by the episode's seed, so the same
+    seed reads the same noisy poses. Exact (both 0) by default.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    frame: Literal["world", "start"] = "world"
+    """``world``: the episode's own coordinates (x, y, z, yaw counter-clockwise from +x), as
+    MissionBench tells its drone; ``start``: relative to the body's pose at the start, x ahead,
+    y to the left, the heading from the start's (habitat-lab's episodic GPS and compass)."""
+    position_noise: float = Field(default=0.0, ge=0.0, le=100.0)
+    """Standard deviation of each position axis' error, metres."""
+    heading_noise: float = Field(default=0.0, ge=0.0, le=180.0)
+    """Standard deviation of the heading's error, degrees."""
+
+
 class PlayConfig(BaseModel):
     """How a run's episodes are played: the fields a run's config and each header share."""
 
@@ -59,6 +81,10 @@ class PlayConfig(BaseModel):
     model reads them back); None: written before runs recorded them."""
     run_seed: int = 0
     """The run seed; each episode's seed derives from it and the episode's key."""
+    # Left out while None, as rows and headers were written before the pose sensor existed:
+    # a run whose agent reads no pose writes the same bytes as before.
+    pose: PoseSettings | None = Field(default=None, exclude_if=lambda value: value is None)
+    """How the pose sensor reads; None: the agent does not read it."""
 
 
 class EpisodeConfig(PlayConfig):

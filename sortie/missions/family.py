@@ -20,10 +20,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from sortie.backends.cameras import body_camera, run_camera
 from sortie.backends.catalog import Needs
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ParameterError, did_you_mean
+from sortie.core.observation import image_sensors
 from sortie.core.registry import load_path
 
 
@@ -111,10 +113,32 @@ class Family:
     readings: tuple[Reading, ...] = ()
     """Columns that differ between its seed benchmark's paper, its code and sortie."""
 
-    def needs(self, sensors: Iterable[str], worlds: Iterable[str]) -> Needs:
-        """Return what its missions ask of a backend, for an agent seeing ``sensors``."""
+    def own_camera(self, given: str | Mapping[str, Any], where: str = "--camera") -> dict[str, Any]:
+        """Return the camera a run asks for with ``given``: what it gives over the family's.
+
+        Raises:
+            ParameterError: ``given`` names no camera, or one out of range.
+        """
+        return run_camera(given, body_camera(self.body, self.camera), where)
+
+    def needs(
+        self,
+        sensors: Iterable[str],
+        worlds: Iterable[str],
+        camera: Mapping[str, Any] | None = None,
+    ) -> Needs:
+        """Return what its missions ask of a backend, for an agent seeing ``sensors``.
+
+        Only the image sensors are asked of the backend; the pose is the mission's to give.
+        ``camera`` is the run's own camera (None: the family's).
+        """
         return Needs(
-            self.name, self.body, self.needs_interaction, frozenset(sensors), frozenset(worlds)
+            self.name,
+            self.body,
+            self.needs_interaction,
+            frozenset(image_sensors(sensors)),
+            frozenset(worlds),
+            camera,
         )
 
     def load_runtime(self) -> type:

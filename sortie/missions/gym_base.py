@@ -21,15 +21,17 @@ from typing import Any, Generic, TypeVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from pydantic import ValidationError
 
 from sortie.backends.base import Backend
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend, check_backend
 from sortie.core.actions import Action
-from sortie.core.episode import EpisodeSpec
+from sortie.core.episode import MAX_COORDINATE, EpisodeSpec
 from sortie.core.errors import ConfigError
-from sortie.core.observation import MissionObservation, Sensor
+from sortie.core.observation import MissionObservation, Sensor, image_sensors
 from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
+from sortie.core.run_config import PoseSettings
 from sortie.missions.family import FamilySettings, parse_settings
 from sortie.missions.loading import load_suite
 from sortie.missions.registry import FAMILIES
@@ -95,17 +97,23 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         suite: str | Suite | None,
         runtime: Callable[[Backend], R],
         body: str,
-        camera: CameraSpec | Mapping[str, Any],
+        camera: CameraSpec | Mapping[str, Any] | str,
         sensors: Sequence[str],
         max_depth: float | None,
         render_mode: str | None,
         *,
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
+        pose: PoseSettings | Mapping[str, Any] | None = None,
     ) -> None:
-        """Pick the episodes, build the backend (by its name) and runtime, then the spaces."""
+        """Pick the episodes, build the backend (by its name) and runtime, then the spaces.
+
+        ``camera`` may name a preset or read ``WxH[@HFOV][/PITCH]`` (what it does not give
+        keeps the family's); ``pose`` says how the pose sensor reads when ``sensors`` holds
+        ``pose`` (None: exact, in the world frame).
+        """
         self.episodes = _episodes(self.family, episodes, suite)
-        self.camera = camera if isinstance(camera, CameraSpec) else CameraSpec(**camera)
+        self.camera = self._camera(camera)
         self.max_depth = float(max_depth if max_depth is not None else self.max_depth)
         if not 0 < self.max_depth < math.inf:
             raise ConfigError(
@@ -114,12 +122,14 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         # Through the registry: missions name backends, they never import one.
         worlds = {e.world.builder for e in self.episodes}
         check_backend(backend, FAMILIES.get(self.family).needs(sensors, worlds))
+        images = image_sensors(sensors)
         self.backend = build_backend(
-            backend, backend_args or {}, body=body, sensors=sensors, camera=self.camera
+            backend, backend_args or {}, body=body, sensors=images, camera=self.camera
         )
         self.mission: R = runtime(self.backend)
+        self.mission.pose_settings = _pose_settings(type(self).__name__, sensors, pose)
         self.render_mode = render_mode
-        self.sensors = self.backend.sensors
+        self.sensors = self.backend.sensors | ({Sensor.POSE} if Sensor.POSE in sensors else set())
         self.budget = max(self._budget(e) for e in self.episodes)
         self.observation_space = self._observation_space()
         self.action_space = self._action_space()
@@ -202,6 +212,28 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         self.backend.close()
 
     # --- shared parts ---------------------------------------------------------------------
+    def _camera(self, camera: CameraSpec | Mapping[str, Any] | str) -> CameraSpec:
+        """Return the env's camera: as given, or a preset or text over the family's."""
+        if isinstance(camera, CameraSpec):
+            return camera
+        if isinstance(camera, str):
+            where = f"{type(self).__name__}: camera"
+            return CameraSpec(**FAMILIES.get(self.family).own_camera(camera, where))
+        return CameraSpec(**camera)
+
+    def _pose_space(self) -> dict[str, spaces.Space[Any]]:
+        """Return the pose entry's space (``x, y, z, yaw``), for an env that reads the pose."""
+        if Sensor.POSE not in self.sensors:
+            return {}
+        bound = np.array([MAX_COORDINATE] * 3 + [180.0], np.float32)
+        return {"pose": spaces.Box(-bound, bound, (4,), np.float32)}
+
+    def _pose_entry(self, observation: MissionObservation) -> dict[str, Any]:
+        """Return the pose entry's value, for an env that reads the pose."""
+        if observation.pose is None:
+            return {}
+        return {"pose": np.array(observation.pose.as_list(), np.float32)}
+
     def _observation_space(self) -> spaces.Dict:
         h, w = self.camera.height, self.camera.width
         images: dict[str, spaces.Space[Any]] = {
@@ -211,7 +243,8 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         }
         chosen = {k: v for k, v in images.items() if Sensor(k) in self.sensors}
         time_left = spaces.Box(0.0, self.budget, (), np.float32)
-        return spaces.Dict({**chosen, **self._own_spaces(), "time_left": time_left})
+        own = self._own_spaces()
+        return spaces.Dict({**chosen, **self._pose_space(), **own, "time_left": time_left})
 
     def _to_gym(self, observation: MissionObservation) -> dict[str, Any]:
         frames = observation.frames
@@ -221,6 +254,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         if "depth" in out:
             out["depth"] = np.minimum(out["depth"], np.float32(self.max_depth))
         self._rgb = out.get("rgb")
+        out.update(self._pose_entry(observation))
         out.update(self._own_observation(observation))
         out["time_left"] = np.array(observation.time_left, np.float32)  # 0-d, as Box expects
         return out
@@ -236,6 +270,22 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
                 f"s exceeds the {self.budget:g} s this env's time_left space "
                 f"allows; create the env with that episode"
             )
+
+
+def _pose_settings(
+    env: str, sensors: Sequence[str], pose: PoseSettings | Mapping[str, Any] | None
+) -> PoseSettings | None:
+    """Return how the env's pose sensor reads (None: ``sensors`` has no ``pose``)."""
+    if Sensor.POSE not in sensors:
+        if pose is not None:
+            raise ConfigError(f"{env}: pose settings given, but sensors {list(sensors)} lack pose")
+        return None
+    if pose is None or isinstance(pose, PoseSettings):
+        return pose or PoseSettings()
+    try:
+        return PoseSettings(**pose)
+    except ValidationError as error:
+        raise ConfigError(f"{env}: pose {dict(pose)!r}: {error.errors()[0]['msg']}") from None
 
 
 def _episodes(

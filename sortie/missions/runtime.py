@@ -10,6 +10,7 @@ invalid actions and the step records.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from typing import Any
 
 from sortie.backends.base import Backend, StepOutcome, SupportsCameraInfo
@@ -24,8 +25,10 @@ from sortie.core.records import (
     StepRecord,
     TrajectoryFooter,
 )
+from sortie.core.run_config import PoseSettings
 from sortie.missions.clock import Clock as Clock
 from sortie.missions.family import FamilySettings
+from sortie.missions.pose_sensor import PoseSensor
 from sortie.missions.stages import Stage, StageTracker
 
 COLLISION_COOLDOWN = 5
@@ -49,6 +52,9 @@ class MissionRuntime(ABC):
     """The family's name; the rest of what it is: its descriptor (``family.py``)."""
     settings: FamilySettings
     """The family's settings the rules are played with (set by the family's constructor)."""
+    pose_settings: PoseSettings | None = None
+    """How the pose sensor reads, set by whoever builds the runtime for an agent that reads it
+    (``Sensor.POSE``); None: observations carry no pose."""
 
     def __init__(
         self, backend: Backend, clock: Clock | str = Clock.SIM, control_period: float = 0.2
@@ -110,7 +116,10 @@ class MissionRuntime(ABC):
         self._cooldown, self._collisions = 0, 0
         self.outcome: Outcome | None = Outcome.SUCCESS if self.tracker.all_done else None
         self.failure: str | None = None
-        return self._observe(observation.frames, ())
+        self._pose_sensor = (
+            PoseSensor(self.pose_settings, observation.pose, seed) if self.pose_settings else None
+        )
+        return self._sensed(self._observe(observation.frames, ()))
 
     @property
     def done(self) -> bool:
@@ -135,7 +144,7 @@ class MissionRuntime(ABC):
         self._judge()
         all_events = (*outcome.events, *events)
         record = self._record(action, all_events, stage, counted, outcome)
-        return self._observe(outcome.observation.frames, all_events), record
+        return self._sensed(self._observe(outcome.observation.frames, all_events)), record
 
     def footer(self, error: str | None = None) -> TrajectoryFooter:
         """Return how the episode ended (``error``: the agent or backend failed)."""
@@ -178,6 +187,12 @@ class MissionRuntime(ABC):
             self._collisions += 1
             return 1
         return 0
+
+    def _sensed(self, observation: MissionObservation) -> MissionObservation:
+        """Return ``observation`` with the pose sensor's reading, for an agent that reads it."""
+        if self._pose_sensor is None:
+            return observation
+        return replace(observation, pose=self._pose_sensor.read(self.backend.pose()))
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> MissionObservation:
         assert self.brief is not None

@@ -15,6 +15,7 @@ from sortie.core.observation import (
     Frames,
     MissionObservation,
 )
+from sortie.core.pose import Pose
 from sortie.core.serialize import action_to_dict
 from sortie.core.vocabulary import WORDS
 from sortie.remote.wire import (
@@ -26,6 +27,7 @@ from sortie.remote.wire import (
     Limits,
     ObservationFields,
     ObservationMessage,
+    PoseReading,
     SkillInfo,
     StageInfo,
     WireError,
@@ -96,6 +98,7 @@ def observation_to_wire(observation: MissionObservation) -> ObservationMessage:
         step=observation.step,
         clock=observation.clock,
         time_left=observation.time_left,
+        pose=None if observation.pose is None else PoseReading(**asdict(observation.pose)),
         **_parts_to_wire(observation),
     )
 
@@ -123,6 +126,7 @@ def observation_from_wire(message: ObservationFields) -> MissionObservation:
         message.step,
         message.clock,
         message.time_left,
+        None if message.pose is None else Pose(**message.pose.model_dump()),
     )
     found = message.part()
     if found is None:

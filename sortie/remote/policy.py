@@ -93,7 +93,8 @@ def serve(
         port: the TCP port.
         name: what the hello calls the policy.
         families: the mission families it plays (``rescue``, ``aerial``); None: any.
-        sensors: the images it needs each step (``rgb``, ``depth``, ``semantic``).
+        sensors: what it needs each step: images (``rgb``, ``depth``, ``semantic``) and
+            ``pose`` (the pose sensor).
         token: require a token (``SORTIE_AGENT_TOKEN``'s, or a new one, printed); False:
             answer requests without one.
     """

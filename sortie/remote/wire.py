@@ -71,6 +71,15 @@ class Camera(WireModel):
     pitch: float
 
 
+class PoseReading(WireModel):
+    """The pose sensor's reading: metres and degrees, in the frame the run chose."""
+
+    x: float
+    y: float
+    z: float
+    yaw: float
+
+
 class StageInfo(WireModel):
     """One stage of the mission and its instruction."""
 
@@ -127,7 +136,7 @@ class EventMessage(WireModel):
 
 
 class ObservationFields(WireModel):
-    """The shared fields of an observation message: images and state, never the position."""
+    """The shared fields of an observation message: images, state, the pose if it is read."""
 
     frames: dict[Literal["rgb", "depth", "semantic"], Image] = Field(default_factory=dict)
     carrying: bool
@@ -135,6 +144,7 @@ class ObservationFields(WireModel):
     step: int
     clock: float
     time_left: float
+    pose: PoseReading | None = None
 
     @model_validator(mode="after")
     def _images_within_budget(self) -> ObservationFields:
@@ -235,7 +245,7 @@ class Hello(Message):
 
     agent: str
     families: list[str] | None = None
-    sensors: list[Literal["rgb", "depth", "semantic"]] = Field(default_factory=list)
+    sensors: list[Literal["rgb", "depth", "semantic", "pose"]] = Field(default_factory=list)
 
 
 class ResetRequest(Message):

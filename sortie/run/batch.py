@@ -21,6 +21,7 @@ from sortie.core.errors import ConfigError, ParameterError, RunAbortedError, did
 from sortie.core.folders import claim_output
 from sortie.core.records import ERROR_REASONS
 from sortie.core.records_io import Suite
+from sortie.core.run_config import PoseSettings
 from sortie.missions.loading import load_suite
 from sortie.missions.runtime import Clock
 from sortie.run.executor import run_jobs
@@ -79,6 +80,10 @@ class RunRequest:
     """Registered backend name (see ``sortie backends``); part of the stored config."""
     backend_args: Mapping[str, Any] = field(default_factory=dict)
     """The backend's arguments (``-b key=value``); part of the stored config."""
+    camera: str | Mapping[str, Any] | None = None
+    """The agent's camera (a preset or ``WxH[@HFOV][/PITCH]``); None: the family's."""
+    pose: PoseSettings | None = None
+    """How the pose sensor reads, for an agent that reads it; None: exact, world frame."""
 
     def __post_init__(self) -> None:
         """Refuse a request that no run can follow (every bad field at once), then a bad id.
@@ -163,6 +168,8 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         backend=request.backend,
         backend_args=request.backend_args,
         worlds=chosen.worlds,
+        pose=request.pose,
+        camera=request.camera,
     )
     records = request.out or store.folder / run_id
     jobs = make_jobs(chosen.episodes, run, request.repeats, records, store.folder)

@@ -17,7 +17,8 @@ from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, Needs, resolve_backend
 from sortie.core.episode import EpisodeSpec, check_name
-from sortie.core.errors import ConfigError
+from sortie.core.errors import ConfigError, ParameterError
+from sortie.core.observation import Sensor, image_sensors
 from sortie.core.records import (
     FailureReason,
     Outcome,
@@ -27,7 +28,7 @@ from sortie.core.records import (
 )
 from sortie.core.records_io import read_trajectory, write_columns
 from sortie.core.registry import check_arguments
-from sortie.core.run_config import EpisodeConfig, PluginRef, RunConfig
+from sortie.core.run_config import EpisodeConfig, PluginRef, PoseSettings, RunConfig
 from sortie.core.version import VERSION
 from sortie.missions.family import FamilySettings
 from sortie.missions.registry import FAMILIES, check_episode
@@ -68,6 +69,10 @@ class RunSpec:
     """The registered name of the backend every job runs on."""
     backend_args: Mapping[str, Any] = field(default_factory=dict)
     """The backend's own arguments (``-b key=value``), checked and converted."""
+    pose: PoseSettings | None = None
+    """How the pose sensor reads, when the agent reads it (None: it does not)."""
+    camera: Mapping[str, Any] | None = None
+    """The run's own camera (every ``CameraSpec`` field); None: the family's."""
 
     @classmethod
     def resolve(
@@ -83,19 +88,28 @@ class RunSpec:
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
         worlds: Iterable[str] = (),
+        pose: PoseSettings | None = None,
+        camera: str | Mapping[str, Any] | None = None,
     ) -> RunSpec:
         """Resolve a run's parts in one pass, each by its owner, raising on the first refusal.
 
         The family parses its ``settings`` (``-F name=value``); the agent registry creates the
         agent from ``args`` (a probe, to learn its sensors); the backend catalog checks the
         backend's arguments and that it can run the family's missions on ``worlds`` (the
-        episodes' world builders) for those sensors.
+        episodes' world builders) for those sensors. ``pose`` says how the pose sensor reads
+        (None: exact, in the world frame), for an agent that reads it. ``camera`` is the
+        run's own camera (a preset or ``WxH[@HFOV][/PITCH]``, or fields), over the family's.
+
+        Raises:
+            ParameterError: ``pose`` given for an agent that does not read the pose sensor, or
+                a camera that is not one.
         """
         described = FAMILIES.get(family)
         parsed = described.parse_settings(settings or {})
         probe = AGENTS.create(agent, args, flag="-a")
         sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
-        needs = described.needs(sensors, worlds)
+        own = described.own_camera(camera) if camera is not None else None
+        needs = described.needs(sensors, worlds, own)
         return cls(
             PluginRef(name=agent, args=dict(args)),
             AGENTS.get(agent),
@@ -107,11 +121,13 @@ class RunSpec:
             record_frames,
             backend,
             resolve_backend(backend, backend_args or {}, needs),
+            _pose_settings(agent, sensors, pose),
+            own,
         )
 
     def backend_for(self, family: str) -> PluginRef:
         """Return the backend a job of ``family`` runs on: the family's body, the run's sensors."""
-        return backend_ref(family, self.sensors, self.backend, self.backend_args)
+        return backend_ref(family, self.sensors, self.backend, self.backend_args, self.camera)
 
     def config(
         self,
@@ -139,11 +155,27 @@ class RunSpec:
 
     def play_fields(self) -> dict[str, Any]:
         """Return the fields of ``PlayConfig`` (the run's config and every header share them)."""
-        return {
+        fields = {
             "clock": self.clock,
             "settings": self.settings.model_dump(mode="json"),
             "run_seed": self.run_seed,
         }
+        return fields | ({"pose": self.pose} if self.pose is not None else {})
+
+
+def _pose_settings(
+    agent: str, sensors: Iterable[str], pose: PoseSettings | None
+) -> PoseSettings | None:
+    """Return how the pose sensor reads for an agent seeing ``sensors`` (None: it does not)."""
+    if Sensor.POSE in sensors:
+        return pose or PoseSettings()
+    if pose is not None:
+        seen = ", ".join(sensors) or "none"
+        raise ParameterError(
+            f"pose settings given, but agent {agent!r} does not read the pose sensor "
+            f"(its sensors: {seen}); the pose goes only to agents that declare it"
+        )
+    return None
 
 
 def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:
@@ -268,8 +300,13 @@ def run_job(job: Job, backend: Backend) -> JobResult:
 
 
 def run_runtime(job: Job, backend: Backend) -> MissionRuntime:
-    """Return the rules of the job's family over ``backend``, with the run's family settings."""
-    return mission_runtime(job.episode.family, backend, job.run.clock, job.run.settings)
+    """Return the rules of the job's family over ``backend``, with the run's family settings.
+
+    The runtime gives the pose sensor's reading when the run's agent reads it.
+    """
+    runtime = mission_runtime(job.episode.family, backend, job.run.clock, job.run.settings)
+    runtime.pose_settings = job.run.pose
+    return runtime
 
 
 def mission_runtime(
@@ -296,16 +333,19 @@ def backend_ref(
     sensors: Iterable[str] = (),
     backend: str = DEFAULT_BACKEND,
     args: Mapping[str, Any] | None = None,
+    camera: Mapping[str, Any] | None = None,
 ) -> PluginRef:
     """Return backend ``backend`` for ``family``: the family's body and camera, ``sensors``.
 
     ``args`` are the backend's own (already checked) arguments; the stored run config and
-    every record header carry them with the name.
+    every record header carry them with the name. ``camera``: the run's own (None: the
+    family's, which is written only where the family fixes one).
     """
     described = FAMILIES.get(family)
-    harness: dict[str, Any] = {"body": described.body, "sensors": list(sensors)}
-    if described.camera is not None:
-        harness["camera"] = dict(described.camera)
+    harness: dict[str, Any] = {"body": described.body, "sensors": image_sensors(sensors)}
+    chosen = camera if camera is not None else described.camera
+    if chosen is not None:
+        harness["camera"] = dict(chosen)
     return PluginRef(name=backend, args={**(args or {}), **harness})
 
 

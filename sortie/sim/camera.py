@@ -12,6 +12,9 @@ from numpy.typing import NDArray
 from sortie.core.errors import ParameterError
 from sortie.sim.linear import product
 
+BODY_PITCH = {"walker": 0.0, "multirotor": -45.0, "manipulator": -20.0}
+"""Default camera pitch of each body, degrees (a manipulator's head looks down at tables)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CameraSpec:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sortie.core.actions import FlightPrimitive, Interaction
-from sortie.core.observation import Sensor
+from sortie.core.observation import IMAGE_SENSORS
 from sortie.core.serialize import action_from_dict
 from sortie.missions.aerial.vocabulary import TaskActionKind
 from sortie.remote import wire
@@ -90,7 +90,7 @@ def test_an_observation_round_trips_with_all_three_images(rescue_start):
     back = observation_from_wire(
         parse_message(ActRequest, message.model_dump_json().encode()).observation
     )
-    for sensor in Sensor:
+    for sensor in IMAGE_SENSORS:
         assert np.array_equal(getattr(back.frames, sensor), getattr(observation.frames, sensor))
     assert (back.carrying, back.step, back.time_left) == (False, 0, observation.time_left)
 

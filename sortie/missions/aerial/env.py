@@ -28,6 +28,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
 from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
+from sortie.core.run_config import PoseSettings
 from sortie.missions.aerial import spec
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.settings import AerialSettings
@@ -55,7 +56,7 @@ class AerialEnv(MissionEnv[AerialMission]):
     def __init__(
         self,
         episodes: Sequence[EpisodeSpec] | None = None,
-        camera: CameraSpec | Mapping[str, Any] | None = None,
+        camera: CameraSpec | Mapping[str, Any] | str | None = None,
         sensors: Sequence[str] = ("rgb", "depth", "semantic"),
         clock: str = "sim",
         judge: str | None = None,
@@ -65,6 +66,7 @@ class AerialEnv(MissionEnv[AerialMission]):
         max_depth: float | None = None,
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
+        pose: PoseSettings | Mapping[str, Any] | None = None,
     ) -> None:
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
 
@@ -73,6 +75,9 @@ class AerialEnv(MissionEnv[AerialMission]):
         ``judge`` names the report judge (``exact``, ``embedding``, ``llm``; None: the
         ``AerialSettings`` default, exact); ``max_depth`` clips depth images (metres, default
         1000). ``reset`` may pass an episode in its options.
+
+        ``camera`` may be a preset or ``WxH[@HFOV][/PITCH]``; ``pose`` says how the pose
+        sensor reads when ``sensors`` holds ``pose`` (``MissionEnv``).
         """
         settings = env_settings(AerialSettings, self.family, judge=judge)
         super().__init__(
@@ -86,6 +91,7 @@ class AerialEnv(MissionEnv[AerialMission]):
             render_mode,
             backend=backend,
             backend_args=backend_args,
+            pose=pose,
         )
 
     def _budget(self, episode: EpisodeSpec) -> float:

@@ -30,6 +30,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation, Sensor
 from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
+from sortie.core.run_config import PoseSettings
 from sortie.missions.gym_base import (
     IMAGE_SENSORS,
     MissionEnv,
@@ -83,7 +84,7 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
     def __init__(
         self,
         episodes: Sequence[EpisodeSpec] | None = None,
-        camera: CameraSpec | Mapping[str, Any] | None = None,
+        camera: CameraSpec | Mapping[str, Any] | str | None = None,
         sensors: Sequence[str] = ("rgb",),
         clock: str = "sim",
         setting: str | None = None,
@@ -94,6 +95,7 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
         max_depth: float | None = None,
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
+        pose: PoseSettings | Mapping[str, Any] | None = None,
     ) -> None:
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
 
@@ -102,6 +104,9 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
         ``perfect``); None takes the ``HouseholdSettings`` default. ``max_depth`` clips depth
         images (metres, default 50). ``backend`` names the simulator, ``backend_args`` its
         arguments. ``reset`` may pass an episode in its options.
+
+        ``camera`` may be a preset or ``WxH[@HFOV][/PITCH]``; ``pose`` says how the pose
+        sensor reads when ``sensors`` holds ``pose`` (``MissionEnv``).
         """
         settings = env_settings(HouseholdSettings, self.family, setting=setting, skills=skills)
         super().__init__(
@@ -115,6 +120,7 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
             render_mode,
             backend=backend,
             backend_args=backend_args,
+            pose=pose,
         )
 
     @property
@@ -138,7 +144,7 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
             "semantic": spaces.Box(0, np.iinfo(np.int32).max, (n, h, w), np.int32),
         }
         chosen = {k: v for k, v in images.items() if Sensor(k) in self.sensors}
-        return spaces.Dict({**chosen, **self._own_spaces()})
+        return spaces.Dict({**chosen, **self._pose_space(), **self._own_spaces()})
 
     def _own_spaces(self) -> dict[str, spaces.Space[Any]]:
         rounds = self._rounds()
@@ -162,7 +168,7 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
         if "depth" in out:
             out["depth"] = np.minimum(out["depth"], np.float32(self.max_depth))
         self._rgb = out["rgb"][0] if "rgb" in out else None  # render shows the front view
-        return {**out, **self._own_observation(observation)}
+        return {**out, **self._pose_entry(observation), **self._own_observation(observation)}
 
     def _own_observation(self, observation: MissionObservation) -> dict[str, Any]:
         assert isinstance(observation, HouseholdObservation)

@@ -20,6 +20,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
 from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
+from sortie.core.run_config import PoseSettings
 from sortie.missions.gym_base import MissionEnv, env_settings, pick, printable, text_space
 from sortie.missions.rescue.mission import RescueMission
 from sortie.missions.rescue.settings import RescueSettings
@@ -42,7 +43,7 @@ class RescueEnv(MissionEnv[RescueMission]):
     def __init__(
         self,
         episodes: Sequence[EpisodeSpec] | None = None,
-        camera: CameraSpec | Mapping[str, Any] | None = None,
+        camera: CameraSpec | Mapping[str, Any] | str | None = None,
         sensors: Sequence[str] = ("rgb", "depth", "semantic"),
         clock: str = "sim",
         triggers: str | None = None,
@@ -52,6 +53,7 @@ class RescueEnv(MissionEnv[RescueMission]):
         max_depth: float | None = None,
         backend: str = DEFAULT_BACKEND,
         backend_args: Mapping[str, Any] | None = None,
+        pose: PoseSettings | Mapping[str, Any] | None = None,
     ) -> None:
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
 
@@ -60,6 +62,9 @@ class RescueEnv(MissionEnv[RescueMission]):
 
         ``reset`` may also pass an episode in its options. ``max_depth`` clips depth images
         (metres, default 200).
+
+        ``camera`` may be a preset or ``WxH[@HFOV][/PITCH]``; ``pose`` says how the pose
+        sensor reads when ``sensors`` holds ``pose`` (``MissionEnv``).
         """
         settings = env_settings(RescueSettings, self.family, triggers=triggers)
         super().__init__(
@@ -73,6 +78,7 @@ class RescueEnv(MissionEnv[RescueMission]):
             render_mode,
             backend=backend,
             backend_args=backend_args,
+            pose=pose,
         )
 
     def _budget(self, episode: EpisodeSpec) -> float:
