@@ -5,8 +5,8 @@ last bits on another machine; sortie's promise is that nothing it stores or scor
 (docs/simulator.md, Same numbers on every machine). This module hashes a fixed sample of that:
 
 - ``episode/<suite>/<n>``: episodes of every committed suite, regenerated alone;
-- ``record/<suite>/<agent>/<episode>``: trajectory records of fixed runs, less what the wall
-  clock decides (timings, the latency clock);
+- ``record/<suite>/<agent>[@<camera>]/<episode>``: trajectory records of fixed runs, less what
+  the wall clock decides (timings, the latency clock); one run sees through a seed's camera;
 - ``metrics/<suite>/<agent>/<episode>``: each of those episodes' outcome and metric values.
 
 ``python -m sortie.diagnostics.fingerprint`` prints the hashes as JSON, with the kernels that
@@ -38,14 +38,16 @@ from sortie.run.store import Store
 
 EPISODES_PER_SUITE = (0, 1)
 """Which episodes of each committed suite are regenerated (by position in the file)."""
-RUNS = (
-    ("rescue-smoke-v2", "oracle", 4),
-    ("rescue-smoke-v2", "explorer", 2),
-    ("aerial-smoke-v1", "oracle", 4),
-    ("household-smoke-v1", "oracle", 3),
-    ("household-smoke-v1", "random", 2),
+RUNS: tuple[tuple[str, str, int, str | None], ...] = (
+    ("rescue-smoke-v2", "oracle", 4, None),
+    ("rescue-smoke-v2", "explorer", 2, None),
+    ("rescue-smoke-v2", "explorer", 1, "uni-navid"),
+    ("aerial-smoke-v1", "oracle", 4, None),
+    ("household-smoke-v1", "oracle", 3, None),
+    ("household-smoke-v1", "random", 2, None),
 )
-"""(suite, agent, first n episodes) run with run seed 0: oracles, and agents that look."""
+"""(suite, agent, first n episodes, camera) run with run seed 0: oracles, and agents that
+look, with the family's camera (None) and with one of the seeds' (``--camera``)."""
 WALL_CLOCK = ("timings", "clock_latency")
 """Record fields the wall clock decides; left out of the hashes (and ``WALL_CLOCK_METRICS``)."""
 
@@ -54,8 +56,8 @@ def fingerprint() -> dict[str, str]:
     """Return the sample's hashes, by item (see the module docstring)."""
     hashes = dict(_episodes())
     with tempfile.TemporaryDirectory() as folder:
-        for suite, agent, count in RUNS:
-            hashes.update(_run(Path(folder), suite, agent, count))
+        for suite, agent, count, camera in RUNS:
+            hashes.update(_run(Path(folder), suite, agent, count, camera))
     return dict(sorted(hashes.items()))
 
 
@@ -68,17 +70,23 @@ def _episodes() -> Iterator[tuple[str, str]]:
             yield f"episode/{name}/{n}", _digest(spec.model_dump_json())
 
 
-def _run(folder: Path, suite: str, agent: str, count: int) -> Iterator[tuple[str, str]]:
+def _run(
+    folder: Path, suite: str, agent: str, count: int, camera: str | None
+) -> Iterator[tuple[str, str]]:
     loaded = load_suite(suite)
-    path = folder / f"{suite}-{agent}.jsonl"
+    name = f"{agent}@{camera}" if camera else agent
+    path = folder / f"{suite}-{name}.jsonl"
     write_suite(path, loaded.header, loaded.episodes[:count])
-    request = RunRequest((str(path),), agent, store=folder / "store.db", run_id=f"{suite}-{agent}")
+    run_id = f"{suite}-{name}".replace("@", "-")
+    request = RunRequest(
+        (str(path),), agent, store=folder / "store.db", run_id=run_id, camera=camera
+    )
     with Store(request.store) as store:
         plan = plan_run(request, store)
         execute(plan, request, store)
         episodes = store.episodes(plan.run_id)
     for stored in sorted(episodes, key=lambda e: e.key):
-        where = f"{suite}/{agent}/{stored.episode_id}"
+        where = f"{suite}/{name}/{stored.episode_id}"
         lines = stored.record.read_text().splitlines()
         yield f"record/{where}", _digest("\n".join(_without_wall_clock(line) for line in lines))
         metrics = {

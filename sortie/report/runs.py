@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from sortie.backends.catalog import camera_text
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.run_config import PluginRef, RunConfig
 from sortie.run.store import Store
@@ -37,7 +38,7 @@ def _row(store: Store, run: str, config: RunConfig | None) -> dict[str, Any]:
         "family": store.run_family(run) or "?",
         "suites": sorted(config.suites) if config else [],
         "agent": _named(config.agent) if config else "?",
-        "backend": _named(config.backend) if config else "?",
+        "backend": _backend(config) if config else "?",
         "stored": sum(outcomes.values()),
         "planned": _planned(config) if config else None,
         "success": outcomes["success"],
@@ -55,6 +56,23 @@ def _named(part: PluginRef) -> str:
     """Return the name of a config's agent or backend, with its telling arguments."""
     shown = [f"{k}={part.args[k]}" for k in SHOWN_ARGS if k in part.args]
     return " ".join([part.name, *shown])
+
+
+def _backend(config: RunConfig) -> str:
+    """Return the backend's name and arguments, with the camera and pose the agent was given."""
+    said = [_named(config.backend)]
+    camera = config.backend.args.get("camera")
+    if camera:
+        said.append(f"camera={camera_text(camera)}")
+    pose = config.pose
+    if pose is not None:
+        noise = (
+            f" ±{pose.position_noise:g} m {pose.heading_noise:g}°"
+            if pose.position_noise or pose.heading_noise
+            else ""
+        )
+        said.append(f"pose={pose.frame}{noise}")
+    return " ".join(said)
 
 
 def _planned(config: RunConfig) -> int | None:

@@ -59,3 +59,47 @@ def test_a_grouped_record_is_spread_into_flags_and_built_from_them():
     assert result.exit_code == 0, result.output
     assert got == [(Pair("x", 2), True)]
     assert "--times" in runner.invoke(app, ["--help"]).output
+
+
+def test_pose_flags_become_the_pose_settings():
+    """--pose-frame start --pose-noise 0.2,3 asks for that frame and those deviations."""
+    request = RunOptions(["s"], "a", pose_frame="start", pose_noise="0.2,3").request(None)
+    assert request.pose is not None
+    assert (request.pose.frame, request.pose.position_noise, request.pose.heading_noise) == (
+        "start",
+        0.2,
+        3.0,
+    )
+
+
+def test_a_negative_pose_noise_exits_with_one_line():
+    """A run asked for a negative noise stops before anything runs, naming the flags."""
+    from sortie.cli import app
+
+    result = runner.invoke(
+        app, ["run", "rescue-smoke-v2", "--agent", "random", "--pose-noise", "-1"]
+    )
+    assert result.exit_code == 2
+    assert "--pose-frame/--pose-noise: position_noise '-1'" in result.output
+
+
+def test_an_unknown_camera_preset_exits_with_one_line(tmp_path):
+    """--camera with no such preset lists the presets and the syntax."""
+    from sortie.cli import app
+
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "rescue-smoke-v2",
+            "--agent",
+            "random",
+            "--camera",
+            "imax",
+            "--store",
+            str(tmp_path / "s.db"),
+        ],
+    )
+    assert result.exit_code == 2
+    assert "--camera: 'imax' is not a preset" in result.output
+    assert "rescuebench" in result.output
