@@ -115,22 +115,27 @@ def serve_executor(
         plan = plan_run(run, store)
         views = request.views or plan.records / "emmoe-views"
         table = Table(store, plan.run_id, views, request.label, echo)
-        table.check(plan.todo)
         echo(f"Run {plan.run_id}: {len(plan.todo)} of {len(plan.jobs)} episode(s) to play")
         todo = deque(plan.todo)
-        if not todo:
-            return []
-        if request.connect:
-            sock = socket.create_connection((request.host, request.port), request.timeout)
-            (ready or echo)(f"{request.host}:{request.port}")
-            table.serve(Connection(sock, request.timeout), todo)
-        else:
-            _listen(request, table, todo, ready or echo)
+        try:
+            table.check(plan.todo)
+            _seat(request, table, todo, ready or echo)
+        finally:  # stopped or refused before any episode: no empty run is left behind
+            store.drop_if_empty(plan.run_id)
+        if todo:
+            echo(f"{len(todo)} episode(s) left to play: --run-id {plan.run_id} resumes the run")
         return table.results
 
 
-def _listen(request: ExecutorRequest, table: Table, todo: deque[Job], ready: Echo) -> None:
-    """Accept planners one at a time until every episode is played."""
+def _seat(request: ExecutorRequest, table: Table, todo: deque[Job], ready: Echo) -> None:
+    """Serve planners until every episode is played: the one dialled, or each that connects."""
+    if not todo:
+        return
+    if request.connect:
+        sock = socket.create_connection((request.host, request.port), request.timeout)
+        ready(f"{request.host}:{request.port}")
+        table.serve(Connection(sock, request.timeout), todo)
+        return
     family = socket.AF_INET6 if ":" in request.host else socket.AF_INET
     with socket.create_server((request.host.strip("[]"), request.port), family=family) as server:
         host, port, *_ = server.getsockname()
