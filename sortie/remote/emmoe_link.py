@@ -118,7 +118,8 @@ def answer_of(round_: RoundRecord | None) -> tuple[str, str]:
         return NO_FEEDBACK, SUCCESS
     if round_.code is ErrorCode.F1 and round_.verb is not None:
         # The action was fine: the model named no offered skill (EMMOE checks no model).
-        return f"{round_.skill} is not in the model list! Please choose another model", FAIL
+        model = SKILL_MODELS.get(round_.skill, round_.skill)
+        return f"{model} is not in the model list! Please choose another model", FAIL
     last = round_.place if round_.verb is Verb.PUT and round_.place else round_.target
     code = round_.code or ErrorCode.E3
     return feedback_of(code, round_.action.strip(), last), FAIL
@@ -259,6 +260,8 @@ class EmmoePlanner:
             (self.folder / "info.txt").write_text(f"Task: {observation.task}\n")
         paths = view_paths(self.folder, observation.round + 1)
         for path, view in zip(paths, observation.views, strict=True):
+            if view.rgb is None:
+                raise ConfigError("agent 'emmoe-planner' needs the four RGB views; none came")
             Image.fromarray(view.rgb).save(path)
         self.connection.send(encode([str(p.resolve()) for p in paths]))
         text = self.connection.receive()

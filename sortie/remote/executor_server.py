@@ -37,7 +37,7 @@ from sortie.remote.emmoe_link import (
     view_paths,
 )
 from sortie.run.batch import RunRequest, plan_run
-from sortie.run.episode import JsonlRecorder, run_episode
+from sortie.run.episode import JsonlRecorder, Observer, run_episode
 from sortie.run.jobs import Job, JobResult, header_of, run_runtime, score_record
 from sortie.run.store import Store
 
@@ -196,7 +196,7 @@ class Table:
         backend = build_from_ref(job.run.backend_for(job.episode.family))
         try:
             runtime = run_runtime(job, backend)
-            observers = [JsonlRecorder(job.record), planner]
+            observers: list[Observer] = [JsonlRecorder(job.record), planner]
             run_episode(runtime, planner, header_of(job), observers)
         finally:
             backend.close()

@@ -66,7 +66,7 @@ class EmmoeStylePlanner:
 
     def _episode(self, sock: socket.socket) -> PlayedEpisode:
         inventory: list[str] = []
-        feedback, history = "None", []
+        feedback, history = "None", list[str]()
         played: PlayedEpisode | None = None
         for round_ in range(1, self.max_rounds + 1):
             images = tuple(Path(p) for p in json.loads(_read(sock)))

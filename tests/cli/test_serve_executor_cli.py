@@ -40,6 +40,8 @@ def test_a_host_that_is_not_loopback_is_refused_with_one_line(tmp_path):
     """--host 0.0.0.0 without --allow-remote exits 2 with a line that names the fix."""
     store = tmp_path / "sortie.db"
     result = runner.invoke(
-        app, ["serve-executor", "household-smoke-v1", "--host", "0.0.0.0", "--store", str(store)]
+        app,
+        ["serve-executor", "household-smoke-v1", "--host", "0.0.0.0", "--episode", "nope"]
+        + ["--store", str(store)],
     )
     assert result.exit_code == 2 and "--allow-remote" in result.output

@@ -25,7 +25,9 @@ def expert_script(episode_id: str) -> list[tuple[str, str]]:
     """Return an episode's expert plan as an EMMOE planner would say it: words and model."""
     spec = next(e for e in load_suite(SUITE).episodes if e.episode_id == episode_id)
     task = household_task(spec)
-    words = {name: entry.names[0] if entry.names else entry.kind for name, entry in task.objects.items()}
+    words = {
+        name: entry.names[0] if entry.names else entry.kind for name, entry in task.objects.items()
+    }
     script = []
     for step in task.expert:
         if step.action.value == "end":
@@ -101,7 +103,9 @@ def test_every_round_brings_four_views_saved_under_emmoes_file_names(tmp_path):
     with executor(tmp_path) as served:
         played = EmmoeStylePlanner(scripted(FIRST)).play(connect(served["port"]), episodes=1)
     first = played[0].images[0]
-    assert [p.name for p in first] == [f"subtask1_{d}.png" for d in ("front", "left", "back", "right")]
+    assert [p.name for p in first] == [
+        f"subtask1_{d}.png" for d in ("front", "left", "back", "right")
+    ]
     assert all(p.is_file() for p in first) and (first[0].parent / "info.txt").is_file()
 
 
@@ -171,7 +175,8 @@ def test_an_episode_left_unfinished_is_not_stored(tmp_path):
 
 def test_a_host_that_is_not_loopback_is_refused_unless_asked_for(tmp_path):
     """Listening on 0.0.0.0 without allow_remote is refused before anything is served."""
-    request = ExecutorRequest(SUITE, host="0.0.0.0", store=tmp_path / "s.db")
+    # An unknown episode too: were the host let through, the run would be refused for it.
+    request = ExecutorRequest(SUITE, ("nope",), host="0.0.0.0", store=tmp_path / "s.db")
     with pytest.raises(ConfigError, match="not loopback"):
         serve_executor(request, print)
 
