@@ -45,3 +45,11 @@ def test_a_host_that_is_not_loopback_is_refused_with_one_line(tmp_path):
         + ["--store", str(store)],
     )
     assert result.exit_code == 2 and "--allow-remote" in result.output
+
+
+def test_run_with_agent_emmoe_planner_says_to_serve_the_executor_instead(tmp_path):
+    """`sortie run --agent emmoe-planner` has no planner connected: an error naming the command."""
+    store = tmp_path / "s.db"
+    arguments = ["run", "household-smoke-v1", "--agent", "emmoe-planner", "--limit", "1"]
+    result = runner.invoke(app, [*arguments, "--store", str(store)])
+    assert result.exit_code == 2 and "sortie serve-executor" in result.output
