@@ -202,7 +202,7 @@ class Connection:
 
     def refuse(self, message: str) -> None:
         """Answer a message that broke the protocol with ``[error, "fail"]``, then close."""
-        self.send(json.dumps([f"error: {message}", FAIL]).encode("utf-8")[:MESSAGE_BYTES])
+        self.send(encode([f"error: {message[: MESSAGE_BYTES // 2]}", FAIL]))
         self.close()
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sortie.backends.catalog import build_from_ref
+from sortie.core.episode import check_name
 from sortie.core.errors import ConfigError
 from sortie.remote.bounded import LOOPBACK
 from sortie.remote.emmoe_link import (
@@ -114,27 +115,29 @@ def serve_executor(
     with Store(request.store) as store:
         plan = plan_run(run, store)
         views = request.views or plan.records / "emmoe-views"
-        table = Table(store, plan.run_id, views, request.label, echo)
+        service = ExecutorService(store, plan.run_id, views, request.label, echo)
         echo(f"Run {plan.run_id}: {len(plan.todo)} of {len(plan.jobs)} episode(s) to play")
         todo = deque(plan.todo)
         try:
-            table.check(plan.todo)
-            _seat(request, table, todo, ready or echo)
+            service.check(plan.todo)
+            _seat(request, service, todo, ready or echo)
         finally:  # stopped or refused before any episode: no empty run is left behind
             store.drop_if_empty(plan.run_id)
         if todo:
             echo(f"{len(todo)} episode(s) left to play: --run-id {plan.run_id} resumes the run")
-        return table.results
+        return service.results
 
 
-def _seat(request: ExecutorRequest, table: Table, todo: deque[Job], ready: Echo) -> None:
+def _seat(
+    request: ExecutorRequest, service: ExecutorService, todo: deque[Job], ready: Echo
+) -> None:
     """Serve planners until every episode is played: the one dialled, or each that connects."""
     if not todo:
         return
     if request.connect:
         sock = socket.create_connection((request.host, request.port), request.timeout)
         ready(f"{request.host}:{request.port}")
-        table.serve(Connection(sock, request.timeout), todo)
+        service.serve(Connection(sock, request.timeout), todo)
         return
     family = socket.AF_INET6 if ":" in request.host else socket.AF_INET
     with socket.create_server((request.host.strip("[]"), request.port), family=family) as server:
@@ -142,11 +145,11 @@ def _seat(request: ExecutorRequest, table: Table, todo: deque[Job], ready: Echo)
         ready(f"{host}:{port}")
         while todo:
             sock, _ = server.accept()
-            table.serve(Connection(sock, request.timeout), todo)
+            service.serve(Connection(sock, request.timeout), todo)
 
 
-class Table:
-    """Where planners sit down in turn: plays episodes with each, keeps what was played."""
+class ExecutorService:
+    """The executor's end for planners in turn: plays episodes with each, keeps the results."""
 
     def __init__(self, store: Store, run_id: str, views: Path, label: str, echo: Echo) -> None:
         """Store results under ``run_id``, write views under ``views``."""
@@ -166,7 +169,8 @@ class Table:
 
     def folder(self, job: Job) -> Path:
         """Return a job's views folder: ``<views>/<episode id, / as __>/<repeat + 1>``."""
-        return self.views / job.record.name.rsplit("__r", 1)[0] / str(job.repeat + 1)
+        parts = [check_name(part, "episode id part") for part in job.episode.episode_id.split("/")]
+        return self.views / "__".join(parts) / str(job.repeat + 1)
 
     def serve(self, connection: Connection, todo: deque[Job]) -> None:
         """Play episodes with one planner until it leaves or none is left; then close."""
@@ -177,8 +181,8 @@ class Table:
                 todo.popleft()
                 self.store.add(self.run_id, result)
                 self.results.append(result)
-                footer = result.footer
-                self.echo(f"{result.job.key}: {footer.outcome} after {footer.steps} rounds")
+                footer, episode = result.footer, result.job.episode.episode_id
+                self.echo(f"{episode}: {footer.outcome} after {footer.steps} rounds")
                 connection.settle()
         except PlannerGoneError as gone:
             self.echo(f"planner {connection.peer} dropped: {gone}")
