@@ -190,3 +190,28 @@ def test_the_executor_dials_a_planner_that_listens_as_emmoes_do(tmp_path):
             EmmoeStylePlanner(scripted(FIRST)).play(sock, episodes=1)
     with Store(tmp_path / "sortie.db") as store:
         assert [e.outcome for e in store.episodes("emmoe-test")] == ["success"]
+
+
+def test_after_a_refused_planner_only_the_next_planners_episode_is_stored(tmp_path):
+    """The episode a malformed line broke off is not stored; the next planner's play of it is."""
+    with executor(tmp_path) as served:
+        sock = connect(served["port"])
+        sock.recv(1024)
+        sock.sendall(b"Go to, table|NoMaD")
+        sock.recv(1024)
+        sock.close()
+        EmmoeStylePlanner(scripted(FIRST)).play(connect(served["port"]), episodes=1)
+    with Store(tmp_path / "sortie.db") as store:
+        assert [(e.outcome, e.steps) for e in store.episodes("emmoe-test")] == [("success", 5)]
+
+
+def test_a_message_longer_than_1024_bytes_is_refused(tmp_path):
+    """A message too long for EMMOE's reads gets an error answer naming the limit."""
+    with executor(tmp_path) as served:
+        sock = connect(served["port"])
+        sock.recv(1024)
+        sock.sendall(b"Go to, " + b"x" * 1100 + b"|NoMaD|None")
+        feedback, signal = json.loads(sock.recv(1024))
+        sock.close()
+        EmmoeStylePlanner(scripted(FIRST)).play(connect(served["port"]), episodes=1)
+    assert signal == "fail" and "longer than 1024 bytes" in feedback
