@@ -202,8 +202,27 @@ class Connection:
 
     def refuse(self, message: str) -> None:
         """Answer a message that broke the protocol with ``[error, "fail"]``, then close."""
-        self.send(encode([f"error: {message[: MESSAGE_BYTES // 2]}", FAIL]))
+        data = json.dumps([f"error: {message}", FAIL]).encode("utf-8")
+        if len(data) > MESSAGE_BYTES:  # escaped, 100 characters take at most 600 bytes
+            data = json.dumps([f"error: {message[:100]}...", FAIL]).encode("utf-8")
+        self.send(data)
+        self._drain()
         self.close()
+
+    def _drain(self) -> None:
+        """Say no more, and read what the planner still sends (a little, briefly).
+
+        Closing a socket with unread bytes resets the connection, which can take the error
+        answer with it before the planner reads it.
+        """
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+            self.sock.settimeout(0.2)
+            for _ in range(16):
+                if not self.sock.recv(65536):
+                    return
+        except OSError:
+            return
 
     def close(self) -> None:
         """Close the connection (again is harmless)."""
