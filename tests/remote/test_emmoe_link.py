@@ -1,10 +1,14 @@
 """EMMOE's protocol messages read and written: planner lines, subtasks, answers, views."""
 
+import json
+import socket
+
 import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.missions.household.records import ErrorCode, RoundRecord, RoundStatus, Verb
 from sortie.remote.emmoe_link import (
+    Connection,
     PlannerLine,
     ProtocolError,
     answer_of,
@@ -85,3 +89,13 @@ def test_a_message_longer_than_emmoes_reads_is_refused():
     """Views paths that would not fit in 1024 bytes are refused with the fix."""
     with pytest.raises(ConfigError, match="shorter --views"):
         encode(["/x" * 300, "/y" * 300])
+
+
+def test_an_error_answer_fits_one_message_however_long_the_error():
+    """A refusal of a long, non-ASCII error still reaches the planner as one JSON answer."""
+    ours, theirs = socket.socketpair()
+    Connection(ours, timeout=1.0, peer="test").refuse("é" * 2000)
+    data = theirs.recv(4096)
+    theirs.close()
+    feedback, signal = json.loads(data)
+    assert len(data) <= 1024 and signal == "fail" and feedback.startswith("error: éé")
