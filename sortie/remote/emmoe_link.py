@@ -49,7 +49,11 @@ SUCCESS, FAIL = "success", "fail"
 
 
 class ProtocolError(ConfigError):
-    """A planner's message breaks EMMOE's protocol: it gets an error answer and is dropped."""
+    """A planner's message breaks EMMOE's protocol: it gets an error answer and is dropped.
+
+    A ConfigError (bad input), so the episode loop lets it through instead of recording the
+    episode as the agent's error: an episode the planner broke off is not played, not scored.
+    """
 
 
 class PlannerGoneError(ProtocolError):
@@ -139,8 +143,8 @@ def encode(value: object) -> bytes:
     data = json.dumps(value).encode("utf-8")
     if len(data) > MESSAGE_BYTES:
         raise ConfigError(
-            f"a message of {len(data)} bytes is longer than the {MESSAGE_BYTES} EMMOE's "
-            f"planners read: choose a shorter --views folder ({str(value)[:80]}...)"
+            f"a message of {len(data)} bytes is longer than the {MESSAGE_BYTES} bytes EMMOE's "
+            f"planners read at once: choose a shorter --views folder ({str(value)[:80]}...)"
         )
     return data
 
@@ -275,8 +279,7 @@ class EmmoePlanner:
         assert isinstance(observation, HouseholdObservation)
         self.connection.settle()
         if observation.round == 0:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            (self.folder / "info.txt").write_text(f"Task: {observation.task}\n")
+            self._start_folder(observation.task)
         paths = view_paths(self.folder, observation.round + 1)
         for path, view in zip(paths, observation.views, strict=True):
             if view.rgb is None:
@@ -288,6 +291,14 @@ class EmmoePlanner:
         if line is None:
             return InvalidAction(text.strip(), "the planner gave up (a bare End)")
         return subtask_of(line, observation.inventory)
+
+    def _start_folder(self, task: str) -> None:
+        """Write the task; clear views left by an earlier try at this episode, if any."""
+        assert self.folder is not None
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for stale in self.folder.glob("subtask*_*.png"):
+            stale.unlink()
+        (self.folder / "info.txt").write_text(f"Task: {task}\n")
 
     # --- as an observer: each round answered as soon as it is recorded -------------------
     def on_start(self, header: TrajectoryHeader) -> None:

@@ -116,10 +116,10 @@ def serve_executor(
         plan = plan_run(run, store)
         views = request.views or plan.records / "emmoe-views"
         service = ExecutorService(store, plan.run_id, views, request.label, echo)
-        echo(f"Run {plan.run_id}: {len(plan.todo)} of {len(plan.jobs)} episode(s) to play")
         todo = deque(plan.todo)
         try:
             service.check(plan.todo)
+            echo(f"Run {plan.run_id}: {len(todo)} of {len(plan.jobs)} episode(s) to play")
             _seat(request, service, todo, ready or echo)
         finally:  # stopped or refused before any episode: no empty run is left behind
             store.drop_if_empty(plan.run_id)

@@ -215,3 +215,19 @@ def test_a_message_longer_than_1024_bytes_is_refused(tmp_path):
         sock.close()
         EmmoeStylePlanner(scripted(FIRST)).play(connect(served["port"]), episodes=1)
     assert signal == "fail" and "longer than 1024 bytes" in feedback
+
+
+def test_views_of_a_broken_off_try_are_cleared_when_the_episode_is_played_again(tmp_path):
+    """A replayed episode's folder holds only its own rounds' views, not a left try's."""
+    with executor(tmp_path) as served:
+        sock = connect(served["port"])
+        for _ in range(6):
+            sock.recv(1024)
+            sock.sendall(b"Go to, table|NoMaD|None")
+            sock.recv(1024)
+            sock.sendall(b"feedback received!")
+        sock.recv(1024)  # the seventh round's views, then the planner leaves
+        sock.close()
+        played = EmmoeStylePlanner(scripted(FIRST)).play(connect(served["port"]), episodes=1)
+    rounds = {p.name.split("_")[0] for p in played[0].images[0][0].parent.glob("*.png")}
+    assert rounds == {f"subtask{k}" for k in range(1, 6)}
