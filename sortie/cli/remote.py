@@ -1,9 +1,10 @@
-"""``sortie agent-server`` and ``sortie play``: an agent served, a person playing."""
+"""``sortie agent-server``, ``sortie play`` and ``sortie serve-executor``: agents over sockets."""
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -94,5 +95,81 @@ def play(
         raise fail(error) from None
     except OSError as error:
         raise fail(SortieError(f"cannot serve the page on port {port}: {error.strerror}")) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(code=130) from None
+
+
+@app.command("serve-executor")
+def serve_executor(
+    suite: Annotated[str, typer.Argument(help="Household suite name (e.g. household-v1) or file.")],
+    episode: Annotated[
+        list[str] | None, typer.Option(help="Episode id to play (repeatable; default: all).")
+    ] = None,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (with --connect: the planner's); loopback.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(help="Port to listen on (0: a free one); with --connect, the planner's.")
+    ] = 10010,
+    connect: Annotated[
+        bool, typer.Option("--connect", help="Dial a planner that listens, as EMMOE's do.")
+    ] = False,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow a host that is not loopback.")
+    ] = False,
+    views: Annotated[
+        Path | None,
+        typer.Option(help="Folder for the views (default: emmoe-views beside the records)."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds a planner may take to answer before it is dropped.")
+    ] = 300.0,
+    label: Annotated[
+        str, typer.Option(help="What the planner is (its model), kept with the run.")
+    ] = "",
+    repeats: Annotated[int, typer.Option(help="Runs of each episode (EMMOE makes 3).")] = 1,
+    family_setting: Annotated[
+        list[str] | None,
+        typer.Option("--family-setting", "-F", help="Household setting k=v (`sortie families`)."),
+    ] = None,
+    store: StoreOption = DEFAULT_STORE,
+    run_id: Annotated[
+        str | None, typer.Option(help="Run to resume or create (default: agent and time).")
+    ] = None,
+) -> None:
+    """Let EMMOE's planners drive the household executor over its socket (docs/household.md).
+
+    Each episode a planner plays to its end is stored as agent `emmoe-planner` and scored as
+    any run; an episode left unfinished is played again by the next planner.
+    """
+    from sortie.remote.executor_server import ExecutorRequest
+    from sortie.remote.executor_server import serve_executor as serve
+
+    def ready(address: str) -> None:
+        doing = "Dialled the planner at" if connect else "Serving EMMOE's executor protocol at"
+        console.print(f"{doing} {escape(address)}; Ctrl-C stops")
+        sys.stdout.flush()
+
+    request = ExecutorRequest(
+        suite,
+        tuple(episode or ()),
+        host,
+        port,
+        connect=connect,
+        allow_remote=allow_remote,
+        views=views,
+        timeout=timeout,
+        store=store,
+        run_id=run_id,
+        label=label,
+        repeats=repeats,
+        family_settings=parse_params(family_setting or [], "--family-setting"),
+    )
+    try:
+        serve(request, lambda line: console.print(escape(line)), ready)
+    except SortieError as error:
+        raise fail(error) from None
+    except OSError as error:
+        raise fail(SortieError(f"cannot use {host}:{port}: {error.strerror or error}")) from None
     except KeyboardInterrupt:
         raise typer.Exit(code=130) from None
