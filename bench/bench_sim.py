@@ -2,7 +2,8 @@
 
 For each world of the set: the build time (best of 3 seeds), bare Embree primary rays at
 128² from the same pose (no shading, no body) through embreex and through packets, and walker
-steps per second of the embedded backend per sensor set, random turns at 1 m/s. Each rate is
+steps per second of the embedded backend per sensor set (128², 256², and the seeds' 640² and
+1920×1080), random turns at 1 m/s. Each rate is
 measured ``--repeats`` times: in CPU time (``time.process_time``) each step or frame keeps
 its fastest repeat, which leaves out the moments other jobs took the core; the wall-time
 rate next to it is the fastest whole repeat, so a machine shared with other jobs shows in
@@ -44,12 +45,17 @@ from sortie.sim.navigation import NavGraph
 from sortie.sim.raycast import RayCaster
 from sortie.sim.worlds import FLIGHT_WORLDS, WORLDS, build_world
 
+ALL_THREE = ("rgb", "depth", "semantic")
 SENSOR_SETS = {
-    "rgb+depth+sem 128²": (128, ("rgb", "depth", "semantic")),
-    "rgb+depth+sem 256²": (256, ("rgb", "depth", "semantic")),
-    "depth 128²": (128, ("depth",)),
-    "no sensors": (128, ()),
+    "rgb+depth+sem 128²": ((128, 128), ALL_THREE),
+    "rgb+depth+sem 256²": ((256, 256), ALL_THREE),
+    "rgb+depth+sem 640²": ((640, 640), ALL_THREE),
+    "rgb+depth+sem 1920×1080": ((1920, 1080), ALL_THREE),
+    "depth 128²": ((128, 128), ("depth",)),
+    "no sensors": ((128, 128), ()),
 }
+"""Each set's camera size (the seeds' too: RescueBench's 640², MissionBench's 1920×1080, both
+at 90° here so that only the pixels change) and the images rendered each step."""
 GROUND = tuple(name for name in WORLDS.names() if name not in FLIGHT_WORLDS or FLIGHT_WORLDS[name])
 """The ground worlds: every world but those built for flight only (forest is both: a ground
 world, and a flight world with its ``preset=flight``)."""
@@ -173,13 +179,14 @@ def step_rates(
     name: str,
     params: Params,
     pose: Pose,
-    size: int,
+    size: tuple[int, int],
     sensors: tuple[str, ...],
     steps: int,
     repeats: int,
 ) -> tuple[float, float]:
     """Return the backend's (CPU, wall) steps/s in ``name`` with ``sensors``."""
-    backend = EmbeddedBackend(body="walker", sensors=sensors, camera=CameraSpec(size, size, 90.0))
+    camera = CameraSpec(size[0], size[1], 90.0)
+    backend = EmbeddedBackend(body="walker", sensors=sensors, camera=camera)
     world = WorldSpec(builder=name, seed=0, params=params)
     spec = EpisodeSpec(episode_id="bench", family="bench", world=world, start=pose)
     turns = np.random.default_rng(0).uniform(-30, 30, steps)
@@ -225,7 +232,11 @@ def main() -> None:
         pose = start_pose(name, params)
         cells, full = [], 0.0
         for set_name, (size, sensors) in SENSOR_SETS.items():
-            steps = args.steps * (10 if not sensors else 1)
+            # Fewer steps past 256²: a 1920×1080 step costs over 100 of 128², and the rate of a
+            # few dozen steps is as steady as that of hundreds.
+            pixels = size[0] * size[1]
+            scale = 10.0 if not sensors else min(1.0, 256 * 256 / pixels)
+            steps = max(20, int(args.steps * scale))
             cpu, wall = step_rates(name, params, pose, size, sensors, steps, args.repeats)
             full = cpu if set_name == "rgb+depth+sem 128²" else full
             cells.append(f"{cpu:,.0f} ({wall:,.0f})")
