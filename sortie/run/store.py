@@ -33,7 +33,13 @@ from sortie.core.records import ERROR_REASONS, StageRecord, Timings
 from sortie.core.run_config import RunConfig
 from sortie.core.version import VERSION
 from sortie.run.jobs import JobResult
-from sortie.run.store_guard import check_store_file, guarded, lock_file, store_error
+from sortie.run.store_guard import (
+    check_store_file,
+    guarded,
+    lock_file,
+    opening_alone,
+    store_error,
+)
 
 STORE_SCHEMA_VERSION = 2
 """Version of the table layout below; kept in SQLite's ``user_version``.
@@ -114,19 +120,21 @@ class Store:
         """
         self.path = path
         self.folder = path.resolve().parent
-        check_store_file(path)
-        self.folder.mkdir(parents=True, exist_ok=True)
         self._claims: dict[str, tuple[Path, IO[str]]] = {}
-        try:
-            # A busy timeout lets several runs share one store: writers wait instead of failing.
-            self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None)
-        except sqlite3.Error as error:
-            raise store_error(path, "opening it", error) from error
-        try:
-            self._prepare()
-        except BaseException:
-            self._db.close()
-            raise
+        if not path.is_dir():
+            self.folder.mkdir(parents=True, exist_ok=True)
+        with opening_alone(self.folder):  # two runs creating one new store: one at a time
+            check_store_file(path)
+            try:
+                # A busy timeout lets several runs share one store: writers wait, not fail.
+                self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+            except sqlite3.Error as error:
+                raise store_error(path, "opening it", error) from error
+            try:
+                self._prepare()
+            except BaseException:
+                self._db.close()
+                raise
 
     @guarded("opening it")
     def _prepare(self) -> None:

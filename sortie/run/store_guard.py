@@ -7,6 +7,7 @@ database is refused, never written; ``lock_file`` gives a run id one writer at a
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import functools
@@ -14,7 +15,7 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -105,6 +106,23 @@ def check_store_file(path: Path) -> None:
             f"{path}: not a sortie results store ({found}); it is left "
             "untouched; delete it or choose another --store"
         )
+
+
+@contextlib.contextmanager
+def opening_alone(folder: Path) -> Iterator[None]:
+    """Hold the store folder's lock while a store in it is checked, created or upgraded.
+
+    SQLite creates the file empty and writes its first page only at the first commit; a second
+    run opening the same new store in between would find an empty file and refuse it. With
+    the folder locked (a lock on the folder itself: nothing is left beside the store), the
+    second waits until the first has written the store's tables.
+    """
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
 
 
 def lock_file(path: Path, what: str) -> IO[str]:

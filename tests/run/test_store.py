@@ -4,6 +4,7 @@ import math
 import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -15,6 +16,7 @@ from sortie.run import store as store_module
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import STORE_SCHEMA_VERSION, Store
+from sortie.run.store_guard import opening_alone
 from tests.conftest import run_config, run_stored
 
 
@@ -146,6 +148,41 @@ def test_an_empty_file_is_refused_and_left_alone(tmp_path):
     with pytest.raises(ConfigError, match=r"s.db: not a sortie results store \(an empty file"):
         Store(path)
     assert path.stat().st_size == 0
+
+
+def test_a_run_opening_a_store_another_is_creating_waits_for_it(tmp_path):
+    """A store file another run is still creating is waited for, not refused as empty."""
+    path, opened = tmp_path / "s.db", []
+    with opening_alone(tmp_path):  # a first run, between SQLite making the file and writing it
+        path.touch()
+        second = threading.Thread(target=lambda: opened.append(_runs_of_new_store(path)))
+        second.start()
+        second.join(0.5)
+        waited = second.is_alive()
+        path.unlink()  # the first run gave up: the second creates the store itself
+    second.join(10)
+    assert waited
+    assert opened == [[]]
+
+
+def _runs_of_new_store(path):
+    with Store(path) as store:
+        return store.runs()
+
+
+def test_three_runs_starting_together_on_one_new_store_all_run(tmp_path):
+    """Three processes that open one new store at once all get it, none refuses it as empty."""
+    code = (
+        "import sys; from pathlib import Path; from sortie.run.store import Store; "
+        "Store(Path(sys.argv[1])).close(); print('opened')"
+    )
+    path = tmp_path / "new" / "s.db"
+    runs = [
+        subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    outputs = [run.communicate(timeout=60)[0] for run in runs]
+    assert outputs == ["opened\n"] * 3
 
 
 def test_another_programs_sqlite_database_is_refused_and_left_alone(tmp_path):
