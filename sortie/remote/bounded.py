@@ -39,8 +39,8 @@ BACKLOG = 1024
 IDLE_SECONDS = 60.0
 """Seconds a keep-alive connection may stay silent between requests before it is closed."""
 REQUEST_SECONDS = 30.0
-"""Seconds a client has to send a request's headers (from the connection, or from the last
-answer), and then as long again for its body; past either, it is cut."""
+"""Seconds a client has to send a request's headers (from the connection, or from the first
+byte after the last answer), and then as long again for its body; past either, it is cut."""
 WORKERS = 16
 """Threads running handlers at once; further requests wait for one (their deadline holds)."""
 
@@ -132,11 +132,14 @@ _THREADS = "sortie-http"
 class DeadlineProtocol(H11Protocol):
     """uvicorn's HTTP/1.1 protocol with a deadline for receiving each request's headers.
 
-    The deadline runs from the connection's start, and after each answer; it stops once a
-    request's headers are in (its body has a deadline of its own, in the application).
+    The deadline runs from the connection's start, and from the first byte that follows an
+    answer; it stops once a request's headers are in (its body has a deadline of its own, in
+    the application). Between an answer and that byte the connection is idle, and may stay
+    so for ``IDLE_SECONDS``.
     """
 
     _deadline: asyncio.TimerHandle | None = None
+    _idle = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the connection and its first request's deadline."""
@@ -144,7 +147,14 @@ class DeadlineProtocol(H11Protocol):
         connection = transport.get_extra_info("socket")
         if connection is not None:  # an answer's head and body are two writes: no Nagle wait
             connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._arm()
+        self._arm(REQUEST_SECONDS)
+
+    def data_received(self, data: bytes) -> None:
+        """Take bytes; the first after an answer starts the next request's deadline."""
+        if self._idle:
+            self._idle = False
+            self._arm(REQUEST_SECONDS)
+        super().data_received(data)
 
     def handle_events(self) -> None:
         """Read what arrived; once a request has begun, its headers are in: stop the clock."""
@@ -153,19 +163,20 @@ class DeadlineProtocol(H11Protocol):
             self._disarm()
 
     def on_response_complete(self) -> None:
-        """After an answer, the next request on the connection gets a deadline of its own."""
+        """After an answer, the connection may stay idle until the next request begins."""
         super().on_response_complete()
         if not self.transport.is_closing():
-            self._arm()
+            self._idle = True
+            self._arm(IDLE_SECONDS)
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Forget the deadline of a connection that ended."""
         self._disarm()
         super().connection_lost(exc)
 
-    def _arm(self) -> None:
+    def _arm(self, seconds: float) -> None:
         self._disarm()
-        self._deadline = self.loop.call_later(REQUEST_SECONDS, self.transport.close)
+        self._deadline = self.loop.call_later(seconds, self.transport.close)
 
     def _disarm(self) -> None:
         if self._deadline is not None:
