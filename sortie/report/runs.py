@@ -8,8 +8,9 @@ from typing import Any
 from sortie.backends.catalog import camera_text
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.run_config import PluginRef, RunConfig
+from sortie.missions.loading import load_suite
+from sortie.run.batch import suite_digest
 from sortie.run.store import Store
-from sortie.suites import read
 
 
 def run_table(store: Store) -> list[dict[str, Any]]:
@@ -76,11 +77,20 @@ def _backend(config: RunConfig) -> str:
 
 
 def _planned(config: RunConfig) -> int | None:
+    """Return the episodes the run asks for, or None when a suite is not the one it ran.
+
+    A run's suites are stored by header name and hash; a suite file is found again by that
+    name only if it is the packaged suite of the name, so a file of the same name with other
+    episodes (its hash differs) is not counted as the run's.
+    """
     total = 0
-    for suite in config.suites:
+    for suite, digest in config.suites.items():
         try:
-            count = len(read(suite).episodes)
+            found = load_suite(suite)
         except (SortieError, OSError):
             return None
+        if suite_digest(found) != digest:
+            return None
+        count = len(found.episodes)
         total += min(count, config.limit) if config.limit else count
     return total * config.repeats

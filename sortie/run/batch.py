@@ -367,7 +367,7 @@ def _load_suites(names: Sequence[str]) -> tuple[dict[str, Suite], dict[str, str]
     digests: dict[str, str] = {}
     for name in names:
         suite = load_suite(name)
-        digest = _digest(suite)
+        digest = suite_digest(suite)
         suites.setdefault(suite.header.suite, suite)
         if digests.setdefault(suite.header.suite, digest) != digest:
             raise ConfigError(
@@ -377,7 +377,7 @@ def _load_suites(names: Sequence[str]) -> tuple[dict[str, Suite], dict[str, str]
     return suites, digests
 
 
-def _digest(suite: Suite) -> str:
+def suite_digest(suite: Suite) -> str:
     """Return a short hash of the suite's episodes (a changed suite is a changed config)."""
     text = "\n".join(e.model_dump_json() for e in suite.episodes)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -5,6 +5,7 @@ import json
 from typer.testing import CliRunner
 
 from sortie.cli import app
+from sortie.core.records_io import write_suite
 from sortie.run.batch import RunRequest
 from sortie.suites import read
 from tests.conftest import run_stored
@@ -64,3 +65,14 @@ def test_a_missing_store_and_a_bad_format_are_refused():
     assert missing.exit_code != 0 and "no results store here" in missing.output
     bad = runner.invoke(app, ["suites", "--format", "xml"])
     assert bad.exit_code != 0 and "expected table or json" in bad.output
+
+
+def test_a_run_of_a_suite_file_named_as_a_packaged_suite_plans_no_count(tmp_path):
+    """A one-episode file whose header names rescue-smoke-v2 is not counted as that suite's 8."""
+    suite = read("rescue-smoke-v2")
+    path = tmp_path / "one.jsonl"
+    write_suite(path, suite.header, suite.episodes[:1])
+    store = tmp_path / "s.db"
+    run_stored(RunRequest((str(path),), "random", store=store, run_id="one"))
+    (row,) = listed("runs", "--store", str(store))
+    assert (row["stored"], row["planned"]) == (1, None)
