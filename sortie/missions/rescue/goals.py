@@ -31,6 +31,9 @@ DISTANCE = {"stretcher": (3.0, 5.0), "ambulance": (6.0, 9.0)}
 the stretcher, and enough for the whole ambulance (5.6 m long) to fit in a 90° view."""
 SAME_FLOOR = 0.5
 """Largest height between the eye's feet and an object's base for both to be on one floor."""
+DOOR_HALF_WIDTH = 1.2
+"""Half the widest opening a door or gate fills (2 m), with a margin, metres: a line of sight
+passing closer than this to a door's base point is taken to cross the door."""
 GOALS_OF_STAGE: Mapping[str, tuple[str, ...]] = {
     "S1": ("reference",),
     "S2": ("reference",),
@@ -63,11 +66,13 @@ def goal_views(
     data: RescueData,
     goal_images: GoalImages,
     position_of: Callable[[str], Point] | None,
+    doors: Sequence[Point] = (),
 ) -> dict[str, GoalView]:
     """Return the camera pose of every goal image the brief of ``spec`` holds, by name.
 
     ``position_of`` gives an object's base point (None: the backend cannot say, so only the
-    reference, whose pose the episode stores, can be rendered).
+    reference, whose pose the episode stores, can be rendered); ``doors`` are the base points
+    of the world's doors and gates.
     """
     views = {"reference": GoalView(*data.reference_view)}
     if goal_images is GoalImages.RESCUEBENCH or position_of is None:
@@ -77,26 +82,51 @@ def goal_views(
     for role, aim in AIM_HEIGHT.items():
         if role in spec.targets:
             x, y, z = position_of(spec.targets[role])
-            feet = approach(data.reference_path, (x, y, z), DISTANCE[role]) or home
-            views[role] = aimed_at((*feet[:2], feet[2] + EYE_HEIGHT), (x, y, z + aim))
+            feet = approach(data.reference_path, (x, y, z), DISTANCE[role], doors) or home
+            views[role] = aimed_at((feet[0], feet[1], feet[2] + EYE_HEIGHT), (x, y, z + aim))
     return views
 
 
 def approach(
-    path: Sequence[Sequence[float]], target: Point, distance: tuple[float, float]
+    path: Sequence[Sequence[float]],
+    target: Point,
+    distance: tuple[float, float],
+    doors: Sequence[Point] = (),
 ) -> Point | None:
-    """Return the expert's last position ``distance`` away from ``target`` on the way to it.
+    """Return where the expert stood about ``distance`` from ``target`` on its way there.
 
-    Walking the expert's path back from its end (the hand-off), the first position at least
-    the shorter distance away, if it is within the longer one and on the target's floor.
+    The expert's path is walked back from its end (the hand-off) to the first position at
+    least the shorter distance away. The walk stops earlier, at the last position before it,
+    where the path leaves the target's floor, goes beyond the longer distance or a door stands
+    between it and the target (closed when the goal images are taken, it would hide the
+    target). None: the path is empty or ends at such a place.
     """
     lo, hi = distance
     tx, ty, tz = target
+    found = None
     for x, y, z in reversed(path):
         away = math.hypot(x - tx, y - ty)
+        if away > hi or abs(z - tz) > SAME_FLOOR or _door_between(x, y, target, doors):
+            break
+        found = (x, y, z)
         if away >= lo:
-            return (x, y, z) if away <= hi and abs(z - tz) <= SAME_FLOOR else None
-    return None
+            break
+    return found
+
+
+def _door_between(x: float, y: float, target: Point, doors: Sequence[Point]) -> bool:
+    """Return whether a door stands across the line from (x, y) to ``target``."""
+    tx, ty, _ = target
+    dx, dy = tx - x, ty - y
+    length2 = dx * dx + dy * dy
+    if length2 == 0.0:
+        return False
+    for px, py, _ in doors:
+        t = ((px - x) * dx + (py - y) * dy) / length2
+        side = abs((px - x) * dy - (py - y) * dx) / math.sqrt(length2)
+        if 0.0 < t < 1.0 and side <= DOOR_HALF_WIDTH:
+            return True
+    return False
 
 
 def aimed_at(eye: Point, target: Point) -> GoalView:

@@ -161,7 +161,8 @@ class RescueMission(MissionRuntime):
             return {}
         b = self.backend
         position_of = b.position_of if isinstance(b, PositionQueries) else None
-        views = goal_views(spec, self.data, self.goal_images, position_of)
+        doors = [position_of(door) for door in self._doors] if position_of else []
+        views = goal_views(spec, self.data, self.goal_images, position_of, doors)
         render = b.render_view
         return {name: render(v.x, v.y, v.z, v.yaw, v.pitch) for name, v in views.items()}
 
