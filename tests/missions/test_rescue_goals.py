@@ -10,7 +10,7 @@ from sortie.core.errors import ParameterError
 from sortie.generation.rescue_views import Views
 from sortie.missions.rescue.env import RescueEnv
 from sortie.missions.rescue.family import RESCUE
-from sortie.missions.rescue.goals import GoalView, goal_of_stage, goal_views
+from sortie.missions.rescue.goals import GoalView, approach, goal_of_stage, goal_views
 from sortie.missions.rescue.mission import RescueMission
 from sortie.missions.rescue.settings import GoalImages, RescueSettings
 from sortie.missions.rescue.spec import rescue_data
@@ -162,3 +162,30 @@ def test_a_room_env_gives_a_black_ambulance():
     observation, _ = env.reset(seed=0)
     assert observation["ambulance"].shape == (32, 48, 3)
     assert not observation["ambulance"].any()
+
+
+PATH_IN = [[float(x), 0.0, 0.0] for x in range(10, -1, -1)]
+"""An expert walking along x from 10 m to 0 m, where the object stands."""
+
+
+def test_the_view_is_taken_where_the_expert_was_about_that_far_away():
+    """Walking the path back from its end, the first position 3 m away or more is chosen."""
+    assert approach(PATH_IN, (0.0, 0.0, 0.0), (3.0, 5.0)) == (3.0, 0.0, 0.0)
+
+
+def test_the_view_is_not_taken_through_a_closed_door():
+    """A door between 2 m and 3 m from the object keeps the view on the object's side of it."""
+    door = (2.5, 0.8, 0.0)
+    assert approach(PATH_IN, (0.0, 0.0, 0.0), (3.0, 5.0), [door]) == (2.0, 0.0, 0.0)
+
+
+def test_the_view_is_not_taken_from_another_floor():
+    """A path that reaches the object's distance only on another floor gives no view."""
+    upstairs = [[x, y, 3.0 if x >= 2 else z] for x, y, z in PATH_IN]
+    assert approach(upstairs, (0.0, 0.0, 0.0), (3.0, 5.0)) == (1.0, 0.0, 0.0)
+
+
+def test_the_view_is_not_taken_from_a_doorway():
+    """A position in a doorway (where the closed door stands) is passed over for a nearer one."""
+    door = (3.0, 0.2, 0.0)
+    assert approach(PATH_IN, (0.0, 0.0, 0.0), (3.0, 5.0), [door]) == (2.0, 0.0, 0.0)

@@ -34,6 +34,9 @@ SAME_FLOOR = 0.5
 DOOR_HALF_WIDTH = 1.2
 """Half the widest opening a door or gate fills (2 m), with a margin, metres: a line of sight
 passing closer than this to a door's base point is taken to cross the door."""
+DOORWAY = 0.6
+"""A position this close to a door's base point stands in its doorway, metres (a walker's
+width): the closed door would fill the view."""
 GOALS_OF_STAGE: Mapping[str, tuple[str, ...]] = {
     "S1": ("reference",),
     "S2": ("reference",),
@@ -115,13 +118,15 @@ def approach(
 
 
 def _door_between(x: float, y: float, target: Point, doors: Sequence[Point]) -> bool:
-    """Return whether a door stands across the line from (x, y) to ``target``."""
+    """Return whether a door stands across the line from (x, y) to ``target``, or at (x, y)."""
     tx, ty, _ = target
     dx, dy = tx - x, ty - y
     length2 = dx * dx + dy * dy
     if length2 == 0.0:
         return False
     for px, py, _ in doors:
+        if math.hypot(px - x, py - y) <= DOORWAY:
+            return True  # standing in the doorway, where the closed door is
         t = ((px - x) * dx + (py - y) * dy) / length2
         side = abs((px - x) * dy - (py - y) * dx) / math.sqrt(length2)
         if 0.0 < t < 1.0 and side <= DOOR_HALF_WIDTH:
