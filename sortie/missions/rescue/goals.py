@@ -3,10 +3,11 @@
 RescueBench gives one goal image, the casualty's ``reference``; its image-goal agents (ViNT,
 NoMaD) bring their own picture of the stretcher for the way back. sortie also renders the
 ``stretcher`` and, outdoors, the ``ambulance``, the way it renders the reference: a walker's
-eye view aimed at the object, taken with the run's camera. Both are taken from where the
-walker starts (2–6 m from the stretcher, within 7.5 m of the ambulance), the place the return
-leads back to. A view is a function of the episode alone, so the same episode gives the same
-images.
+eye view aimed at the object, taken with the run's camera. Each is taken where the expert's
+way back (the episode's ``reference_path``) came within a few metres of the object, short of
+any closed door on the line of sight; an episode without that path takes them from its start
+(2–6 m from the stretcher). A view is a function of the episode alone, so the same episode
+gives the same images.
 """
 
 from __future__ import annotations
