@@ -28,13 +28,15 @@ def test_passes_gymnasium_env_checker_without_warnings():
 
 
 def test_observations_hold_no_position():
-    """The observation keys are images, clue, carrying and time left: nothing positional."""
+    """The observation keys are images, goal images, clue, carrying and time left: no position."""
     observation, _ = _env().reset(seed=0)
     assert set(observation) == {
         "rgb",
         "depth",
         "semantic",
         "reference",
+        "stretcher",
+        "ambulance",
         "clue",
         "carrying",
         "time_left",

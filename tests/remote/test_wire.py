@@ -83,6 +83,15 @@ def test_a_brief_round_trips_with_its_images_and_labels(rescue_start):
     assert all(np.array_equal(back.images[k], v) for k, v in brief.images.items())
 
 
+def test_every_goal_image_of_a_rescue_brief_travels(rescue_start):
+    """The stretcher's goal image reaches a remote agent beside the casualty's reference."""
+    brief, _ = rescue_start
+    message = wire.BriefMessage.model_validate_json(brief_to_wire(brief).model_dump_json())
+    assert set(message.images) == {"reference", "stretcher"}
+    stretcher = message.image("stretcher")
+    assert stretcher is not None and np.array_equal(stretcher, brief.images["stretcher"])
+
+
 def test_an_observation_round_trips_with_all_three_images(rescue_start):
     """The ego RGB, depth and semantic images and the agent's state survive the wire."""
     _, observation = rescue_start

@@ -1,9 +1,11 @@
 """The gymnasium face of a rescue mission: ``RescueEnv`` (id ``sortie/Rescue-v1``).
 
-Observations hold the requested images, the clue, the reference image, whether the agent
-carries the casualty and the time left; never a position. Actions turn, walk, set the camera
-pitch or try an interaction. The reward is 1 each time a stage is completed (4 in a
-successful episode). What every family's env shares lives in ``sortie.missions.gym_base``.
+Observations hold the requested images, the clue, the goal images (the casualty's reference,
+the stretcher and the ambulance; the reference only with ``goal_images="rescuebench"``),
+whether the agent carries the casualty and the time left; never a position. Actions turn,
+walk, set the camera pitch or try an interaction. The reward is 1 each time a stage is
+completed (4 in a successful episode). What every family's env shares lives in
+``sortie.missions.gym_base``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
 from sortie.missions.gym_base import MissionEnv, env_settings, pick, printable, text_space
+from sortie.missions.rescue.goals import goal_names
 from sortie.missions.rescue.mission import RescueMission
 from sortie.missions.rescue.settings import RescueSettings
 from sortie.missions.rescue.spec import rescue_data
@@ -47,6 +50,7 @@ class RescueEnv(MissionEnv[RescueMission]):
         sensors: Sequence[str] = ("rgb", "depth", "semantic"),
         clock: str = "sim",
         triggers: str | None = None,
+        goal_images: str | None = None,
         render_mode: str | None = None,
         *,
         suite: str | Suite | None = None,
@@ -58,7 +62,8 @@ class RescueEnv(MissionEnv[RescueMission]):
         """Create the env over ``episodes`` or a ``suite`` (a packaged name or a file).
 
         ``backend`` names the simulator (see ``sortie backends``), ``backend_args`` its arguments.
-        ``triggers`` is the rescue setting (``RescueSettings``; None: its default, assisted).
+        ``triggers`` and ``goal_images`` are the rescue settings (``RescueSettings``; None:
+        their defaults, assisted and every-stage).
 
         ``reset`` may also pass an episode in its options. ``max_depth`` clips depth images
         (metres, default 200).
@@ -66,7 +71,10 @@ class RescueEnv(MissionEnv[RescueMission]):
         ``camera`` may be a preset or ``WxH[@HFOV][/PITCH]``; ``pose`` says how the pose
         sensor reads when ``sensors`` holds ``pose`` (``MissionEnv``).
         """
-        settings = env_settings(RescueSettings, self.family, triggers=triggers)
+        settings = env_settings(
+            RescueSettings, self.family, triggers=triggers, goal_images=goal_images
+        )
+        self.goals = goal_names(settings.goal_images)
         super().__init__(
             episodes,
             suite,
@@ -87,7 +95,7 @@ class RescueEnv(MissionEnv[RescueMission]):
     def _own_spaces(self) -> dict[str, spaces.Space[Any]]:
         h, w = self.camera.height, self.camera.width
         return {
-            "reference": spaces.Box(0, 255, (h, w, 3), np.uint8),
+            **{name: spaces.Box(0, 255, (h, w, 3), np.uint8) for name in self.goals},
             "clue": text_space(CLUE_LENGTH),
             "carrying": spaces.Discrete(2),
         }
@@ -97,7 +105,8 @@ class RescueEnv(MissionEnv[RescueMission]):
         assert brief is not None
         blank = np.zeros((self.camera.height, self.camera.width, 3), np.uint8)
         return {
-            "reference": brief.images.get("reference", blank).copy(),  # a new array per call
+            # A new array per call; a goal the episode has not (a room's ambulance) is black.
+            **{name: brief.images.get(name, blank).copy() for name in self.goals},
             "clue": printable(brief.clue, CLUE_LENGTH),
             "carrying": int(observation.carrying),
         }

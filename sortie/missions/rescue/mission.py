@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from sortie.backends.base import (
     Backend,
     StepOutcome,
@@ -20,6 +23,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind
 from sortie.missions.rescue.facts import RescueFacts
+from sortie.missions.rescue.goals import goal_views
 from sortie.missions.rescue.settings import RescueSettings, Triggers
 from sortie.missions.rescue.spec import RescueData, rescue_data
 from sortie.missions.runtime import Clock, MissionRuntime, camera_of
@@ -73,6 +77,7 @@ class RescueMission(MissionRuntime):
             raise ConfigError(f"backend {backend.name!r} cannot pick up or open doors")
         self.settings = settings or RescueSettings()
         self.triggers = self.settings.triggers
+        self.goal_images = self.settings.goal_images
         self.rules = rules
         self._hands: SupportsInteraction = backend
 
@@ -127,9 +132,6 @@ class RescueMission(MissionRuntime):
         ]
 
     def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
-        images = {}
-        if isinstance(self.backend, SupportsViewRender):
-            images["reference"] = self.backend.render_view(*self.data.reference_view)
         labels = {}
         if isinstance(self.backend, SupportsSemanticClasses):
             labels = self.backend.semantic_classes()
@@ -144,7 +146,7 @@ class RescueMission(MissionRuntime):
             spec.level,
             text,
             clue=self.data.clue_text,
-            images=images,
+            images=self._goal_images(spec),
             stages=tuple((s.name, s.brief) for s in stages),
             control_period=self.control_period,
             budget_s=self.data.budget_s,
@@ -152,6 +154,17 @@ class RescueMission(MissionRuntime):
             limits=limits,
             camera=camera_of(self.backend),
         )
+
+    def _goal_images(self, spec: EpisodeSpec) -> dict[str, NDArray[np.uint8]]:
+        """Return the brief's goal images (docs/rescue.md, Goal images), with the run's camera."""
+        if not isinstance(self.backend, SupportsViewRender):
+            return {}
+        b = self.backend
+        position_of = b.position_of if isinstance(b, PositionQueries) else None
+        doors = [position_of(door) for door in self._doors] if position_of else []
+        views = goal_views(spec, self.data, self.goal_images, position_of, doors)
+        render = b.render_view
+        return {name: render(v.x, v.y, v.z, v.yaw, v.pitch) for name, v in views.items()}
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
