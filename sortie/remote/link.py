@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import socket
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -89,6 +92,29 @@ class Link:
             self._connection = http.client.HTTPConnection(
                 self.host, self.port, timeout=self.timeout
             )
+        # The socket's time-out bounds each read only; a server trickling its answer's head a
+        # byte at a time would never trip it. The watchdog cuts the connection when the whole
+        # exchange is not over within the time-out.
+        expired = threading.Event()
+        watchdog = threading.Timer(self.timeout, _cut, (self._connection, expired))
+        watchdog.daemon = True
+        watchdog.start()
+        late = f"timed out: the answer took longer than {self.timeout:g} s"
+        try:
+            answer = self._exchange(method, path, body, time.monotonic() + self.timeout)
+        except (OSError, http.client.HTTPException):
+            if expired.is_set():
+                raise TimeoutError(late) from None
+            raise
+        finally:
+            watchdog.cancel()
+        if expired.is_set():  # cut mid-body: what was read ended early, it is not the answer
+            self.close()
+            raise TimeoutError(late)
+        return answer
+
+    def _exchange(self, method: str, path: str, body: bytes | None, deadline: float) -> Answer:
+        assert self._connection is not None
         headers = _headers(self.token())
         self._connection.request(method, self.prefix + path, body=body, headers=headers)
         response = self._connection.getresponse()
@@ -98,7 +124,7 @@ class Link:
             self.close()  # the body stays unread, so the connection cannot be used again
             return Answer(response.status, None)
         try:
-            data = self._read_by(response, time.monotonic() + self.timeout)
+            data = self._read_by(response, deadline)
         finally:  # the next request on this kept-alive connection gets the full time-out again
             if self._connection is not None and self._connection.sock is not None:
                 self._connection.sock.settimeout(self.timeout)
@@ -111,7 +137,7 @@ class Link:
         """Return the body (at most ``max_bytes`` + 1), all of it before ``deadline``.
 
         The socket's time-out bounds each read; a server trickling its answer byte by byte
-        must still finish within ``timeout`` seconds of the headers.
+        must still finish within ``timeout`` seconds of the request.
 
         Raises:
             TimeoutError: the deadline passed first.
@@ -120,7 +146,7 @@ class Link:
         while size <= self.max_bytes:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"the answer took longer than {self.timeout:g} s")
+                raise TimeoutError(f"timed out: the answer took longer than {self.timeout:g} s")
             if self._connection is not None and self._connection.sock is not None:
                 self._connection.sock.settimeout(left)
             chunk = response.read1(min(65536, self.max_bytes + 1 - size))
@@ -134,6 +160,15 @@ class Link:
         return b"".join(chunks)
 
 
+def _cut(connection: http.client.HTTPConnection, expired: threading.Event) -> None:
+    """Cut ``connection`` whose answer is late: its reader then fails at once."""
+    expired.set()
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # closed meanwhile
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 def _headers(token: str | None) -> dict[str, str]:
     """Return the request headers (with the token, if there is one)."""
     headers = {"Content-Type": "application/json"}
@@ -145,7 +180,7 @@ def _headers(token: str | None) -> dict[str, str]:
 def _cause(error: Exception) -> str:
     """Return a failed connection's cause in words."""
     if isinstance(error, TimeoutError):
-        return "timed out"
+        return str(error) if error.args else "timed out"
     if isinstance(error, ConnectionRefusedError):
         return "connection refused"
     if isinstance(error, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError):

@@ -174,7 +174,7 @@ def test_an_answer_that_times_out_ends_the_episode_as_agent_error(tmp_path, tiny
         finally:
             release.set()
     assert all(e.failure_reason == "agent_error" for e in episodes)
-    assert "timed out after 2 attempt(s)" in episodes[0].error
+    assert "timed out: the answer took longer than 0.2 s after 2 attempt(s)" in episodes[0].error
 
 
 def test_a_policy_error_ends_the_episode_as_agent_error_with_its_message(
@@ -350,3 +350,36 @@ def test_the_remote_agent_finds_the_token_a_local_server_left(monkeypatch, tmp_p
             RemoteAgent(server.url).preflight()
         with server.published():
             RemoteAgent(server.url).preflight()
+
+
+def test_a_server_trickling_its_answers_head_times_out_on_the_whole_answer():
+    """A status line and headers sent a byte at a time: a LinkError once the time-out passes."""
+    import socket
+    import threading
+    import time as clock
+
+    from sortie.remote.link import Link, LinkError
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    head = b"HTTP/1.1 200 OK\r\nX-Slow: " + b"y" * 200 + b"\r\nContent-Length: 2\r\n\r\n{}"
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            for byte in head:
+                clock.sleep(0.05)
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    link = Link(f"http://127.0.0.1:{listener.getsockname()[1]}", timeout=0.5, max_bytes=1000)
+    started = clock.monotonic()
+    with pytest.raises(LinkError, match="longer than 0.5 s"):
+        link.send("POST", "/v1/act", b"{}")
+    assert clock.monotonic() - started < 2.0  # not 230 bytes × 0.05 s
+    link.close()
+    listener.close()
