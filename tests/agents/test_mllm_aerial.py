@@ -188,8 +188,7 @@ def test_text_mode_sends_the_classes_in_view_as_a_plain_string():
 
 
 def fly_missionbench(tmp_path, answers, spec=None, settings=None, **args):
-    """Fly ``spec`` (the hop) with prompt=missionbench on scripted answers; return the
-    requests' texts and the trajectory."""
+    """Return the requests' texts and the record of ``spec`` flown with prompt=missionbench."""
     from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
     from sortie.run.suite import RunSettings, run_suite
     from sortie.testing.episodes import aerial_hop

@@ -443,3 +443,18 @@ def test_an_agent_reading_the_pose_sensor_keeps_its_settings_in_a_show_pose_epis
     after, _ = runtime.step(FORWARD)
     assert after.pose is not None and after.pose.x == pytest.approx(6.0, abs=0.01)
     assert after.pose.z == pytest.approx(0.0, abs=0.01) != spec.start.z
+
+
+def test_the_oracle_flies_in_steps_of_the_max_move_setting(tmp_path):
+    """With -F max_move=3 the oracle asks for 3 m moves: no clamp, eight steps for the 24 m."""
+    from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+    from sortie.run.suite import RunSettings, run_suite
+
+    spec = aerial_hop()
+    run = RunSettings(out=tmp_path, family_settings={"max_move": 3.0})
+    (result,) = run_suite(Suite(SuiteHeader(suite="hop"), [spec]), "oracle", {}, run)
+    steps = read_trajectory(result.path).steps
+    assert result.footer.outcome == "success"
+    assert not [e for step in steps for e in step.events if e.kind == "clamped"]
+    moves = [s.action for s in steps if getattr(s.action, "primitive", None) == "forward"]
+    assert len(moves) == 8 and all(m.magnitude <= 3.0 for m in moves)

@@ -72,7 +72,8 @@ def position_text(pose: Pose | None) -> str:
     if pose is None:
         return "The drone's position is not known."
     x, y, z, yaw = ned(pose)
-    text = f"The drone is currently at position (x={x:.1f}, y={y:.1f}, z={z:.1f}) with yaw={yaw:.1f}."
+    where = f"(x={x:.1f}, y={y:.1f}, z={z:.1f})"
+    text = f"The drone is currently at position {where} with yaw={yaw:.1f}."
     facing = FACING.get(int(yaw))
     return text + (f"\nYou are currently facing the {facing}." if facing else "")
 

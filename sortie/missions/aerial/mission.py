@@ -2,13 +2,13 @@
 
 Each step is one flight primitive (magnitudes clamped to d_max and 30°, and flagged when
 clamped; d_max is the episode's unless the run's ``max_move`` setting replaces it) or one task
-action. An episode whose data say ``show_pose`` tells the agent its exact pose every step. The episode ends when the agent says ``done`` or lands, or when
-T_max steps are spent; success is then decided by the mission's types, as MissionBench's
-code decides it: the report matches (the judge's verdict is kept), the final pose is at the
-goal (position per axis and heading), the last task action is the mission's and the final
-pose is at the goal, the flown path covers the reference route. Two stages trace progress
-for the reports: S1 reaching the goal region (for a patrol: covering the route), S2 the
-objective.
+action. An episode whose data say ``show_pose`` tells the agent its exact pose every step.
+The episode ends when the agent says ``done`` or lands, or when T_max steps are spent;
+success is then decided by the mission's types, as MissionBench's code decides it: the report
+matches (the judge's verdict is kept), the final pose is at the goal (position per axis and
+heading), the last task action is the mission's and the final pose is at the goal, the flown
+path covers the reference route. Two stages trace progress for the reports: S1 reaching the
+goal region (for a patrol: covering the route), S2 the objective.
 """
 
 from __future__ import annotations
