@@ -142,8 +142,8 @@ class MllmAerialAgent(ModelAgent):
     name = "mllm-aerial"
     families = frozenset({"aerial"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
-    templates = ("aerial_system.txt", "aerial_step.txt")
-    TEMPLATES = {
+    templates: tuple[str, ...] = ("aerial_system.txt", "aerial_step.txt")
+    TEMPLATES: dict[PromptStyle, tuple[str, ...]] = {
         PromptStyle.SORTIE: ("aerial_system.txt", "aerial_step.txt"),
         PromptStyle.MISSIONBENCH: ("missionbench_step.txt",),
     }

@@ -57,6 +57,7 @@ class AerialMission(MissionRuntime):
     """Mission-level UAV control: fly, report, inspect, act, patrol."""
 
     family = "aerial"
+    settings: AerialSettings
 
     def __init__(
         self,
