@@ -210,9 +210,9 @@ def fly_missionbench(tmp_path, answers, spec=None, settings=None, **args):
 
 def ned_position(pose) -> str:
     """Return the position sentence's numbers for a sortie pose, turned into NED by hand."""
-    yaw = -pose.yaw + 0.0
-    yaw = 180.0 if yaw == -180.0 else yaw
-    return f"(x={pose.x:.1f}, y={-pose.y + 0.0:.1f}, z={-pose.z + 0.0:.1f}) with yaw={yaw:.1f}"
+    # sortie's yaw is in [-180, 180), so minus it is in MissionBench's (-180, 180].
+    x, y, z, yaw = (f"{round(v, 1) + 0.0:.1f}" for v in (pose.x, -pose.y, -pose.z, -pose.yaw))
+    return f"(x={x}, y={y}, z={z}) with yaw={yaw}"
 
 
 def test_missionbench_prompt_gives_the_ned_pose_every_step(tmp_path):
@@ -323,3 +323,16 @@ def test_an_unknown_prompt_is_refused_naming_the_prompts():
 
     with pytest.raises(ParameterError, match="prompt: expected one of sortie, missionbench"):
         MllmAerialAgent(model="m", base_url="http://127.0.0.1:9/v1", prompt="nope")
+
+
+def test_missionbench_position_is_written_in_ned_with_the_facing_at_its_four_yaws():
+    """A sortie pose facing +y (west of north in NED) reads yaw -90, the negative y-direction."""
+    from sortie.agents.mllm.missionbench import position_text
+    from sortie.core.pose import Pose
+
+    text = position_text(Pose(10.0, 5.0, 30.0, 90.0))
+    assert "(x=10.0, y=-5.0, z=-30.0) with yaw=-90.0." in text
+    assert text.endswith("You are currently facing the negative y-direction.")
+    assert "facing" not in position_text(Pose(0.0, 0.0, 30.0, 45.5))
+    assert "yaw=180.0" in position_text(Pose(0.0, 0.0, 1.0, -180.0))
+    assert "y=0.0," in position_text(Pose(0.0, 1e-12, 1.0, 0.0))

@@ -71,11 +71,16 @@ def position_text(pose: Pose | None) -> str:
     """Return MissionBench's position sentence (and facing, at its four yaws) for ``pose``."""
     if pose is None:
         return "The drone's position is not known."
-    x, y, z, yaw = ned(pose)
-    where = f"(x={x:.1f}, y={y:.1f}, z={z:.1f})"
-    text = f"The drone is currently at position {where} with yaw={yaw:.1f}."
+    north, east, down, yaw = ned(pose)
+    x, y, z, heading = (_tenths(v) for v in (north, east, down, yaw))
+    text = f"The drone is currently at position (x={x}, y={y}, z={z}) with yaw={heading}."
     facing = FACING.get(int(yaw))
     return text + (f"\nYou are currently facing the {facing}." if facing else "")
+
+
+def _tenths(value: float) -> str:
+    """Return ``value`` to one decimal, never ``-0.0`` (a hair below zero reads as 0.0)."""
+    return f"{round(value, 1) + 0.0:.1f}"
 
 
 def number(value: float | None) -> str:
