@@ -33,11 +33,14 @@ class AerialOracle:
     def __init__(
         self, view: OracleView, brief: Brief | None = None, options: OracleOptions | None = None
     ) -> None:
-        """Read the mission and lay out the waypoints (the brief and options add nothing)."""
+        """Read the mission and lay out the waypoints (the brief gives d_max, options nothing)."""
         mission = AerialData.model_validate(view.mission())
         self.view = view
         self.goal = mission.goal
-        self.max_move, self.max_turn = mission.max_move, mission.max_turn
+        # The brief's d_max is the one the mission clamps to (a run's -F max_move replaces the
+        # episode's).
+        move = brief.limits.max_move if brief is not None else None
+        self.max_move, self.max_turn = move or mission.max_move, mission.max_turn
         self.answer: str | None = mission.answer
         self.task: str | None = mission.task_action
         self.patrol = MissionType.PATROL in mission.types

@@ -185,3 +185,154 @@ def test_text_mode_sends_the_classes_in_view_as_a_plain_string():
     assert isinstance(content, str)
     assert "View 1 step(s) ago shows: car, tree" in content
     assert "Current view shows: nothing" in content
+
+
+def fly_missionbench(tmp_path, answers, spec=None, settings=None, **args):
+    """Return the requests' texts and the record of ``spec`` flown with prompt=missionbench."""
+    from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+    from sortie.run.suite import RunSettings, run_suite
+    from sortie.testing.episodes import aerial_hop
+
+    spec = spec or aerial_hop()
+    scripted = iter(answers)
+
+    def pilot(messages):
+        answer = {"reasoning": "", "box": None, "report": None, "done": False}
+        return json.dumps(answer | next(scripted))
+
+    with ModelServer(pilot) as server:
+        args = {"model": "test-vlm", "base_url": server.base_url, "prompt": "missionbench"} | args
+        run = RunSettings(out=tmp_path, family_settings=settings or {})
+        (result,) = run_suite(Suite(SuiteHeader(suite="hop"), [spec]), "mllm-aerial", args, run)
+        texts = [r["messages"][0]["content"][0]["text"] for r in server.requests]
+    return texts, read_trajectory(result.path)
+
+
+def ned_position(pose) -> str:
+    """Return the position sentence's numbers for a sortie pose, turned into NED by hand."""
+    # sortie's yaw is in [-180, 180), so minus it is in MissionBench's (-180, 180].
+    x, y, z, yaw = (f"{round(v, 1) + 0.0:.1f}" for v in (pose.x, -pose.y, -pose.z, -pose.yaw))
+    return f"(x={x}, y={y}, z={z}) with yaw={yaw}"
+
+
+def test_missionbench_prompt_gives_the_ned_pose_every_step(tmp_path):
+    """Each request states the pose the drone had then, in NED (y east, z down, yaw clockwise)."""
+    from sortie.core.pose import Pose
+
+    forward = {"action": "forward", "magnitude": 6}
+    moves = [forward, {"action": "turn_left", "magnitude": 30}, forward]
+    texts, trajectory = fly_missionbench(tmp_path, [*moves, {"action": "up", "done": True}])
+    spec = trajectory.header.episode
+    poses = [spec.start, *(Pose(*s.pose.as_list()) for s in trajectory.steps[:-1])]
+    assert len(texts) == len(poses) == 4 and poses[-1].y > 1.0 and poses[-1].yaw > 1.0
+    for text, pose in zip(texts, poses, strict=True):
+        assert f"currently at position {ned_position(pose)}." in text
+
+
+def test_missionbench_prompt_gives_d_max_camera_and_budget(tmp_path):
+    """d_max, the 30° turn limit, T_max, the step count and the camera come from the episode."""
+    from sortie.missions.aerial.spec import CAMERA, aerial_data
+
+    texts, trajectory = fly_missionbench(tmp_path, [{"action": "up", "magnitude": 1}] * 2)
+    data = aerial_data(trajectory.header.episode)
+    for count, text in enumerate(texts[:2]):
+        assert (
+            f"maximum single-step movement {data.max_move:g} meters, maximum single-step turn "
+            f"{data.max_turn:g} degrees; action budget {data.step_budget} (current count {count})"
+        ) in text
+    assert f"resolution {CAMERA['width']}x{CAMERA['height']} " in texts[0]
+    assert f"field of view of {CAMERA['hfov']:g} degrees" in texts[0]
+    assert f"pitch of {CAMERA['pitch']:g} degrees" in texts[0]
+
+
+def test_missionbench_history_says_when_the_mission_clamped_a_move(tmp_path):
+    """A 100 m forward shows in the next step's history with the d_max the mission kept."""
+    from sortie.missions.aerial.spec import aerial_data
+
+    answers = [{"action": "forward", "magnitude": 100}, {"action": "forward", "magnitude": 1}]
+    texts, trajectory = fly_missionbench(tmp_path, answers * 2)
+    d_max = aerial_data(trajectory.header.episode).max_move
+    assert "history of actions taken so far: []" in texts[0]
+    expected = f"['forward 100 meters (clamped to {d_max:g} meters)', 'forward 1 meters']"
+    assert f"history of actions taken so far: {expected}" in texts[2]
+
+
+def test_the_max_move_setting_reaches_the_missionbench_prompt(tmp_path):
+    """-F max_move=2.5 is the d_max the prompt states and the clamp it reports."""
+    answers = [{"action": "forward", "magnitude": 100}] * 2
+    texts, _ = fly_missionbench(tmp_path, answers, settings={"max_move": 2.5})
+    assert "maximum single-step movement 2.5 meters" in texts[0]
+    assert "'forward 100 meters (clamped to 2.5 meters)'" in texts[1]
+
+
+def test_missionbench_mode_reads_the_pose_sensor_and_sortie_mode_does_not():
+    """prompt=missionbench declares the pose sensor; the default prompt asks for RGB alone."""
+    from sortie.core.observation import Sensor
+
+    with ModelServer(lambda m: "{}") as server:
+        bench = MllmAerialAgent(model="m", base_url=server.base_url, prompt="missionbench")
+        plain = MllmAerialAgent(model="m", base_url=server.base_url)
+    assert bench.sensors == {Sensor.RGB, Sensor.POSE} and plain.sensors == {Sensor.RGB}
+
+
+def test_missionbench_images_go_newest_first():
+    """The current view is <image1>, then the earlier ones, the most recent first."""
+    from sortie.models.images import image_part
+
+    answer = json.dumps({"action": "up", "magnitude": 1, "reasoning": "", "box": None})
+    with ModelServer(lambda m: answer) as server:
+        pilot = agent(server, prompt="missionbench", history="2")
+        views = [observation(step) for step in range(3)]
+        for view in views:
+            pilot.act(view)
+        content = server.requests[-1]["messages"][0]["content"]
+    sent = [part["image_url"]["url"] for part in content if part["type"] == "image_url"]
+    expected = [image_part(v.frames.rgb)["image_url"]["url"] for v in reversed(views)]
+    assert sent == expected
+    assert [p["text"] for p in content[1:] if p["type"] == "text"][0] == "<image1>: current view"
+
+
+def test_resolution_defaults_to_the_rendered_size_with_missionbench_and_512_with_sortie():
+    """Unset, resolution sends the camera's own size (missionbench) or a 512 px side (sortie)."""
+    with ModelServer(lambda m: "{}") as server:
+        bench = MllmAerialAgent(model="m", base_url=server.base_url, prompt="missionbench")
+        plain = MllmAerialAgent(model="m", base_url=server.base_url)
+        chosen = MllmAerialAgent(
+            model="m", base_url=server.base_url, prompt="missionbench", resolution="256"
+        )
+    assert (bench.resolution, plain.resolution, chosen.resolution) == (0, 512, 256)
+
+
+def test_the_sortie_prompt_is_the_default_and_unchanged_by_name():
+    """prompt=sortie sends exactly the requests the default does, from the same templates."""
+    answer = json.dumps({"action": "up", "magnitude": 1, "reasoning": "", "box": None})
+    requests = []
+    for args in ({}, {"prompt": "sortie"}):
+        with ModelServer(lambda m: answer) as server:
+            pilot = agent(server, **args)
+            pilot.act(observation(0))
+            pilot.act(observation(1))
+            requests.append([r["messages"] for r in server.requests])
+            assert set(pilot.prompts.texts) == {"aerial_system.txt", "aerial_step.txt"}
+    assert requests[0] == requests[1]
+
+
+def test_an_unknown_prompt_is_refused_naming_the_prompts():
+    """prompt=nope is refused with the prompts there are."""
+    from sortie.core.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="prompt: expected one of sortie, missionbench"):
+        MllmAerialAgent(model="m", base_url="http://127.0.0.1:9/v1", prompt="nope")
+
+
+def test_missionbench_position_is_written_in_ned_with_the_facing_at_its_four_yaws():
+    """A sortie pose facing +y (west of north in NED) reads yaw -90, the negative y-direction."""
+    from sortie.agents.mllm.missionbench import position_text
+    from sortie.core.pose import Pose
+
+    text = position_text(Pose(10.0, 5.0, 30.0, 90.0))
+    assert "(x=10.0, y=-5.0, z=-30.0) with yaw=-90.0." in text
+    assert text.endswith("You are currently facing the negative y-direction.")
+    assert "facing" not in position_text(Pose(0.0, 0.0, 30.0, 45.5))
+    assert "yaw=180.0" in position_text(Pose(0.0, 0.0, 1.0, -180.0))
+    assert "y=0.0," in position_text(Pose(0.0, 1e-12, 1.0, 0.0))

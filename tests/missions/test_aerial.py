@@ -389,3 +389,72 @@ def test_success_equals_missionbench_rules_recomputed_from_the_record(backend, n
     trajectory, _ = fly(backend, spec, actions)
     assert float(missionbench_success(trajectory)) == expected
     assert score_aerial(trajectory)["sr"] == expected
+
+
+def test_the_max_move_setting_replaces_the_episodes_d_max(backend):
+    """-F max_move=2 clamps a 100 m move to 2 m (the episode says 6) and the brief says 2."""
+    from sortie.missions.aerial.settings import AerialSettings
+
+    spec = aerial_hop()
+    runtime = AerialMission(backend, settings=AerialSettings(max_move=2.0))
+    runtime.reset(spec, 0)
+    assert runtime.brief.limits.max_move == 2.0 != spec.mission["max_move"]
+    _, record = runtime.step(Fly(P.FORWARD, 100.0))
+    assert record.pose.x == pytest.approx(spec.start.x + 2.0, abs=0.01)
+    assert [e.detail for e in record.events] == ["forward 100 clamped to 2"]
+
+
+def test_an_unset_max_move_is_left_out_of_the_settings_a_header_holds():
+    """Without -F max_move the settings' JSON form is what it was before the setting existed."""
+    from sortie.missions.aerial.settings import AerialSettings
+
+    assert AerialSettings().model_dump(mode="json") == {"judge": "exact"}
+    assert AerialSettings(max_move=3.5).model_dump(mode="json")["max_move"] == 3.5
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "far"])
+def test_a_max_move_that_is_not_a_positive_distance_is_refused(value):
+    """-F max_move must be a finite number of metres above 0; the refusal names the setting."""
+    from sortie.core.errors import ParameterError
+    from sortie.missions.registry import FAMILIES
+
+    with pytest.raises(ParameterError, match=rf"-F max_move='{value}': .*max_move=None"):
+        FAMILIES.get("aerial").parse_settings({"max_move": value})
+
+
+def test_a_show_pose_episode_gives_the_exact_pose_to_an_agent_without_the_sensor(backend):
+    """show_pose true: every observation carries the body's true pose; false: none."""
+    runtime = AerialMission(backend)
+    first = runtime.reset(aerial_hop(show_pose=True), 0)
+    assert first.pose == backend.pose()
+    after, record = runtime.step(FORWARD)
+    assert after.pose == record.pose == backend.pose()
+    assert runtime.reset(aerial_hop(), 0).pose is None
+
+
+def test_an_agent_reading_the_pose_sensor_keeps_its_settings_in_a_show_pose_episode(backend):
+    """show_pose does not override the run's pose settings: a start-frame reading stays one."""
+    from sortie.core.run_config import PoseSettings
+
+    runtime = AerialMission(backend)
+    runtime.pose_settings = PoseSettings(frame="start")
+    spec = aerial_hop(show_pose=True)
+    runtime.reset(spec, 0)
+    after, _ = runtime.step(FORWARD)
+    assert after.pose is not None and after.pose.x == pytest.approx(6.0, abs=0.01)
+    assert after.pose.z == pytest.approx(0.0, abs=0.01) != spec.start.z
+
+
+def test_the_oracle_flies_in_steps_of_the_max_move_setting(tmp_path):
+    """With -F max_move=3 the oracle asks for 3 m moves: no clamp, eight steps for the 24 m."""
+    from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
+    from sortie.run.suite import RunSettings, run_suite
+
+    spec = aerial_hop()
+    run = RunSettings(out=tmp_path, family_settings={"max_move": 3.0})
+    (result,) = run_suite(Suite(SuiteHeader(suite="hop"), [spec]), "oracle", {}, run)
+    steps = read_trajectory(result.path).steps
+    assert result.footer.outcome == "success"
+    assert not [e for step in steps for e in step.events if e.kind == "clamped"]
+    moves = [s.action for s in steps if getattr(s.action, "primitive", None) == "forward"]
+    assert len(moves) == 8 and all(m.magnitude <= 3.0 for m in moves)

@@ -4,8 +4,9 @@ MissionBench-style: each step the model gets the instruction, the current image 
 earlier ones, its action history and the steps left, and answers a target box (0-1000, or
 none), its reasoning, one action with a magnitude, a report and a done flag. JSON with a
 schema by default; MissionBench's XML-tag format (``<bbox>``, ``<reasoning>``, ``<action>``,
-``<report>``, ``<done>``) is read too. Aerial missions do not exist in sortie yet, so this
-agent is tested at ``act()`` level with synthetic observations.
+``<report>``, ``<done>``) is read too. ``prompt=missionbench`` writes MissionBench's own step
+prompt instead (``sortie.agents.mllm.missionbench``): camera, pose and yaw, d_max, the budget
+and the history with its clamps, images newest first.
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ from sortie.agents.mllm.common import (
     objects_text,
     plain_content,
     seen_classes,
+)
+from sortie.agents.mllm.missionbench import (
+    EXAMPLE_REASONINGS,
+    AnswerShape,
+    PromptStyle,
+    action_text,
+    as_style,
+    step_values,
+    with_clamp,
 )
 from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction
 from sortie.core.observation import Brief, MissionObservation, Sensor
@@ -132,25 +142,33 @@ class MllmAerialAgent(ModelAgent):
     name = "mllm-aerial"
     families = frozenset({"aerial"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB})
-    templates = ("aerial_system.txt", "aerial_step.txt")
+    templates: tuple[str, ...] = ("aerial_system.txt", "aerial_step.txt")
+    TEMPLATES: dict[PromptStyle, tuple[str, ...]] = {
+        PromptStyle.SORTIE: ("aerial_system.txt", "aerial_step.txt"),
+        PromptStyle.MISSIONBENCH: ("missionbench_step.txt",),
+    }
+    """The templates of each prompt style."""
 
     def __init__(
         self,
         temperature: float | str = 0.0,
-        resolution: int | str = 512,
+        resolution: int | str | None = None,
         history: int | str = 2,
         box: bool | str = True,
         reasoning: bool | str = True,
         prompt_dir: str | None = None,
         image_format: str = "png",
         observation: str = ObservationMode.IMAGES,
+        prompt: str = PromptStyle.SORTIE,
         **model_args: Any,
     ) -> None:
         """Configure the agent; nothing is contacted until the first step.
 
         Args:
             temperature: sampling temperature.
-            resolution: longer side of the images sent, pixels (0: as rendered).
+            resolution: longer side of the images sent, pixels (0: as rendered); None: 512
+                with sortie's prompt, as rendered with MissionBench's (the run's
+                ``--camera`` decides the size, as MissionBench's resolution ablation does).
             history: how many earlier images go with the current one (H).
             box: ask for the target's box (False: the no-box ablation).
             reasoning: ask for reasoning (False: the no-reasoning ablation).
@@ -158,18 +176,26 @@ class MllmAerialAgent(ModelAgent):
             image_format: ``png`` (lossless, default) or ``jpeg``.
             observation: ``images`` (default), or ``text``: the classes the semantic
                 camera shows instead of each image, sent as plain text.
+            prompt: ``sortie`` (default): sortie's prompt (``aerial_system.txt``,
+                ``aerial_step.txt``); ``missionbench``: MissionBench's step prompt
+                (``missionbench_step.txt``), which also reads the pose sensor.
             **model_args: model client settings, as for ``mllm-rescue``.
         """
+        self.style = as_style(prompt)
+        self.templates = self.TEMPLATES[self.style]
+        mission_bench = self.style is PromptStyle.MISSIONBENCH
+        if resolution is None:
+            resolution = 0 if mission_bench else 512
         super().__init__(
             prompt_dir, resolution, image_format, {**model_args, "temperature": temperature}
         )
         self.history = as_int("history", history)
         self.box, self.reasoning = as_flag("box", box), as_flag("reasoning", reasoning)
         self.schema = answer_schema(self.box, self.reasoning)
+        self.examples = EXAMPLES | (frozenset(EXAMPLE_REASONINGS) if mission_bench else frozenset())
         self.mode = as_mode(observation)
-        self.sensors = frozenset(
-            {Sensor.SEMANTIC if self.mode is ObservationMode.TEXT else Sensor.RGB}
-        )
+        camera = Sensor.SEMANTIC if self.mode is ObservationMode.TEXT else Sensor.RGB
+        self.sensors = frozenset({camera, *([Sensor.POSE] if mission_bench else [])})
         self._setup(Brief("aerial", "", ""))
 
     def _setup(self, brief: Brief) -> None:
@@ -189,8 +215,10 @@ class MllmAerialAgent(ModelAgent):
 
     def act(self, observation: MissionObservation) -> Action:
         """Ask the model for the next action and return it."""
+        if self.style is PromptStyle.MISSIONBENCH and self.actions:
+            self.actions[-1] = with_clamp(self.actions[-1], observation.events)
         reply = self.client.ask(
-            self._messages(observation), self.schema, parse_answer, examples=EXAMPLES
+            self._messages(observation), self.schema, parse_answer, examples=self.examples
         )
         self.note(reply)
         if observation.frames.rgb is not None and self.history > 0:
@@ -200,6 +228,8 @@ class MllmAerialAgent(ModelAgent):
         return self._execute(reply)
 
     def _messages(self, observation: MissionObservation) -> list[dict[str, Any]]:
+        if self.style is PromptStyle.MISSIONBENCH:
+            return self._missionbench_messages(observation)
         system = self.prompts.render("aerial_system.txt", fields=self._fields_text())
         history = "\n".join(f"{i + 1}. {a}" for i, a in enumerate(self.actions))
         text = self.prompts.render(
@@ -224,6 +254,30 @@ class MllmAerialAgent(ModelAgent):
                 self.image(observation.frames.rgb),
             ]
         return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+
+    def _missionbench_messages(self, observation: MissionObservation) -> list[dict[str, Any]]:
+        """Return MissionBench's step prompt, then the images newest first (no system prompt).
+
+        MissionBench's step-by-step prompt is sent alone, as one user message, so here too.
+        """
+        shape = AnswerShape(self.box, self.reasoning)
+        text = self.prompts.render(
+            "missionbench_step.txt",
+            **step_values(self.brief, observation, self.actions),
+            fields=shape.fields_text(),
+            examples=shape.examples_text(self.brief.limits.max_move),
+        )
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if self.mode is ObservationMode.TEXT:
+            content += self._seen_parts(observation)
+            return [{"role": "user", "content": plain_content(content)}]
+        earlier = list(self.images)[-self.history :] if self.history > 0 else []
+        views = [(f"view {age} step(s) ago", rgb) for age, rgb in enumerate(reversed(earlier), 1)]
+        if observation.frames.rgb is not None:
+            views.insert(0, ("current view", observation.frames.rgb))
+        for index, (label, rgb) in enumerate(views, start=1):
+            content += [{"type": "text", "text": f"<image{index}>: {label}"}, self.image(rgb)]
+        return [{"role": "user", "content": content}]
 
     def _seen(self, observation: MissionObservation) -> list[str]:
         return seen_classes(observation.frames.semantic, self.brief.semantic_classes)
@@ -270,7 +324,10 @@ class MllmAerialAgent(ModelAgent):
         if data["done"]:
             self.actions.append("done")
             return TaskAction(TaskActionKind.DONE, report=self.report)
-        self.actions.append(f"{data['action']} {data['magnitude']:g}")
+        if self.style is PromptStyle.MISSIONBENCH:
+            self.actions.append(action_text(data["action"], data["magnitude"]))
+        else:
+            self.actions.append(f"{data['action']} {data['magnitude']:g}")
         if data["action"] in FlightPrimitive.__members__.values():
             return Fly(FlightPrimitive(data["action"]), float(data["magnitude"]), self.report)
         return TaskAction(TaskActionKind(data["action"]), report=self.report)

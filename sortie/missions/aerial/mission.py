@@ -1,25 +1,27 @@
 """The aerial family's rules (docs/aerial.md, Rules): a multirotor flown by one instruction.
 
 Each step is one flight primitive (magnitudes clamped to d_max and 30°, and flagged when
-clamped) or one task action. The episode ends when the agent says ``done`` or lands, or when
-T_max steps are spent; success is then decided by the mission's types, as MissionBench's
-code decides it: the report matches (the judge's verdict is kept), the final pose is at the
-goal (position per axis and heading), the last task action is the mission's and the final
-pose is at the goal, the flown path covers the reference route. Two stages trace progress
-for the reports: S1 reaching the goal region (for a patrol: covering the route), S2 the
-objective.
+clamped; d_max is the episode's unless the run's ``max_move`` setting replaces it) or one task
+action. An episode whose data say ``show_pose`` tells the agent its exact pose every step.
+The episode ends when the agent says ``done`` or lands, or when T_max steps are spent;
+success is then decided by the mission's types, as MissionBench's code decides it: the report
+matches (the judge's verdict is kept), the final pose is at the goal (position per axis and
+heading), the last task action is the mission's and the final pose is at the goal, the flown
+path covers the reference route. Two stages trace progress for the reports: S1 reaching the
+goal region (for a patrol: covering the route), S2 the objective.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from enum import StrEnum
 from typing import Any
 
 from sortie.backends.base import Backend, StepOutcome, SupportsSemanticClasses
 from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction
 from sortie.core.episode import EpisodeSpec
-from sortie.core.observation import ActionLimits, Brief, Event, EventKind
+from sortie.core.observation import ActionLimits, Brief, Event, EventKind, MissionObservation
 from sortie.core.pose import Pose, wrap_degrees
 from sortie.missions.aerial.facts import AerialFacts, TaskActionFacts, VerdictFacts
 from sortie.missions.aerial.judge import JUDGES, Verdict
@@ -55,6 +57,7 @@ class AerialMission(MissionRuntime):
     """Mission-level UAV control: fly, report, inspect, act, patrol."""
 
     family = "aerial"
+    settings: AerialSettings
 
     def __init__(
         self,
@@ -81,6 +84,8 @@ class AerialMission(MissionRuntime):
     def _setup(self, spec: EpisodeSpec) -> tuple[list[Stage], Brief]:
         self.data: AerialData = aerial_data(spec)
         self.goal = self.data.goal
+        self.max_move = self.settings.max_move or self.data.max_move
+        """d_max: the run's setting, else the episode's."""
         start = self.backend.pose()
         self.start_distance = _distance3(start, self.goal)
         self.path: list[tuple[float, float, float]] = [start.position()]
@@ -116,7 +121,7 @@ class AerialMission(MissionRuntime):
             labels = self.backend.semantic_classes()
         limits = ActionLimits(
             max_turn=self.data.max_turn,
-            max_move=self.data.max_move,
+            max_move=self.max_move,
             max_steps=self.data.step_budget,
         )
         return Brief(
@@ -152,7 +157,7 @@ class AerialMission(MissionRuntime):
 
     def _clamp(self, action: Fly) -> tuple[Fly, list[Event]]:
         """Return the action with its magnitude in [0, limit], and a flag if it was changed."""
-        limit = self.data.max_turn if action.primitive in _TURNS else self.data.max_move
+        limit = self.data.max_turn if action.primitive in _TURNS else self.max_move
         magnitude = action.magnitude if math.isfinite(action.magnitude) else 0.0
         kept = min(max(magnitude, 0.0), limit)
         if kept == action.magnitude:
@@ -183,6 +188,16 @@ class AerialMission(MissionRuntime):
         if action.kind is Task.LAND:
             self.ended_by = "land"
         return [Event(AerialEvent.TASK_ACTION, self.data.target, action.kind.value)]
+
+    def _sensed(self, observation: MissionObservation) -> MissionObservation:
+        """Return the observation with a pose: the sensor's, or the exact one ``show_pose`` gives.
+
+        An agent that reads the pose sensor keeps the reading the run's pose settings describe.
+        """
+        sensed = super()._sensed(observation)
+        if sensed.pose is None and self.data.show_pose:
+            return replace(sensed, pose=self.backend.pose())
+        return sensed
 
     # --- success ------------------------------------------------------------------------
     def at_goal(self) -> bool:

@@ -65,13 +65,15 @@ class AerialData(Record):
     max_steps: int | None = Field(default=None, ge=1, le=MAX_STEPS)
     """T_max; None takes the type's default (50 for patrol, else 20)."""
     max_move: float = Field(gt=0, le=MAX_COORDINATE)
-    """d_max: the largest translation per step, ¼ of the start–goal distance at generation."""
+    """d_max: the largest translation per step, ¼ of the start–goal distance at generation (a
+    run's ``-F max_move`` replaces it)."""
     max_turn: float = Field(default=30.0, gt=0, le=180)
     axis_tolerance: float = Field(default=5.0, gt=0, le=MAX_COORDINATE)
     """τ_d: the goal counts as reached within this many metres on each axis."""
     yaw_tolerance: float = Field(default=15.0, gt=0, le=180)
     show_pose: bool = False
-    """Whether the agent is told its absolute pose each step."""
+    """Whether the agent is told its absolute pose each step (``MissionObservation.pose``,
+    exact and in the episode's frame, whatever sensors the agent declares)."""
 
     @model_validator(mode="after")
     def _complete(self) -> Self:
