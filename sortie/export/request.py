@@ -116,10 +116,10 @@ def _demos(request: ExportRequest, echo: Callable[[str], None]) -> Path:
                 written[name] = write_split(folder, name, rows, demo_features(first))
         if not written:
             raise ConfigError(f"run {request.run_id!r} has no steps: nothing to export")
-        total, counts = sum(written.values()), splits.rows.counts
+        total, counts = sum(written.values()), splits.counts
         manifest = _manifest(request, run, total, counts, _demo_settings(request, run, splits))
         write_card(folder, _card(request, run, total, counts, list(written)), manifest)
-    for kind, count in sorted(splits.rows.counts.items()):
+    for kind, count in sorted(splits.counts.items()):
         echo(f"{kind}: {count}")
     echo(f"wrote {sum(written.values())} rows to {request.out} ({', '.join(written)})")
     return request.out / split_file(next(iter(written)))
