@@ -11,7 +11,7 @@ import pytest
 from datasets import load_dataset
 
 from sortie.export.demos import MULTIROTOR, WALKER, action_vector, split_of, split_point
-from sortie.run.frames import load_frame
+from sortie.run.frames import FRAMES_FOLDER, load_frame
 from tests.export.conftest import cli
 
 
@@ -108,6 +108,14 @@ def test_an_episode_lands_in_the_same_split_whatever_else_the_run_holds(
     (name,) = alone
     assert episode in beside[name]["episode_id"]
     assert beside[name]["observation.depth"] == alone[name]["observation.depth"]
+
+
+def test_a_run_played_without_recorded_frames_is_exported_with_every_image(rescue_pair, tmp_path):
+    """No frame store beside the run: the replay renders RGB, depth and semantic for each row."""
+    assert not (rescue_pair.store.parent / FRAMES_FOLDER).exists()
+    rows = export(rescue_pair.store, "pair", tmp_path / "demos")["train"]
+    columns = ("observation.image", "observation.depth", "observation.semantic")
+    assert all(row[c] is not None for row in rows for c in columns)
 
 
 def test_a_larger_validation_share_only_moves_episodes_into_validation():
