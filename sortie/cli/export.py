@@ -40,6 +40,10 @@ def export(
     failures: Annotated[
         bool, typer.Option(help="demos: also export episodes that did not succeed.")
     ] = False,
+    validation: Annotated[
+        float,
+        typer.Option(help="demos: share of episodes in the validation split (by episode id)."),
+    ] = 0.1,
     paraphrase: Annotated[
         int, typer.Option(help="sft: rewrites of each sample by a model (0: none).")
     ] = 0,
@@ -61,6 +65,7 @@ def export(
         failures,
         paraphrase,
         parse_params(model_args or [], "--model-arg"),
+        validation,
     )
     try:
         export_run(request, console.print)

@@ -97,3 +97,25 @@ def rescue_store(tmp_path_factory) -> tuple[Path, Trajectory]:
     """A store with the oracle's first rescue smoke episode, its frames recorded."""
     store = tmp_path_factory.mktemp("rescue") / "s.db"
     return store, run(store, "rescue-smoke-v2", "oracle", "oracle", "--record-frames")
+
+
+@dataclass(frozen=True)
+class RescuePair:
+    """A store with run ``pair``: the oracle's first two rescue smoke episodes, no frames kept."""
+
+    store: Path
+    records: dict[str, Trajectory]
+    """The records by episode id."""
+
+
+@pytest.fixture(scope="session")
+def rescue_pair(tmp_path_factory) -> RescuePair:
+    """Two episodes played without --record-frames: every image of an export is replayed."""
+    store = tmp_path_factory.mktemp("pair") / "s.db"
+    out = store.parent / "pair"
+    cli(
+        ["run", "rescue-smoke-v2", "--run-id", "pair", "--agent", "oracle", "--limit", "2"]
+        + ["--store", str(store), "--out", str(out)]
+    )
+    records = [read_trajectory(path) for path in out.rglob("*.jsonl")]
+    return RescuePair(store, {r.header.episode.episode_id: r for r in records})

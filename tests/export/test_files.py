@@ -4,11 +4,14 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-pytest.importorskip("datasets", reason="exports need: pip install 'sortie[export]'")
+datasets = pytest.importorskip("datasets", reason="exports need: pip install 'sortie[export]'")
 
-from sortie.export.files import DATA_FILE, write_dataset  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402  (installed with datasets)
+
+from sortie.export.files import CHUNK, DATA_FILE, split_file, write_dataset, write_split  # noqa: E402
 
 ROWS = [{"text": "a"}, {"text": "b"}]
 
@@ -37,3 +40,18 @@ def test_a_partial_folder_of_a_killed_export_is_removed_by_the_next(tmp_path):
     write_dataset(tmp_path / "out", ROWS, "card", {"rows": 2})
     assert not stale.exists() and live.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [live.name, "out"]
+
+
+def test_rows_with_features_are_written_in_chunks_with_float_arrays_split_by_byte(tmp_path):
+    """250 generated rows: three row groups, zstd, the float array byte-stream-split."""
+    features = datasets.Features(
+        {"depth": datasets.Array2D((2, 3), "float32"), "stage": datasets.Value("string")}
+    )
+    rows = ({"depth": np.full((2, 3), i, np.float32), "stage": "S1"} for i in range(250))
+    (tmp_path / "data").mkdir()
+    assert write_split(tmp_path, "validation", rows, features) == 250
+    meta = pq.ParquetFile(tmp_path / split_file("validation")).metadata
+    assert meta.num_row_groups == -(-250 // CHUNK)
+    depth, stage = (meta.row_group(0).column(i) for i in range(2))
+    assert depth.compression == "ZSTD" and "BYTE_STREAM_SPLIT" in depth.encodings
+    assert "RLE_DICTIONARY" in stage.encodings and "BYTE_STREAM_SPLIT" not in stage.encodings
