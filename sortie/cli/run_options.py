@@ -73,7 +73,7 @@ class RunOptions:
         str | None,
         typer.Option(
             help="The agent's camera: a preset (rescuebench, missionbench, ...) or "
-            "WxH[@HFOV][/PITCH], e.g. 640x640@110 (default: the family's)."
+            "WxH@HFOV/PITCH, the last two optional, e.g. 640x640@110 (default: the family's)."
         ),
     ] = None
     pose_frame: Annotated[
