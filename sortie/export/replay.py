@@ -85,11 +85,15 @@ def _runtime(
 ) -> tuple[MissionRuntime, Backend]:
     header = trajectory.header
     own = {k: v for k, v in header.backend.args.items() if k not in HARNESS_ARGS}
+    # The run's own camera, if it had one: the frames are what the agent saw.
+    camera = header.backend.args.get("camera")
     backend = build_from_ref(
-        backend_ref(header.episode.family, sorted(sensors), header.backend.name, own)
+        backend_ref(header.episode.family, sorted(sensors), header.backend.name, own, camera)
     )
     settings = _settings(trajectory, run_config)
-    return mission_runtime(header.episode.family, backend, header.config.clock, settings), backend
+    runtime = mission_runtime(header.episode.family, backend, header.config.clock, settings)
+    runtime.pose_settings = header.config.pose  # the pose sensor read as in the run, if it was
+    return runtime, backend
 
 
 def _settings(trajectory: Trajectory, run_config: RunConfig) -> FamilySettings:

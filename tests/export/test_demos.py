@@ -12,7 +12,7 @@ from datasets import load_dataset
 
 from sortie.export.demos import MULTIROTOR, WALKER, action_vector, split_of, split_point
 from sortie.run.frames import FRAMES_FOLDER, load_frame
-from tests.export.conftest import cli
+from tests.export.conftest import cli, run
 
 
 def export(store: Path, run_id: str, out: Path, *more: str) -> datasets.DatasetDict:
@@ -156,3 +156,13 @@ def test_action_vectors_put_each_action_in_its_named_place():
     land = {"type": "task", "kind": "land", "report": None}
     assert action_vector("aerial", land) == [0.0] * 8 + [1.0, 0.0, 0.0, 0.0]
     assert action_vector("aerial", {"type": "invalid", "raw": "?", "error": "x"}) == [0.0] * 12
+
+
+def test_a_run_through_its_own_camera_is_exported_at_that_camera(tmp_path):
+    """The frames are replayed through the camera the run gave its agent, not the family's."""
+    store = tmp_path / "s.db"
+    run(store, "rescue-smoke-v2", "cam", "oracle", "--camera", "48x32@110")
+    rows = export(store, "cam", tmp_path / "demos")
+    split = next(iter(rows.values()))
+    assert np.asarray(split[0]["observation.image"]).shape == (32, 48, 3)
+    assert np.asarray(split[0]["observation.depth"]).shape == (32, 48)
