@@ -29,9 +29,9 @@ def _header(config: object) -> TrajectoryHeader:
 
 
 def test_the_store_row_and_the_header_share_one_definition_of_their_common_fields():
-    """RunConfig and EpisodeConfig both extend PlayConfig: clock, settings, run_seed, once."""
+    """RunConfig and EpisodeConfig both extend PlayConfig: clock, settings, run_seed, pose, once."""
     shared = set(PlayConfig.model_fields)
-    assert shared == {"clock", "settings", "run_seed"}
+    assert shared == {"clock", "settings", "run_seed", "pose"}
     for model in (RunConfig, EpisodeConfig):
         assert issubclass(model, PlayConfig)
         for name in shared:

@@ -34,8 +34,8 @@ async def _ask(host: str, port: int, path: str) -> int:
 
 async def _trickle(host: str, port: int) -> float:
     """Send a request's head a byte every 0.2 s; return the seconds until the server cut it."""
+    started = time.perf_counter()  # before connecting: the server's clock starts at its accept
     reader, writer = await asyncio.open_connection(host, port)
-    started = time.perf_counter()
     head = f"GET /v1/hello HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow: ".encode() + b"y" * 500
     try:
         for byte in head:
