@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -89,14 +90,7 @@ def play(
         sys.stdout.flush()
 
     request = PlayRequest(suite, tuple(episode or ()), port, store, run_id)
-    try:
-        play_suite(request, lambda line: console.print(escape(line)), ready)
-    except SortieError as error:
-        raise fail(error) from None
-    except OSError as error:
-        raise fail(SortieError(f"cannot serve the page on port {port}: {error.strerror}")) from None
-    except KeyboardInterrupt:
-        raise typer.Exit(code=130) from None
+    _serve_until_stopped(lambda: play_suite(request, _say, ready), f"serve the page on port {port}")
 
 
 @app.command("serve-executor")
@@ -165,11 +159,21 @@ def serve_executor(
         repeats=repeats,
         family_settings=parse_params(family_setting or [], "--family-setting"),
     )
+    _serve_until_stopped(lambda: serve(request, _say, ready), f"use {host}:{port}")
+
+
+def _say(line: str) -> None:
+    """Print a server's progress line as written (it may quote names, never markup)."""
+    console.print(escape(line))
+
+
+def _serve_until_stopped(serve: Callable[[], object], doing: str) -> None:
+    """Serve until Ctrl-C (exit 130); a refusal or a socket that cannot be used exits 2."""
     try:
-        serve(request, lambda line: console.print(escape(line)), ready)
+        serve()
     except SortieError as error:
         raise fail(error) from None
     except OSError as error:
-        raise fail(SortieError(f"cannot use {host}:{port}: {error.strerror or error}")) from None
+        raise fail(SortieError(f"cannot {doing}: {error.strerror or error}")) from None
     except KeyboardInterrupt:
         raise typer.Exit(code=130) from None
