@@ -1,10 +1,13 @@
 """The HTTP layer of sortie's two servers (the agent server, the play page): uvicorn, bounded.
 
 Why uvicorn: a well-kept HTTP/1.1 server (h11) on asyncio, so an idle or slow connection
-costs a coroutine and a socket, not a thread; it caps the connections and tasks it serves at
-once (``limit_concurrency``: beyond it, 503 at once instead of a queue that times clients
-out), takes a long listen backlog and drops idle keep-alive connections. What it lacks, this
-module adds: deadlines for a request (``REQUEST_SECONDS`` for its headers, as long again for
+costs a coroutine and a socket, not a thread; it takes a long listen backlog and drops idle
+keep-alive connections. What it lacks, this module adds: requests in flight capped apart from
+open connections (``MAX_CONNECTIONS``: beyond it, 503 at once instead of a queue that times
+clients out), so idle or half-open sockets never crowd out a working client; open connections
+capped on their own (``MAX_OPEN``: past it, the longest idle one is closed); the bytes of the
+bodies held at once bounded (``BODY_BUDGET``), so memory has a ceiling however many clients
+send at once; deadlines for a request (``REQUEST_SECONDS`` for its headers, as long again for
 its body): a client that has not sent them by then is cut (slowloris), where uvicorn would
 wait on its headers for ever; and a byte budget on every body however it is framed: a
 stated length over the cap is refused unread, a chunked body is counted as it arrives and
@@ -12,8 +15,9 @@ cut at the cap, a compressed one is refused (nothing is unpacked). Handlers are 
 functions of a ``Request``, run on a bounded thread pool (``WORKERS``), so a slow policy
 holds a worker, never the event loop.
 
-The limits (docs/remote.md lists them): ``MAX_CONNECTIONS``, ``BACKLOG``, ``IDLE_SECONDS``,
-``REQUEST_SECONDS``, ``WORKERS``, and each server's own largest body.
+The limits (docs/remote.md lists them): ``MAX_CONNECTIONS``, ``MAX_OPEN``, ``BODY_BUDGET``,
+``BACKLOG``, ``IDLE_SECONDS``, ``REQUEST_SECONDS``, ``WORKERS``, and each server's own largest
+body.
 """
 
 from __future__ import annotations
@@ -33,7 +37,12 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 MAX_CONNECTIONS = 512
-"""Connections (and requests in flight) served at once; more are answered 503 at once."""
+"""Requests in flight at once; more are answered 503 at once (idle connections do not count)."""
+MAX_OPEN = 2048
+"""Open connections, idle ones included; a new one past it closes the longest idle one."""
+BODY_BUDGET = 256 * 2**20
+"""Bytes of request bodies held at once, all clients together; a body that would pass it is
+answered 503 ``busy`` (the server's memory stays bounded whatever the clients send)."""
 BACKLOG = 1024
 """Connections the kernel queues before the server accepts them."""
 IDLE_SECONDS = 60.0
@@ -140,6 +149,8 @@ class DeadlineProtocol(H11Protocol):
 
     _deadline: asyncio.TimerHandle | None = None
     _idle = False
+    _idle_since: float | None = None
+    """When the connection last became idle (no request begun); None: a request is under way."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the connection and its first request's deadline."""
@@ -147,13 +158,17 @@ class DeadlineProtocol(H11Protocol):
         connection = transport.get_extra_info("socket")
         if connection is not None:  # an answer's head and body are two writes: no Nagle wait
             connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._idle_since = self.loop.time()
         self._arm(REQUEST_SECONDS)
+        if len(self.connections) > MAX_OPEN:
+            _close_longest_idle(self.connections)
 
     def data_received(self, data: bytes) -> None:
         """Take bytes; the first after an answer starts the next request's deadline."""
         if self._idle:
             self._idle = False
             self._arm(REQUEST_SECONDS)
+        self._idle_since = None
         super().data_received(data)
 
     def handle_events(self) -> None:
@@ -166,7 +181,7 @@ class DeadlineProtocol(H11Protocol):
         """After an answer, the connection may stay idle until the next request begins."""
         super().on_response_complete()
         if not self.transport.is_closing():
-            self._idle = True
+            self._idle, self._idle_since = True, self.loop.time()
             self._arm(IDLE_SECONDS)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -182,6 +197,14 @@ class DeadlineProtocol(H11Protocol):
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
+
+
+def _close_longest_idle(connections: set[Any]) -> None:
+    """Close the open connection idle the longest (the newest, if none is idle)."""
+    idle = [c for c in connections if getattr(c, "_idle_since", None) is not None]
+    if idle:
+        oldest = min(idle, key=lambda c: c._idle_since)
+        oldest.transport.close()
 
 
 class BoundedServer:
@@ -212,6 +235,10 @@ class BoundedServer:
             raise
         self.address: tuple[str, int] = self.socket.getsockname()[:2]
         self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix=_THREADS)
+        self._active = 0
+        """Requests in flight (counted on the event loop's thread only)."""
+        self._held = [0]
+        """Bytes of bodies being read or handled, all requests together (``BODY_BUDGET``)."""
         config = uvicorn.Config(
             self._app,
             http=DeadlineProtocol,
@@ -220,7 +247,7 @@ class BoundedServer:
             lifespan="off",
             log_level="error",
             access_log=False,
-            limit_concurrency=MAX_CONNECTIONS,
+            limit_concurrency=None,  # requests in flight are capped in _app, idle sockets apart
             backlog=BACKLOG,
             timeout_keep_alive=int(IDLE_SECONDS),
             timeout_graceful_shutdown=1,
@@ -282,6 +309,9 @@ class BoundedServer:
             {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]},
         )
         response = self.gate(request) if self.gate else None
+        if response is None and self._active >= MAX_CONNECTIONS:
+            response = self.refusal(503, "busy", f"{MAX_CONNECTIONS} requests in flight")
+        self._active += 1
         try:
             if response is None:
                 response = await self._answer(request, receive)
@@ -290,6 +320,8 @@ class BoundedServer:
             return
         except asyncio.CancelledError:  # the server is stopping: its connections are gone
             return
+        finally:
+            self._active -= 1
 
     async def _answer(self, request: Request, receive: Any) -> Response:
         refused = self._framing(request)
@@ -297,13 +329,19 @@ class BoundedServer:
             return refused
         if request.method == "GET" and not _has_body(request.headers):
             return await self._run(request)
+        held = [0]  # this request's share of the budget, given back however it ends
         try:
-            body = await asyncio.wait_for(_read(receive, self.max_body), REQUEST_SECONDS)
+            reading = _read(receive, self.max_body, self._held, held)
+            body = await asyncio.wait_for(reading, REQUEST_SECONDS)
+            return await self._run(Request(request.method, request.path, request.headers, body))
         except TimeoutError:
             return self.refusal(408, "timeout", "the request body came too slowly")
         except BodyTooLarge:
             return self.refusal(413, "too_large", f"a body over {self.max_body} bytes")
-        return await self._run(Request(request.method, request.path, request.headers, body))
+        except OverBudget:
+            return self.refusal(503, "busy", "too many request bodies at once; try again")
+        finally:
+            self._held[0] -= held[0]
 
     def _framing(self, request: Request) -> Response | None:
         """Refuse a body that is compressed, of no stated length, or says it is too large.
@@ -336,12 +374,20 @@ class BodyTooLarge(Exception):
     """A body grew past its cap while it was being read."""
 
 
-async def _read(receive: Any, limit: int) -> bytes:
+class OverBudget(Exception):
+    """The bodies held at once would pass ``BODY_BUDGET``."""
+
+
+async def _read(receive: Any, limit: int, total: list[int], mine: list[int]) -> bytes:
     """Return the whole body, counting its bytes as they come, however it is framed.
+
+    Each piece is counted in ``mine`` and in ``total``, the bytes all requests hold (the
+    caller gives ``mine`` back from ``total`` when the request ends).
 
     Raises:
         BodyTooLarge: more than ``limit`` bytes came; reading stops there (at most one
             piece past the cap is ever held).
+        OverBudget: the piece would take ``total`` past ``BODY_BUDGET``.
         ConnectionError: the client went away.
     """
     parts, size = [], 0
@@ -353,6 +399,10 @@ async def _read(receive: Any, limit: int) -> bytes:
         size += len(part)
         if size > limit:
             raise BodyTooLarge(size)
+        if total[0] + len(part) > BODY_BUDGET:
+            raise OverBudget(total[0])
+        total[0] += len(part)
+        mine[0] += len(part)
         parts.append(part)
         if not message.get("more_body"):
             return b"".join(parts)

@@ -6,6 +6,7 @@ and then) are cut once the request deadline passes, while they are still trickli
 
 import asyncio
 import time
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +83,69 @@ def test_300_connections_at_once_are_answered_and_slow_ones_cut(which, monkeypat
     assert answered == [200] * CLIENTS  # no time-out, no refusal for a well-behaved client
     assert all(DEADLINE - 0.5 <= seconds <= DEADLINE + 3.0 for seconds in cut_after), cut_after
     assert time.perf_counter() - started < 60.0
+
+
+IDLE_MANY, SLOW_MANY, GOOD = 600, 400, 50
+
+
+def _resident_bytes() -> int:
+    """Return this process's resident memory, bytes (Linux: /proc/self/statm)."""
+    import os
+
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+async def _crowd(host: str, port: int) -> tuple[list[int], int]:
+    """Open 600 silent and 400 trickling connections, then ask 50 times; close them all."""
+    crowd = [await asyncio.open_connection(host, port) for _ in range(IDLE_MANY + SLOW_MANY)]
+    for _, writer in crowd[IDLE_MANY:]:
+        writer.write(b"GET /v1/hello HTTP/1.1\r\nX-Slow: ")
+    answered = await asyncio.gather(*(_ask(host, port, "/v1/hello") for _ in range(GOOD)))
+    held = _resident_bytes()
+    for _, writer in crowd:
+        writer.close()
+    return list(answered), held
+
+
+def test_a_thousand_idle_or_slow_connections_never_crowd_out_a_working_client(monkeypatch):
+    """With 1,000 silent or trickling sockets open, every client gets its 200, in bounded memory."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard < 4096:
+        pytest.skip(f"the open-file limit {hard} cannot hold 2,000 sockets")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 4096), hard))
+    monkeypatch.setattr(bounded, "REQUEST_SECONDS", 30.0)  # the crowd stays for the test
+    server = AgentServer(PolicyEndpoint(Walker, "walker", ["rescue"])).start()
+    before = _resident_bytes()
+    try:
+        answered, held = asyncio.run(_crowd(*server.http.address))
+    finally:
+        server.stop()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert answered == [200] * GOOD
+    assert held - before < 64 * 2**20
+
+
+def test_past_the_open_connection_cap_the_longest_idle_one_is_closed(monkeypatch):
+    """A connection beyond MAX_OPEN closes the one idle the longest, never a busy one."""
+    import socket
+
+    monkeypatch.setattr(bounded, "MAX_OPEN", 3)
+    server = AgentServer(PolicyEndpoint(Walker, "walker", ["rescue"])).start()
+    host, port = server.http.address
+    try:
+        first = socket.create_connection((host, port))
+        time.sleep(0.2)
+        others = [socket.create_connection((host, port)) for _ in range(3)]
+        first.settimeout(5)
+        assert first.recv(1) == b""  # the oldest idle one was closed
+        for other in others:
+            other.settimeout(0.3)
+            with pytest.raises(TimeoutError):  # still open: nothing to read, no EOF
+                other.recv(1)
+    finally:
+        for connection in [first, *others]:
+            connection.close()
+        server.stop()

@@ -253,8 +253,25 @@ def test_a_body_is_counted_as_it_is_read_and_never_held_past_its_cap():
         return {"type": "http.request", "body": b"x" * 1000, "more_body": True}
 
     with pytest.raises(BodyTooLarge):
-        asyncio.run(_read(endless, 4000))
+        asyncio.run(_read(endless, 4000, [0], [0]))
     assert len(asked) == 5
+
+
+def test_bodies_held_at_once_are_bounded_all_clients_together(monkeypatch):
+    """A piece that would take every request's bodies past the budget is refused, unkept."""
+    import asyncio
+
+    from sortie.remote import bounded
+
+    monkeypatch.setattr(bounded, "BODY_BUDGET", 2500)
+
+    async def pieces():
+        return {"type": "http.request", "body": b"x" * 1000, "more_body": True}
+
+    total, mine = [1000], [0]  # another request holds 1,000 bytes
+    with pytest.raises(bounded.OverBudget):
+        asyncio.run(bounded._read(pieces, 10_000, total, mine))
+    assert (total, mine) == ([2000], [1000])  # the piece that would pass was not taken
 
 
 def test_a_cross_site_text_plain_post_is_refused(policy, messages):
