@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import bootstrap
 
 from sortie.metrics.aggregate import PERCENT, RATIOS
 
@@ -82,6 +81,8 @@ def mean_interval(values: Iterable[float], spread: float = math.nan) -> Estimate
         return Estimate(mean, mean, mean, n, spread)
     # Percentile rather than BCa: BCa's acceleration is undefined (NaN, with a warning) for
     # the near-degenerate 0/1 samples that small success-rate groups produce.
+    from scipy.stats import bootstrap  # here: scipy.stats costs 0.5 s to import, a run's start
+
     result = bootstrap(
         (data,),
         np.mean,

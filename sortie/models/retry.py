@@ -5,8 +5,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-import openai
-
 
 class ErrorKind:
     """Kinds of failure, as ``ModelCallRecord.error`` and the accounting name them."""
@@ -34,6 +32,8 @@ class Failure:
 
 def classify(error: Exception) -> Failure:
     """Return what kind of failure ``error`` (raised by the openai SDK) is."""
+    import openai  # here, not at the top: reading ErrorKind (reports) needs no SDK
+
     if isinstance(error, openai.APITimeoutError):
         return Failure(ErrorKind.TIMEOUT, detail="request timed out")
     if isinstance(error, openai.APIConnectionError):
@@ -60,6 +60,8 @@ def refuses_format(error: Exception) -> bool:
     the format: llama.cpp answers ``json_schema`` with a 500, others with a 422. Rate limits
     and refused keys never count.
     """
+    import openai
+
     if not isinstance(error, openai.APIStatusError) or error.status_code in (401, 403, 429):
         return False
     if error.status_code == 400:

@@ -12,13 +12,16 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from sortie.metrics.intervals import Estimate
 from sortie.report.tables import ReportRow, errored
 from sortie.run.store import Store
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DONE = "done"
 """A stage's status once its predicate was met (``sortie.missions.stages.StageStatus``)."""
@@ -87,6 +90,8 @@ def plot_cascade(cascades: Sequence[Cascade], path: Path) -> Path:
     runs = list(dict.fromkeys(c.run for c in cascades))
     stages = list(dict.fromkeys(s for c in cascades for s in c.done))
     by_key = {(c.run, c.level): c for c in cascades}
+    from matplotlib.figure import Figure  # here: matplotlib is a quarter second to import
+
     figure = Figure(figsize=(2.6 * max(1, len(levels)) + 1.2, 2.8), dpi=DPI, layout="constrained")
     axes = figure.subplots(1, max(1, len(levels)), sharey=True, squeeze=False)[0]
     width = 0.8 / max(1, len(runs))
@@ -134,6 +139,8 @@ def plot_decay(
     """
     levels = sorted({r.group for r in rows if r.group != "all"})
     tall = 2.8 + 0.06 * max(map(len, levels), default=0)  # room for slanted names
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(3.6 * len(metrics) + 1.2, tall), dpi=DPI, layout="constrained")
     axes = figure.subplots(1, len(metrics), squeeze=False)[0]
     for ax, metric in zip(axes, metrics, strict=True):
