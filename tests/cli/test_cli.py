@@ -353,6 +353,7 @@ def test_a_run_whose_episodes_all_error_exits_1_and_counts_them(tmp_path, overri
     )
     assert result.exit_code == 1, result.output
     assert "3 of 3 episodes ended in an error (agent_error 3)" in result.output
+    assert "every one: RuntimeError: the model is down" in result.output
 
 
 def test_a_run_stops_after_too_many_errors_in_a_row(tmp_path, override):
@@ -463,3 +464,34 @@ def test_view_report_and_run_refuse_a_folder_of_other_files(tmp_path):
 
     with Store(tmp_path / "s.db") as opened:
         assert opened.runs() == ["r"]  # the refused run left no row
+
+
+class _UnreadableAgent:
+    """An agent whose every answer could not be read: every step is an invalid action."""
+
+    name = "unreadable"
+    sensors: frozenset = frozenset()
+
+    def reset(self, brief, seed) -> None:
+        """Accept the episode."""
+
+    def act(self, observation):
+        """Answer something no mission reads."""
+        from sortie.core.actions import InvalidAction
+
+        return InvalidAction(raw='{"turn": 10, "extra": 1}', error="unknown key 'extra'")
+
+
+def test_a_run_of_invalid_actions_says_so_with_the_first_reason(tmp_path, override):
+    """An episode that only times out on invalid actions is counted, with the refused answer."""
+    from sortie.agents.base import AGENTS
+
+    override(AGENTS, "unreadable", _UnreadableAgent)
+    result = runner.invoke(
+        app,
+        ["run", str(_hand_suite(tmp_path, 1)), "--agent", "unreadable"]
+        + ["--store", str(tmp_path / "s.db")],
+    )
+    assert result.exit_code == 0, result.output
+    assert "invalid action(s) in 1 of 1 episodes" in result.output
+    assert "unknown key 'extra'" in result.output
