@@ -148,13 +148,20 @@ def _sees(factory: type) -> str:
     return "; ".join(parts)
 
 
+def _fixed(shown: str, fixed: dict[str, Any]) -> str:
+    """Return an argument as listed, or as the agent fixes it (``memory=False (fixed)``)."""
+    name = shown.partition("=")[0]
+    return f"{name}={fixed[name]} (fixed)" if name in fixed else shown
+
+
 def _arguments(factory: type) -> list[str]:
     shown = []
     # The constructor as the class defines or inherits it, read off the class itself.
     init = next(vars(c)["__init__"] for c in factory.__mro__ if "__init__" in vars(c))
     parameters = list(inspect.signature(init).parameters.values())[1:]
     if [p.kind for p in parameters] == [inspect.Parameter.VAR_KEYWORD]:  # forwards them all
-        return _arguments(factory.__mro__[1])
+        fixed = getattr(factory, "fixed_arguments", {})
+        return [_fixed(shown, fixed) for shown in _arguments(factory.__mro__[1])]
     for parameter in parameters:
         if parameter.kind is parameter.VAR_KEYWORD:
             shown.append("and the model client's settings (docs/models.md)")

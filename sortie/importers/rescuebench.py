@@ -40,6 +40,8 @@ FIELDS = frozenset(
 EYE_HEIGHT = 1.6
 """Metres above the casualty's base the reference view is put at."""
 _FILE_LEVEL = re.compile(r"level_(\d+)\.jsonl")
+MULTI_AGENT = "UnrealRescueMultiAgent-"
+"""How a RescueBench multi-agent level file's env_id begins (``level_for_multiagent.jsonl``)."""
 
 
 def import_rescuebench(paths: Sequence[Path], suite: str) -> tuple[SuiteHeader, list[EpisodeSpec]]:
@@ -69,6 +71,15 @@ def _read_file(path: Path, suite: str, problems: Problems) -> list[EpisodeSpec]:
     expected = _FILE_LEVEL.fullmatch(path.name)
     episodes: list[EpisodeSpec] = []
     text = read_text(path, problems, str(path), "file")
+    if text and f'"{MULTI_AGENT}' in text:
+        # Every line would fail alike on its env_id; one line says why the file cannot be read.
+        problems.add(
+            str(path),
+            "env_id",
+            f"multi-agent episodes ({MULTI_AGENT}<Map>) are not supported: sortie's rescue "
+            "missions have one rescuer; import RescueBench's single-agent level files",
+        )
+        return episodes
     for index, line in enumerate((text or "").splitlines()):
         where = f"{path}:{index + 1}"
         if not line.strip():

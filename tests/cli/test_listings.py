@@ -37,7 +37,9 @@ def test_agents_lists_families_sight_and_arguments():
     assert homiebot["families"] == ["household"] and homiebot["sees"] == "rgb"
     assert "reasks=4" in homiebot["arguments"]
     assert "privileged" in rows["oracle"]["sees"]
-    assert rows["explorer-nomem"]["arguments"] == rows["explorer"]["arguments"]  # forwarded
+    nomem = rows["explorer-nomem"]["arguments"]
+    assert "memory=False (fixed)" in nomem and "memory=True" in rows["explorer"]["arguments"]
+    assert nomem[1:] == rows["explorer"]["arguments"][1:]  # the rest forwarded
 
 
 def test_runs_lists_what_a_store_holds(tmp_path):

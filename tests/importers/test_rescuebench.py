@@ -108,6 +108,17 @@ def test_an_env_id_without_the_rescue_prefix_is_refused(tmp_path):
         import_rescuebench([_write(tmp_path, [row])], "rb")
 
 
+def test_a_multi_agent_level_file_is_refused_in_one_line(tmp_path):
+    """RescueBench's multi-agent file gets one line saying why, not one per episode."""
+    rows = [r | {"env_id": r["env_id"].replace("Rescue-", "RescueMultiAgent-")} for r in _rows()]
+    path = _write(tmp_path, rows, "level_for_multiagent.jsonl")
+    with pytest.raises(ConfigError) as refused:
+        import_rescuebench([path], "rb")
+    message = str(refused.value)
+    assert message.count("multi-agent episodes (UnrealRescueMultiAgent-<Map>)") == 1
+    assert f"{path}:1" not in message  # no line-by-line echo of the same refusal
+
+
 def test_a_bad_file_writes_no_suite(tmp_path):
     """A file with a broken line leaves no suite file behind."""
     out = tmp_path / "rb.jsonl"

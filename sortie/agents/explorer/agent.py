@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -349,8 +350,10 @@ class NoMemoryExplorer(ExplorerAgent):
     """The explorer that forgets its map and places at the pick-up (``explorer-nomem``)."""
 
     name = "explorer-nomem"
+    fixed_arguments: ClassVar[dict[str, Any]] = {"memory": False}
+    """Arguments this agent sets whatever it is given (``sortie agents`` shows them so)."""
 
-    def __init__(self, **kwargs: float) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         """Configure like ``ExplorerAgent`` with ``memory`` off."""
         kwargs.pop("memory", None)
-        super().__init__(memory=False, **kwargs)  # type: ignore[arg-type]
+        super().__init__(**self.fixed_arguments, **kwargs)
