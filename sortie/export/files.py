@@ -16,9 +16,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from sortie.core.errors import ConfigError
 
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 
 DATA_FILE = "data/train-00000-of-00001.parquet"
 CHUNK = 100
-"""Rows written at a time when the rows come from a generator (their images in memory)."""
+"""Rows written at a time at most when the rows come from a generator."""
+CHUNK_BYTES = 64 * 2**20
+"""Bytes of arrays held at most per write (a 1920×1080 step's three images are 23 MB)."""
 
 
 @dataclass
@@ -105,8 +108,9 @@ def write_split(
     """Write ``rows`` as the parquet file of ``split``; return how many were written.
 
     Without ``features`` the rows are a list whose column types ``datasets`` infers. With
-    them, the rows may be a generator: they are written ``CHUNK`` at a time, so an export of
-    many images never holds them all in memory, and compressed with zstd.
+    them, the rows may be a generator: they are written ``CHUNK`` rows or ``CHUNK_BYTES`` of
+    arrays at a time, whichever comes first, so an export of many images (or of large ones)
+    never holds them all in memory, and compressed with zstd.
     """
     import datasets
     import pyarrow.parquet as pq
@@ -117,7 +121,6 @@ def write_split(
         datasets.Dataset.from_list(whole).to_parquet(path)
         return len(whole)
     written = 0
-    rows = iter(rows)
     split_floats = _float_arrays(features)
     with pq.ParquetWriter(
         path,
@@ -126,11 +129,25 @@ def write_split(
         use_dictionary=_dictionary_columns(features),
         use_byte_stream_split=split_floats,
     ) as writer:
-        while chunk := list(islice(rows, CHUNK)):
+        for chunk in _chunks(iter(rows)):
             table = datasets.Dataset.from_list(chunk, features=features)
             writer.write_table(table.with_format("arrow")[:])
             written += len(chunk)
     return written
+
+
+def _chunks(rows: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """Yield ``rows`` in lists of at most ``CHUNK`` rows and about ``CHUNK_BYTES`` of arrays."""
+    chunk: list[dict[str, Any]] = []
+    held = 0
+    for row in rows:
+        chunk.append(row)
+        held += sum(v.nbytes for v in row.values() if isinstance(v, np.ndarray))
+        if len(chunk) >= CHUNK or held >= CHUNK_BYTES:
+            yield chunk
+            chunk, held = [], 0
+    if chunk:
+        yield chunk
 
 
 def _float_arrays(features: datasets.Features) -> list[str]:

@@ -21,7 +21,6 @@ from typing import Any, Generic, TypeVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from pydantic import ValidationError
 
 from sortie.backends.base import Backend
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend, check_backend
@@ -34,11 +33,11 @@ from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
 from sortie.missions.family import FamilySettings, parse_settings
 from sortie.missions.loading import load_suite
+from sortie.missions.pose_sensor import pose_settings_for
 from sortie.missions.registry import FAMILIES
 from sortie.missions.runtime import MissionRuntime
 from sortie.sim.camera import CameraSpec
 
-IMAGE_SENSORS = ("rgb", "depth", "semantic")
 TEXT_CHARSET = string.printable
 """Characters a text observation or action may hold (others are dropped from observations)."""
 R = TypeVar("R", bound=MissionRuntime)
@@ -127,7 +126,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
             backend, backend_args or {}, body=body, sensors=images, camera=self.camera
         )
         self.mission: R = runtime(self.backend)
-        self.mission.pose_settings = _pose_settings(type(self).__name__, sensors, pose)
+        self.mission.pose_settings = pose_settings_for(type(self).__name__, sensors, pose)
         self.render_mode = render_mode
         self.sensors = self.backend.sensors | ({Sensor.POSE} if Sensor.POSE in sensors else set())
         self.budget = max(self._budget(e) for e in self.episodes)
@@ -216,10 +215,9 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         """Return the env's camera: as given, or a preset or text over the family's."""
         if isinstance(camera, CameraSpec):
             return camera
-        if isinstance(camera, str):
-            where = f"{type(self).__name__}: camera"
-            return CameraSpec(**FAMILIES.get(self.family).own_camera(camera, where))
-        return CameraSpec(**camera)
+        # Text or fields alike: what is not given keeps the family's camera.
+        where = f"{type(self).__name__}: camera"
+        return CameraSpec(**FAMILIES.get(self.family).own_camera(camera, where))
 
     def _pose_space(self) -> dict[str, spaces.Space[Any]]:
         """Return the pose entry's space (``x, y, z, yaw``), for an env that reads the pose."""
@@ -229,8 +227,12 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         return {"pose": spaces.Box(-bound, bound, (4,), np.float32)}
 
     def _pose_entry(self, observation: MissionObservation) -> dict[str, Any]:
-        """Return the pose entry's value, for an env that reads the pose."""
-        if observation.pose is None:
+        """Return the pose entry's value, for an env that reads the pose.
+
+        Only then: a mission may tell any agent its pose (an aerial ``show_pose`` episode),
+        but an entry its space does not declare would break the space's contract.
+        """
+        if Sensor.POSE not in self.sensors or observation.pose is None:
             return {}
         return {"pose": np.array(observation.pose.as_list(), np.float32)}
 
@@ -248,9 +250,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
 
     def _to_gym(self, observation: MissionObservation) -> dict[str, Any]:
         frames = observation.frames
-        out: dict[str, Any] = {
-            k: getattr(frames, k) for k in IMAGE_SENSORS if Sensor(k) in self.sensors
-        }
+        out: dict[str, Any] = {k: getattr(frames, k) for k in image_sensors(self.sensors)}
         if "depth" in out:
             out["depth"] = np.minimum(out["depth"], np.float32(self.max_depth))
         self._rgb = out.get("rgb")
@@ -270,22 +270,6 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
                 f"s exceeds the {self.budget:g} s this env's time_left space "
                 f"allows; create the env with that episode"
             )
-
-
-def _pose_settings(
-    env: str, sensors: Sequence[str], pose: PoseSettings | Mapping[str, Any] | None
-) -> PoseSettings | None:
-    """Return how the env's pose sensor reads (None: ``sensors`` has no ``pose``)."""
-    if Sensor.POSE not in sensors:
-        if pose is not None:
-            raise ConfigError(f"{env}: pose settings given, but sensors {list(sensors)} lack pose")
-        return None
-    if pose is None or isinstance(pose, PoseSettings):
-        return pose or PoseSettings()
-    try:
-        return PoseSettings(**pose)
-    except ValidationError as error:
-        raise ConfigError(f"{env}: pose {dict(pose)!r}: {error.errors()[0]['msg']}") from None
 
 
 def _episodes(

@@ -9,11 +9,43 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
+from sortie.core.errors import ParameterError
+from sortie.core.observation import Sensor
 from sortie.core.pose import Pose, wrap_degrees
 from sortie.core.run_config import PoseSettings
+
+
+def pose_settings_for(
+    who: str, sensors: Iterable[str], given: PoseSettings | Mapping[str, Any] | None
+) -> PoseSettings | None:
+    """Return how the pose sensor reads for ``who`` seeing ``sensors`` (None: it does not).
+
+    ``given`` None reads exact, in the world frame.
+
+    Raises:
+        ParameterError: settings given for sensors without ``pose`` (they would do nothing),
+            or settings the model refuses.
+    """
+    seen = list(sensors)
+    if Sensor.POSE not in seen:
+        if given is not None:
+            raise ParameterError(
+                f"{who}: pose settings given, but its sensors ({', '.join(seen) or 'none'}) "
+                "lack pose; the pose goes only to agents that read it"
+            )
+        return None
+    if given is None or isinstance(given, PoseSettings):
+        return given or PoseSettings()
+    try:
+        return PoseSettings(**given)
+    except ValidationError as error:
+        raise ParameterError(f"{who}: pose {dict(given)!r}: {error.errors()[0]['msg']}") from None
 
 
 class PoseSensor:

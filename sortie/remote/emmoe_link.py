@@ -57,7 +57,11 @@ class ProtocolError(ConfigError):
 
 
 class PlannerGoneError(ProtocolError):
-    """The planner closed the connection, or said nothing in time: it is dropped unanswered."""
+    """The planner closed the connection: it is dropped unanswered."""
+
+
+class PlannerSilentError(ProtocolError):
+    """The planner said nothing in time: it gets an error answer, then is dropped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +177,8 @@ class Connection:
         """Return the planner's next message.
 
         Raises:
-            PlannerGoneError: it closed the connection, or said nothing for ``timeout`` s.
+            PlannerGoneError: it closed the connection.
+            PlannerSilentError: it said nothing for ``timeout`` s.
             ProtocolError: longer than ``MESSAGE_BYTES``, or not UTF-8.
         """
         if self.broken:
@@ -181,7 +186,7 @@ class Connection:
         try:
             data = self.sock.recv(MESSAGE_BYTES + 1)
         except TimeoutError:
-            raise PlannerGoneError(f"the planner said nothing for {self.timeout:g} s") from None
+            raise PlannerSilentError(f"the planner said nothing for {self.timeout:g} s") from None
         except OSError as error:
             raise PlannerGoneError(f"the planner left ({error.strerror or error})") from None
         if not data:
@@ -258,6 +263,8 @@ class EmmoePlanner:
     def __init__(self, label: str = "", connection: Connection | None = None) -> None:
         """Talk over ``connection``; ``label`` names the planner in reports (its model, say)."""
         self.label, self.connection = label, connection
+        self.owed = False
+        """Whether the planner sent a subtask whose answer it still waits for."""
         self.folder: Path | None = None
         """Where this episode's views and ``info.txt`` go (set per episode by the server)."""
 
@@ -287,6 +294,7 @@ class EmmoePlanner:
             Image.fromarray(view.rgb).save(path)
         self.connection.send(encode([str(p.resolve()) for p in paths]))
         text = self.connection.receive()
+        self.owed = True
         line = parse_line(text)
         if line is None:
             return InvalidAction(text.strip(), "the planner gave up (a bare End)")
@@ -308,6 +316,15 @@ class EmmoePlanner:
         """Answer the round with EMMOE's feedback."""
         assert self.connection is not None
         self.connection.answer(*answer_of(round_of(record)))
+        self.owed = False
 
     def on_end(self, footer: TrajectoryFooter) -> None:
-        """Nothing more: the next episode's views follow the last answer's acknowledgement."""
+        """Answer a round the executor could not finish (it failed), so the two keep in step.
+
+        Otherwise nothing more: the next episode's views follow the last answer's
+        acknowledgement.
+        """
+        if self.owed and self.connection is not None and not self.connection.broken:
+            reason = footer.failure_reason or "an error"
+            self.connection.answer(f"error: the executor failed this round ({reason})", FAIL)
+            self.owed = False

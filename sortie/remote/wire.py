@@ -144,7 +144,9 @@ class ObservationFields(WireModel):
     step: int
     clock: float
     time_left: float
-    pose: PoseReading | None = None
+    # Left out while None: a server of an older sortie, which refuses unknown fields, reads
+    # every observation of an agent without the pose sensor as before.
+    pose: PoseReading | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @model_validator(mode="after")
     def _images_within_budget(self) -> ObservationFields:

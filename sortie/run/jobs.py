@@ -17,8 +17,8 @@ from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, Needs, resolve_backend
 from sortie.core.episode import EpisodeSpec, check_name
-from sortie.core.errors import ConfigError, ParameterError
-from sortie.core.observation import Sensor, image_sensors
+from sortie.core.errors import ConfigError
+from sortie.core.observation import image_sensors
 from sortie.core.records import (
     FailureReason,
     Outcome,
@@ -31,6 +31,7 @@ from sortie.core.registry import check_arguments
 from sortie.core.run_config import EpisodeConfig, PluginRef, PoseSettings, RunConfig
 from sortie.core.version import VERSION
 from sortie.missions.family import FamilySettings
+from sortie.missions.pose_sensor import pose_settings_for
 from sortie.missions.registry import FAMILIES, check_episode
 from sortie.missions.runtime import MissionRuntime
 from sortie.run.episode import JsonlRecorder, run_episode
@@ -121,7 +122,7 @@ class RunSpec:
             record_frames,
             backend,
             resolve_backend(backend, backend_args or {}, needs),
-            _pose_settings(agent, sensors, pose),
+            pose_settings_for(f"agent {agent!r}", sensors, pose),
             own,
         )
 
@@ -161,21 +162,6 @@ class RunSpec:
             "run_seed": self.run_seed,
         }
         return fields | ({"pose": self.pose} if self.pose is not None else {})
-
-
-def _pose_settings(
-    agent: str, sensors: Iterable[str], pose: PoseSettings | None
-) -> PoseSettings | None:
-    """Return how the pose sensor reads for an agent seeing ``sensors`` (None: it does not)."""
-    if Sensor.POSE in sensors:
-        return pose or PoseSettings()
-    if pose is not None:
-        seen = ", ".join(sensors) or "none"
-        raise ParameterError(
-            f"pose settings given, but agent {agent!r} does not read the pose sensor "
-            f"(its sensors: {seen}); the pose goes only to agents that declare it"
-        )
-    return None
 
 
 def check_agent_args(agent: str, factory: Callable[..., Any], args: Mapping[str, Any]) -> None:

@@ -139,3 +139,25 @@ def test_explorer_is_deterministic(room_runs: list) -> None:
     """The same episode and seed give the same actions."""
     actions = [[s.action for s in read_trajectory(r.path).steps] for r in room_runs]
     assert actions[0] == actions[1]
+
+
+def test_the_explorer_reads_depth_with_the_briefs_camera():
+    """A run's 110° camera (--camera rescuebench) is the one its depth is mapped with."""
+    from sortie.agents.explorer.agent import ExplorerAgent
+    from sortie.core.observation import Brief, CameraInfo
+
+    agent = ExplorerAgent(hfov=90.0)
+    agent.reset(Brief("rescue", "L1", "", camera=CameraInfo(640, 640, 110.0, 0.0)), 0)
+    assert agent.hfov == 110.0
+    agent.reset(Brief("rescue", "L1", ""), 0)  # a brief that does not say: the argument
+    assert agent.hfov == 90.0
+
+
+def test_the_explorer_refuses_a_pitched_camera():
+    """Its map needs a level camera; a pitched one is said in one line, not mapped wrongly."""
+    from sortie.agents.explorer.agent import ExplorerAgent
+    from sortie.core.errors import ConfigError
+    from sortie.core.observation import Brief, CameraInfo
+
+    with pytest.raises(ConfigError, match="pitched -45°"):
+        ExplorerAgent().reset(Brief("rescue", "L1", "", camera=CameraInfo(64, 64, 90.0, -45.0)), 0)

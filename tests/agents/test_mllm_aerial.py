@@ -336,3 +336,15 @@ def test_missionbench_position_is_written_in_ned_with_the_facing_at_its_four_yaw
     assert "facing" not in position_text(Pose(0.0, 0.0, 30.0, 45.5))
     assert "yaw=180.0" in position_text(Pose(0.0, 0.0, 1.0, -180.0))
     assert "y=0.0," in position_text(Pose(0.0, 1e-12, 1.0, 0.0))
+
+
+def test_the_missionbench_facing_follows_the_yaw_as_written():
+    """A yaw written 90.0 faces +y, 180.0 is never written -180.0, and -0.9 names no facing."""
+    from sortie.agents.mllm.missionbench import position_text
+    from sortie.core.pose import Pose
+
+    turned = position_text(Pose(0.0, 0.0, 0.0, -89.96))  # NED yaw is sortie's negated: 89.96
+    assert "with yaw=90.0." in turned
+    assert turned.endswith("facing the positive y-direction.")
+    assert "yaw=180.0." in position_text(Pose(0.0, 0.0, 0.0, 179.96))
+    assert "facing" not in position_text(Pose(0.0, 0.0, 0.0, 0.9))

@@ -55,3 +55,14 @@ def test_rows_with_features_are_written_in_chunks_with_float_arrays_split_by_byt
     depth, stage = (meta.row_group(0).column(i) for i in range(2))
     assert depth.compression == "ZSTD" and "BYTE_STREAM_SPLIT" in depth.encodings
     assert "RLE_DICTIONARY" in stage.encodings and "BYTE_STREAM_SPLIT" not in stage.encodings
+
+
+def test_large_rows_are_written_a_few_at_a_time(monkeypatch):
+    """Rows of large arrays are chunked by their bytes, not only by their count."""
+    import numpy as np
+
+    from sortie.export import files
+
+    monkeypatch.setattr(files, "CHUNK_BYTES", 1000)
+    rows = ({"depth": np.zeros(100, np.float32), "i": i} for i in range(7))  # 400 bytes each
+    assert [len(chunk) for chunk in files._chunks(rows)] == [3, 3, 1]

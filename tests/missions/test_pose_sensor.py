@@ -111,7 +111,13 @@ def test_pose_settings_for_an_agent_that_does_not_read_the_pose_are_refused(tmp_
         limit=1,
         pose=PoseSettings(position_noise=0.1),
     )
-    with Store(request.store) as store, pytest.raises(ParameterError, match="pose sensor"):
+    with (
+        Store(request.store) as store,
+        pytest.raises(
+            ParameterError,
+            match=r"agent 'explorer': pose settings given, but its sensors \(depth, rgb, sem",
+        ),
+    ):
         plan_run(request, store)
 
 
@@ -148,3 +154,16 @@ def test_the_pose_survives_the_wire():
     )
     assert observation.pose is not None
     assert back.pose == observation.pose
+
+
+def test_a_show_pose_episode_keeps_the_gym_observation_within_its_space():
+    """An aerial episode that tells its pose adds no entry the env's space does not declare."""
+    from sortie.missions.aerial.env import AerialEnv
+    from sortie.missions.loading import load_suite
+
+    episode = load_suite("aerial-smoke-v1").episodes[0]
+    telling = episode.model_copy(update={"mission": {**episode.mission, "show_pose": True}})
+    env = AerialEnv(episodes=[telling], sensors=("rgb",), camera="32x32")
+    observation, _ = env.reset(seed=0)
+    assert "pose" not in observation
+    assert env.observation_space.contains(observation)

@@ -147,15 +147,17 @@ def test_a_malformed_line_gets_an_error_answer_and_the_connection_closed(tmp_pat
     assert (signal, closed) == ("fail", True) and "3 fields" in feedback
 
 
-def test_a_silent_planner_is_dropped_after_the_timeout_and_the_next_is_served(tmp_path):
-    """A planner that never answers is dropped; the next planner plays the episode to the end."""
+def test_a_silent_planner_is_answered_an_error_and_dropped_and_the_next_is_served(tmp_path):
+    """A planner that never answers gets one error line, then is dropped; the next one plays."""
     with executor(tmp_path, timeout=1.0) as served:
         silent = connect(served["port"])
         silent.recv(1024)
-        dropped = silent.recv(1024) == b""  # the server closes it after the timeout
+        feedback, signal = json.loads(silent.recv(1024))  # after the timeout
+        dropped = silent.recv(1024) == b""
         silent.close()
         EmmoeStylePlanner(scripted(FIRST)).play(connect(served["port"]), episodes=1)
-    assert dropped and served["error"] is None
+    assert (signal, dropped) == ("fail", True) and "said nothing for 1 s" in feedback
+    assert served["error"] is None
     assert any("said nothing for 1 s" in line for line in served["lines"])
 
 
@@ -231,3 +233,34 @@ def test_views_of_a_broken_off_try_are_cleared_when_the_episode_is_played_again(
         played = EmmoeStylePlanner(scripted(FIRST)).play(connect(served["port"]), episodes=1)
     rounds = {p.name.split("_")[0] for p in played[0].images[0][0].parent.glob("*.png")}
     assert rounds == {f"subtask{k}" for k in range(1, 6)}
+
+
+def test_a_round_the_executor_fails_is_answered_so_the_planner_stays_in_step(tmp_path, monkeypatch):
+    """A backend error mid-round answers that round with an error; the episode is stored so."""
+    from sortie.missions.household.mission import HouseholdMission
+
+    steps = {"n": 0}
+    real = HouseholdMission.step
+
+    def failing_second(self, *args, **kwargs):
+        steps["n"] += 1
+        if steps["n"] == 2:
+            raise RuntimeError("the simulator crashed")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(HouseholdMission, "step", failing_second)
+    first, second = expert_script(FIRST)[:2]
+    with executor(tmp_path) as served:
+        sock = connect(served["port"])
+        answers = []
+        for words, model in (first, second):
+            sock.recv(1024)  # the round's view paths
+            sock.sendall(f"{words}|{model}|None".encode())
+            answers.append(tuple(json.loads(sock.recv(1024))))
+            sock.sendall(b"feedback received!")
+        sock.close()
+    assert answers[0] == ("None", "success")
+    assert answers[1] == ("error: the executor failed this round (backend_error)", "fail")
+    with Store(tmp_path / "sortie.db") as store:
+        (episode,) = store.episodes("emmoe-test")
+    assert episode.failure_reason == "backend_error"

@@ -26,6 +26,7 @@ from sortie.agents.explorer.perception import Kind, back_project, clue_colours, 
 from sortie.agents.explorer.planner import distances_from, frontiers, trace
 from sortie.agents.explorer.sightings import Sighting, find_objects
 from sortie.core.actions import Action, Interact, Interaction, Move
+from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, EventKind, MissionObservation, Sensor
 
 Point = tuple[float, float]
@@ -57,7 +58,8 @@ class ExplorerAgent:
             cell: side of a map cell, metres.
             max_speed: walking speed, m/s.
             max_turn: largest turn per step, degrees.
-            hfov: the camera's horizontal field of view, degrees.
+            hfov: the camera's horizontal field of view, degrees, when the brief does not say
+                (a brief's camera, e.g. a run's ``--camera``, is the one used).
             eye: the camera's height above the feet, metres.
             reach: distance to the casualty or stretcher at which it grabs or drops, metres
                 (inside the missions' 1.5 m gate, measured to the visible surface's middle).
@@ -65,6 +67,7 @@ class ExplorerAgent:
         """
         self.memory, self.cell, self.max_speed, self.max_turn = memory, cell, max_speed, max_turn
         self.hfov, self.eye, self.reach, self.replan_every = hfov, eye, reach, replan_every
+        self.default_hfov = hfov
         self.map = ElevationMap(cell)
         self.pose = Odometry()
         self.recall = Memory()
@@ -74,6 +77,7 @@ class ExplorerAgent:
 
     def _setup(self, brief: Brief, seed: int) -> None:
         self._brief, self._rng = brief, np.random.default_rng(seed)
+        self.hfov = self._camera_hfov(brief)
         self._kinds, self._wanted = kind_table(brief.semantic_classes), clue_colours(brief.clue)
         self._last: Action | None = None
         self._carrying, self._scan = False, 12
@@ -82,6 +86,22 @@ class ExplorerAgent:
         self._trail: deque[Point] = deque(maxlen=25)
         self._banned: list[Point] = []
         self._escape, self._interacted, self._turn_sign = 0, -(10**9), 1.0
+
+    def _camera_hfov(self, brief: Brief) -> float:
+        """Return the field of view its depth is read with: the brief's camera's, if it says.
+
+        Raises:
+            ConfigError: the camera is pitched: the map is built from a level camera's depth.
+        """
+        camera = brief.camera
+        if camera is None:
+            return self.default_hfov
+        if abs(camera.pitch) > 1e-6:
+            raise ConfigError(
+                f"agent {self.name!r}: it maps depth seen by a level camera; this run's camera "
+                f"is pitched {camera.pitch:g}° (--camera WxH@HFOV/0 keeps it level)"
+            )
+        return camera.hfov
 
     def reset(self, brief: Brief, seed: int) -> None:
         """Start an episode: an empty map, the start as origin, a look around first."""

@@ -47,9 +47,13 @@ def as_style(raw: str) -> PromptStyle:
         ) from None
 
 
-FACING = {0: "positive x-direction", 90: "positive y-direction", 180: "negative x-direction"}
-FACING[-90] = "negative y-direction"
-"""MissionBench names the heading only at these yaws (NED degrees, whole part)."""
+FACING = {
+    "0.0": "positive x-direction",
+    "90.0": "positive y-direction",
+    "180.0": "negative x-direction",
+    "-90.0": "negative y-direction",
+}
+"""MissionBench names the heading only at these yaws (NED degrees, as the prompt writes them)."""
 EXAMPLE_REASONINGS = (
     "Horizontal 15m, far away. Last actions: forward, forward. Continuing forward to close "
     "distance.",
@@ -72,9 +76,11 @@ def position_text(pose: Pose | None) -> str:
     if pose is None:
         return "The drone's position is not known."
     north, east, down, yaw = ned(pose)
-    x, y, z, heading = (_tenths(v) for v in (north, east, down, yaw))
+    x, y, z = (_tenths(v) for v in (north, east, down))
+    heading = _tenths(yaw)
+    heading = "180.0" if heading == "-180.0" else heading  # the written yaw in (-180, 180]
     text = f"The drone is currently at position (x={x}, y={y}, z={z}) with yaw={heading}."
-    facing = FACING.get(int(yaw))
+    facing = FACING.get(heading)  # as written: a yaw the prompt calls 90.0 faces +y
     return text + (f"\nYou are currently facing the {facing}." if facing else "")
 
 

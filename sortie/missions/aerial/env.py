@@ -2,7 +2,8 @@
 
 A multirotor with MissionBench's camera (256² pixels, 90° across, pitched 45° down) flies one
 instruction. Observations hold the requested images, the instruction and the time left
-(seconds; one step is one second, so it is also the steps left); never a position. An action
+(seconds; one step is one second, so it is also the steps left); a position only with the
+``pose`` sensor. An action
 is one of the eight flight primitives or four task actions (``land``, ``drop_payload``,
 ``collect_sample``, ``done``), a magnitude (metres, or degrees for turns; the mission clamps
 it to the episode's d_max and 30° and says so with a ``clamped`` event) and a report (the

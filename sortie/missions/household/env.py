@@ -27,12 +27,11 @@ from gymnasium import spaces
 from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
-from sortie.core.observation import MissionObservation, Sensor
+from sortie.core.observation import MissionObservation, Sensor, image_sensors
 from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
 from sortie.missions.gym_base import (
-    IMAGE_SENSORS,
     MissionEnv,
     env_settings,
     pick,
@@ -162,9 +161,8 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
         """Return the stacked views' images and the family's entries."""
         assert isinstance(observation, HouseholdObservation)
         out: dict[str, Any] = {}
-        for sensor in IMAGE_SENSORS:
-            if Sensor(sensor) in self.sensors:
-                out[sensor] = np.stack([getattr(v, sensor) for v in observation.views])
+        for sensor in image_sensors(self.sensors):
+            out[sensor] = np.stack([getattr(v, sensor) for v in observation.views])
         if "depth" in out:
             out["depth"] = np.minimum(out["depth"], np.float32(self.max_depth))
         self._rgb = out["rgb"][0] if "rgb" in out else None  # render shows the front view

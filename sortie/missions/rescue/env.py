@@ -2,7 +2,8 @@
 
 Observations hold the requested images, the clue, the goal images (the casualty's reference,
 the stretcher and the ambulance; the reference only with ``goal_images="rescuebench"``),
-whether the agent carries the casualty and the time left; never a position. Actions turn,
+whether the agent carries the casualty and the time left; a position only with the ``pose``
+sensor. Actions turn,
 walk, set the camera pitch or try an interaction. The reward is 1 each time a stage is
 completed (4 in a successful episode). What every family's env shares lives in
 ``sortie.missions.gym_base``.
