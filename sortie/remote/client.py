@@ -26,6 +26,7 @@ from sortie.remote.convert import action_from_wire, brief_to_wire, observation_t
 from sortie.remote.link import Answer, Link, LinkError
 from sortie.remote.server import TOKEN_ENV
 from sortie.remote.wire import (
+    MAX_MESSAGE_PIXELS,
     MAX_RESPONSE_BYTES,
     ActRequest,
     ActResponse,
@@ -51,6 +52,8 @@ class RemoteAgent:
     name = "remote"
     # No ``families``: it plays any family; the server's agent says which it plays, and
     # refuses a brief of another.
+    message_pixels = MAX_MESSAGE_PIXELS
+    """Its images travel in messages of at most this many pixels (a run checks its camera)."""
 
     def __init__(
         self,

@@ -17,7 +17,7 @@ from sortie.agents.base import AGENTS, Agent, SupportsOracle
 from sortie.backends.base import Backend, SupportsOracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, Needs, resolve_backend
 from sortie.core.episode import EpisodeSpec, check_name
-from sortie.core.errors import ConfigError
+from sortie.core.errors import ConfigError, ParameterError
 from sortie.core.observation import image_sensors
 from sortie.core.records import (
     FailureReason,
@@ -111,6 +111,7 @@ class RunSpec:
         sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
         own = described.own_camera(camera) if camera is not None else None
         needs = described.needs(sensors, worlds, own)
+        _check_message_size(agent, probe, sensors, own or described.own_camera({}))
         return cls(
             PluginRef(name=agent, args=dict(args)),
             AGENTS.get(agent),
@@ -312,6 +313,25 @@ def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -
     )
     result = score_record(job, 0.0)
     return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)
+
+
+def _check_message_size(
+    agent: str, probe: Any, sensors: Iterable[str], camera: Mapping[str, Any]
+) -> None:
+    """Refuse a camera whose images cannot reach an agent that gets them in messages.
+
+    Raises:
+        ParameterError: one observation's images pass the agent's ``message_pixels``.
+    """
+    limit = getattr(probe, "message_pixels", None)
+    images = len(image_sensors(sensors))
+    pixels = camera["width"] * camera["height"] * images
+    if limit is not None and pixels > limit:
+        raise ParameterError(
+            f"agent {agent!r} gets its images in messages of at most {limit:,} pixels; "
+            f"{images} images of {camera['width']}x{camera['height']} are {pixels:,}: "
+            "choose a smaller --camera or fewer images"
+        )
 
 
 def backend_ref(

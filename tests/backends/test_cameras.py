@@ -107,3 +107,27 @@ def test_a_runs_camera_is_stored_recorded_listed_and_rendered(tmp_path):
     assert listed["backend"] == "embedded camera=64x48@110/0"
     frame = next((tmp_path / "frames").rglob("*.png"))
     assert Image.open(frame).size == (64, 48)
+
+
+class _SmallMessages:
+    """A test agent whose images reach it in messages of at most 3,000 pixels."""
+
+    sensors = frozenset({"rgb", "depth"})
+    message_pixels = 3000
+
+    def reset(self, brief, seed):
+        """Accept the episode."""
+
+    def act(self, observation):
+        """Never asked: the run is refused first."""
+
+
+def test_a_camera_too_large_for_an_agents_messages_is_refused_before_the_run():
+    """Two 48x48 images (4,608 pixels) cannot reach an agent of 3,000-pixel messages."""
+    from sortie.agents.base import AGENTS
+    from sortie.run.jobs import RunSpec
+
+    with AGENTS.override("small", _SmallMessages):
+        RunSpec.resolve("small", {}, family="rescue", camera="32x32")  # 2,048: fits
+        with pytest.raises(ParameterError, match="at most 3,000 pixels; 2 images of 48x48"):
+            RunSpec.resolve("small", {}, family="rescue", camera="48x48")
