@@ -3,10 +3,11 @@
 A family's env (``RescueEnv``, ``AerialEnv``) drives that family's mission runtime, the same
 one the runner uses, on the embedded simulator. This base owns what does not depend on the
 family: which episodes the env draws from (a packaged suite's, a suite file's or a list),
-the backend, the image spaces, the time left, reset and step, render and close. A family adds
-its own observation entries, its action space and how an action becomes sortie's, and its
-reward. Every observation space is bounded: depth is clipped to ``max_depth`` metres, the
-time left lies within the largest budget of the env's episodes, texts have a maximum length.
+the backend, the image spaces, the time left, reset and step, render and close.
+A family adds its own observation entries, its action space and how an action becomes
+sortie's, and its reward. Every observation space is bounded: depth is clipped to
+``max_depth`` metres, the time left lies within the largest budget of the env's episodes,
+texts have a maximum length.
 The ids they are registered under are in ``sortie.missions.gym_ids``.
 """
 
@@ -112,6 +113,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         keeps the family's); ``pose`` says how the pose sensor reads when ``sensors`` holds
         ``pose`` (None: exact, in the world frame).
         """
+        self.render_mode = _render_mode(type(self).__name__, render_mode, self.metadata)
         self.episodes = _episodes(self.family, episodes, suite)
         self.camera = self._camera(camera)
         self.max_depth = float(max_depth if max_depth is not None else self.max_depth)
@@ -128,7 +130,6 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         )
         self.mission: R = runtime(self.backend)
         self.mission.pose_settings = _pose_settings(type(self).__name__, sensors, pose)
-        self.render_mode = render_mode
         self.sensors = self.backend.sensors | ({Sensor.POSE} if Sensor.POSE in sensors else set())
         self.budget = max(self._budget(e) for e in self.episodes)
         self.observation_space = self._observation_space()
@@ -195,6 +196,14 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
             "failure_reason": self.mission.failure,
         }
         return self._to_gym(observation), reward, terminated, truncated, info
+
+    def text_choices(self) -> dict[str, tuple[str, ...]]:
+        """Return, per text action entry, the words a discrete choice may pick (none here).
+
+        ``sortie.missions.gym_wrappers.NumericAction`` offers these in place of free text; an
+        entry not named here is sent empty.
+        """
+        return {}
 
     def render(self) -> np.ndarray | None:
         """Return the agent's last RGB image (or, without that sensor, a view from its pose)."""
@@ -270,6 +279,17 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
                 f"s exceeds the {self.budget:g} s this env's time_left space "
                 f"allows; create the env with that episode"
             )
+
+
+def _render_mode(env: str, mode: str | None, metadata: Mapping[str, Any]) -> str | None:
+    """Return ``mode`` if the env renders that way, or raise naming the modes it has."""
+    allowed = metadata["render_modes"]
+    if mode is not None and mode not in allowed:
+        raise ConfigError(
+            f"{env}: render_mode {mode!r} is not supported; allowed: None, "
+            f"{', '.join(map(repr, allowed))} (render() then returns the image to show)"
+        )
+    return mode
 
 
 def _pose_settings(
