@@ -2,8 +2,9 @@
 
 A family's env (``RescueEnv``, ``AerialEnv``) drives that family's mission runtime, the same
 one the runner uses, on the embedded simulator. This base owns what does not depend on the
-family: which episodes the env draws from (a packaged suite's, a suite file's or a list),
-the backend, the image spaces, the time left, reset and step, render and close.
+family: which episodes the env draws from (a packaged suite's, a suite file's or a list)
+and which one a reset starts (a seed picks episode ``seed % n``, so a vector env's copies
+differ), the backend, the image spaces, the time left, reset and step, render and close.
 A family adds its own observation entries, its action space and how an action becomes
 sortie's, and its reward. Every observation space is bounded: depth is clipped to
 ``max_depth`` metres, the time left lies within the largest budget of the env's episodes,
@@ -169,11 +170,16 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start an episode: ``options["episode"]``, else one drawn from the env's list."""
+        """Start an episode: ``options["episode"]``, else one of the env's list.
+
+        A reset given a seed starts episode ``seed % n`` of the env's ``n`` episodes, so the
+        copies of a vector env, seeded ``s, s+1, ...``, start different episodes; a reset
+        without one draws an episode with the env's random generator.
+        """
         super().reset(seed=seed)
         episode = (options or {}).get("episode")
         if episode is None:
-            episode = self.episodes[int(self.np_random.integers(len(self.episodes)))]
+            episode = self._pick(seed)
         self._check_episode(episode)
         episode_seed = int(self.np_random.integers(2**31 - 1))
         observation = self.mission.reset(episode, episode_seed)
@@ -196,6 +202,12 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
             "failure_reason": self.mission.failure,
         }
         return self._to_gym(observation), reward, terminated, truncated, info
+
+    def _pick(self, seed: int | None) -> EpisodeSpec:
+        """Return episode ``seed % n`` for a seeded reset, else one drawn at random."""
+        # Drawn in both cases, so the episode's own seed (the next draw) stays what it was.
+        drawn = int(self.np_random.integers(len(self.episodes)))
+        return self.episodes[seed % len(self.episodes) if seed is not None else drawn]
 
     def text_choices(self) -> dict[str, tuple[str, ...]]:
         """Return, per text action entry, the words a discrete choice may pick (none here).
