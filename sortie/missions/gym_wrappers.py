@@ -8,8 +8,9 @@ of Gymnasium's ``FilterObservation`` and ``FlattenObservation`` and of habitat-l
 ``HabGymWrapper`` (which keeps chosen observation keys and flattens a dict of actions):
 
 - ``NumericObservation``: texts dropped (or encoded as byte codes), ``time_left`` of shape
-  ``(1,)``, a household stack of four views split into one image entry per view; every other
-  entry (images, goal images, ``pose``, ``carrying``, rounds) as the env gives it.
+  ``(1,)``, a household stack of four views split into one image entry per view, depth as an
+  8-bit image of one channel (0..255 over ``max_depth``, as CNN policies take images); every
+  other entry (RGB and goal images, ``semantic``, ``pose``, ``carrying``, rounds) as given.
 - ``NumericAction``: the dict action becomes a ``MultiDiscrete``, one choice per entry in the
   action space's key order: a ``Discrete`` as is, a scalar ``Box`` from a few values, a text
   from the words the env offers (``MissionEnv.text_choices``), else empty.
@@ -77,8 +78,8 @@ def _numeric_spaces(key: str, space: spaces.Space[Any], text: str) -> dict[str, 
     if _is_view_stack(key, space):
         assert isinstance(space, spaces.Box)
         one = spaces.Box(space.low[0], space.high[0], space.shape[1:], space.dtype)
-        return {f"{key}_{i}": one for i in range(space.shape[0])}
-    return {key: space}
+        return {f"{key}_{i}": _image_space(key, one) for i in range(space.shape[0])}
+    return {key: _image_space(key, space)}
 
 
 def _numeric_values(key: str, space: spaces.Space[Any], value: Any, text: str) -> dict[str, Any]:
@@ -93,8 +94,24 @@ def _numeric_values(key: str, space: spaces.Space[Any], value: Any, text: str) -
     if isinstance(space, spaces.Box) and space.shape == ():
         return {key: np.asarray(value, space.dtype).reshape(1)}
     if _is_view_stack(key, space):
-        return {f"{key}_{i}": view for i, view in enumerate(value)}
-    return {key: value}
+        assert isinstance(space, spaces.Box)
+        high = float(space.high.max())
+        return {f"{key}_{i}": _image_value(key, high, view) for i, view in enumerate(value)}
+    return {key: _image_value(key, float(getattr(space, "high", np.zeros(1)).max()), value)}
+
+
+def _image_space(key: str, space: spaces.Space[Any]) -> spaces.Space[Any]:
+    """Return the space of one image entry: depth as an 8-bit image, the others as given."""
+    if key != "depth" or not isinstance(space, spaces.Box):
+        return space
+    return spaces.Box(0, 255, (*space.shape, 1), np.uint8)
+
+
+def _image_value(key: str, high: float, value: Any) -> Any:
+    """Return one image entry's value: depth (metres up to ``high``) scaled to 0..255."""
+    if key != "depth":
+        return value
+    return np.rint(np.asarray(value) * (255.0 / high)).astype(np.uint8)[..., np.newaxis]
 
 
 def _is_view_stack(key: str, space: spaces.Space[Any]) -> bool:

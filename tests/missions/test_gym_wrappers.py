@@ -31,7 +31,7 @@ def test_stable_baselines_checker_accepts_the_wrapped_env(family: str) -> None:
     """SB3's env checker accepts each family's env through rl_ready and warns of nothing."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(rl_ready(_env(family)))
+        check_env(rl_ready(_env(family, sensors=("rgb", "depth", "pose"))))
 
 
 @pytest.fixture
@@ -99,6 +99,15 @@ def test_household_views_become_one_image_entry_each() -> None:
     split, _ = NumericObservation(env).reset(seed=0)
     assert [k for k in split if k.startswith("rgb")] == ["rgb_0", "rgb_1", "rgb_2", "rgb_3"]
     assert all(np.array_equal(split[f"rgb_{i}"], stacked["rgb"][i]) for i in range(4))
+
+
+def test_depth_becomes_an_eight_bit_image_over_max_depth() -> None:
+    """Depth becomes one uint8 channel, 255 standing for max_depth (20 m here)."""
+    env = _env("rescue", sensors=("depth",), max_depth=20.0)
+    raw, _ = env.reset(seed=0)
+    wrapped, _ = NumericObservation(env).reset(seed=0)
+    assert wrapped["depth"].shape == (64, 64, 1) and wrapped["depth"].dtype == np.uint8
+    assert np.array_equal(wrapped["depth"][..., 0], np.rint(raw["depth"] * (255 / 20)))
 
 
 def test_rescue_action_choices_stand_for_the_dict_action() -> None:
