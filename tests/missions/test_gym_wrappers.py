@@ -150,3 +150,35 @@ def test_render_mode_human_is_refused_at_creation() -> None:
     """render_mode="human" fails when the env is made, naming the modes it has."""
     with pytest.raises(ConfigError, match="render_mode 'human' is not supported.*'rgb_array'"):
         _env("rescue", render_mode="human")
+
+
+def _features(observation: dict) -> torch.Tensor:
+    """Return a small feature vector per copy: mean colour, carrying, time left."""
+    colour = torch.as_tensor(observation["rgb"], dtype=torch.float32).mean(dim=(1, 2)) / 255
+    carrying = torch.as_tensor(observation["carrying"], dtype=torch.float32)[:, None]
+    time_left = torch.as_tensor(observation["time_left"], dtype=torch.float32) / 300
+    return torch.cat([colour, carrying, time_left], dim=1)
+
+
+def test_a_hand_written_loop_learns_on_a_vector_env(one_thread: None) -> None:
+    """A CleanRL-style loop samples MultiDiscrete actions for two copies and takes a step."""
+    envs = gymnasium.vector.SyncVectorEnv([lambda: rl_ready(_env("rescue", sensors=("rgb",)))] * 2)
+    nvec = envs.single_action_space.nvec.tolist()
+    policy = torch.nn.Linear(5, sum(nvec))
+    optimiser = torch.optim.SGD(policy.parameters(), lr=0.1)
+    before = policy.weight.detach().clone()
+    observation, _ = envs.reset(seed=0)
+    log_probs, rewards = [], []
+    for _ in range(16):
+        heads = torch.split(policy(_features(observation)), nvec, dim=1)
+        dists = [torch.distributions.Categorical(logits=h) for h in heads]
+        choices = [d.sample() for d in dists]
+        log_probs.append(sum(d.log_prob(c) for d, c in zip(dists, choices, strict=True)))
+        observation, reward, *_ = envs.step(torch.stack(choices, dim=1).numpy())
+        # +1: 16 steps earn no reward yet, and the gradient must not be zero
+        rewards.append(torch.as_tensor(reward, dtype=torch.float32) + 1.0)
+    loss = -(torch.stack(log_probs) * torch.stack(rewards)).mean()
+    loss.backward()
+    optimiser.step()
+    envs.close()
+    assert not torch.equal(before, policy.weight)
