@@ -93,11 +93,17 @@ def _numeric_values(key: str, space: spaces.Space[Any], value: Any, text: str) -
         return {key: codes}
     if isinstance(space, spaces.Box) and space.shape == ():
         return {key: np.asarray(value, space.dtype).reshape(1)}
-    if _is_view_stack(key, space):
+    if _is_view_stack(key, space) or key == "depth":
         assert isinstance(space, spaces.Box)
+        images = dict(enumerate(value)) if _is_view_stack(key, space) else {None: value}
         high = float(space.high.max())
-        return {f"{key}_{i}": _image_value(key, high, view) for i, view in enumerate(value)}
-    return {key: _image_value(key, float(getattr(space, "high", np.zeros(1)).max()), value)}
+        return {_name(key, i): _image_value(key, high, v) for i, v in images.items()}
+    return {key: value}
+
+
+def _name(key: str, view: int | None) -> str:
+    """Return the entry name of one view of ``key`` (``rgb_0``), or ``key`` for no stack."""
+    return key if view is None else f"{key}_{view}"
 
 
 def _image_space(key: str, space: spaces.Space[Any]) -> spaces.Space[Any]:
