@@ -2,11 +2,13 @@
 
 A family's env (``RescueEnv``, ``AerialEnv``) drives that family's mission runtime, the same
 one the runner uses, on the embedded simulator. This base owns what does not depend on the
-family: which episodes the env draws from (a packaged suite's, a suite file's or a list),
-the backend, the image spaces, the time left, reset and step, render and close. A family adds
-its own observation entries, its action space and how an action becomes sortie's, and its
-reward. Every observation space is bounded: depth is clipped to ``max_depth`` metres, the
-time left lies within the largest budget of the env's episodes, texts have a maximum length.
+family: which episodes the env draws from (a packaged suite's, a suite file's or a list)
+and which one a reset starts (a seed picks episode ``seed % n``, so a vector env's copies
+differ), the backend, the image spaces, the time left, reset and step, render and close.
+A family adds its own observation entries, its action space and how an action becomes
+sortie's, and its reward. Every observation space is bounded: depth is clipped to
+``max_depth`` metres, the time left lies within the largest budget of the env's episodes,
+texts have a maximum length.
 The ids they are registered under are in ``sortie.missions.gym_ids``.
 """
 
@@ -111,6 +113,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         keeps the family's); ``pose`` says how the pose sensor reads when ``sensors`` holds
         ``pose`` (None: exact, in the world frame).
         """
+        self.render_mode = _render_mode(type(self).__name__, render_mode, self.metadata)
         self.episodes = _episodes(self.family, episodes, suite)
         self.camera = self._camera(camera)
         self.max_depth = float(max_depth if max_depth is not None else self.max_depth)
@@ -127,7 +130,6 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         )
         self.mission: R = runtime(self.backend)
         self.mission.pose_settings = pose_settings_for(type(self).__name__, sensors, pose)
-        self.render_mode = render_mode
         self.sensors = self.backend.sensors | ({Sensor.POSE} if Sensor.POSE in sensors else set())
         self.budget = max(self._budget(e) for e in self.episodes)
         self.observation_space = self._observation_space()
@@ -167,11 +169,16 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start an episode: ``options["episode"]``, else one drawn from the env's list."""
+        """Start an episode: ``options["episode"]``, else one of the env's list.
+
+        A reset given a seed starts episode ``seed % n`` of the env's ``n`` episodes, so the
+        copies of a vector env, seeded ``s, s+1, ...``, start different episodes; a reset
+        without one draws an episode with the env's random generator.
+        """
         super().reset(seed=seed)
         episode = (options or {}).get("episode")
         if episode is None:
-            episode = self.episodes[int(self.np_random.integers(len(self.episodes)))]
+            episode = self._pick(seed)
         self._check_episode(episode)
         episode_seed = int(self.np_random.integers(2**31 - 1))
         observation = self.mission.reset(episode, episode_seed)
@@ -194,6 +201,20 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
             "failure_reason": self.mission.failure,
         }
         return self._to_gym(observation), reward, terminated, truncated, info
+
+    def _pick(self, seed: int | None) -> EpisodeSpec:
+        """Return episode ``seed % n`` for a seeded reset, else one drawn at random."""
+        # Drawn in both cases, so the episode's own seed (the next draw) stays what it was.
+        drawn = int(self.np_random.integers(len(self.episodes)))
+        return self.episodes[seed % len(self.episodes) if seed is not None else drawn]
+
+    def text_choices(self) -> dict[str, tuple[str, ...]]:
+        """Return, per text action entry, the words a discrete choice may pick (none here).
+
+        ``sortie.missions.gym_wrappers.NumericAction`` offers these in place of free text; an
+        entry not named here is sent empty.
+        """
+        return {}
 
     def render(self) -> np.ndarray | None:
         """Return the agent's last RGB image (or, without that sensor, a view from its pose)."""
@@ -270,6 +291,17 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
                 f"s exceeds the {self.budget:g} s this env's time_left space "
                 f"allows; create the env with that episode"
             )
+
+
+def _render_mode(env: str, mode: str | None, metadata: Mapping[str, Any]) -> str | None:
+    """Return ``mode`` if the env renders that way, or raise naming the modes it has."""
+    allowed = metadata["render_modes"]
+    if mode is not None and mode not in allowed:
+        raise ConfigError(
+            f"{env}: render_mode {mode!r} is not supported; allowed: None, "
+            f"{', '.join(map(repr, allowed))} (render() then returns the image to show)"
+        )
+    return mode
 
 
 def _episodes(

@@ -190,6 +190,11 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
             }
         )
 
+    def text_choices(self) -> dict[str, tuple[str, ...]]:
+        """Return the object names of the env's tasks as ``target`` and ``place`` choices."""
+        names = sorted({name for e in self.episodes for name in household_task(e).objects})
+        return {"target": tuple(names), "place": ("", *names)}
+
     def _to_action(self, action: dict[str, Any]) -> Action:
         """Return the Subtask; an empty place is none."""
         verb = pick(VERBS, action, "action")
