@@ -279,6 +279,7 @@ def place_task(
     Raises:
         Refused: a name cannot be placed, or no apartment tried fits and plays; says why.
     """
+    _check_sizes(task)
     canonical = canonical_task(task, table)
     job = _Job(canonical, named_things(canonical), table, *options)
     reasons: Counter[str] = Counter()
@@ -304,8 +305,41 @@ def place_task(
     raise Refused(f"none of the {ATTEMPTS} apartments tried fits: {listed}")
 
 
+def _check_sizes(task: EmmoeTask) -> None:
+    """Refuse a task larger than sortie's task model takes, whatever the apartment.
+
+    Raises:
+        Refused: the instruction, the expert's plan or the keypaths are too long (says which).
+    """
+    sizes = {
+        "instruction": (len(task.instruction), "characters"),
+        "expert": (len(task.expert), "subtasks"),
+        "keypaths": (len(task.keypaths), "keypaths"),
+    }
+    for field, (size, unit) in sizes.items():
+        limit = _max_length(field)
+        if size > limit:
+            raise Refused(f"its {field} has {size} {unit}; sortie's tasks take at most {limit}")
+    longest = max(map(len, task.keypaths), default=0)
+    if longest > KEYPATH_STEPS:
+        raise Refused(f"a keypath has {longest} steps; sortie's take at most {KEYPATH_STEPS}")
+
+
+def _max_length(field: str) -> int:
+    """Return the most characters or entries ``HouseholdTask`` takes in ``field``."""
+    info = HouseholdTask.model_fields[field]
+    return min(m.max_length for m in info.metadata if hasattr(m, "max_length"))
+
+
+KEYPATH_STEPS = 100
+"""Most steps in one keypath (``HouseholdTask.keypaths``' inner limit)."""
+
+
 def _reason(rejected: Exception) -> str:
     """Return why an apartment was refused, in a few words (no episode id, no thing list)."""
+    if isinstance(rejected, ValidationError) and rejected.errors():
+        first = rejected.errors()[0]
+        return f"{'.'.join(map(str, first['loc']))}: {first['msg']}"[:200]
     text = str(rejected).splitlines()[0] if str(rejected) else type(rejected).__name__
     text = re.sub(r"^episode \S+: ", "", text).split("; its household things:")[0]
     return text[:200]
