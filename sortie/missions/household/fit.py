@@ -4,8 +4,9 @@ Checked before round one, on the house's starting state: every object the task n
 the world with the role and kind the task declares; each keypath can be played in order,
 with only the steps a plan adds (go to a thing, open a closed container before taking from
 or putting into it, pick an item before putting it); and the expert's plan can be played as
-written, each step's preconditions holding (the hand, the containers, the robot having gone
-to what it acts on). An impossible task is refused, never played as an ordinary failure.
+written, each step's preconditions holding as the executor checks them (the hand, the
+containers, the thing within reach of where the robot went). An impossible task is refused,
+never played as an ordinary failure.
 
 Which skills the expert names needs no world: ``skills.expert_skill_problems``, checked at load.
 """
