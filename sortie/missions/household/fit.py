@@ -53,7 +53,7 @@ def _object_problems(task: HouseholdTask, house: House) -> list[str]:
             )
         elif not _same_kind(wanted.kind, thing.kind):
             problems.append(
-                f"objects.{name}: {name!r} is a {thing.kind} in the world, "
+                f"objects.{name}: {name!r} is of kind {thing.kind} in the world, "
                 f"the task says {wanted.kind}"
             )
     return problems

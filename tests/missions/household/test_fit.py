@@ -83,7 +83,7 @@ def test_a_kind_other_than_the_worlds_is_refused() -> None:
     """mug_1 declared a table (but an item): the problem names the object and both kinds."""
     objects = {**OBJECTS, "mug_1": {"kind": "table", "role": "item"}}
     problems = task_problems(task([PUT_MUG], objects=objects), kitchen_house(), START)
-    assert problems == ["objects.mug_1: 'mug_1' is a mug in the world, the task says table"]
+    assert problems == ["objects.mug_1: 'mug_1' is of kind mug in the world, the task says table"]
 
 
 def test_a_kind_named_by_a_synonym_fits() -> None:
@@ -195,4 +195,4 @@ def test_an_impossible_task_is_refused_before_round_one_in_one_line(kitchen: Non
     message = str(refused.value)
     assert "\n" not in message
     assert message.startswith("episode test/kitchen: task does not fit world 'test_kitchen'")
-    assert "mission.objects.mug_1: 'mug_1' is a mug in the world, the task says table" in message
+    assert "mission.objects.mug_1: 'mug_1' is of kind mug in the world, the task says table" in message
