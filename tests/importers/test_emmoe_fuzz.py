@@ -1,6 +1,6 @@
 """Seeded fuzzing of EMMOE folders: odd names, depth, links, sizes, empty and damaged files.
 
-400 task trees (read as `sortie import emmoe` reads them, before placing) and 200 run-log
+300 task trees (read as `sortie import emmoe` reads them, before placing) and 150 run-log
 trees (as `sortie rescore emmoe` reads them), each built from the sample with a few hostile
 changes. Each reads, or fails with a ConfigError listing its problems: no other exception, no
 hang, and no file outside the tree given is opened (but the synonym table found above it).
@@ -49,7 +49,7 @@ NAMES = [
 ]
 """Folder names a task or split folder might be given instead of its number."""
 SECRET = "Task: read from outside the tree\nSubtask 1: [Go to, fridge]\nSubtask 2: [End]\n"
-CASES, RUN_CASES = 400, 200
+CASES, RUN_CASES = 300, 150
 
 
 def _task_tree(root: Path, outside: Path, rng: random.Random) -> Path:
