@@ -262,29 +262,39 @@ def find_task_folders(root: Path, problems: Problems) -> list[Path]:
 
     A task folder holds ``info.txt``, ``keypath.json`` or ``scene.json``; one that lacks a
     file is still found, so that reading it reports what is missing. Only the tree given is
-    searched: a link to a folder in it is searched where it leads, one out of it is noted
-    and not followed; a numbered folder with nothing in it (an emptied task), a folder that
-    cannot be listed or one deeper than ``MAX_DEPTH`` is noted, never dropped silently.
+    searched (``walk_tree``); a numbered folder with nothing in it (an emptied task) is
+    noted, never dropped silently.
     """
     if any((root / name).exists() or (root / name).is_symlink() for name in TASK_FILES):
         return [root]
-    top = root.resolve()
     found: list[Path] = []
+    for folder, entries in walk_tree(root, problems):
+        if any(e.name in TASK_FILES for e in entries):  # a FIFO too: reading it says what it is
+            found.append(folder)
+        elif _number(folder.name) and not any(not e.name.startswith(".") for e in entries):
+            problems.add(str(folder), "folder", f"an empty task folder (no {INFO}, {KEYPATHS})")
+    return sorted(found, key=_task_order)
+
+
+def walk_tree(root: Path, problems: Problems) -> Iterator[tuple[Path, list[os.DirEntry[str]]]]:
+    """Yield every folder at or under ``root`` with what it holds, within the tree given.
+
+    A link to a folder in the tree is not followed (the walk gets where it leads by itself);
+    one out of it is noted and not followed. A folder that cannot be listed, or one more
+    than ``MAX_DEPTH`` below ``root``, is noted, never dropped silently.
+    """
+    top = root.resolve()
     stack = [(root, 0)]
     while stack:
         folder, depth = stack.pop()
         entries = _entries(folder, problems)
         if entries is None:
             continue
-        if any(e.name in TASK_FILES for e in entries):  # a FIFO too: reading it says what it is
-            found.append(folder)
-        elif _number(folder.name) and not any(not e.name.startswith(".") for e in entries):
-            problems.add(str(folder), "folder", f"an empty task folder (no {INFO}, {KEYPATHS})")
-        for entry in entries:
+        yield folder, entries
+        for entry in reversed(entries):  # popped in name order
             below = _below(Path(entry.path), (top, depth), problems)
             if below is not None:
                 stack.append((below, depth + 1))
-    return sorted(found, key=_task_order)
 
 
 def _entries(folder: Path, problems: Problems) -> list[os.DirEntry[str]] | None:

@@ -37,7 +37,7 @@ from sortie.core.records import (
 )
 from sortie.core.trajectory import Trajectory
 from sortie.core.version import VERSION
-from sortie.importers.emmoe import EmmoeStep, EmmoeTask, NameTable, read_tasks
+from sortie.importers.emmoe import EmmoeStep, EmmoeTask, NameTable, read_tasks, walk_tree
 from sortie.importers.emmoe_suite import canonical_task, task_attributes
 from sortie.importers.problems import Problems, read_text
 from sortie.metrics.household import score_household
@@ -109,7 +109,7 @@ def rescore_runs(
     problems = Problems("emmoe", "nothing scored", command="rescore")
     _, table, tasks = read_tasks(task_paths, problems)
     by_id = {int(t.id): t for t in tasks}
-    logs = sorted(exp.rglob(CONVERSATION)) if exp.is_dir() else []
+    logs = _logs(exp, problems) if exp.is_dir() else []
     if not logs:
         problems.add(str(exp), "folder", f"no <model>/<task>/<run>/{CONVERSATION} under it")
     scored, refused = [], {}
@@ -134,6 +134,15 @@ def rescore_runs(
             scored.append(RescoredRun(model, task, run, trajectory, score_household(trajectory)))
     problems.raise_if_any()
     return scored, list(refused.values())
+
+
+def _logs(exp: Path, problems: Problems) -> list[Path]:
+    """Return every ``conversation.json`` in the tree ``exp`` (``walk_tree``: links out noted)."""
+    return sorted(
+        folder / CONVERSATION
+        for folder, entries in walk_tree(exp, problems)
+        if any(e.name == CONVERSATION for e in entries)
+    )
 
 
 def _linked_out(path: Path, exp: Path, problems: Problems) -> bool:

@@ -141,3 +141,14 @@ def test_the_last_rounds_outcome_is_read_only_from_a_regular_file(tmp_path):
     os.mkfifo(exp / "HomieBot-7B" / "7" / "1" / "sortie_last_round.json")
     with pytest.raises(ConfigError, match="sortie_last_round.json: file: cannot read: a FIFO"):
         rescore_runs(exp, [SAMPLE])
+
+
+def test_a_run_folder_linked_out_of_the_log_tree_is_noted(tmp_path):
+    """A model's run folder linking elsewhere: a problem naming it, its log not read."""
+    exp = tmp_path / "exp"
+    shutil.copytree(EXAMPLES / "exp", exp)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(exp / "HomieBot-7B" / "2" / "1", elsewhere)
+    (exp / "HomieBot-7B" / "2" / "1").symlink_to(elsewhere)
+    with pytest.raises(ConfigError, match=r"2/1: folder: a link out of the tree given"):
+        rescore_runs(exp, [SAMPLE])
