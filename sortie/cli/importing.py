@@ -63,7 +63,7 @@ def _say_written(source: str, out: Path, header: SuiteHeader, count: int) -> Non
             soft_wrap=True,
         )
     if skipped:
-        console.print(f"Skipped {len(skipped)} task(s) that fit no apartment")
+        console.print(f"Skipped {len(skipped)} task(s) that cannot be placed (reasons above)")
     console.print(f"Wrote {count} episodes to {escape(str(out))}")
     backend = header.settings.get("backend", "embedded")
     if backend != "embedded":

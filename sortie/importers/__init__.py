@@ -34,6 +34,8 @@ IMPORTERS.add(
 )
 IMPORTERS.add("emmoe", "sortie.importers.emmoe_suite:import_emmoe")
 IMPORTERS.add_entry_points("sortie.importers")  # of installed packages (docs/plugins.md)
+HEADER_BYTES = 1 << 20
+"""Most of an existing ``--out`` file read to tell whether it is a suite (its first line)."""
 
 
 def import_suite(
@@ -51,18 +53,56 @@ def import_suite(
 
     Raises:
         UnknownNameError: no importer is called ``source``.
-        ConfigError: a path is missing, an option is not the importer's, or the files hold
-            problems (all of them listed).
+        ConfigError: a path is missing, ``out`` cannot be written (``check_out``), an option
+            is not the importer's, or the files hold problems (all of them listed).
     """
     importer = IMPORTERS.get(source)
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise ConfigError(f"import {source}: no such file or folder: {', '.join(missing)}")
+    check_out(out)
     given = dict(options or {})
     check_arguments(f"importer {source!r}", partial(importer, paths, suite), given)
     header, episodes = importer(paths, suite or out.stem, **given)
     write_suite(out, header, episodes)
     return header, len(episodes)
+
+
+def check_out(out: Path) -> None:
+    """Refuse, before any work, an ``out`` that a suite cannot replace.
+
+    A suite is written whole beside ``out`` and renamed over it. ``out`` may be new or a
+    suite file (an earlier import, replaced); a folder, a device or FIFO, a file that is not
+    a sortie suite (a user's own file, never overwritten) or a parent that is not a folder
+    is refused, naming the path.
+
+    Raises:
+        ConfigError: naming ``out`` and what is in the way.
+    """
+    parent = out.parent
+    if parent.exists() and not parent.is_dir():
+        raise ConfigError(f"--out {out}: {parent} is not a folder")
+    if not out.exists() and not out.is_symlink():
+        return
+    if out.is_dir():
+        raise ConfigError(f"--out {out}: is a folder; give the suite file's path (suite.jsonl)")
+    if not out.is_file():
+        raise ConfigError(f"--out {out}: exists and is not a regular file; choose another --out")
+    if not _is_suite(out):
+        raise ConfigError(
+            f"--out {out}: exists and is not a sortie suite file; it is not overwritten: "
+            "choose another --out or remove it"
+        )
+
+
+def _is_suite(path: Path) -> bool:
+    """Return whether ``path``'s first line is a suite header (an earlier import or suite)."""
+    try:
+        with path.open("rb") as file:
+            first = file.readline(HEADER_BYTES)
+        return SuiteHeader.model_validate_json(first).kind == "suite"
+    except (OSError, ValueError):
+        return False
 
 
 def import_command(source: str, paths: Sequence[Path], out: Path, suite: str | None) -> int:

@@ -18,6 +18,7 @@ with its reason (the suite header lists it), not a problem.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ ARGUMENTS = {Verb.PUT: 2, Verb.END: 0}
 ACTIONS = "Go to, Pick, Put, Open, Close, End"
 NAME_DICT_DEPTH = 4
 """How many folders above DIR the importer looks for ``name_dict.txt``."""
+MAX_DEPTH = 16
+"""Deepest folder below DIR searched for task folders (EMMOE-100's are 3 down)."""
 
 NameTable = dict[str, str]
 """EMMOE's synonym table: a word (lower case; synonyms and canonical names) -> canonical name."""
@@ -190,7 +193,12 @@ def _string_lines(text: str, data: Any) -> Iterator[int] | None:
     ``json`` keeps no positions; in a document of lists and strings, the k-th string literal
     of the text is the k-th string met depth first, which is all a problem's line needs.
     """
-    literals = [text.count("\n", 0, m.start()) + 1 for m in _STRING.finditer(text)]
+    literals: list[int] = []
+    line, counted = 1, 0
+    for match in _STRING.finditer(text):  # each newline counted once: linear in the text
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        literals.append(line)
     strings = _strings(data)
     return iter(literals) if strings is not None and len(strings) == len(literals) else None
 
@@ -249,16 +257,82 @@ def _keypath(
 
 
 # --- folders ---------------------------------------------------------------------------------
-def find_task_folders(root: Path) -> list[Path]:
+def find_task_folders(root: Path, problems: Problems) -> list[Path]:
     """Return the task folders at or under ``root``, by parent folder and task number.
 
     A task folder holds ``info.txt``, ``keypath.json`` or ``scene.json``; one that lacks a
-    file is still found, so that reading it reports what is missing.
+    file is still found, so that reading it reports what is missing. Only the tree given is
+    searched (``walk_tree``); a numbered folder with nothing in it (an emptied task) is
+    noted, never dropped silently.
     """
-    if any((root / name).is_file() for name in TASK_FILES):
+    if any((root / name).exists() or (root / name).is_symlink() for name in TASK_FILES):
         return [root]
-    found = {p.parent for name in TASK_FILES for p in root.rglob(name)}
+    found: list[Path] = []
+    for folder, entries in walk_tree(root, problems):
+        if any(e.name in TASK_FILES for e in entries):  # a FIFO too: reading it says what it is
+            found.append(folder)
+        elif _number(folder.name) and not any(not e.name.startswith(".") for e in entries):
+            problems.add(str(folder), "folder", f"an empty task folder (no {INFO}, {KEYPATHS})")
     return sorted(found, key=_task_order)
+
+
+def walk_tree(root: Path, problems: Problems) -> Iterator[tuple[Path, list[os.DirEntry[str]]]]:
+    """Yield every folder at or under ``root`` with what it holds, within the tree given.
+
+    A link to a folder in the tree is not followed (the walk gets where it leads by itself);
+    one out of it is noted and not followed. A folder that cannot be listed, or one more
+    than ``MAX_DEPTH`` below ``root``, is noted, never dropped silently.
+    """
+    top = root.resolve()
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        entries = _entries(folder, problems)
+        if entries is None:
+            continue
+        yield folder, entries
+        for entry in reversed(entries):  # popped in name order
+            below = _below(Path(entry.path), (top, depth), problems)
+            if below is not None:
+                stack.append((below, depth + 1))
+
+
+def _entries(folder: Path, problems: Problems) -> list[os.DirEntry[str]] | None:
+    """Return what ``folder`` holds, or None after noting that it cannot be listed."""
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(listing, key=lambda e: e.name)
+    except OSError as error:
+        problems.add(str(folder), "folder", f"cannot list: {error.strerror or error}")
+        return None
+
+
+def _below(path: Path, walk: tuple[Path, int], problems: Problems) -> Path | None:
+    """Return a subfolder to search, or None (not a folder, a link, too deep).
+
+    A link to a folder is not followed: one into the tree given is searched where it leads
+    (the walk gets there by itself), one out of it is noted.
+    """
+    top, depth = walk
+    try:
+        if not path.is_dir():
+            return None
+        if path.is_symlink():
+            real = path.resolve()
+            if not real.is_relative_to(top):
+                problems.add(
+                    str(path), "folder", f"a link out of the tree given (to {real}): not followed"
+                )
+            return None
+    except (OSError, RuntimeError):  # a link loop, a name the system refuses
+        problems.add(str(path), "folder", "cannot follow (a link loop or an unreadable link)")
+        return None
+    if depth + 1 > MAX_DEPTH:
+        problems.add(
+            str(path), "folder", f"deeper than {MAX_DEPTH} folders below DIR: not searched"
+        )
+        return None
+    return path
 
 
 def _task_order(folder: Path) -> tuple[int, str]:
@@ -276,29 +350,51 @@ def read_task_folder(folder: Path, problems: Problems) -> EmmoeTask | None:
     return read_located(folder, problems)[0]
 
 
-def read_located(folder: Path, problems: Problems) -> tuple[EmmoeTask | None, Read]:
+def read_located(
+    folder: Path, problems: Problems, root: Path | None = None
+) -> tuple[EmmoeTask | None, Read]:
     """Return the task of ``folder`` (None if it has a problem) and every step read from it.
 
     The steps come back even when the task does not, so that the names of a folder with
-    another problem can still be checked in the same run.
+    another problem can still be checked in the same run. A task file that is a link out of
+    ``root`` (the tree given; default: the folder) is noted and not read.
     """
     before = len(problems.found)
     number = _number(folder.name)
     if number is None:
         problems.add(str(folder), "folder", "its name is not an EMMOE task number (1, 2, ...)")
     read: Read = []
-    for name in (KEYPATHS, INFO):
-        if not (folder / name).is_file():
-            problems.add(str(folder), name, "missing")
-    keypaths = _read_keypaths(folder, problems, read) if (folder / KEYPATHS).is_file() else []
-    has_info = (folder / INFO).is_file()
-    instruction, expert = _read_info(folder, problems, read) if has_info else ("", [])
+    readable = _readable(folder, (root or folder).resolve(), problems)
+    keypaths = _read_keypaths(folder, problems, read) if KEYPATHS in readable else []
+    instruction, expert = _read_info(folder, problems, read) if INFO in readable else ("", [])
     if len(problems.found) > before or number is None:
         return None, read
     split = {"train": Split.TRAIN, "test": Split.TEST}.get(folder.parent.name.lower())
     split = split or (Split.TRAIN if number <= TRAIN_IDS else Split.TEST)
     task = EmmoeTask(folder.name, split, instruction, tuple(keypaths), tuple(expert), folder)
     return task, read
+
+
+def _readable(folder: Path, top: Path, problems: Problems) -> set[str]:
+    """Return the task files of ``folder`` to read; note those missing or linked out of ``top``.
+
+    Whether one is a regular file is left to the reader, which says what it is instead.
+    """
+    readable = set()
+    for name in (KEYPATHS, INFO):
+        path = folder / name
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):  # a link loop
+            problems.add(str(path), name, "cannot follow (a link loop or an unreadable link)")
+            continue
+        if not path.exists():
+            problems.add(str(folder), name, "missing")
+        elif not real.is_relative_to(top):
+            problems.add(str(path), name, f"a link out of the tree given (to {real}): not read")
+        else:
+            readable.add(name)
+    return readable
 
 
 # --- name_dict.txt ---------------------------------------------------------------------------
@@ -391,13 +487,14 @@ def read_tasks(
         shown = ", ".join(map(str, folders))
         problems.add(shown, NAME_DICT, "not in the folder or a few above it: give its path")
     table = read_name_dict(table_path, problems) if table_path else {}
-    found = sorted({f for root in folders for f in find_task_folders(root)}, key=_task_order)
+    roots = {f: root for root in folders for f in find_task_folders(root, problems)}
+    found = sorted(roots, key=_task_order)
     if folders and not found:
         shown = ", ".join(map(str, folders))
         problems.add(shown, "folder", f"no task folder (one holding {INFO} and {KEYPATHS})")
     tasks: list[EmmoeTask] = []
     for folder in found:
-        task, read = read_located(folder, problems)
+        task, read = read_located(folder, problems, roots[folder])
         tasks += [task] if task else []
         if table_path:
             _check_names(read, (table, table_path), problems)

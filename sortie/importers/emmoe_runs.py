@@ -37,7 +37,7 @@ from sortie.core.records import (
 )
 from sortie.core.trajectory import Trajectory
 from sortie.core.version import VERSION
-from sortie.importers.emmoe import EmmoeStep, EmmoeTask, NameTable, read_tasks
+from sortie.importers.emmoe import EmmoeStep, EmmoeTask, NameTable, read_tasks, walk_tree
 from sortie.importers.emmoe_suite import canonical_task, task_attributes
 from sortie.importers.problems import Problems, read_text
 from sortie.metrics.household import score_household
@@ -109,13 +109,13 @@ def rescore_runs(
     problems = Problems("emmoe", "nothing scored", command="rescore")
     _, table, tasks = read_tasks(task_paths, problems)
     by_id = {int(t.id): t for t in tasks}
-    logs = sorted(exp.rglob(CONVERSATION)) if exp.is_dir() else []
+    logs = _logs(exp, problems) if exp.is_dir() else []
     if not logs:
         problems.add(str(exp), "folder", f"no <model>/<task>/<run>/{CONVERSATION} under it")
     scored, refused = [], {}
     for path in logs:
         where = _where(path, problems)
-        if where is None or (runs and where[2] not in runs):
+        if where is None or (runs and where[2] not in runs) or _linked_out(path, exp, problems):
             continue
         model, task_id, run = where
         task = by_id.get(task_id)
@@ -134,6 +134,28 @@ def rescore_runs(
             scored.append(RescoredRun(model, task, run, trajectory, score_household(trajectory)))
     problems.raise_if_any()
     return scored, list(refused.values())
+
+
+def _logs(exp: Path, problems: Problems) -> list[Path]:
+    """Return every ``conversation.json`` in the tree ``exp`` (``walk_tree``: links out noted)."""
+    return sorted(
+        folder / CONVERSATION
+        for folder, entries in walk_tree(exp, problems)
+        if any(e.name == CONVERSATION for e in entries)
+    )
+
+
+def _linked_out(path: Path, exp: Path, problems: Problems) -> bool:
+    """Return whether a log or the outcome beside it links out of ``exp`` (noted, not read)."""
+    for file in (path, path.parent / LAST_ROUND):
+        try:
+            real = file.resolve()
+        except (OSError, RuntimeError):  # a link loop: reading it says so
+            continue
+        if (file.exists() or file.is_symlink()) and not real.is_relative_to(exp.resolve()):
+            problems.add(str(file), "file", f"a link out of the tree given (to {real}): not read")
+            return True
+    return False
 
 
 def _where(path: Path, problems: Problems) -> tuple[str, int, int] | None:
@@ -341,14 +363,17 @@ def _last_round(path: Path, number: int, answer: str, problems: Problems) -> Rou
 
 def _logged_outcome(path: Path, problems: Problems) -> tuple[Any, ...] | None:
     """Return the last round's outcome sortie wrote beside the log, else unrecorded."""
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return (RoundStatus.UNRECORDED, None, "")
+    text = read_text(path, problems, str(path), "file")  # a regular file, bounded
+    if text is None:
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
         status = RoundStatus(data["status"])
         feedback = str(data["feedback"])
         code = code_of(feedback) if status is RoundStatus.FAILURE else None
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
         expected = '{"status": "success" or "failure", "feedback": "..."}'
         problems.add(str(path), "file", f"expected {expected}: {error}")
         return None

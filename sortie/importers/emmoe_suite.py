@@ -59,8 +59,10 @@ from sortie.sim.worlds.apartment import FURNISHING
 ATTRIBUTE_MODES = ("derived", "emmoe-100")
 BASE_SEED = 100
 """Fixed base of the apartment seeds: task n tries ``default_rng([BASE_SEED, n, attempt])``."""
-ATTEMPTS = 64
-"""Apartments tried per task before it is skipped."""
+ATTEMPTS = 256
+"""Apartments tried per task before it is skipped (about 0.1 s each). The expert's plan must
+play as written on the apartment (the world check), so rare mixes of kinds and places need
+more than the first few dozen: EMMOE-100's task 5 fits the 150th or so."""
 KIND_ROLES: dict[str, ObjectRole] = {
     **{kind: ObjectRole.ITEM for kind in ITEMS},
     **{k: ObjectRole.CONTAINER if k in CONTAINERS else ObjectRole.RECEPTACLE for k in FURNITURE},
@@ -277,26 +279,70 @@ def place_task(
     Raises:
         Refused: a name cannot be placed, or no apartment tried fits and plays; says why.
     """
+    _check_sizes(task)
     canonical = canonical_task(task, table)
     job = _Job(canonical, named_things(canonical), table, *options)
     reasons: Counter[str] = Counter()
+    missing_kinds: Counter[str] = Counter()
     for attempt in range(ATTEMPTS):
         rng = np.random.default_rng([BASE_SEED, int(task.id), attempt])
         world = WorldSpec(builder=WORLD, seed=int(rng.integers(2**31)))
         layout = house_layout(build_world(world.builder, world.seed))
         missing = _missing(layout, list(job.named.values()))
         if missing:
-            reasons[f"no {', '.join(missing)}"] += 1
+            missing_kinds[f"no {', '.join(missing)}"] += 1
             continue
         try:
             spec = _episode(job, world, _start(layout, rng), rng, validator)
             validator.replay(spec)
         except (Rejected, ConfigError, ValidationError) as rejected:
-            reasons[str(rejected).splitlines()[0][:200]] += 1
+            reasons[_reason(rejected)] += 1
             continue
         return spec
-    listed = "; ".join(f"{reason} ({n}x)" for reason, n in reasons.most_common(3))
+    # Apartments that had every kind come first: why they failed is the task's own problem.
+    common = reasons.most_common(3) + missing_kinds.most_common(3)
+    listed = "; ".join(f"{reason} ({n}x)" for reason, n in common[:3])
     raise Refused(f"none of the {ATTEMPTS} apartments tried fits: {listed}")
+
+
+def _check_sizes(task: EmmoeTask) -> None:
+    """Refuse a task larger than sortie's task model takes, whatever the apartment.
+
+    Raises:
+        Refused: the instruction, the expert's plan or the keypaths are too long (says which).
+    """
+    sizes = {
+        "instruction": (len(task.instruction), "characters"),
+        "expert": (len(task.expert), "subtasks"),
+        "keypaths": (len(task.keypaths), "keypaths"),
+    }
+    for field, (size, unit) in sizes.items():
+        limit = _max_length(field)
+        if size > limit:
+            raise Refused(f"its {field} has {size} {unit}; sortie's tasks take at most {limit}")
+    longest = max(map(len, task.keypaths), default=0)
+    if longest > KEYPATH_STEPS:
+        raise Refused(f"a keypath has {longest} steps; sortie's take at most {KEYPATH_STEPS}")
+
+
+def _max_length(field: str) -> int:
+    """Return the most characters or entries ``HouseholdTask`` takes in ``field``."""
+    info = HouseholdTask.model_fields[field]
+    return min(m.max_length for m in info.metadata if hasattr(m, "max_length"))
+
+
+KEYPATH_STEPS = 100
+"""Most steps in one keypath (``HouseholdTask.keypaths``' inner limit)."""
+
+
+def _reason(rejected: Exception) -> str:
+    """Return why an apartment was refused, in a few words (no episode id, no thing list)."""
+    if isinstance(rejected, ValidationError) and rejected.errors():
+        first = rejected.errors()[0]
+        return f"{'.'.join(map(str, first['loc']))}: {first['msg']}"[:200]
+    text = str(rejected).splitlines()[0] if str(rejected) else type(rejected).__name__
+    text = re.sub(r"^episode \S+: ", "", text).split("; its household things:")[0]
+    return text[:200]
 
 
 def _missing(layout: HouseLayout, named: list[Named]) -> list[str]:

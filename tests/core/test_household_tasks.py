@@ -1,4 +1,4 @@
-"""Household tasks are checked at load: unknown objects, empty keypaths, impossible goals."""
+"""Household tasks checked at load: unknown objects, empty keypaths, impossible goals, skills."""
 
 from __future__ import annotations
 
@@ -43,6 +43,16 @@ def _suite_with(tmp_path, change):
             "already has a place",
         ),
         (lambda m: m["expert"].pop(), "expert", "must end with end"),
+        (
+            lambda m: m["expert"][0].update(skill="grasp"),
+            "expert.0.skill",
+            "'grasp' is not made for go_to",
+        ),
+        (
+            lambda m: m["expert"][0].update(skill="teleport"),
+            "expert.0.skill",
+            "'teleport' is not an offered skill",
+        ),
     ],
 )
 def test_a_bad_task_is_refused_with_file_line_and_field(tmp_path, change, field, found):

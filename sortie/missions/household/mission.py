@@ -28,12 +28,13 @@ from sortie.core.observation import ActionLimits, Brief, Event, EventKind, Frame
 from sortie.core.records import StepRecord
 from sortie.missions.household.executor import Executor, Manipulator
 from sortie.missions.household.facts import HouseholdFacts
+from sortie.missions.household.fit import task_problems
 from sortie.missions.household.house import House
 from sortie.missions.household.observation import VIEW_NAMES, HouseholdObservation
 from sortie.missions.household.records import HouseholdTask, RoundRecord, RoundStatus, Verb
 from sortie.missions.household.rules import task_progress
 from sortie.missions.household.settings import HouseholdSettings
-from sortie.missions.household.skills import Setting, Skill, offered
+from sortie.missions.household.skills import Setting, Skill, expert_skill_problems, offered
 from sortie.missions.household.spec import household_task
 from sortie.missions.runtime import Clock, MissionRuntime, Outcome, camera_of
 from sortie.missions.stages import Stage
@@ -110,8 +111,8 @@ class HouseholdMission(MissionRuntime):
         backend = self.robot
         self.oracle = backend.oracle_view()
         self.house = House.from_objects(self.oracle.objects(), backend.door_state)
-        _check_task_fits(spec, self.task, self.house)
         skills = offered(self.setting)
+        _check_task_fits(spec, self.task, self.house, skills)
         self.executor = Executor(
             backend, self.oracle, self.house, self.task, skills, self.profile, self.seed
         )
@@ -254,24 +255,20 @@ def _events(record: RoundRecord) -> list[Event]:
     return []
 
 
-def _check_task_fits(spec: EpisodeSpec, task: HouseholdTask, house: House) -> None:
-    """Refuse a task that names things its world lacks, or in another role, before round one.
+def _check_task_fits(
+    spec: EpisodeSpec, task: HouseholdTask, house: House, skills: tuple[Skill, ...]
+) -> None:
+    """Refuse a task its world makes impossible, before round one (``household.fit``).
 
     An impossible task would otherwise be played and scored as an ordinary failure (and
-    crash the oracle). A ConfigError is bad input: the run stops at this episode, naming it.
+    crash the oracle). A ConfigError is bad input: the run stops at this episode, naming it
+    and the step.
     """
-    problems = []
-    for name, wanted in task.objects.items():
-        thing = house.things.get(name)
-        if thing is None:
-            problems.append(f"{name!r} is not in the world")
-        elif thing.role is not wanted.role:
-            problems.append(
-                f"{name!r} is a {thing.role.value} in the world, the task says {wanted.role.value}"
-            )
+    problems = task_problems(task, house, spec.start) + expert_skill_problems(task, skills)
     if problems:
         things = ", ".join(sorted(house.things)[:20]) or "none"
         raise ConfigError(
             f"episode {spec.episode_id}: task does not fit world {spec.world.builder!r} "
-            f"(seed {spec.world.seed}): {'; '.join(problems[:5])}; its household things: {things}"
+            f"(seed {spec.world.seed}): mission.{'; mission.'.join(problems[:5])}; "
+            f"its household things: {things}"
         )

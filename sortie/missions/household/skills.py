@@ -12,12 +12,13 @@ the same episode gives the same outcomes on any worker, whatever happened in oth
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 
-from sortie.missions.household.records import Verb
+from sortie.missions.household.records import HouseholdTask, Verb
 
 MISMATCH = 0.25
 """Factor on a skill's rate when asked for a verb its role does not cover."""
@@ -101,3 +102,25 @@ def attempt_works(seed: int, round_: int, attempt: int, rate: float) -> tuple[bo
     rng = np.random.default_rng([seed, round_, attempt])
     works, how_far = rng.random(2)
     return bool(works < rate), float(how_far)
+
+
+def expert_skill_problems(task: HouseholdTask, skills: Sequence[Skill] = SKILLS) -> list[str]:
+    """Return the expert's steps whose skill is not among ``skills`` or not made for the verb."""
+    by_name = {s.name: s for s in skills}
+    problems = []
+    for j, step in enumerate(task.expert):
+        if step.skill is None or step.action is Verb.END:
+            continue
+        skill = by_name.get(step.skill)
+        if skill is None:
+            problems.append(
+                f"expert.{j}.skill: {step.skill!r} is not an offered skill "
+                f"(offered: {', '.join(by_name)})"
+            )
+        elif step.action not in skill.verbs:
+            verbs = ", ".join(sorted(v.value for v in skill.verbs))
+            problems.append(
+                f"expert.{j}.skill: {step.skill!r} is not made for {step.action.value} "
+                f"(it does: {verbs})"
+            )
+    return problems

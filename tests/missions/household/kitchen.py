@@ -9,8 +9,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sortie.agents.household.plans import PlanState, plan
 from sortie.core.episode import EpisodeSpec
-from sortie.missions.household.records import HouseholdTask
+from sortie.missions.household.records import HouseholdTask, KeyStep, ObjectRole
 from sortie.sim.assets.structures import floor_slab, wall
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import box, pose_matrix
@@ -144,10 +145,28 @@ OBJECTS = {
 }
 
 
+START = PlanState(
+    roles={name: ObjectRole(o["role"]) for name, o in OBJECTS.items()},
+    places={
+        "apple_0": ("on", "counter_0"),
+        "mug_0": ("on", "counter_0"),
+        "mug_1": ("inside", "fridge_0"),
+    },
+    open={"fridge_0": False},
+)
+"""The kitchen as it starts, for planning the expert's plan of a test task."""
+
+
+def expert(keypath: list[dict]) -> list[dict]:
+    """Return the expert's plan for ``keypath`` from the kitchen's start, ``end`` included."""
+    steps = plan(START, [KeyStep.model_validate(step) for step in keypath])
+    return [*(s.model_dump(mode="json", exclude_none=True) for s in steps), {"action": "end"}]
+
+
 def episode(
     keypaths: list[list[dict]], goals: list[dict] | None = None, max_rounds: int = 20
 ) -> EpisodeSpec:
-    """Return a kitchen episode with the given keypaths and goals."""
+    """Return a kitchen episode with the given keypaths and goals (the expert plans the first)."""
     task = HouseholdTask.model_validate(
         {
             "instruction": "Tidy up.",
@@ -155,7 +174,7 @@ def episode(
             "objects": OBJECTS,
             "keypaths": keypaths,
             "goals": goals or [],
-            "expert": [*keypaths[0], {"action": "end"}],
+            "expert": expert(keypaths[0]),
             "max_rounds": max_rounds,
         }
     )
