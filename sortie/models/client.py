@@ -30,6 +30,7 @@ from sortie.core.records import ModelCallRecord
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
 from sortie.models.completion import MalformedAnswer, read_completion
 from sortie.models.config import ModelConfig, Structured, api_key, redact_url, scrub
+from sortie.models.deadline import http_client, whole_answer
 from sortie.models.health import Unhealthy, is_local, wait_until_healthy
 from sortie.models.preflight import check_server
 from sortie.models.retry import Backoff, ErrorKind, Failure, classify, refuses_format
@@ -340,10 +341,11 @@ class ModelClient:
         sent = {name: request[name] for name in _SENT_FIELDS if name in request}
         extra = {name: value for name, value in request.items() if name not in _SENT_FIELDS}
         with process_slots(self.config.concurrency):
-            raw = self._client().chat.completions.with_raw_response.create(
-                **sent, extra_body=extra or None, timeout=self.config.timeout
-            )
-            body = raw.text
+            with whole_answer(self.config.timeout):  # a trickled answer is cut, as a slow one
+                raw = self._client().chat.completions.with_raw_response.create(
+                    **sent, extra_body=extra or None, timeout=self.config.timeout
+                )
+                body = raw.text
         return read_completion(body)
 
     def _client(self) -> openai.OpenAI:
@@ -353,6 +355,7 @@ class ModelClient:
                 base_url=self.config.base_url,
                 max_retries=0,
                 timeout=self.config.timeout,
+                http_client=http_client(),
             )
         return self._sdk
 
