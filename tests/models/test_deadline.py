@@ -47,7 +47,8 @@ class Trickler:
     """A server on 127.0.0.1 answering each request with ``head`` and ``body``, slowly.
 
     ``slow`` says where the answer starts to go a byte at a time: ``"head"`` (all of it),
-    ``"body"``, or nowhere (``"none"``). Every connection is served, so retries meet the same server.
+    ``"body"``, or nowhere (``"none"``). Every connection is served, so retries meet the
+    same server.
     """
 
     def __init__(self, head: bytes, body: bytes, slow: str) -> None:
