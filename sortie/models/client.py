@@ -54,6 +54,9 @@ MIN_CHECKED_TOKENS = 200
 """Requests smaller than this are not checked (the estimate is too rough)."""
 SHORT_PROMPT = 0.3
 """A prompt counted below this share of its estimated size lost part of itself."""
+REASK_ECHO = 1000
+"""Longest part of an unusable answer sent back to the model when it is asked again: a
+runaway answer is not worth its tokens again, and its start shows what went wrong."""
 
 
 class ModelWarning(UserWarning):
@@ -251,7 +254,7 @@ class ModelClient:
         return validate(schema, text, parse, examples)
 
     def _retry_messages(self, messages: list[Message], text: str, error: str) -> list[Message]:
-        echo = text if len(text) <= self.config.max_chars else text[:1000] + " [cut]"
+        echo = text if len(text) <= REASK_ECHO else text[:REASK_ECHO] + " [cut]"
         return [
             *messages,
             {"role": "assistant", "content": echo},
