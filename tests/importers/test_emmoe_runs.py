@@ -365,3 +365,18 @@ def test_odd_digits_and_deep_json_are_problems_not_tracebacks(tmp_path):
     text = str(caught.value)
     assert "expected <model>/<task number>/<run number>/" in text
     assert "nested too deep to read" in text
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_markup_and_escape_bytes_in_a_model_folder_print_as_text(tmp_path, fmt):
+    """A model folder named ``[red]x`` + ESC ``[2J``: shown as written, ESC as ``\\x1b``."""
+    import shutil
+
+    shutil.copytree(LOGS, tmp_path / "exp")
+    (tmp_path / "exp" / "HomieBot-7B").rename(tmp_path / "exp" / "[red]x\x1b[2J")
+    tasks = [arg for path in TASKS for arg in ("--tasks", str(path))]
+    arguments = ["rescore", "emmoe", str(tmp_path / "exp"), *tasks, "--format", fmt]
+    result = runner.invoke(app, arguments, env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output
+    assert result.output.count("[red]x\\x1b[2J") >= 3  # every group of the run, then its codes
