@@ -101,7 +101,7 @@ def render(
 
 
 def printable(text: str) -> str:
-    """Return ``text`` with each control character written as its escape (``\\x1b``).
+    r"""Return ``text`` with each control character written as its escape (``\x1b``).
 
     Run, model and folder names are user input: one holding escape bytes must print as
     text, never move the cursor or clear the screen.

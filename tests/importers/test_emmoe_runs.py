@@ -369,7 +369,7 @@ def test_odd_digits_and_deep_json_are_problems_not_tracebacks(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_markup_and_escape_bytes_in_a_model_folder_print_as_text(tmp_path, fmt):
-    """A model folder named ``[red]x`` + ESC ``[2J``: shown as written, ESC as ``\\x1b``."""
+    r"""A model folder named ``[red]x`` + ESC ``[2J``: shown as written, ESC as ``\x1b``."""
     import shutil
 
     shutil.copytree(LOGS, tmp_path / "exp")
