@@ -380,3 +380,23 @@ def test_markup_and_escape_bytes_in_a_model_folder_print_as_text(tmp_path, fmt):
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output
     assert result.output.count("[red]x\\x1b[2J") >= 3  # every group of the run, then its codes
+
+
+def test_a_full_disk_during_export_is_the_message_and_leaves_no_partial_folder(
+    exported, monkeypatch
+):
+    """ENOSPC while exporting to EMMOE's layout: the documented message; no `*.partial/`."""
+    import errno
+
+    folder, _ = exported
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    out = folder / "emmoe-full"
+    arguments = ["export", "emmoe", "--run", "hand", "--store", str(folder / "s.db")]
+    result = runner.invoke(app, [*arguments, "--out", str(out)], env={"COLUMNS": "300"})
+    assert result.exit_code != 0 and "the disk is full" in result.output
+    assert "free disk space" in result.output and "Traceback" not in result.output
+    assert not list(folder.glob("*.partial")) and not out.exists()
