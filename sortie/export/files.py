@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sortie.core.errors import ConfigError
+from sortie.core.records_io import writing
 
 if TYPE_CHECKING:
     import datasets
@@ -72,6 +73,7 @@ def dataset_folder(out: Path) -> Iterator[Path]:
 
     Raises:
         ConfigError: ``out`` exists and is not an empty folder.
+        StoreError: the disk is full or read-only (``records_io.writing``); nothing is left.
     """
     import datasets
 
@@ -82,11 +84,12 @@ def dataset_folder(out: Path) -> Iterator[Path]:
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        (partial / "data").mkdir(parents=True)
-        yield partial
-        if out.exists():
-            out.rmdir()  # empty, checked above
-        os.replace(partial, out)
+        with writing(partial, "writing the export"):
+            (partial / "data").mkdir(parents=True)
+            yield partial
+            if out.exists():
+                out.rmdir()  # empty, checked above
+            os.replace(partial, out)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
 

@@ -55,3 +55,19 @@ def test_rows_with_features_are_written_in_chunks_with_float_arrays_split_by_byt
     depth, stage = (meta.row_group(0).column(i) for i in range(2))
     assert depth.compression == "ZSTD" and "BYTE_STREAM_SPLIT" in depth.encodings
     assert "RLE_DICTIONARY" in stage.encodings and "BYTE_STREAM_SPLIT" not in stage.encodings
+
+
+def test_a_full_disk_is_the_documented_message_and_leaves_no_partial_folder(tmp_path, monkeypatch):
+    """ENOSPC while writing the dataset card: a StoreError saying so; nothing is left."""
+    import errno
+    from pathlib import Path
+
+    from sortie.core.errors import StoreError
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(StoreError, match="the disk is full .*free disk space"):
+        write_dataset(tmp_path / "out", ROWS, "card", {"rows": 2})
+    assert list(tmp_path.iterdir()) == []
