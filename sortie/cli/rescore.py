@@ -46,7 +46,7 @@ def rescore(
 def _rescore(source: str, exp: Path, tasks: list[Path] | None, runs: str | None, fmt: str) -> None:
     from sortie.importers.emmoe_runs import rescore_runs
     from sortie.report.families.household_codes import code_markdown, code_table, count_codes
-    from sortie.report.render import render
+    from sortie.report.render import printable, render
     from sortie.report.tables import metric_rows
 
     if source != "emmoe":
@@ -63,13 +63,14 @@ def _rescore(source: str, exp: Path, tasks: list[Path] | None, runs: str | None,
             COLUMNS,
         )
     ]
-    title = f"EMMOE runs in {exp}, both readings (tp_emmoe, srr_emmoe: EMMOE's notebooks)"
+    where = printable(str(exp))  # a folder's name is shown as text, whatever bytes it holds
+    title = f"EMMOE runs in {where}, both readings (tp_emmoe, srr_emmoe: EMMOE's notebooks)"
     echo(render(rows, fmt, title=report_title(title, fmt)))
     if fmt in ("table", "markdown"):
         counts = {m: count_codes(r.metrics for r in scored if r.model == m) for m in models}
         echo(code_table(counts) if fmt == "table" else code_markdown(counts))
     for reason in refused:
-        typer.echo(f"Not scored: {reason}", err=True)
+        typer.echo(f"Not scored: {printable(reason)}", err=True)
 
 
 def _run_numbers(text: str | None) -> set[int] | None:

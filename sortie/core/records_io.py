@@ -12,11 +12,14 @@ problem of a file is reported at once as ``file:line: field: what was found``. L
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import glob
 import hashlib
 import json
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -25,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 
 from sortie.core.columns import EXTRA_BYTES, StepColumns, columns_file, load_columns, save_columns
 from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record, Version
-from sortie.core.errors import ConfigError
+from sortie.core.errors import ConfigError, StoreError
 from sortie.core.files import read_regular
 from sortie.core.records import (
     ERROR_REASONS,
@@ -416,14 +419,85 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""Errors of a write that mean the disk (or the user's quota) is full."""
+READ_ONLY = frozenset({errno.EROFS})
+"""Errors of a write that mean the file system cannot be written at all."""
+
+
 def write_atomic(path: Path, content: str | bytes) -> None:
-    """Write ``content`` to a temporary file beside ``path``, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``content`` to a temporary file beside ``path``, then rename it into place.
+
+    A failed write leaves no temporary file, and one left by a process that died while
+    writing ``path`` (killed mid-write) goes at the next write of ``path``.
+
+    Raises:
+        StoreError: the write failed (a full disk, a read-only file system: ``write_failure``).
+    """
     # Named per process, so two writers of one path (a worker orphaned by a killed run and
     # its rerun) never share a temporary file.
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    if isinstance(content, bytes):
-        temporary.write_bytes(content)
-    else:
-        temporary.write_text(content)
-    os.replace(temporary, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temporaries(path)
+        if isinstance(content, bytes):
+            temporary.write_bytes(content)
+        else:
+            temporary.write_text(content)
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise write_failure(path, error, "writing this file") from None
+
+
+def write_failure(path: Path, error: OSError, doing: str) -> StoreError:
+    """Return the error to raise for a failed write of ``path``: what happened, what to do."""
+    why = error.strerror or str(error)
+    if error.errno in FULL:
+        return StoreError(
+            f"{path}: the disk is full ({why}) while {doing}; free disk space, then run the "
+            "command again (a run resumes with the same --run-id: finished episodes are kept)"
+        )
+    if error.errno in READ_ONLY:
+        return StoreError(
+            f"{path}: the file system is read-only ({why}) while {doing}; choose a folder "
+            "on a writable disk (--out, --store)"
+        )
+    return StoreError(
+        f"{path}: cannot write ({why}) while {doing}; check the folder's permissions and the disk"
+    )
+
+
+@contextlib.contextmanager
+def writing(folder: Path, doing: str) -> Iterator[None]:
+    """Turn a full disk or a read-only file system met in the block into ``write_failure``.
+
+    Other OS errors pass unchanged: a block that also reads cannot tell a read's from a
+    write's.
+    """
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in FULL | READ_ONLY:
+            raise
+        raise write_failure(Path(error.filename or folder), error, doing) from None
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporary files of ``path`` left by processes that are gone."""
+    for temporary in path.parent.glob(f"{glob.escape(path.name)}.*.tmp"):
+        pid = temporary.name[len(path.name) + 1 : -len(".tmp")]
+        if pid.isascii() and pid.isdigit() and not _alive(int(pid)):
+            temporary.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Return whether process ``pid`` runs on this machine (this process counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or not a pid: leave its file be
+    return True

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sortie.core.errors import ConfigError
+from sortie.core.records_io import writing
 
 if TYPE_CHECKING:
     import datasets
@@ -75,6 +76,7 @@ def dataset_folder(out: Path) -> Iterator[Path]:
 
     Raises:
         ConfigError: ``out`` exists and is not an empty folder.
+        StoreError: the disk is full or read-only (``records_io.writing``); nothing is left.
     """
     import datasets
 
@@ -85,11 +87,12 @@ def dataset_folder(out: Path) -> Iterator[Path]:
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        (partial / "data").mkdir(parents=True)
-        yield partial
-        if out.exists():
-            out.rmdir()  # empty, checked above
-        os.replace(partial, out)
+        with writing(partial, "writing the export"):
+            (partial / "data").mkdir(parents=True)
+            yield partial
+            if out.exists():
+                out.rmdir()  # empty, checked above
+            os.replace(partial, out)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
 

@@ -30,6 +30,7 @@ from sortie.core.records import ModelCallRecord
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
 from sortie.models.completion import MalformedAnswer, read_completion
 from sortie.models.config import ModelConfig, Structured, api_key, redact_url, scrub
+from sortie.models.deadline import http_client, whole_answer
 from sortie.models.health import Unhealthy, is_local, wait_until_healthy
 from sortie.models.preflight import check_server
 from sortie.models.retry import Backoff, ErrorKind, Failure, classify, refuses_format
@@ -53,6 +54,9 @@ MIN_CHECKED_TOKENS = 200
 """Requests smaller than this are not checked (the estimate is too rough)."""
 SHORT_PROMPT = 0.3
 """A prompt counted below this share of its estimated size lost part of itself."""
+REASK_ECHO = 1000
+"""Longest part of an unusable answer sent back to the model when it is asked again: a
+runaway answer is not worth its tokens again, and its start shows what went wrong."""
 
 
 class ModelWarning(UserWarning):
@@ -250,7 +254,7 @@ class ModelClient:
         return validate(schema, text, parse, examples)
 
     def _retry_messages(self, messages: list[Message], text: str, error: str) -> list[Message]:
-        echo = text if len(text) <= self.config.max_chars else text[:1000] + " [cut]"
+        echo = text if len(text) <= REASK_ECHO else text[:REASK_ECHO] + " [cut]"
         return [
             *messages,
             {"role": "assistant", "content": echo},
@@ -340,10 +344,11 @@ class ModelClient:
         sent = {name: request[name] for name in _SENT_FIELDS if name in request}
         extra = {name: value for name, value in request.items() if name not in _SENT_FIELDS}
         with process_slots(self.config.concurrency):
-            raw = self._client().chat.completions.with_raw_response.create(
-                **sent, extra_body=extra or None, timeout=self.config.timeout
-            )
-            body = raw.text
+            with whole_answer(self.config.timeout):  # a trickled answer is cut, as a slow one
+                raw = self._client().chat.completions.with_raw_response.create(
+                    **sent, extra_body=extra or None, timeout=self.config.timeout
+                )
+                body = raw.text
         return read_completion(body)
 
     def _client(self) -> openai.OpenAI:
@@ -353,6 +358,7 @@ class ModelClient:
                 base_url=self.config.base_url,
                 max_retries=0,
                 timeout=self.config.timeout,
+                http_client=http_client(),
             )
         return self._sdk
 

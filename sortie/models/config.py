@@ -49,7 +49,8 @@ class ModelConfig:
     max_tokens: int = 1024
     """Largest answer, in tokens."""
     timeout: float = 120.0
-    """Seconds to wait for one HTTP attempt."""
+    """Seconds one HTTP attempt may take, from the request to the answer's last byte (a
+    server trickling its answer is cut then, and the attempt counts as a time-out)."""
     max_retries: int = 4
     """Extra attempts after a 429, a 5xx, a time-out, a dropped connection or a garbled body."""
     health_wait: float = 600.0

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 
 from sortie.models.config import ModelConfig
+from sortie.models.deadline import whole_answer
 
 POLL = 0.5
 """Seconds between two health asks of a server that is not ready."""
@@ -104,12 +105,13 @@ def _wait_for_answer(sdk: openai.OpenAI, config: ModelConfig, deadline: float) -
     """Step 2: return once a one-token chat request is answered (a refusal is an answer)."""
     while True:
         try:
-            sdk.chat.completions.create(
-                model=config.model,
-                max_tokens=1,
-                messages=[{"role": "user", "content": "Say OK."}],
-                timeout=_left(deadline),
-            )
+            with whole_answer(_left(deadline)):
+                sdk.chat.completions.create(
+                    model=config.model,
+                    max_tokens=1,
+                    messages=[{"role": "user", "content": "Say OK."}],
+                    timeout=_left(deadline),
+                )
             return
         except openai.APITimeoutError:
             raise Unhealthy("a one-token request was still waiting for its answer") from None

@@ -16,6 +16,7 @@ import openai
 
 from sortie.core.errors import ConfigError
 from sortie.models.config import ModelConfig, redact_url, scrub
+from sortie.models.deadline import whole_answer
 
 
 def check_server(sdk: openai.OpenAI, config: ModelConfig) -> None:
@@ -25,7 +26,8 @@ def check_server(sdk: openai.OpenAI, config: ModelConfig) -> None:
         ConfigError: the server is unreachable, refuses the key, or does not know the model.
     """
     try:
-        served = _listed(sdk.models.with_raw_response.list(timeout=config.timeout).text)
+        with whole_answer(config.timeout):
+            served = _listed(sdk.models.with_raw_response.list(timeout=config.timeout).text)
     except openai.APIConnectionError as error:
         raise unreachable(config, error) from None
     except openai.APIStatusError as error:
@@ -59,12 +61,13 @@ def _listed(body: str) -> list[str] | None:
 def _try_chat(sdk: openai.OpenAI, config: ModelConfig, served: list[str] | None) -> None:
     """Send a one-token chat call; raise ConfigError if the server refuses the model."""
     try:
-        sdk.chat.completions.create(
-            model=config.model,
-            max_tokens=1,
-            timeout=config.timeout,
-            messages=[{"role": "user", "content": "Say OK."}],
-        )
+        with whole_answer(config.timeout):
+            sdk.chat.completions.create(
+                model=config.model,
+                max_tokens=1,
+                timeout=config.timeout,
+                messages=[{"role": "user", "content": "Say OK."}],
+            )
     except openai.APIConnectionError as error:
         raise unreachable(config, error) from None
     except (openai.RateLimitError, openai.InternalServerError):

@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.console import Group as RichGroup
 from rich.console import RenderableType
+from rich.markup import escape
 from rich.table import Table
 
 from sortie.core.errors import ConfigError
@@ -99,26 +100,46 @@ def render(
     return render_json(rows, extra)
 
 
+def printable(text: str) -> str:
+    r"""Return ``text`` with each control character written as its escape (``\x1b``).
+
+    Run, model and folder names are user input: one holding escape bytes must print as
+    text, never move the cursor or clear the screen.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def markup_free(text: str) -> str:
+    """Return ``text`` for a rich table: markup escaped, control characters as escapes.
+
+    Line breaks stay (a cell's interval goes under its mean).
+    """
+    return "\n".join(escape(printable(line)) for line in text.split("\n"))
+
+
 def render_table(table: ReportTable, title: str = "") -> Table:
     """Return a rich table with one ``mean [lo, hi]`` cell per metric (TCR and HS in %)."""
     # The interval goes under the mean, and the main table has one column per run rather than
     # per level (the paper's way round, kept in markdown), so it fits a terminal.
     header, lines = layout(table, "\n", by_run=True, compact=True)
+    # ``title`` comes escaped for rich (``report_title``); the table's own parts are made here.
     out = Table(
-        title=" · ".join(part for part in (title, table.title) if part) or None,
+        title=" · ".join(part for part in (title, markup_free(table.title)) if part) or None,
         caption="mean, and its 95% bootstrap interval over episodes under it",
     )
     for column in header:
         name = column in ("run", "group")
         # Names never wrap; numbers fold rather than being cut, so no digit is hidden.
         out.add_column(
-            _SHORT.get(column, column),
+            markup_free(_SHORT.get(column, column)),
             justify="left" if name else "right",
             no_wrap=name,
             overflow="fold",
         )
     for line in lines:
-        out.add_row(*line)
+        out.add_row(*(markup_free(text) for text in line))
     return out
 
 
@@ -129,6 +150,7 @@ _SHORT = {"COLLISIONS": "COLL."}
 def render_markdown(table: ReportTable) -> str:
     """Return a GitHub markdown table, under a heading when the table has a title."""
     header, lines = layout(table, " ")
+    header, lines = [printable(h) for h in header], [[printable(t) for t in ln] for ln in lines]
     left = sum(column in ("run", "group") for column in header)
     text = ["| " + " | ".join(header) + " |", "|" + "---|" * left + "---:|" * (len(header) - left)]
     text += ["| " + " | ".join(line) + " |" for line in lines]
@@ -199,8 +221,8 @@ def render_csv(rows: Sequence[ReportRow]) -> str:
         ]
         writer.writerow(
             [
-                row.run,
-                row.group,
+                printable(row.run),
+                printable(row.group),
                 row.n,
                 row.runs,
                 row.errors,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.folders import claim_output
+from sortie.core.records_io import writing
 from sortie.missions.registry import FAMILIES
 from sortie.report.compare import COMPARE_FOLDER, write_comparisons
 from sortie.report.descriptor import report_of
@@ -52,9 +53,15 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
         UnknownNameError: a run id the store does not hold.
         ConfigError: an unknown grouping, a record that cannot be read to group by world, or
             ``out`` holding other files.
+        StoreError: the disk is full or read-only (``records_io.writing``).
     """
     for run in runs:
         check_run(store, run)
+    with writing(out, "writing the HTML report"):
+        return _write_site(store, runs, out, group)
+
+
+def _write_site(store: Store, runs: Sequence[str], out: Path, group: str) -> Path:
     claim_output(out, f"report of {', '.join(runs)}", "--html")
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
     write_scripts(out)
@@ -214,7 +221,15 @@ def write_portal(out: Path, store: Store, reports: Sequence[Report]) -> Path:
     report. The front page lists every run of them all, one sortable line each: its suites,
     agent and model, backend, when it began, episodes and runs, errors, and its family's two
     headline metrics with their 95% intervals; then each report with its side-by-side pages.
+
+    Raises:
+        StoreError: the disk is full or read-only (``records_io.writing``).
     """
+    with writing(out, "writing the reports' front page"):
+        return _write_portal(out, store, reports)
+
+
+def _write_portal(out: Path, store: Store, reports: Sequence[Report]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
     write_scripts(out)

@@ -271,3 +271,38 @@ def test_text_mode_asks_for_the_semantic_camera_instead_of_rgb():
     where = {"model": "m", "base_url": "http://127.0.0.1:9"}
     assert MllmRescueAgent(**where, observation="text").sensors == frozenset({"semantic"})
     assert MllmRescueAgent(**where).sensors == frozenset({"rgb"})
+
+
+def test_a_model_that_never_answers_readably_is_re_asked_a_bounded_number_of_times(tmp_path):
+    """After REASK_STREAK failed re-asks in a row, each step asks once; every step is invalid."""
+    from sortie.agents.mllm.common import REASK_STREAK
+
+    with ModelServer(lambda messages: "{not json") as server:
+        record = run(server, tmp_path, budget=2.0)
+        reasked = [len(request["messages"]) > 2 for request in server.requests]
+    steps = len(record.steps)
+    assert reasked == [False, True] * REASK_STREAK + [False] * (steps - REASK_STREAK)
+    assert all([e.kind for e in s.events] == ["invalid_action"] for s in record.steps)
+    assert all(s.model_calls[-1].error == "format" for s in record.steps)
+    assert "not asked again" in record.steps[-1].events[0].detail
+
+
+def test_a_readable_answer_brings_the_re_asks_back(tmp_path):
+    """Once an answer reads at once, the next unreadable one is re-asked again."""
+    from sortie.agents.mllm.common import REASK_STREAK
+
+    answers = iter(["{not json"] * (2 * REASK_STREAK + 1) + [walker_answer("turn_left")])
+
+    def policy(messages) -> str:
+        return next(answers, "{not json")
+
+    with ModelServer(policy) as server:
+        run(server, tmp_path, budget=4.0)
+        reasked = [len(request["messages"]) > 2 for request in server.requests]
+    streak = [False, True] * REASK_STREAK
+    assert reasked[: len(streak) + 4] == [*streak, False, False, False, True]
+
+
+def walker_answer(command: str) -> str:
+    """Return a readable answer with ``command``."""
+    return json.dumps({"reasoning": "keep going", "seen": "an empty room", "command": command})

@@ -92,6 +92,21 @@ def test_a_record_changed_after_its_columns_were_written_is_read_from_its_lines(
     assert after["collisions"] == before["collisions"] + 1
 
 
+def test_columns_files_swapped_between_two_records_are_ignored(tmp_path):
+    """Two records of as many steps with each other's columns file read from their own lines."""
+    episodes = [room_rescue(budget_s=4.0, episode_id=f"r-{i}") for i in range(2)]
+    done = run_suite(Suite(SuiteHeader(suite="t"), episodes), "random", {}, RunSettings(tmp_path))
+    first, second = (result.path for result in done)
+    own = {path: read_trajectory(path).columns for path in (first, second)}
+    assert len(own[first]) == len(own[second])  # a swap keeps every shape
+    assert not np.array_equal(own[first].position, own[second].position)
+    one, other = columns_file(first).read_bytes(), columns_file(second).read_bytes()
+    columns_file(first).write_bytes(other)
+    columns_file(second).write_bytes(one)
+    for path in (first, second):
+        _equal_columns(read_trajectory(path).columns, own[path])
+
+
 def _arrays(path):
     with np.load(columns_file(path)) as archive:
         return {name: archive[name] for name in archive.files}

@@ -66,3 +66,19 @@ def test_large_rows_are_written_a_few_at_a_time(monkeypatch):
     monkeypatch.setattr(files, "CHUNK_BYTES", 1000)
     rows = ({"depth": np.zeros(100, np.float32), "i": i} for i in range(7))  # 400 bytes each
     assert [len(chunk) for chunk in files._chunks(rows)] == [3, 3, 1]
+
+
+def test_a_full_disk_is_the_documented_message_and_leaves_no_partial_folder(tmp_path, monkeypatch):
+    """ENOSPC while writing the dataset card: a StoreError saying so; nothing is left."""
+    import errno
+    from pathlib import Path
+
+    from sortie.core.errors import StoreError
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(StoreError, match="the disk is full .*free disk space"):
+        write_dataset(tmp_path / "out", ROWS, "card", {"rows": 2})
+    assert list(tmp_path.iterdir()) == []

@@ -365,3 +365,38 @@ def test_odd_digits_and_deep_json_are_problems_not_tracebacks(tmp_path):
     text = str(caught.value)
     assert "expected <model>/<task number>/<run number>/" in text
     assert "nested too deep to read" in text
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_markup_and_escape_bytes_in_a_model_folder_print_as_text(tmp_path, fmt):
+    r"""A model folder named ``[red]x`` + ESC ``[2J``: shown as written, ESC as ``\x1b``."""
+    import shutil
+
+    shutil.copytree(LOGS, tmp_path / "exp")
+    (tmp_path / "exp" / "HomieBot-7B").rename(tmp_path / "exp" / "[red]x\x1b[2J")
+    tasks = [arg for path in TASKS for arg in ("--tasks", str(path))]
+    arguments = ["rescore", "emmoe", str(tmp_path / "exp"), *tasks, "--format", fmt]
+    result = runner.invoke(app, arguments, env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output
+    assert result.output.count("[red]x\\x1b[2J") >= 3  # every group of the run, then its codes
+
+
+def test_a_full_disk_during_export_is_the_message_and_leaves_no_partial_folder(
+    exported, monkeypatch
+):
+    """ENOSPC while exporting to EMMOE's layout: the documented message; no `*.partial/`."""
+    import errno
+
+    folder, _ = exported
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    out = folder / "emmoe-full"
+    arguments = ["export", "emmoe", "--run", "hand", "--store", str(folder / "s.db")]
+    result = runner.invoke(app, [*arguments, "--out", str(out)], env={"COLUMNS": "300"})
+    assert result.exit_code != 0 and "the disk is full" in result.output
+    assert "free disk space" in result.output and "Traceback" not in result.output
+    assert not list(folder.glob("*.partial")) and not out.exists()

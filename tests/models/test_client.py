@@ -392,3 +392,14 @@ def test_an_answer_nested_too_deep_is_a_format_error_not_a_crash(secret):
         reply = client(server).ask(MESSAGES, Answer)
     assert reply.calls[0].error == "format" and reply.value is not None
     assert "nested 100000 levels deep" in server.requests[-1]["messages"][-1]["content"]
+
+
+def test_a_re_ask_sends_back_an_excerpt_of_a_long_bad_answer(secret):
+    """An unreadable answer of 150,000 characters is shown again cut to REASK_ECHO, marked."""
+    from sortie.models.client import REASK_ECHO
+
+    with ModelServer(lambda messages: "{not json " + "y" * 150_000) as server:
+        reply = client(server).ask(MESSAGES, Answer)
+        shown = server.requests[1]["messages"][-2]
+    assert reply.value is None and shown["role"] == "assistant"
+    assert shown["content"].endswith(" [cut]") and len(shown["content"]) == REASK_ECHO + 6

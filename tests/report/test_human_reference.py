@@ -63,3 +63,19 @@ def test_an_episode_the_person_did_not_complete_has_no_path_metrics(runs):
         episode = store.episodes("rnd")[0]
     metrics = rescore(read_trajectory(episode.record), None)
     assert math.isnan(metrics["hs"]) and math.isnan(metrics["ndtw"])
+
+
+def test_swapped_reference_records_are_refused_naming_the_file(runs, tmp_path):
+    """Two reference records swapped on disk: an error naming the file and what differs."""
+    import shutil
+
+    copy = shutil.copytree(runs.parent, tmp_path / "copy") / runs.name
+    with Store(copy) as store:
+        first, second = (e.record for e in store.episodes("ref"))
+    one, other = first.read_bytes(), second.read_bytes()
+    first.write_bytes(other)
+    second.write_bytes(one)
+    with Store(copy) as store, pytest.raises(ConfigError) as error:
+        human_paths(store, "ref")
+    assert f"{first} is not the record of" in str(error.value)
+    assert "episode 'rescue-smoke-v2/0001' (the store: 'rescue-smoke-v2/0000')" in str(error.value)

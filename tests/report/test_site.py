@@ -83,6 +83,23 @@ def test_the_report_command_writes_the_site_and_prints_its_index(store_path, tmp
     assert (tmp_path / "r" / "index.html").exists()
 
 
+def test_a_full_disk_while_writing_the_html_report_is_the_documented_message(
+    store_path, tmp_path, monkeypatch
+):
+    """ENOSPC while writing the HTML report: `the disk is full`, what to do, no traceback."""
+    import errno
+    from pathlib import Path
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    arguments = ["report", "--store", str(store_path), "--run", "good", "--html"]
+    result = CliRunner().invoke(app, [*arguments, str(tmp_path / "r")], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "the disk is full" in result.output
+    assert "free disk space" in result.output and "Traceback" not in result.output
+
+
 def test_the_report_counts_the_model_calls_of_runs_that_made_them(store_path):
     """Two episodes of the saying agent, one call per step: calls and tokens add up."""
     from sortie.core.records_io import read_trajectory

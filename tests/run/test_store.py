@@ -128,6 +128,34 @@ def test_a_full_disk_is_a_store_error_that_says_to_free_space(tmp_path, smoke3):
     assert "free disk space" in message and "--run-id" in message
 
 
+def test_a_full_disk_while_writing_a_record_stops_the_run_and_a_resume_completes_it(
+    tmp_path, smoke3, monkeypatch
+):
+    """ENOSPC on the first record: the documented message; the resume leaves no .tmp behind."""
+    import errno
+    from pathlib import Path
+
+    from tests.conftest import comparable
+
+    real, failed = Path.write_text, []
+
+    def full_once(self, *args, **kwargs):
+        if self.name.endswith(".tmp") and not failed:
+            failed.append(self)
+            real(self, "half a record")
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_once)
+    request = RunRequest((str(smoke3),), "random", store=tmp_path / "a" / "s.db", run_id="r")
+    with pytest.raises(StoreError, match=r"\.jsonl: the disk is full .*free disk space"):
+        run_stored(request)
+    resumed = run_stored(request)
+    clean = run_stored(dataclasses.replace(request, store=tmp_path / "b" / "s.db"))
+    assert comparable(resumed) == comparable(clean) and len(resumed) == 3
+    assert failed and not list(tmp_path.rglob("*.tmp"))
+
+
 def test_a_damaged_page_is_a_store_error_that_says_how_to_recover(tmp_path, smoke3):
     """A store whose pages were overwritten gives an error naming `sqlite3 FILE .recover`."""
     run_stored(RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r"))

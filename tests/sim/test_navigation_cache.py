@@ -115,6 +115,38 @@ def test_a_truncated_or_garbage_file_is_rebuilt_identical_and_replaced(
     assert len(builds) == 1 and cache.load(path.stem) is not None
 
 
+def test_a_swapped_file_is_rebuilt_not_used(monkeypatch, tmp_path):
+    """Two worlds' cache files swapped: each world is built again, its own graph, and rewritten."""
+    scenes = [build_world("flexible_room", 0), build_world("flexible_room", 1)]
+    fresh = [NavGraph.build(scene, PLANNING) for scene in scenes]
+    paths = [tmp_path / "graphs" / f"{cache.graph_key(s, PLANNING, 0.25)}.npz" for s in scenes]
+    assert paths[0] != paths[1] and all(path.is_file() for path in paths)
+    first, second = (path.read_bytes() for path in paths)
+    paths[0].write_bytes(second)
+    paths[1].write_bytes(first)
+    assert cache.load(paths[0].stem) is None and cache.load(paths[1].stem) is None
+    monkeypatch.setattr(cache, "_memory", type(cache._memory)())
+    builds = _count_builds(monkeypatch)
+    assert all(_same(NavGraph.build(s, PLANNING), f) for s, f in zip(scenes, fresh, strict=True))
+    assert len(builds) == 2 and paths[0].read_bytes() == first
+
+
+def test_a_file_whose_arrays_were_changed_is_rebuilt(monkeypatch, tmp_path):
+    """A well-formed file under the right key whose heights were edited is not used."""
+    scene = build_world("flexible_room", 0)
+    fresh = NavGraph.build(scene, PLANNING)
+    (path,) = (tmp_path / "graphs").glob("*.npz")
+    with np.load(path) as stored:
+        arrays = dict(stored)
+    arrays["z"] = arrays["z"] + 1.0
+    with path.open("wb") as out:
+        np.savez(out, **arrays)
+    assert cache.load(path.stem) is None
+    monkeypatch.setattr(cache, "_memory", type(cache._memory)())
+    builds = _count_builds(monkeypatch)
+    assert _same(NavGraph.build(scene, PLANNING), fresh) and len(builds) == 1
+
+
 def test_no_flipped_byte_of_a_cache_file_raises(tmp_path):
     """Seeded single-bit flips over a real cache file never make loading it raise."""
     NavGraph.build(build_world("flexible_room", 0), PLANNING)

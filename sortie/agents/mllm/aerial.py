@@ -217,7 +217,7 @@ class MllmAerialAgent(ModelAgent):
         """Ask the model for the next action and return it."""
         if self.style is PromptStyle.MISSIONBENCH and self.actions:
             self.actions[-1] = with_clamp(self.actions[-1], observation.events)
-        reply = self.client.ask(
+        reply = self.ask(
             self._messages(observation), self.schema, parse_answer, examples=self.examples
         )
         self.note(reply)

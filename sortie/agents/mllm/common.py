@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from enum import StrEnum
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BaseModel
 
 from sortie.agents.base import StepOutput
 from sortie.agents.mllm.prompts import Prompts
@@ -14,9 +16,14 @@ from sortie.core.errors import ParameterError
 from sortie.models.client import ModelClient, Reply
 from sortie.models.config import ModelConfig, as_bool
 from sortie.models.images import image_part
+from sortie.models.structured import Parser, extract_json
 
 TEXT_LIMIT = 8000
 """Longest answer text kept in a step record (a runaway answer is cut, marked as cut)."""
+REASK_STREAK = 3
+"""Unreadable answers in a row, each still unreadable when asked again, after which an agent
+stops re-asking for the rest of the episode, until an answer reads at once: a model that
+cannot keep to the format then costs one call a step, not two."""
 
 
 class ModelAgent:
@@ -43,6 +50,8 @@ class ModelAgent:
         self._client: ModelClient | None = None
         self._output = StepOutput()
         self._first = True
+        self._failed_reasks = 0
+        """Re-asks in a row whose answer was unreadable too (``REASK_STREAK``)."""
 
     @property
     def client(self) -> ModelClient:
@@ -65,7 +74,31 @@ class ModelAgent:
 
     def start_episode(self) -> None:
         """Mark the next model step as the episode's first (it records the templates)."""
-        self._first, self._output = True, StepOutput()
+        self._first, self._output, self._failed_reasks = True, StepOutput(), 0
+
+    def ask(
+        self,
+        messages: list[dict[str, Any]],
+        schema: type[BaseModel],
+        parse: Parser = extract_json,
+        examples: frozenset[str] = frozenset(),
+    ) -> Reply:
+        """Return the model's answer, re-asked once if unreadable while re-asks still help.
+
+        After ``REASK_STREAK`` re-asks in a row that were unreadable too, an unreadable
+        answer is returned as it is (the step becomes an invalid action, its call a format
+        error) until a readable answer comes; the count starts again each episode.
+        """
+        reasking = self._failed_reasks < REASK_STREAK
+        reply = self.client.ask(messages, schema, parse, revalidate=reasking, examples=examples)
+        if reply.value is not None:
+            self._failed_reasks = 0
+        elif reasking:
+            self._failed_reasks += 1
+        else:
+            why = f"{reply.error} (not asked again: the last {REASK_STREAK} re-asks failed too)"
+            reply = dataclasses.replace(reply, error=why)
+        return reply
 
     def step_output(self) -> StepOutput:
         """Return the text, model calls and decision time of the last ``act``."""

@@ -38,12 +38,10 @@ from sortie.core.observation import Brief, MissionObservation, Sensor
 from sortie.missions.household.observation import HouseholdObservation
 from sortie.missions.household.records import MAX_ROUNDS
 from sortie.missions.household.vocabulary import Subtask
-from sortie.models.client import Reply
+from sortie.models.client import REASK_ECHO, Reply
 
 REASKS = 4
 """Re-asks of an unreadable answer before the agent gives up: five attempts, as EMMOE samples."""
-ECHO = 1000
-"""Longest unreadable answer echoed back to the model in a re-ask."""
 
 
 class HomieBotAgent(ModelAgent):
@@ -144,7 +142,7 @@ class HomieBotAgent(ModelAgent):
         return Reply(_attempts_text(texts), tuple(calls), None, error), ""
 
     def _reask(self, text: str, error: str, number: int) -> list[Message]:
-        echo = text if len(text) <= ECHO else text[:ECHO] + " [cut]"
+        echo = text if len(text) <= REASK_ECHO else text[:REASK_ECHO] + " [cut]"
         ask = (
             f"Your answer could not be used: {error}. {self.prompter.fields_text()} "
             f"(Re-ask {number} of {self.reasks}.)"

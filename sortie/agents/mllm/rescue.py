@@ -139,7 +139,7 @@ class MllmRescueAgent(ModelAgent):
         if self._queue:
             self.note(None)
             return self._queue.popleft()
-        reply = self.client.ask(self._messages(observation), self.schema, examples=EXAMPLES)
+        reply = self.ask(self._messages(observation), self.schema, examples=EXAMPLES)
         self.note(reply)
         self._events = []
         return self._execute(reply)

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sortie.core.errors import ConfigError
+from sortie.core.records_io import writing
 from sortie.core.trajectory import Trajectory
 from sortie.export.files import check_out
 from sortie.export.source import StoredRun
@@ -42,6 +43,7 @@ from sortie.missions.household.emmoe import (
 from sortie.missions.household.records import HouseholdTask, KeyStep, RoundRecord, RoundStatus, Verb
 from sortie.missions.household.spec import household_task
 from sortie.missions.household.vocabulary import round_of
+from sortie.run.store import StoredEpisode
 
 ASK = "Now based on the instruction above, please output Analysis, Subtask and Model in the "
 ASK += "mentioned format.\n"
@@ -61,6 +63,17 @@ def write_emmoe(run: StoredRun, out: Path, echo: Callable[[str], None]) -> Path:
         raise ConfigError(f"run {run.run_id!r} has no episode the agent played: nothing to export")
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
+    try:  # whatever stops it (a full disk, Ctrl-C), no half-written copy stays behind
+        with writing(partial, "exporting in EMMOE's layout"):
+            tasks = _write_layout(played, partial, out)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    echo(f"wrote {len(played)} runs of {tasks} tasks in EMMOE's layout to {out}")
+    return out
+
+
+def _write_layout(played: list[tuple[StoredEpisode, Trajectory]], partial: Path, out: Path) -> int:
+    """Write the tasks, runs and tables into ``partial``, rename it to ``out``; count tasks."""
     ids = task_numbers([t.header.episode.episode_id for _, t in played])
     names: dict[str, set[str]] = {}
     agent = safe_folder(played[0][1].header.agent.name)
@@ -78,8 +91,7 @@ def write_emmoe(run: StoredRun, out: Path, echo: Callable[[str], None]) -> Path:
     if out.exists():
         out.rmdir()  # empty: check_out said so
     partial.rename(out)
-    echo(f"wrote {len(played)} runs of {len(ids)} tasks in EMMOE's layout to {out}")
-    return out
+    return len(ids)
 
 
 def task_numbers(episode_ids: list[str]) -> dict[str, int]:

@@ -19,6 +19,7 @@ from rich.table import Table
 from sortie.missions.household.records import ERROR_MEANINGS, ErrorCode, error_kind
 from sortie.report.descriptor import RunTable
 from sortie.report.html import HtmlTable
+from sortie.report.render import markup_free, printable
 from sortie.report.tables import errored
 from sortie.run.store import Store
 
@@ -67,7 +68,8 @@ def code_rows(counts: dict[str, CodeCounts]) -> tuple[list[str], list[list[str]]
         for code in ErrorCode:
             good, bad = run_counts.successful[code.value], run_counts.failed[code.value]
             kind = error_kind(code)
-            lines.append([run, code.value, kind, ERROR_MEANINGS[code], str(good), str(bad)])
+            name = printable(run)
+            lines.append([name, code.value, kind, ERROR_MEANINGS[code], str(good), str(bad)])
             lines[-1].append(str(good + bad))
     return list(HEADER), lines
 
@@ -75,11 +77,11 @@ def code_rows(counts: dict[str, CodeCounts]) -> tuple[list[str], list[list[str]]
 def code_table(counts: dict[str, CodeCounts]) -> Table:
     """Return the error-code counts as a rich table."""
     header, lines = code_rows(counts)
-    table = Table(title=TITLE, caption=_caption(counts))
+    table = Table(title=TITLE, caption=markup_free(_caption(counts)))
     for column in header:
         table.add_column(column, justify="right" if column.endswith("runs") else "left")
     for line in lines:
-        table.add_row(*line)
+        table.add_row(*(markup_free(text) for text in line))
     return table
 
 
@@ -110,7 +112,7 @@ def code_json(counts: CodeCounts) -> dict[str, Any]:
 
 def _caption(counts: dict[str, CodeCounts]) -> str:
     return "; ".join(
-        f"{run}: {c.runs['successful']} successful, {c.runs['failed']} failed episodes"
+        f"{printable(run)}: {c.runs['successful']} successful, {c.runs['failed']} failed episodes"
         for run, c in counts.items()
     )
 

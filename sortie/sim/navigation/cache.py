@@ -6,8 +6,10 @@ navigation modules and the ray caster, so any change to them makes new keys). On
 is an uncompressed ``.npz`` of what the ray casts found (node heights, columns, classes,
 blocked moves, door blocks); the edges are linked again on loading, which is a tenth of a
 build. Files are written to a temporary name and renamed, so parallel workers never read a
-half-written one; a file that does not load (damaged, truncated, not a regular file) is
-rebuilt and replaced.
+half-written one. Each file holds its key (what it was derived from: the scene digest, shape,
+cell and code) and the SHA-256 of its arrays; a file that does not load (damaged, truncated,
+not a regular file), holds another key (a file copied or swapped in under this name) or arrays
+of another hash is rebuilt and replaced, never used.
 
 The folder is ``$SORTIE_CACHE/graphs``, else ``$XDG_CACHE_HOME/sortie/graphs``, else
 ``~/.cache/sortie/graphs``; ``SORTIE_GRAPH_CACHE=0`` turns the disk cache off. The oldest
@@ -33,8 +35,8 @@ from sortie.core.files import read_npz, read_regular
 from sortie.sim.scene import Dynamics, Scene
 from sortie.sim.shapes import WalkerShape
 
-FORMAT = 1
-"""Bumped when the file layout changes."""
+FORMAT = 2
+"""Bumped when the file layout changes (2: the key and the arrays' hash inside)."""
 DISK_KEPT = 400
 """Graph files kept on disk (about 1 MB each for a 100 m world at 0.25 m cells)."""
 MEMORY_KEPT = 4
@@ -115,8 +117,10 @@ def load(key: str) -> GraphParts | None:
     except (OSError, ConfigError):
         return None
     arrays = read_npz(data, len(data))  # np.savez stores: nothing unpacks larger than the file
+    if arrays is None or not _vouched(arrays, key):
+        return None  # another world's graph, or edited: the caller builds again and replaces it
     try:
-        return None if arrays is None else _parts_of(arrays)
+        return _parts_of(arrays)
     except (ValueError, KeyError, TypeError, IndexError):
         return None  # a damaged file: the caller builds again and replaces it
 
@@ -128,8 +132,10 @@ def store(key: str, parts: GraphParts) -> None:
         return
     try:
         where.mkdir(parents=True, exist_ok=True)
+        arrays = _arrays_of(parts)
+        stamp = {"key": np.array(key), "digest": np.array(_digest(arrays))}
         with tempfile.NamedTemporaryFile(dir=where, suffix=".tmp", delete=False) as out:
-            np.savez(out, **_arrays_of(parts))  # type: ignore[arg-type]
+            np.savez(out, **arrays, **stamp)  # type: ignore[arg-type]
         os.replace(out.name, where / f"{key}.npz")
         _trim(where)
     except OSError:
@@ -148,6 +154,26 @@ def _arrays_of(parts: GraphParts) -> dict[str, NDArray]:
         "door_sizes": sizes,
         "door_nodes": nodes.astype(np.int64),
     }
+
+
+def _vouched(arrays: dict[str, NDArray], key: str) -> bool:
+    """Return whether ``arrays`` were stored under ``key`` and are the ones hashed then."""
+    stamp = {name: arrays.pop(name, None) for name in ("key", "digest")}
+    if any(
+        value is None or value.shape != () or value.dtype.kind != "U" for value in stamp.values()
+    ):
+        return False
+    return str(stamp["key"]) == key and str(stamp["digest"]) == _digest(arrays)
+
+
+def _digest(arrays: dict[str, NDArray]) -> str:
+    """Return the SHA-256 of ``arrays``: names, dtypes, shapes and bytes, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        h.update(json.dumps([name, array.dtype.str, array.shape]).encode())
+        h.update(array.tobytes())
+    return h.hexdigest()
 
 
 def _parts_of(data: dict[str, NDArray]) -> GraphParts:
