@@ -175,5 +175,11 @@ def echo(rendered: RenderableType | str) -> None:
 
 
 def report_title(text: str, fmt: str) -> str:
-    """Return a report title: escaped for rich's table, verbatim for the text formats."""
-    return escape(text) if fmt == "table" else text
+    """Return a report title: control characters as escapes; markup escaped for rich's table.
+
+    The title quotes run ids, which are user input (one may hold escape bytes).
+    """
+    from sortie.report.render import printable
+
+    shown = printable(text)
+    return escape(shown) if fmt == "table" else shown

@@ -103,3 +103,12 @@ def test_an_unknown_camera_preset_exits_with_one_line(tmp_path):
     assert result.exit_code == 2
     assert "--camera: 'imax' is not a preset" in result.output
     assert "rescuebench" in result.output
+
+
+def test_a_report_title_never_carries_escape_bytes():
+    """A run id holding an escape sequence is titled with the escape written out."""
+    from sortie.cli.common import report_title
+
+    for fmt in ("table", "markdown"):
+        title = report_title("run\x1b[2J", fmt)
+        assert "\x1b" not in title and "\\x1b" in title
