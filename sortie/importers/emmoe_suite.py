@@ -227,13 +227,29 @@ def named_things(task: EmmoeTask) -> dict[str, Named]:
     return named
 
 
+class UnknownName(Refused, ValueError):
+    """A task names a thing the synonym table (``name_dict.txt``) does not list."""
+
+
 def canonical_task(task: EmmoeTask, table: NameTable) -> EmmoeTask:
-    """Return ``task`` with every name replaced by its canonical name."""
+    """Return ``task`` with every name replaced by its canonical name.
+
+    Raises:
+        UnknownName: a name the table lacks (listed with the task, not a traceback).
+    """
+
+    def name(word: str | None) -> str | None:
+        if word is None or not word:
+            return None
+        if word not in table:
+            raise UnknownName(
+                f"{word!r} is not in the synonym table (name_dict.txt); EMMOE keeps it at "
+                "hab-mobile-manipulation/name_dict.txt, beside EMMOE-100"
+            )
+        return table[word]
 
     def step(s: EmmoeStep) -> EmmoeStep:
-        return EmmoeStep(
-            s.action, table[s.target] if s.target else None, table[s.place] if s.place else None
-        )
+        return EmmoeStep(s.action, name(s.target), name(s.place))
 
     keypaths = tuple(tuple(map(step, keypath)) for keypath in task.keypaths)
     return replace(task, keypaths=keypaths, expert=tuple(map(step, task.expert)))
