@@ -87,7 +87,11 @@ class NavigatorResult:
 
 
 class Phases:
-    """Times each phase, says when one is skipped, and keeps the times in ``training.json``."""
+    """Times each phase, says when one is skipped, and keeps the times in ``training.json``.
+
+    A phase resumed after a stop adds its time to the time it had: the figure is what the
+    phase cost in all.
+    """
 
     def __init__(self, out: Path, echo: Echo) -> None:
         """Read the times of an earlier, stopped pipeline in ``out``, if any."""
@@ -103,10 +107,14 @@ class Phases:
         started, facts = time.monotonic(), dict[str, Any]()
         with _heartbeat(name, started, self.echo):
             yield facts
-        seconds = round(time.monotonic() - started, 1)
-        self.record["phases"][name] = {"seconds": seconds, **facts}
+        seconds = time.monotonic() - started
+        before = self.record["phases"].get(name, {})
+        total = round(before.get("seconds", 0.0) + seconds, 1)  # a resumed phase adds on
+        self.record["phases"][name] = {**before, **facts, "seconds": total}
         self.path.write_text(json.dumps(self.record, indent=1) + "\n")
-        self.echo(f"[{name}] done in {seconds:.1f} s")
+        self.echo(
+            f"[{name}] done in {seconds:.1f} s" + (f" ({total:.1f} s in all)" if before else "")
+        )
 
     def skip(self, name: str, why: str) -> None:
         """Say that phase ``name`` is already done, and when it was timed."""
