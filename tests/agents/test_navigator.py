@@ -9,8 +9,7 @@ import pytest
 import torch
 
 from sortie.agents.base import AGENTS
-from sortie.agents.navigator import NavigatorAgent
-from sortie.agents.navigator import policy
+from sortie.agents.navigator import NavigatorAgent, policy
 from sortie.core.actions import Interact, Interaction, Move
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, Frames, MissionObservation, Sensor
@@ -143,7 +142,7 @@ def test_expert_actions_map_to_the_nearest_class():
 
 
 def test_a_run_goes_through_the_store(tmp_path, checkpoint):
-    """sortie run with the navigator plays a smoke episode at a small camera and stores it."""
+    """A run of the navigator plays a smoke episode at a small camera and stores it."""
     store = tmp_path / "s.db"
     words = ["run", "rescue-smoke-v2", "--agent", "navigator", "-a", f"checkpoint={checkpoint}"]
     words += ["--limit", "1", "--camera", "32x32@90", "--store", str(store), "--run-id", "nav"]
