@@ -53,18 +53,13 @@ class NavigatorAgent:
         self.net, self.facts = policy.load_checkpoint(Path(checkpoint))
         self._brief = Brief("rescue", "", "")
         self._state: Any = None
-        self._goals: dict[bool, Any] = {}
+        self._goals: Any = None
 
     def reset(self, brief: Brief, seed: int) -> None:
         """Start an episode: an empty memory, the brief's goal images read once."""
         size = self.net.shape.size
         self._brief, self._state = brief, None
-        self._goals = {
-            carrying: self._policy.goal_input(
-                brief.images.get(self._policy.goal_name(brief.images, carrying) or ""), size
-            )
-            for carrying in (False, True)
-        }
+        self._goals = self._policy.torch.from_numpy(self._policy.goal_inputs(brief, size))[None]
 
     def act(self, observation: MissionObservation) -> Action:
         """Return the most likely action given this view and the memory so far."""
@@ -77,11 +72,10 @@ class NavigatorAgent:
         size = self.net.shape.size
         frames = observation.frames
         view = policy.view_input(frames.rgb, frames.depth, size)
-        goal = self._goals[observation.carrying]
         with torch.no_grad():
             logits, self._state = self.net(
                 torch.from_numpy(view)[None, None],
-                torch.from_numpy(goal)[None, None],
+                self._goals,
                 torch.tensor([[float(observation.carrying)]]),
                 self._state,
             )

@@ -24,6 +24,7 @@ from torch import nn
 
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.errors import ConfigError
+from sortie.core.observation import Brief
 
 FORMAT = "sortie-navigator/1"
 """The checkpoint's format tag: a file without it is not a navigator checkpoint."""
@@ -101,13 +102,16 @@ class NavigatorNet(nn.Module):
 
         Args:
             views: (B, T, 4, S, S) RGB and depth in [0, 1].
-            goals: (B, T, 3, S, S) the goal image of each step's phase.
-            carrying: (B, T) 1.0 while the casualty is carried.
+            goals: (B, 2, 3, S, S) each sequence's goal image before the pick-up and after it
+                (encoded once per sequence, not once per step).
+            carrying: (B, T) 1.0 while the casualty is carried: it picks the goal of each step.
             state: the GRU state to go on from (None: a new episode).
         """
         batch, steps = views.shape[:2]
         seen = self.view(views.flatten(0, 1)).view(batch, steps, -1)
-        wanted = self.goal(goals.flatten(0, 1)).view(batch, steps, -1)
+        both = self.goal(goals.flatten(0, 1)).view(batch, 2, -1)
+        phase = carrying.long().unsqueeze(-1).expand(-1, -1, both.shape[-1])
+        wanted = torch.gather(both, 1, phase)
         inputs = torch.cat([seen, wanted, carrying.unsqueeze(-1)], dim=-1)
         out, last = self.gru(inputs, state)
         return self.head(out), last
@@ -172,6 +176,13 @@ def goal_name(images: dict[str, Any], carrying: bool) -> str | None:
     """
     wanted = ("stretcher", "ambulance") if carrying else ("reference",)
     return next((name for name in wanted if name in images), None)
+
+
+def goal_inputs(brief: Brief, size: int) -> NDArray[np.float32]:
+    """Return the brief's goal images before and after the pick-up, (2, 3, size, size)."""
+    images = brief.images
+    pick = [images.get(goal_name(images, carrying) or "") for carrying in (False, True)]
+    return np.stack([goal_input(image, size) for image in pick])
 
 
 def save_checkpoint(path: Path, net: NavigatorNet, facts: dict[str, Any]) -> None:

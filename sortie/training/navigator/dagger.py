@@ -27,7 +27,7 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.records import Outcome
 from sortie.run.jobs import RunSpec, episode_seed, mission_runtime
-from sortie.training.navigator.data import Sequence, brief_goals
+from sortie.training.navigator.data import Sequence
 
 PROGRESS_SECONDS = 20.0
 """Longest time between two progress lines during a round's rollouts."""
@@ -122,6 +122,6 @@ def _rollout(
         np.stack(views) if views else np.zeros((0, 4, size, size), np.float32),
         np.array(carrying, np.float32),
         np.array(labels, np.int64),
-        brief_goals(brief, size),
+        policy.goal_inputs(brief, size),
     )
     return sequence, runtime.outcome is Outcome.SUCCESS, same

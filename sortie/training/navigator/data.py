@@ -23,7 +23,6 @@ from numpy.typing import NDArray
 
 from sortie.agents.navigator import policy
 from sortie.core.episode import EpisodeSpec
-from sortie.core.observation import Brief
 from sortie.core.records_io import read_trajectory
 from sortie.core.serialize import action_from_dict
 from sortie.export.files import split_file
@@ -55,12 +54,6 @@ class Sequence:
         return len(self.labels)
 
 
-def brief_goals(brief: Brief, size: int) -> NDArray[np.float32]:
-    """Return the brief's goal images before and after the pick-up, as the agent reads them."""
-    pick = [brief.images.get(policy.goal_name(brief.images, c) or "") for c in (False, True)]
-    return np.stack([policy.goal_input(image, size) for image in pick])
-
-
 def episode_goals(
     store: Path, run_id: str, size: int
 ) -> tuple[dict[str, NDArray[np.float32]], list[EpisodeSpec]]:
@@ -77,7 +70,7 @@ def episode_goals(
         with closing(replay(trajectory, episode.record, run.config, ("rgb",))) as steps:
             first = next(steps, None)
         if first is not None:
-            goals[episode.episode_id] = brief_goals(first.brief, size)
+            goals[episode.episode_id] = policy.goal_inputs(first.brief, size)
     return goals, played
 
 

@@ -114,14 +114,13 @@ def _padded(
     longest = max(len(s) for s in batch)
     size = batch[0].views.shape[-1]
     views = np.zeros((len(batch), longest, 4, size, size), np.float32)
-    goals = np.zeros((len(batch), longest, 3, size, size), np.float32)
+    goals = np.stack([sequence.goals for sequence in batch])
     carrying = np.zeros((len(batch), longest), np.float32)
     labels = np.zeros((len(batch), longest), np.int64)
     mask = np.zeros((len(batch), longest), bool)
     for row, sequence in enumerate(batch):
         steps = len(sequence)
         views[row, :steps] = sequence.views
-        goals[row, :steps] = sequence.goals[sequence.carrying.astype(np.int64)]
         carrying[row, :steps], labels[row, :steps] = sequence.carrying, sequence.labels
         mask[row, :steps] = True
     tensors = (views, goals, carrying, labels, mask)
