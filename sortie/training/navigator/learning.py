@@ -22,14 +22,16 @@ from sortie.training.navigator.data import Sequence
 
 PROGRESS_SECONDS = 20.0
 """Longest time between two progress lines while fitting."""
+SORT_WINDOW = 8
+"""Batches whose episodes are sorted by length together (less padding, still shuffled)."""
 
 
 @dataclass(frozen=True, slots=True)
 class FitSettings:
     """How long and how fast to fit."""
 
-    epochs: int = 20
-    batch: int = 8
+    epochs: int = 40
+    batch: int = 4
     """Episodes per optimiser step."""
     learning_rate: float = 1e-3
     seed: int = 0
@@ -62,19 +64,16 @@ def fit(
     last = time.monotonic()
     for epoch in range(1, settings.epochs + 1):
         net.train()
-        order = torch.randperm(
-            len(train), generator=torch.Generator().manual_seed(settings.seed * 1000 + epoch)
-        )
-        sums = np.zeros(3)
-        for start in range(0, len(train), settings.batch):
-            batch = [train[int(i)] for i in order[start : start + settings.batch]]
+        sums, done = np.zeros(3), 0
+        for batch in batches(train, settings.batch, settings.seed * 1000 + epoch):
             loss, right, steps = _loss(net, batch)
             optimiser.zero_grad()
             (loss / steps).backward()
             optimiser.step()
             sums += (float(loss.detach()), right, steps)
+            done += len(batch)
             if time.monotonic() - last >= PROGRESS_SECONDS:
-                echo(f"  epoch {epoch}: {start + len(batch)}/{len(train)} episodes")
+                echo(f"  epoch {epoch}: {done}/{len(train)} episodes")
                 last = time.monotonic()
         losses = Losses(epoch, sums[0] / sums[2], sums[1] / sums[2], *evaluate(net, validation))
         history.append(losses)
@@ -82,6 +81,24 @@ def fit(
         last = time.monotonic()
     net.eval()
     return history
+
+
+def batches(sequences: list[Sequence], size: int, seed: int) -> list[list[Sequence]]:
+    """Return ``sequences`` in batches of ``size``, drawn from ``seed``, of similar lengths.
+
+    The episodes are shuffled, sorted by length within windows of ``SORT_WINDOW`` batches (so
+    a batch pads little), cut into batches, and the batches shuffled again.
+    """
+    shuffle = torch.Generator().manual_seed(seed)
+    order = [int(i) for i in torch.randperm(len(sequences), generator=shuffle)]
+    window = size * SORT_WINDOW
+    for start in range(0, len(order), window):
+        order[start : start + window] = sorted(
+            order[start : start + window], key=lambda i: len(sequences[i])
+        )
+    cut = [order[start : start + size] for start in range(0, len(order), size)]
+    again = torch.randperm(len(cut), generator=shuffle)
+    return [[sequences[i] for i in cut[int(k)]] for k in again]
 
 
 def evaluate(net: NavigatorNet, sequences: list[Sequence]) -> tuple[float | None, float | None]:
