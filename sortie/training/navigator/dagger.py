@@ -107,7 +107,10 @@ def _rollout(
     assert runtime.brief is not None
     brief, view, size = runtime.brief, backend.oracle_view(), agent.net.shape.size
     agent.reset(brief, seed)
-    views, carrying, labels, same = [], [], [], 0
+    views: list[np.ndarray] = []
+    carrying: list[float] = []
+    labels: list[int] = []
+    same = 0
     while not runtime.done and len(labels) < settings.max_steps:
         expert = RescueOracle(view, brief, OracleOptions()).act(observation)
         learner = agent.act(observation)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,8 +66,9 @@ def episode_goals(
     for episode in run.episodes:
         trajectory = read_trajectory(episode.record)
         played.append(trajectory.header.episode)
-        with closing(replay(trajectory, episode.record, run.config, ("rgb",))) as steps:
-            first = next(steps, None)
+        steps = replay(trajectory, episode.record, run.config, ("rgb",))
+        first = next(steps, None)
+        steps.close()  # type: ignore[attr-defined]  # a generator: closing it frees the backend
         if first is not None:
             goals[episode.episode_id] = policy.goal_inputs(first.brief, size)
     return goals, played
@@ -132,7 +132,7 @@ def save_sequences(path: Path, sequences: list[Sequence]) -> None:
         "goals": np.stack([s.goals for s in sequences]),
     }
     partial = path.with_name(f".{path.name}.partial.npz")
-    np.savez_compressed(partial, **arrays)
+    np.savez_compressed(partial, **arrays)  # type: ignore[arg-type]  # numpy's stub
     partial.replace(path)
 
 

@@ -141,7 +141,7 @@ def _padded(
         carrying[row, :steps], labels[row, :steps] = sequence.carrying, sequence.labels
         mask[row, :steps] = True
     tensors = (views, goals, carrying, labels, mask)
-    return tuple(torch.from_numpy(t) for t in tensors)  # type: ignore[return-value]
+    return tuple(torch.from_numpy(t) for t in tensors)
 
 
 def _describe(losses: Losses) -> str:

@@ -96,6 +96,10 @@ class Phases:
     def __init__(self, out: Path, echo: Echo) -> None:
         """Read the times of an earlier, stopped pipeline in ``out``, if any."""
         self.path, self.echo = out / "training.json", echo
+
+    def say(self, line: str) -> None:
+        """Print ``line`` (for callers that want a function returning None)."""
+        self.echo(line)
         self.record: dict[str, Any] = (
             json.loads(self.path.read_text()) if self.path.exists() else {"phases": {}}
         )
@@ -200,7 +204,7 @@ def _demos(store: Path, folder: Path, phases: Phases) -> None:
         phases.skip("demos", f"{folder} is written")
         return
     with phases.phase("demos"):
-        export_run(ExportRequest("demos", store, EXPERT_RUN, folder, {}), phases.echo)
+        export_run(ExportRequest("demos", store, EXPERT_RUN, folder, {}), phases.say)
 
 
 def _bc(settings: NavigatorSettings, out: Path, store: Path, phases: Phases) -> Path:
