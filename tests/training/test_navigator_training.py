@@ -85,6 +85,13 @@ def test_a_second_call_resumes_without_training_again(toy):
     assert (out / "navigator.pt").read_bytes() == before
 
 
+def test_the_same_settings_give_the_same_checkpoint(toy, tmp_path):
+    """A second pipeline in another folder, same settings, writes the same checkpoint bytes."""
+    out, _ = toy
+    cli([*TOY[:-4], "--eval-suite", "", "--out", str(tmp_path / "again")])
+    assert (tmp_path / "again" / "navigator.pt").read_bytes() == (out / "navigator.pt").read_bytes()
+
+
 def test_other_settings_in_the_same_folder_are_refused(toy):
     """A folder made with other training settings is refused, naming what differs."""
     out, _ = toy

@@ -96,13 +96,13 @@ class Phases:
     def __init__(self, out: Path, echo: Echo) -> None:
         """Read the times of an earlier, stopped pipeline in ``out``, if any."""
         self.path, self.echo = out / "training.json", echo
+        self.record: dict[str, Any] = (
+            json.loads(self.path.read_text()) if self.path.exists() else {"phases": {}}
+        )
 
     def say(self, line: str) -> None:
         """Print ``line`` (for callers that want a function returning None)."""
         self.echo(line)
-        self.record: dict[str, Any] = (
-            json.loads(self.path.read_text()) if self.path.exists() else {"phases": {}}
-        )
 
     @contextmanager
     def phase(self, name: str) -> Iterator[dict[str, Any]]:
