@@ -22,9 +22,9 @@ TINY = policy.NetShape(size=16, width=4, features=8, hidden=8)
 @pytest.fixture
 def checkpoint(tmp_path: Path) -> Path:
     """Return an untrained tiny navigator's checkpoint."""
-    policy.deterministic(0)
     path = tmp_path / "tiny.pt"
-    policy.save_checkpoint(path, policy.NavigatorNet(TINY), {"phase": "test"})
+    with policy.deterministic(0):
+        policy.save_checkpoint(path, policy.NavigatorNet(TINY), {"phase": "test"})
     return path
 
 
@@ -151,3 +151,12 @@ def test_a_run_goes_through_the_store(tmp_path, checkpoint):
     with Store(store) as opened:
         (episode,) = opened.episodes("nav")
     assert episode.outcome is not None
+
+
+def test_acting_leaves_the_process_thread_count_alone(checkpoint):
+    """The agent runs its network on one thread and gives the process its thread count back."""
+    torch.set_num_threads(2)
+    agent = NavigatorAgent(str(checkpoint))
+    agent.reset(brief(), seed=0)
+    agent.act(observation(0))
+    assert torch.get_num_threads() == 2

@@ -151,8 +151,9 @@ def test_the_same_seed_gives_the_same_weights():
     """Two fits from the same seed and data end with identical weights."""
     weights = []
     for _ in range(2):
-        policy.deterministic(5)
-        net = policy.NavigatorNet(policy.NetShape(size=16, width=4, features=8, hidden=8))
-        fit(net, tiny_sequences(), [], FitSettings(epochs=2, batch=2, seed=5), lambda line: None)
+        with policy.deterministic(5):
+            net = policy.NavigatorNet(policy.NetShape(size=16, width=4, features=8, hidden=8))
+            settings = FitSettings(epochs=2, batch=2, seed=5)
+            fit(net, tiny_sequences(), [], settings, lambda line: None)
         weights.append(net.state_dict())
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])

@@ -48,7 +48,6 @@ class NavigatorAgent:
                 "one: train-navigator/navigator.pt)"
             )
         policy = _policy_module()
-        policy.torch.set_num_threads(1)  # one core, and the same sums on every run
         self._policy = policy
         self.net, self.facts = policy.load_checkpoint(Path(checkpoint))
         self._brief = Brief("rescue", "", "")
@@ -72,7 +71,7 @@ class NavigatorAgent:
         size = self.net.shape.size
         frames = observation.frames
         view = policy.view_input(frames.rgb, frames.depth, size)
-        with torch.no_grad():
+        with torch.no_grad(), policy.one_thread():
             logits, self._state = self.net(
                 torch.from_numpy(view)[None, None],
                 self._goals,

@@ -13,6 +13,8 @@ torch is imported by this module only: the agent and the training import it from
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -255,8 +257,32 @@ def _first_line(error: BaseException) -> str:
     return lines[0] if lines else type(error).__name__
 
 
-def deterministic(seed: int) -> None:
-    """Make torch's results a function of ``seed`` on this machine: one thread, fixed kernels."""
-    torch.manual_seed(seed)
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the block on one torch thread, then give back the process's thread count.
+
+    One thread gives the same sums whatever the machine's cores.
+    """
+    before = torch.get_num_threads()
     torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@contextmanager
+def deterministic(seed: int) -> Iterator[None]:
+    """Make torch's results in the block a function of ``seed`` on this machine.
+
+    One thread, deterministic kernels, the global generator seeded; the process's thread count
+    and kernel choice are given back after the block (the seed is not).
+    """
+    was = torch.are_deterministic_algorithms_enabled()
+    torch.manual_seed(seed)
     torch.use_deterministic_algorithms(True)
+    try:
+        with one_thread():
+            yield
+    finally:
+        torch.use_deterministic_algorithms(was)

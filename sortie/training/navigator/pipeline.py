@@ -154,7 +154,6 @@ def train_navigator(settings: NavigatorSettings, out: Path, echo: Echo) -> Navig
     """
     out.mkdir(parents=True, exist_ok=True)
     _check_settings(settings, out)
-    policy.deterministic(settings.fit.seed)
     phases, store = Phases(out, echo), out / "results.db"
     paths = _episodes(settings, out, phases)
     _expert(settings, paths, store, phases)
@@ -214,9 +213,9 @@ def _bc(settings: NavigatorSettings, out: Path, store: Path, phases: Phases) -> 
         return path
     with phases.phase("bc") as facts:
         train, validation = demo_sets(settings, out, store, phases.echo)
-        policy.deterministic(settings.fit.seed)
-        net = policy.NavigatorNet(settings.shape)
-        history = fit(net, train, validation, settings.fit, phases.echo)
+        with policy.deterministic(settings.fit.seed):
+            net = policy.NavigatorNet(settings.shape)
+            history = fit(net, train, validation, settings.fit, phases.echo)
         facts["epochs"] = [asdict(h) for h in history]
         policy.save_checkpoint(path, net, {"phase": "bc", "epochs": facts["epochs"]})
     return path
@@ -267,14 +266,14 @@ def _dagger(
         for earlier in range(1, round_index + 1):
             train += data.load_sequences(out / f"rollouts-{earlier}.npz")
         net, _ = policy.load_checkpoint(previous)
-        policy.deterministic(settings.fit.seed + round_index)
         fitting = FitSettings(
             settings.dagger_epochs,
             settings.fit.batch,
             settings.fit.learning_rate,
             settings.fit.seed + round_index,
         )
-        history = fit(net.train(), train, validation, fitting, phases.echo)
+        with policy.deterministic(fitting.seed):
+            history = fit(net, train, validation, fitting, phases.echo)
         facts["epochs"] = [asdict(h) for h in history]
         policy.save_checkpoint(path, net, {"phase": name, "epochs": facts["epochs"]})
     return path
