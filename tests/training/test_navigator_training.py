@@ -157,3 +157,12 @@ def test_the_same_seed_gives_the_same_weights():
             fit(net, tiny_sequences(), [], settings, lambda line: None)
         weights.append(net.state_dict())
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_bad_settings_are_refused_at_once(tmp_path):
+    """Impossible settings are all named in one line, before anything is written."""
+    words = ["train", "navigator", "--episodes", "0", "--beta", "2", "--camera", "0x5"]
+    output = " ".join(cli([*words, "--out", str(tmp_path / "t")], code=2).split())
+    assert "--episodes 0: at least 1" in output and "--beta 2.0: a chance in [0, 1]" in output
+    assert "size 0x5 outside" in output
+    assert not (tmp_path / "t").exists()

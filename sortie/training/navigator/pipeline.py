@@ -32,9 +32,10 @@ from typing import Any
 from sortie import suites
 from sortie.agents.navigator import policy
 from sortie.core.episode import EpisodeSpec
-from sortie.core.errors import ConfigError
+from sortie.core.errors import ConfigError, ParameterError
 from sortie.export.demos import split_of
 from sortie.export.request import ExportRequest, export_run
+from sortie.missions.registry import FAMILIES
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store
@@ -69,6 +70,42 @@ class NavigatorSettings:
     """Longest rollout, steps."""
     eval_suite: str | None = "rescue-l1-v2"
     eval_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse settings no pipeline can follow, every bad one at once.
+
+        Raises:
+            ParameterError: a count below its least, a share outside [0, 1], no level, a
+                camera that is not one.
+        """
+        least = {
+            "--episodes": (self.episodes, 1),
+            "--epochs": (self.fit.epochs, 1),
+            "--batch": (self.fit.batch, 1),
+            "--size": (self.shape.size, 8),
+            "--width": (self.shape.width, 1),
+            "--hidden": (self.shape.hidden, 1),
+            "--dagger-rounds": (self.dagger_rounds, 0),
+            "--dagger-epochs": (self.dagger_epochs, 1),
+            "--rollout-steps": (self.rollout_steps, 1),
+        }
+        bad = [
+            f"{flag} {value}: at least {low}" for flag, (value, low) in least.items() if value < low
+        ]
+        if not self.levels:
+            bad.append("--levels: no level given (e.g. L1 or L1,L2)")
+        if not 0.0 <= self.beta <= 1.0:
+            bad.append(f"--beta {self.beta}: a chance in [0, 1]")
+        if self.eval_limit is not None and self.eval_limit < 1:
+            bad.append(f"--eval-limit {self.eval_limit}: at least 1")
+        if not self.fit.learning_rate > 0:
+            bad.append(f"--learning-rate {self.fit.learning_rate}: above 0")
+        try:
+            FAMILIES.get("rescue").own_camera(self.camera)
+        except ParameterError as error:
+            bad.append(str(error))
+        if bad:
+            raise ParameterError("train navigator: " + "; ".join(bad))
 
     def decisive(self) -> dict[str, Any]:
         """Return the settings that decide the checkpoint (kept in ``settings.json``)."""
