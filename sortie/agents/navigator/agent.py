@@ -50,14 +50,13 @@ class NavigatorAgent:
         policy = _policy_module()
         self._policy = policy
         self.net, self.facts = policy.load_checkpoint(Path(checkpoint))
-        self._brief = Brief("rescue", "", "")
         self._state: Any = None
         self._goals: Any = None
 
     def reset(self, brief: Brief, seed: int) -> None:
         """Start an episode: an empty memory, the brief's goal images read once."""
         size = self.net.shape.size
-        self._brief, self._state = brief, None
+        self._state = None
         self._goals = self._policy.torch.from_numpy(self._policy.goal_inputs(brief, size))[None]
 
     def act(self, observation: MissionObservation) -> Action:
@@ -68,6 +67,8 @@ class NavigatorAgent:
     def step_logits(self, observation: MissionObservation) -> Any:
         """Advance the memory by one observation; return the action logits (a torch vector)."""
         policy, torch = self._policy, self._policy.torch
+        if self._goals is None:
+            raise ConfigError("navigator: act before reset; reset it with the episode's brief")
         size = self.net.shape.size
         frames = observation.frames
         view = policy.view_input(frames.rgb, frames.depth, size)
