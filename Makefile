@@ -61,9 +61,10 @@ train-homiebot: $(STAMP)
 	$(BIN)/sortie train homiebot --out train-homiebot $(TRAIN_ARGS)
 
 # Opt-in: the learned rescue navigator: training episodes disjoint from the committed suites,
-# the oracle's demos, behaviour cloning, one DAgger round, scored on rescue-l1-v2 (figures and
-# time per phase: docs/training.md, docs/benchmarks.md); resumes where it stopped. TRAIN_ARGS
-# passes more options, e.g. TRAIN_ARGS='--levels L1,L2,L3 --episodes 80 --dagger-rounds 2'.
+# the oracle's demos, behaviour cloning, one DAgger round, scored on rescue-l1-v2. About 5
+# minutes here (figures and time per phase: docs/training.md, docs/benchmarks.md); resumes
+# where it stopped. TRAIN_ARGS passes more options, e.g.
+# TRAIN_ARGS='--levels L1,L2,L3 --episodes 120 --dagger-rounds 2'.
 train-navigator: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
 	$(BIN)/sortie train navigator --out train-navigator $(TRAIN_ARGS)
