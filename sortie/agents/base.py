@@ -102,6 +102,7 @@ AGENTS.add("mllm-rescue", "sortie.agents.mllm:MllmRescueAgent")
 AGENTS.add("mllm-aerial", "sortie.agents.mllm:MllmAerialAgent")
 AGENTS.add("homiebot", "sortie.agents.mllm:HomieBotAgent")
 AGENTS.add("heuristic", "sortie.agents.heuristic:HeuristicAgent")
+AGENTS.add("navigator", "sortie.agents.navigator:NavigatorAgent", extra="train")
 
 
 def agent_table() -> list[dict[str, Any]]:

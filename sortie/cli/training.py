@@ -1,4 +1,7 @@
-"""``sortie train homiebot``: export → fine-tune → serve → score, and the two runs side by side."""
+"""``sortie train homiebot`` (export → fine-tune → serve → score) and ``sortie train navigator``.
+
+``train`` is a group: one command per trainable agent, each with its own options.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +12,25 @@ from typing import Annotated
 import typer
 
 from sortie.cli.common import FormatOption, app, echo, fail
-from sortie.core.errors import ConfigError, SortieError
+from sortie.core.errors import SortieError
 
 COLUMNS = "sr,tp,srr,plwsr,gc"
 """EMMOE's planner table: SR, TP, SRR, PLWSR and GC."""
+
+
+train_app = typer.Typer(
+    help="Train an agent on sortie's own expert data and score it (homiebot, navigator).",
+    no_args_is_help=True,
+)
+app.add_typer(train_app, name="train")
 
 
 def _option(help_text: str) -> typer.models.OptionInfo:
     return typer.Option(help=help_text)
 
 
-@app.command()
-def train(
-    planner: Annotated[str, typer.Argument(help="The planner to train: homiebot.")],
+@train_app.command("homiebot")
+def homiebot(
     out: Annotated[Path, _option("Folder for the data, models, logs and results.")] = Path(
         "train-homiebot"
     ),
@@ -50,8 +59,6 @@ def train(
     from sortie.training.loop import LoopSettings, run_loop
 
     try:
-        if planner != "homiebot":
-            raise ConfigError(f"train {planner!r}: only homiebot can be trained")
         steps = TrainSettings(
             sft_steps=sft_steps, dpo_steps=dpo_steps, batch=batch, learning_rate=learning_rate
         )
@@ -71,3 +78,67 @@ def _print_runs(store: Path, runs: list[str], fmt: str) -> None:
     report(runs, store=store, group="suite", fmt=fmt, columns=COLUMNS)
     compare(runs[0], runs[1], store=store, group="suite", fmt=fmt)
     echo(f"Store: {store} (sortie report --store {store} --run {runs[1]} --html DIR)")
+
+
+@train_app.command("navigator")
+def navigator(
+    out: Annotated[Path, _option("Folder for the episodes, runs, demos and checkpoints.")] = Path(
+        "train-navigator"
+    ),
+    levels: Annotated[str, _option("Rescue levels to generate training episodes of.")] = "L1",
+    episodes: Annotated[int, _option("Training episodes generated per level.")] = 40,
+    seed: Annotated[int, _option("Generation seed (plus the level's number); trains too.")] = 70000,
+    camera: Annotated[str, _option("Camera of the demos, rollouts and evaluation.")] = "64x64@90",
+    size: Annotated[int, _option("Side of the images the network reads, pixels.")] = 32,
+    width: Annotated[int, _option("Channels of the first convolution.")] = 16,
+    hidden: Annotated[int, _option("The GRU's state size.")] = 128,
+    epochs: Annotated[int, _option("Behaviour-cloning epochs.")] = 40,
+    batch: Annotated[int, _option("Episodes per optimiser step.")] = 4,
+    learning_rate: Annotated[float, _option("Adam's learning rate.")] = 1e-3,
+    dagger_rounds: Annotated[int, _option("DAgger rounds after behaviour cloning.")] = 1,
+    dagger_epochs: Annotated[int, _option("Epochs of training after each round.")] = 10,
+    beta: Annotated[
+        float, _option("Chance the oracle acts in a round-1 step (halved per round).")
+    ] = 0.5,
+    rollout_steps: Annotated[int, _option("Longest DAgger rollout, steps.")] = 400,
+    eval_suite: Annotated[str, _option("Suite to score the navigator on ('' for none).")] = (
+        "rescue-l1-v2"
+    ),
+    eval_limit: Annotated[int | None, _option("Score on only the first N episodes.")] = None,
+    fmt: FormatOption = "table",
+) -> None:
+    """Train the rescue navigator by behaviour cloning and DAgger on the oracle's demos.
+
+    Generates training episodes (seeds and worlds disjoint from the committed suites, checked),
+    lets the oracle play them, exports the demos, clones them, runs DAgger rounds (the oracle
+    labels the states the navigator visits), saves OUT/navigator.pt and scores it on
+    --eval-suite. Re-running with the same --out resumes. docs/training.md has the figures.
+    """
+    from sortie.agents.navigator.policy import NetShape
+    from sortie.training.navigator.learning import FitSettings
+    from sortie.training.navigator.pipeline import NavigatorSettings, train_navigator
+
+    try:
+        settings = NavigatorSettings(
+            levels=tuple(level.strip().upper() for level in levels.split(",") if level.strip()),
+            episodes=episodes,
+            seed=seed,
+            camera=camera,
+            shape=NetShape(size=size, width=width, hidden=hidden),
+            fit=FitSettings(epochs, batch, learning_rate, seed),
+            dagger_rounds=dagger_rounds,
+            dagger_epochs=dagger_epochs,
+            beta=beta,
+            rollout_steps=rollout_steps,
+            eval_suite=eval_suite or None,
+            eval_limit=eval_limit,
+        )
+        result = train_navigator(settings, out, lambda line: echo(line + "\n"))
+    except SortieError as error:
+        raise fail(error) from None
+    echo(f"Checkpoint: {result.checkpoint} (sortie run ... --agent navigator -a checkpoint=...)\n")
+    if result.run is not None:
+        from sortie.cli.reporting import report
+
+        report([result.run], store=result.store, group="level", fmt=fmt)
+        echo(f"Store: {result.store} (sortie report --store {result.store} --run {result.run})\n")

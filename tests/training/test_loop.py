@@ -86,9 +86,10 @@ def test_other_settings_in_the_same_folder_are_refused(toy):
     assert "made with other settings (train differ)" in " ".join(output.split())
 
 
-def test_only_homiebot_can_be_trained(tmp_path):
+def test_only_homiebot_and_navigator_can_be_trained(tmp_path):
+    """An agent that cannot be trained is refused by the train group."""
     output = cli(["train", "oracle", "--out", str(tmp_path / "x")], code=2)
-    assert "only homiebot can be trained" in output
+    assert "No such command 'oracle'" in output
 
 
 def rows_of(episode_id: str, text: str) -> list[dict[str, object]]:
