@@ -27,7 +27,7 @@ from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, is_error
 from sortie.metrics.intervals import Estimate, episode_means, group_intervals
 from sortie.missions.registry import FAMILIES
-from sortie.run.batch import Plan, RunRequest, execute, plan_run
+from sortie.run.batch import Plan, RunRequest, error_headline, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
 
@@ -217,15 +217,8 @@ def _errors_line(errored: Sequence[StoredEpisode], total: int, run_id: str) -> s
 
 
 def _reason(error: str | None) -> str:
-    """Return an error's telling line: a traceback's exception line, else its first line.
-
-    Cut to 300 characters.
-    """
-    lines = (error or "").splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback")]
-    body = lines[starts[-1] + 1 :] if starts else lines
-    said = [line.strip() for line in body if line.strip() and not line.startswith(" ")]
-    text = said[0] if said else "no message recorded"
+    """Return an error's telling line (a traceback's exception line), cut to 300 characters."""
+    text = error_headline(error or "")
     return text if len(text) <= 300 else text[:299] + "…"
 
 

@@ -291,14 +291,20 @@ def execute(
         if 0 < request.max_consecutive_errors <= len(streak):
             raise RunAbortedError(_aborted(plan, request, streak[-1], len(streak)))
 
-    if request.executor == "ray":
-        from sortie.run.ray_executor import run_jobs_on_ray
+    try:
+        if request.executor == "ray":
+            from sortie.run.ray_executor import run_jobs_on_ray
 
-        run_jobs_on_ray(
-            plan.todo, finished, request.workers, request.max_retries, request.ray_address
-        )
-    else:
-        run_jobs(plan.todo, finished, request.workers, request.max_retries)
+            run_jobs_on_ray(
+                plan.todo, finished, request.workers, request.max_retries, request.ray_address
+            )
+        else:
+            run_jobs(plan.todo, finished, request.workers, request.max_retries)
+    except Exception:
+        # Refused when its first episode began (an impossible task, a camera an agent
+        # refuses): the run stored nothing, so no unexplained empty row is left behind.
+        store.drop_if_empty(plan.run_id)
+        raise
 
 
 def _aborted(plan: Plan, request: RunRequest, last: JobResult, count: int) -> str:
@@ -306,13 +312,13 @@ def _aborted(plan: Plan, request: RunRequest, last: JobResult, count: int) -> st
     return (
         f"run {plan.run_id} stopped: {count} episodes in a row ended in an error (the "
         f"last, {last.job.key}, {last.footer.failure_reason}: "
-        f"{_headline(last.footer.error or '')}). Finished episodes are kept in "
+        f"{error_headline(last.footer.error or '')}). Finished episodes are kept in "
         f"{request.store}; fix the cause, then resume with --run-id {plan.run_id} "
         "--retry-errors (or raise --max-consecutive-errors, 0 never stops)"
     )
 
 
-def _headline(error: str) -> str:
+def error_headline(error: str) -> str:
     """Return an error's first line; for a traceback, the line that names the exception."""
     lines = error.strip().splitlines()
     if lines and lines[0].startswith("Traceback"):

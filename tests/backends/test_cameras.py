@@ -131,3 +131,17 @@ def test_a_camera_too_large_for_an_agents_messages_is_refused_before_the_run():
         RunSpec.resolve("small", {}, family="rescue", camera="32x32")  # 2,048: fits
         with pytest.raises(ParameterError, match="at most 3,000 pixels; 2 images of 48x48"):
             RunSpec.resolve("small", {}, family="rescue", camera="48x48")
+
+
+def test_a_run_refused_when_its_first_episode_starts_leaves_no_run_behind(tmp_path):
+    """The explorer refuses a pitched camera at its first reset; the store keeps no empty run."""
+    from sortie.core.errors import ConfigError
+
+    request = RunRequest(
+        ("rescue-smoke-v2",), "explorer", store=tmp_path / "s.db", limit=1, camera="64x64/-30"
+    )
+    with Store(request.store) as store:
+        plan = plan_run(request, store)
+        with pytest.raises(ConfigError, match="pitched -30°"):
+            execute(plan, request, store)
+        assert store.runs() == []
