@@ -105,9 +105,56 @@ def _wait_healthy(process: subprocess.Popen[bytes], port: int, log: Path, timeou
             raise ConfigError(f"transformers serve exited with {process.returncode}; see {log}")
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                return
+                pass
         except OSError:
             time.sleep(0.5)
+            continue
+        _check_owner(process, port)
+        return
     raise ConfigError(
         f"transformers serve did not pass its health check in {timeout:.0f} s; see {log}"
     )
+
+
+def _check_owner(process: subprocess.Popen[bytes], port: int) -> None:
+    """Refuse a health check another program answered (it took the port in between).
+
+    The port was free when it was chosen, but another program may bind it before the server
+    does; its answers must not be taken for the model's. On Linux the listening socket's
+    inode is looked for among the server's open files; elsewhere nothing can be told.
+
+    Raises:
+        ConfigError: the port's listener is not the server sortie started.
+    """
+    if _holds_listener(process.pid, port) is False:
+        raise ConfigError(
+            f"port {port} answered, but not from the transformers serve sortie started (pid "
+            f"{process.pid}): another program took the port; run the command again"
+        )
+
+
+def _holds_listener(pid: int, port: int) -> bool | None:
+    """Return whether process ``pid`` holds the listening TCP socket on ``port`` (None: unknown)."""
+    listening = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":  # LISTEN
+                listening.add(f"socket:[{fields[9]}]")
+    try:
+        files = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return None
+    return bool(listening & set(filter(None, map(_link, files)))) if listening else None
+
+
+def _link(path: Path) -> str | None:
+    """Return where an open file's link points, or None if it closed meanwhile."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
