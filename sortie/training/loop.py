@@ -24,12 +24,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sortie.core.errors import ConfigError
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 from sortie.training.bases import GEMMA, MAX_NEW_TOKENS, load_base, save
 from sortie.training.data import TEST_SUITE, load_rows, make_sets
 from sortie.training.finetune import TrainSettings, describe, fine_tune
+from sortie.training.folders import check_settings_file
 from sortie.training.server import served
 
 BASE_URL_ENV = "SORTIE_MODEL_BASE_URL"
@@ -152,19 +152,8 @@ def _check_settings(settings: LoopSettings, out: Path) -> None:
     The evaluation's settings (tasks, repeats) are the runs' own, checked by the store when
     a run resumes.
     """
-    path = out / "settings.json"
     decisive = {name: getattr(settings, name) for name in MODEL_SETTINGS}
-    wanted = json.loads(json.dumps(decisive, default=asdict))
-    if not path.exists():
-        path.write_text(json.dumps(wanted, indent=1) + "\n")
-        return
-    found = json.loads(path.read_text())
-    if found != wanted:
-        changed = sorted(k for k in wanted.keys() | found.keys() if wanted.get(k) != found.get(k))
-        raise ConfigError(
-            f"{out}: made with other settings ({', '.join(changed)} differ); use another "
-            "--out, or remove it to start again"
-        )
+    check_settings_file(out, json.loads(json.dumps(decisive, default=asdict)))
 
 
 def _texts(rows: Any) -> list[str]:

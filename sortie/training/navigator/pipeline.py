@@ -36,6 +36,7 @@ from sortie.missions.registry import FAMILIES
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store
+from sortie.training.folders import check_settings_file
 from sortie.training.navigator import data, episodes
 from sortie.training.navigator.dagger import RolloutSettings, dagger_round
 from sortie.training.navigator.learning import FitSettings, fit
@@ -318,15 +319,4 @@ def _ticker(name: str, total: int, echo: Echo) -> Callable[[JobResult], None]:
 
 def _check_settings(settings: NavigatorSettings, out: Path) -> None:
     """Write the settings that decide the checkpoint, or check them against those written."""
-    path = out / "settings.json"
-    wanted = settings.decisive()
-    if not path.exists():
-        path.write_text(json.dumps(wanted, indent=1) + "\n")
-        return
-    found = json.loads(path.read_text())
-    if found != wanted:
-        changed = sorted(k for k in wanted.keys() | found.keys() if wanted.get(k) != found.get(k))
-        raise ConfigError(
-            f"{out}: made with other settings ({', '.join(changed)} differ); use another "
-            "--out, or remove it to start again"
-        )
+    check_settings_file(out, settings.decisive())
