@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -46,8 +48,10 @@ class RunSummary:
         return self.stored > 0 and self.errored == self.stored
 
 
-def run_and_report(request: RunRequest, console: Console) -> RunSummary:
+def run_and_report(request: RunRequest, console: Console, wide: bool = False) -> RunSummary:
     """Run (or resume) a run, then print its whole table from the store and where it is.
+
+    ``wide`` prints the table one row a level whatever the terminal's width.
 
     Raises:
         KeyboardInterrupt: after saying how to resume; finished episodes are kept.
@@ -55,7 +59,7 @@ def run_and_report(request: RunRequest, console: Console) -> RunSummary:
     """
     with Store(request.store) as store:
         plan = run_with_progress(request, store, console)
-        summary = print_results(store, plan, request.agent, console)
+        summary = print_results(store, plan, request.agent, console, wide)
     console.print(f"Store: {escape(str(request.store.resolve()))} (run {escape(plan.run_id)})")
     console.print(f"Records: {escape(str(plan.records.resolve()))}")
     return summary
@@ -172,13 +176,42 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def print_results(store: Store, plan: Plan, agent: str, console: Console) -> RunSummary:
-    """Print the run's per-level table and how many of its episodes errored; summarise it."""
+def print_results(
+    store: Store, plan: Plan, agent: str, console: Console, wide: bool = False
+) -> RunSummary:
+    """Print the run's per-level table and how many of its episodes errored; summarise it.
+
+    The table is one row a level when it fits the terminal (or ``wide``); otherwise one row a
+    number, a column a level, each interval under its mean, so no number is ever cut.
+    """
     family = FAMILIES.get(plan.family)
     title = escape(f"{' + '.join(plan.suites)} · {agent}")
     episodes = store.episodes(plan.run_id)
-    console.print(results_table(episodes, title, family.columns, family.level_name))
+    table = results_table(episodes, title, family.columns, family.level_name)
+    needed = _width(console, table)
+    if needed > console.width and not wide:
+        table = results_table(episodes, title, family.columns, family.level_name, narrow=True)
+        needed = _width(console, table)
+    _print_whole(console, table, needed)
     return summarise(episodes, plan, console)
+
+
+def _print_whole(console: Console, table: Table, width: int) -> None:
+    """Print ``table`` at least ``width`` wide, never with a number cut short.
+
+    Past the terminal's edge, the terminal wraps the line; a cut number would be lost.
+    """
+    terminal = console.width
+    console.width = max(terminal, width)
+    try:
+        console.print(table)
+    finally:
+        console.width = terminal
+
+
+def _width(console: Console, table: Table) -> int:
+    """Return the width ``table`` takes printed whole (its widest cells unbroken)."""
+    return Measurement.get(console, console.options.update(width=10_000), table).maximum
 
 
 def summarise(episodes: Sequence[StoredEpisode], plan: Plan, console: Console) -> RunSummary:
@@ -260,13 +293,15 @@ def results_table(
     title: str,
     columns: tuple[str, ...],
     level_name: str = "level",
+    narrow: bool = False,
 ) -> Table:
     """Return the per-level table: episodes and runs, outcomes, each metric's mean and interval.
 
     ``episodes`` counts each episode once and ``runs`` its repeats too, as ``sortie report``
     does; the outcomes count runs. Means are over the runs that did not end in an error
     (repeats averaged first, rates in %), in ``columns`` (the family's). ``level_name`` heads
-    the first column: what the family's levels are (``type``, ``attributes``).
+    the first column: what the family's levels are (``type``, ``attributes``). ``narrow``
+    turns it: a row a number, a column a level, each interval under its mean.
     """
     episodes = list(episodes)
     scored = ((e.level or "-", e.key, e.metrics) for e in episodes if _ending(e) != "error")
@@ -277,18 +312,38 @@ def results_table(
         for level in (e.level or "-", "all"):
             counts.setdefault(level, Counter())[_ending(e)] += 1
             distinct.setdefault(level, set()).add(f"{e.suite}/{e.episode_id}")
-    table = Table(title=title, caption="mean, and its 95% bootstrap interval over episodes")
-    for column in (level_name, "episodes", "runs", *OUTCOMES, *columns):
-        table.add_column(column.upper() if column in columns else column, justify="right")
-    for level in sorted(counts, key=lambda name: name == "all"):
-        row = intervals.get(level, {})
-        table.add_row(
-            level,
+    levels = sorted(counts, key=lambda name: name == "all")
+    cells = {
+        level: [
             str(len(distinct[level])),
             str(counts[level].total()),
             *(str(counts[level][o]) for o in OUTCOMES),
-            *(_cell(row[c]) if c in row else "–" for c in columns),
+            *(_cell(intervals.get(level, {}).get(c), narrow) for c in columns),
+        ]
+        for level in levels
+    }
+    names = ["episodes", "runs", *OUTCOMES, *(c.upper() for c in columns)]
+    caption = "mean, and its 95% bootstrap interval over episodes" + (" under it" if narrow else "")
+    if narrow:
+        table = Table(
+            title=title,
+            caption=caption,
+            box=box.SIMPLE_HEAD,
+            padding=(0, 0, 0, 1),  # one space between columns: an 80-column terminal's room
+            pad_edge=False,
+            show_edge=False,
         )
+        table.add_column("", no_wrap=True)
+        for level in levels:
+            table.add_column(level, justify="right", no_wrap=True)
+        for row, name in enumerate(names):
+            table.add_row(name, *(cells[level][row] for level in levels))
+        return table
+    table = Table(title=title, caption=caption)
+    for name in (level_name, *names):
+        table.add_column(name, justify="right")
+    for level in levels:
+        table.add_row(level, *cells[level])
     return table
 
 
@@ -299,10 +354,14 @@ def _ending(episode: StoredEpisode) -> str:
     return "success" if episode.outcome == "success" else "failure"
 
 
-def _cell(estimate: Estimate) -> str:
-    """Return ``mean lo–hi``; just the mean when there is no interval or it is a point."""
-    if math.isnan(estimate.mean):
+def _cell(estimate: Estimate | None, stacked: bool = False) -> str:
+    """Return ``mean lo–hi``, or just the mean when there is no interval or it is a point.
+
+    ``stacked`` puts the interval under the mean, for a narrow table.
+    """
+    if estimate is None or math.isnan(estimate.mean):
         return "–"
     if math.isnan(estimate.lo) or estimate.lo == estimate.hi:
         return f"{estimate.mean:.1f}" if estimate.mean % 1 else f"{estimate.mean:.0f}"
-    return f"{estimate.mean:.1f} {estimate.lo:.1f}–{estimate.hi:.1f}"
+    between = "\n" if stacked else " "
+    return f"{estimate.mean:.1f}{between}{estimate.lo:.1f}–{estimate.hi:.1f}"

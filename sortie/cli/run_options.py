@@ -143,6 +143,10 @@ class SingleRunOptions(RunOptions):
     record_frames: Annotated[
         bool, typer.Option(help="Store each step's ego RGB image (by content hash).")
     ] = False
+    wide: Annotated[
+        bool,
+        typer.Option(help="Print the results a row a level however narrow the terminal."),
+    ] = False
 
     def request(self, run_id: str | None) -> RunRequest:
         """Return the run these options ask for, as run ``run_id`` (None: a new id)."""

@@ -40,7 +40,7 @@ def run(
 
     with exit_codes():
         request = options.request(run_id)
-        summary = run_and_report(request, console)
+        summary = run_and_report(request, console, options.wide)
         _warn_echoes(request.store, summary.plan.run_id)
     if summary.all_errored:
         raise typer.Exit(code=1)

@@ -96,3 +96,39 @@ def test_repeats_count_as_runs_of_one_episode_and_the_family_names_its_levels():
         "runs",
     ]
     assert lines_by_level(table)["long"][1:3] == ["2", "3"]
+
+
+def printed(episodes, width, wide=False):
+    """Return the run summary as ``sortie run`` prints it in a terminal ``width`` wide."""
+    from sortie.cli.run_console import print_results
+    from sortie.run.batch import Plan
+
+    class _Store:
+        def episodes(self, run_id):
+            return episodes
+
+    console = Console(width=width, record=True)
+    plan = Plan("r", ("s",), Path("."), [], [], "rescue")
+    print_results(_Store(), plan, "agent", console, wide)  # type: ignore[arg-type]
+    return console.export_text()
+
+
+def test_the_summary_fits_an_80_or_120_column_terminal_without_cutting_a_number():
+    """Five levels with intervals: every mean and interval shows whole at 80 and 120 columns."""
+    episodes = [
+        stored(f"{level}{i}", level, "success", ts=ts)
+        for level in ("L1", "L2", "L3", "L4", "L5")
+        for i, ts in enumerate((41.25, 63.75, 77.5))
+    ]
+    for width in (80, 120):
+        shown = printed(episodes, width)
+        assert "…" not in shown
+        assert max(len(line) for line in shown.splitlines()) <= width
+        assert "60.8" in shown and "41.2–77.5" in shown  # the TS mean and its interval, whole
+
+
+def test_a_wide_terminal_or_wide_asks_for_a_row_a_level():
+    """At 200 columns, or with --wide, each level is one row (its name first on the line)."""
+    episodes = [stored(f"L1{i}", "L1", "success", ts=ts) for i, ts in enumerate((40.0, 60.0))]
+    for shown in (printed(episodes, 200), printed(episodes, 60, wide=True)):
+        assert any(line.strip("│ ").startswith("L1") for line in shown.splitlines())
