@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 import typer
 from rich.console import Console, RenderableType
 from rich.markup import escape
+from rich.measure import Measurement
 
 from sortie.core.errors import SortieError
 
@@ -171,7 +172,22 @@ def echo(rendered: RenderableType | str) -> None:
     if isinstance(rendered, str):
         typer.echo(rendered, nl=False)
     else:
-        console.print(rendered)
+        print_whole(console, rendered)
+
+
+def print_whole(out: Console, rendered: RenderableType) -> None:
+    """Print ``rendered`` at its natural width at least, never with a number folded or cut.
+
+    A table wider than the terminal goes past its edge, where the terminal wraps the line:
+    the layout suffers, no digit is lost or split. Commands choose layouts that fit first.
+    """
+    needed = Measurement.get(out, out.options.update(width=10_000), rendered).maximum
+    terminal = out.width
+    out.width = max(terminal, needed)
+    try:
+        out.print(rendered)
+    finally:
+        out.width = terminal
 
 
 def report_title(text: str, fmt: str) -> str:

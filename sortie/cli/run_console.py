@@ -21,6 +21,7 @@ from rich.measure import Measurement
 from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from sortie.cli.common import print_whole
 from sortie.core.errors import SortieError
 from sortie.core.observation import EventKind
 from sortie.core.records import ERROR_REASONS
@@ -188,25 +189,10 @@ def print_results(
     title = escape(f"{' + '.join(plan.suites)} · {agent}")
     episodes = store.episodes(plan.run_id)
     table = results_table(episodes, title, family.columns, family.level_name)
-    needed = _width(console, table)
-    if needed > console.width and not wide:
+    if not wide and _width(console, table) > console.width:
         table = results_table(episodes, title, family.columns, family.level_name, narrow=True)
-        needed = _width(console, table)
-    _print_whole(console, table, needed)
+    print_whole(console, table)
     return summarise(episodes, plan, console)
-
-
-def _print_whole(console: Console, table: Table, width: int) -> None:
-    """Print ``table`` at least ``width`` wide, never with a number cut short.
-
-    Past the terminal's edge, the terminal wraps the line; a cut number would be lost.
-    """
-    terminal = console.width
-    console.width = max(terminal, width)
-    try:
-        console.print(table)
-    finally:
-        console.width = terminal
 
 
 def _width(console: Console, table: Table) -> int:

@@ -132,3 +132,19 @@ def test_a_wide_terminal_or_wide_asks_for_a_row_a_level():
     episodes = [stored(f"L1{i}", "L1", "success", ts=ts) for i, ts in enumerate((40.0, 60.0))]
     for shown in (printed(episodes, 200), printed(episodes, 60, wide=True)):
         assert any(line.strip("│ ").startswith("L1") for line in shown.splitlines())
+
+
+def test_a_report_table_wider_than_the_terminal_keeps_every_number_whole():
+    """Eight interval columns on a 40-column console: each interval prints unfolded."""
+    from rich.table import Table
+
+    from sortie.cli.common import print_whole
+
+    table = Table()
+    for k in range(8):
+        table.add_column(f"run{k} TS", justify="right", overflow="fold")
+    table.add_row(*["60.8\n41.2–77.5"] * 8)
+    console = Console(width=40, record=True)
+    print_whole(console, table)
+    assert console.export_text().count("41.2–77.5") == 8
+    assert console.width == 40  # the terminal's width is given back
