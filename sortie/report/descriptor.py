@@ -50,6 +50,9 @@ class PaperTable:
     """True: one line per run with each group's metrics side by side (rescue's main table)."""
     overall_only: bool = False
     """True: a terminal leaderboard shows only the ``all`` group (rescue's stage table)."""
+    note: str = ""
+    """One line under the table saying what a number means where the seed's definition can
+    mislead at a glance (and where the docs say more)."""
 
 
 @dataclass(frozen=True, slots=True)

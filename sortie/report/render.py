@@ -43,6 +43,8 @@ class ReportTable:
     rows: tuple[ReportRow, ...]
     overall_only: bool = False
     """True: a terminal leaderboard shows only the ``all`` group."""
+    note: str = ""
+    """One line saying what a number means, under the table (``PaperTable.note``)."""
 
 
 def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
@@ -55,7 +57,7 @@ def paper_tables(rows: Sequence[ReportRow]) -> list[ReportTable]:
         tables = report_of(name).tables
         if tables and columns == FAMILIES.get(name).columns:
             return [
-                ReportTable(t.title, t.columns, t.pivot, tuple(rows), t.overall_only)
+                ReportTable(t.title, t.columns, t.pivot, tuple(rows), t.overall_only, t.note)
                 for t in tables
             ]
     return metric_tables(rows, columns)
@@ -127,7 +129,8 @@ def render_table(table: ReportTable, title: str = "") -> Table:
     # ``title`` comes escaped for rich (``report_title``); the table's own parts are made here.
     out = Table(
         title=" · ".join(part for part in (title, markup_free(table.title)) if part) or None,
-        caption="mean, and its 95% bootstrap interval over episodes under it",
+        caption="mean, and its 95% bootstrap interval over episodes under it"
+        + (f"\n{markup_free(table.note)}" if table.note else ""),
     )
     for column in header:
         name = column in ("run", "group")
@@ -154,6 +157,7 @@ def render_markdown(table: ReportTable) -> str:
     left = sum(column in ("run", "group") for column in header)
     text = ["| " + " | ".join(header) + " |", "|" + "---|" * left + "---:|" * (len(header) - left)]
     text += ["| " + " | ".join(line) + " |" for line in lines]
+    text += [f"\n{printable(table.note)}"] if table.note else []
     return (f"### {table.title}\n\n" if table.title else "") + "\n".join(text) + "\n"
 
 

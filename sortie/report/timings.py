@@ -17,6 +17,11 @@ from sortie.run.store import Store, StoredEpisode
 
 PARTS = ("agent", "backend", "render", "harness")
 """The parts a run's wall time is split into, in the order tables show them."""
+HARNESS_NOTE = (
+    "harness: the rest (mission rules, records, scoring, building worlds, starting episodes); "
+    "it is nearly all of an agent's time when the agent and the simulator cost little"
+)
+"""What the harness share is, said under the table (an oracle run reads "harness 99 %")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +75,7 @@ def time_rows(shares: Sequence[TimeShare]) -> tuple[list[str], list[list[str]]]:
 def time_table(shares: Sequence[TimeShare]) -> Table:
     """Return the time split as a rich table."""
     header, lines = time_rows(shares)
-    table = Table(title="Where the time went (% of wall time)")
+    table = Table(title="Where the time went (% of wall time)", caption=HARNESS_NOTE)
     for column in header:
         table.add_column(column, justify="left" if column == "run" else "right")
     for line in lines:
@@ -82,7 +87,8 @@ def time_markdown(shares: Sequence[TimeShare]) -> str:
     """Return the time split as a markdown table."""
     header, lines = time_rows(shares)
     text = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    return "\n".join(text + ["| " + " | ".join(line) + " |" for line in lines]) + "\n"
+    rows = ["| " + " | ".join(line) + " |" for line in lines]
+    return "\n".join([*text, *rows, "", HARNESS_NOTE]) + "\n"
 
 
 def _percent(value: float) -> str:

@@ -79,7 +79,8 @@ def test_markdown_gives_the_papers_two_tables(store_path):
     assert main[3].startswith("|---|---:|") and [line[:4] for line in main[4:]] == ["| a ", "| b "]
     header = "| run | group | episodes | runs | errors | S1 | S2 | S3 | S4 | STEPS | HS |"
     assert stages[2].startswith(header)
-    assert len(stages) == 4 + 6  # title, blank, header, alignment, then 2 runs × 3 groups
+    assert len(stages) == 4 + 6 + 2  # title, blank, header, alignment, 2 runs × 3 groups, note
+    assert stages[-1].startswith("HS is the path's closeness to the expert's")
 
 
 def test_the_main_table_holds_the_same_numbers_as_the_rows(store_path):

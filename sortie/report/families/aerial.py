@@ -77,6 +77,11 @@ REPORT = FamilyReport(
         PaperTable(
             "MissionBench table: SR, OSR (5 m), MP, Eff, CR (%), Δ = OSR − SR, steps",
             AERIAL_COLUMNS,
+            note=(
+                "Eff = 1 − steps / T_max counts steps whatever they achieve: an agent that ends "
+                "its flights early (random says done one step in nine) scores high on it "
+                "(docs/aerial.md, Baselines)"
+            ),
         ),
     ),
     decay_title="SR and MP (%) per mission type",

@@ -45,6 +45,11 @@ REPORT = FamilyReport(
             "Stage diagnostics: stage scores (0–25), steps, HS (%), collisions",
             ("s1", "s2", "s3", "s4", "steps", "hs", "collisions"),
             overall_only=True,
+            note=(
+                "HS is the path's closeness to the expert's (1 − DTW / length / 50 m): an agent "
+                "that stays near the start scores high on it, so random can beat the explorer "
+                "(docs/rescue.md, Metrics)"
+            ),
         ),
     ),
     decay_title="Decay across levels: TCR (%) and TS per level",
