@@ -96,6 +96,11 @@ class ModelConfig:
                 raise ParameterError(
                     f"model client: {name} must be >= 0, got {getattr(self, name)}"
                 )
+        _check_base_url(self.base_url)
+        if not self.timeout > 0:
+            raise ParameterError(
+                f"model client: timeout must be > 0 seconds (one answer's wait), got {self.timeout}"
+            )
         if self.concurrency < 1 or self.max_retries < 0:
             raise ParameterError("model client: concurrency must be >= 1 and max_retries >= 0")
 
@@ -231,3 +236,18 @@ def as_bool(raw: Any) -> bool:
     if text in ("0", "false", "no", "off", "none", ""):
         return False
     raise ValueError(f"not a boolean: {raw!r}")
+
+
+def _check_base_url(url: str) -> None:
+    """Refuse a base URL the client cannot reach as written (no scheme, no host).
+
+    Raises:
+        ParameterError: naming the URL and the form expected.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        shown = redact_url(url)
+        raise ParameterError(
+            f"model client: base_url {shown!r} is not http(s)://HOST[:PORT][/PATH], "
+            f"e.g. http://localhost:8000/v1"
+        )
