@@ -58,6 +58,9 @@ class Desk:
             max_steps=brief.limits.max_steps,
             actions=list(brief.actions),
             skills=[{"name": name, "role": role} for name, role in brief.skills],
+            # The brief's images (a casualty's reference, the goal of each stage), shown as
+            # the agents get them, so a person's play is a comparable baseline.
+            goals={name: encode_image(image).data for name, image in brief.images.items()},
         )
 
     def ask(self, observation: MissionObservation) -> Action:

@@ -26,13 +26,14 @@ table { border-collapse: collapse; } td { padding: 2px 8px; border-bottom: 1px s
 .done { color: #080; } .active { font-weight: bold; } kbd { border: 1px solid #888;
   border-radius: 3px; padding: 0 4px; background: #f4f4f4; }
 #status { font-weight: bold; margin: .5em 0; }
-#views img { width: 192px; height: 192px; image-rendering: pixelated; background: #222; }
-#views figure { display: inline-block; margin: 0 4px 4px 0; } #views figcaption { font-size: 12px; }
+#views img, #goals img { width: 192px; height: 192px; image-rendering: pixelated; }
+figure { display: inline-block; margin: 0 4px 4px 0; } figcaption { font-size: 12px; }
 #subtask input { width: 11em; } #history { font-family: monospace; white-space: pre-line; }
 </style></head><body>
 <div><img id="view" alt="ego view"><div id="status">starting…</div>
 <div id="numbers"></div><div id="events"></div></div>
 <div style="max-width: 34em"><h2 id="episode">sortie play</h2><p id="text"></p>
+<div id="goals"></div>
 <h3>Stages</h3><table id="stages"></table>
 <div id="drone" hidden><h3>Magnitude</h3><p id="scale"></p>
 <p>Report: <input id="report" size="30" placeholder="sent with each action"></p></div>
@@ -77,6 +78,7 @@ function show(s) {
     row.insertCell().textContent = k.label;
   }
   $("drone").hidden = !(s.scales || []).length;
+  figures("goals", s.goals);  // the brief's images, as the agents get them
   showHousehold(s);
   $("scale").textContent = (s.scales || []).map((v, i) =>
     `${i + 1}: ${v * 100}%${v === scale ? " ←" : ""}`).join("  ");
@@ -87,17 +89,20 @@ function options(id, values) {
     const o = document.createElement("option"); o.value = v; $(id).append(o);
   }
 }
+function figures(id, images) {
+  $(id).innerHTML = "";
+  for (const [name, data] of Object.entries(images || {})) {
+    const f = document.createElement("figure"), img = document.createElement("img");
+    img.src = "data:image/png;base64," + data; img.alt = name; f.append(img);
+    const c = document.createElement("figcaption"); c.textContent = name; f.append(c);
+    $(id).append(f);
+  }
+}
 function showHousehold(s) {
   const on = Boolean(s.form);  // a family of subtasks: a form instead of keys
   $("household").hidden = !on; $("keyed").hidden = on; $("view").hidden = on;
   if (!on) return;
-  $("views").innerHTML = "";
-  for (const [name, data] of Object.entries(s.views || {})) {
-    const f = document.createElement("figure"), img = document.createElement("img");
-    img.src = "data:image/png;base64," + data; img.alt = name; f.append(img);
-    const c = document.createElement("figcaption"); c.textContent = name; f.append(c);
-    $("views").append(f);
-  }
+  figures("views", s.views);
   $("text").textContent = s.task || s.text || s.message || "";
   $("round").textContent = s.round === undefined ? "" :
     `round ${s.round + 1}, ${s.rounds_left} left`;

@@ -173,3 +173,19 @@ def test_a_deeply_nested_subtask_is_a_400(desk):
     with pytest.raises(WireError) as caught:
         choose(desk, b"[" * 16_000 + b"]" * 16_000)
     assert caught.value.status == 400
+
+
+def test_the_page_shows_the_briefs_goal_images(rescue_start):
+    """A rescue brief's reference, stretcher and ambulance views reach the page as PNGs."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    desk = Desk()
+    brief = rescue_start[0]
+    desk.begin(brief)
+    goals = desk.view["goals"]
+    assert set(goals) == set(brief.images) and "reference" in goals
+    shown = Image.open(io.BytesIO(base64.b64decode(goals["reference"])))
+    assert shown.size == brief.images["reference"].shape[1::-1]
