@@ -174,10 +174,17 @@ def _print_own_tables(store: Store, runs: list[str], fmt: str) -> None:
 def _print_failures(store: Store, runs: list[str], fmt: str) -> None:
     """Print how the runs' episodes ended, under a table or markdown."""
     from sortie.report.failures import failure_markdown, failure_modes, failure_table
+    from sortie.report.mistakes import mistake_lines, mistakes_of
+    from sortie.report.render import printable
 
     if fmt in ("table", "markdown"):
         modes = failure_modes(store, runs)
         echo(failure_table(modes) if fmt == "table" else "\n" + failure_markdown(modes))
+        said = [
+            line for run in runs for line in mistake_lines(run, mistakes_of(store.episodes(run)))
+        ]
+        if said:  # errors and invalid actions with their first reason, not only their count
+            echo("\n".join(printable(line) for line in said) + "\n")
 
 
 def _print_usage(store: Store, runs: list[str], fmt: str) -> None:

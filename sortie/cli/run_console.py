@@ -22,15 +22,11 @@ from rich.progress import MofNCompleteColumn, Progress, TextColumn, TimeRemainin
 from rich.table import Table
 
 from sortie.cli.common import print_whole
-from sortie.core.errors import SortieError
-from sortie.core.observation import EventKind
-from sortie.core.records import ERROR_REASONS
-from sortie.core.records_io import read_trajectory
-from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, is_error
 from sortie.metrics.intervals import Estimate, episode_means, group_intervals
 from sortie.missions.registry import FAMILIES
-from sortie.run.batch import Plan, RunRequest, error_headline, execute, plan_run
+from sortie.report.mistakes import mistake_lines, mistakes_of
+from sortie.run.batch import Plan, RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import Store, StoredEpisode
 
@@ -204,70 +200,21 @@ def summarise(episodes: Sequence[StoredEpisode], plan: Plan, console: Console) -
     """Print what went wrong in the run's ``episodes``, with the first reason; summarise.
 
     Episodes that ended in an agent or backend error are counted by kind with the first
-    one's message (a message all of them share is said once, as the run's); invalid actions
-    (an answer the mission could not read, a remote agent's malformed action) are counted
-    over the episodes with the first one's reason, since such an episode only times out.
+    one's message (a message all of them share is said once, as the run's), and how to
+    re-run them; invalid actions are counted over the episodes with the first one's reason
+    (``sortie.report.mistakes``).
     """
-    errored = [e for e in episodes if e.failure_reason in ERROR_REASONS]
-    if errored:
-        console.print(_errors_line(errored, len(episodes), plan.run_id))
-    invalid = _invalid_actions(episodes)
-    if invalid is not None:
-        console.print(invalid)
-    return RunSummary(plan, len(episodes), len(errored))
-
-
-def _errors_line(errored: Sequence[StoredEpisode], total: int, run_id: str) -> str:
-    """Return the run's error line: counts by kind, and the first (or the only) reason."""
-    kinds = Counter(e.failure_reason for e in errored)
-    listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
-    reasons = {_reason(e.error) for e in errored}
-    first = _reason(errored[0].error)
-    said = (
-        f"every one: {escape(first)}"
-        if len(reasons) == 1 and len(errored) > 1
-        else f"the first: {escape(first)}"
-    )
-    return (
-        f"[bold red]{len(errored)} of {total} episodes ended in an error[/] ({listed}); "
-        f"{said}\nSee `sortie report`, then re-run them with "
-        f"--run-id {escape(run_id)} --retry-errors"
-    )
-
-
-def _reason(error: str | None) -> str:
-    """Return an error's telling line (a traceback's exception line), cut to 300 characters."""
-    text = error_headline(error or "")
-    return text if len(text) <= 300 else text[:299] + "…"
-
-
-def _invalid_actions(episodes: Sequence[StoredEpisode]) -> str | None:
-    """Return a line counting invalid actions and the first one's reason (None: there were none)."""
-    count, hit, first = 0, 0, ""
-    for episode in episodes:
-        try:
-            trajectory = read_trajectory(episode.record)
-        except (SortieError, OSError):
-            continue  # a record that does not read is the report's to explain
-        found = trajectory.columns.events(EventKind.INVALID_ACTION.value)
-        if found and not first:
-            first = _first_invalid(trajectory, episode.episode_id)
-        count, hit = count + found, hit + bool(found)
-    if not count:
-        return None
-    return (
-        f"[bold yellow]{count} invalid action(s) in {hit} of {len(episodes)} episodes[/]; "
-        f"the first: {escape(first)}"
-    )
-
-
-def _first_invalid(trajectory: Trajectory, episode_id: str) -> str:
-    """Return where and why the first invalid action of ``trajectory`` was refused."""
-    for step in trajectory.steps:
-        for event in step.events:
-            if event.kind == EventKind.INVALID_ACTION.value:
-                return f"{_reason(event.detail)} ({episode_id}, step {step.index})"
-    return f"({episode_id})"
+    mistakes = mistakes_of(episodes)
+    for line in mistake_lines(plan.run_id, mistakes):
+        console.print(
+            escape(line), style="bold red" if "error" in line.split(";")[0] else "bold yellow"
+        )
+    if mistakes.errors:
+        console.print(
+            f"See `sortie report`, then re-run them with --run-id {escape(plan.run_id)} "
+            "--retry-errors"
+        )
+    return RunSummary(plan, len(episodes), mistakes.errors.total())
 
 
 OUTCOMES = ("success", "failure", "error")

@@ -495,3 +495,19 @@ def test_a_run_of_invalid_actions_says_so_with_the_first_reason(tmp_path, overri
     assert result.exit_code == 0, result.output
     assert "invalid action(s) in 1 of 1 episodes" in result.output
     assert "unknown key 'extra'" in result.output
+
+
+def test_a_report_says_a_runs_invalid_actions_with_the_first_reason(tmp_path, override):
+    """`sortie report` of a run that only timed out on invalid actions says why, once."""
+    from sortie.agents.base import AGENTS
+
+    override(AGENTS, "unreadable", _UnreadableAgent)
+    store = str(tmp_path / "s.db")
+    runner.invoke(
+        app,
+        ["run", str(_hand_suite(tmp_path, 1)), "--agent", "unreadable", "--store", store]
+        + ["--run-id", "u"],
+    )
+    shown = runner.invoke(app, ["report", "--run", "u", "--store", store]).output
+    assert "u: " in shown and "invalid action(s) in 1 of 1 episodes" in shown
+    assert "unknown key 'extra'" in shown
