@@ -27,7 +27,7 @@ from sortie.generation.aerial import (
     parse_types,
 )
 from sortie.generation.aerial_checks import AerialValidator
-from sortie.generation.plans import generate_jobs, numbered_jobs
+from sortie.generation.plans import build_suite, numbered_jobs
 from sortie.generation.request import Echo, GenerateRequest, block_settings, write_generated
 from sortie.sim.worlds import FLIGHT_WORLDS
 
@@ -83,14 +83,7 @@ class AerialPlan:
         def make(block: AerialBlock, index: int, episode_id: str) -> EpisodeSpec:
             return self.episode(block, index, episode_id, validator)
 
-        episodes = generate_jobs(self.jobs(), make, on_episode)
-        header = SuiteHeader(
-            suite=self.name,
-            generator=GENERATOR,
-            generator_version=GENERATOR_VERSION,
-            settings=self.settings(),
-        )
-        return header, episodes
+        return build_suite(self, make, (GENERATOR, GENERATOR_VERSION), on_episode)
 
 
 def _mix(name: str, counts: tuple[int, ...], seed: int, rotate: bool = False) -> AerialPlan:

@@ -27,7 +27,7 @@ from sortie.generation.household import (
     generate_task,
 )
 from sortie.generation.household_tasks import TEMPLATES
-from sortie.generation.plans import generate_jobs
+from sortie.generation.plans import build_suite
 from sortie.generation.request import Echo, GenerateRequest
 from sortie.missions.household.records import Split
 
@@ -99,14 +99,7 @@ class HouseholdPlan:
         def make(block: str, index: int, episode_id: str) -> EpisodeSpec:
             return self.episode(block, index, episode_id, validator)
 
-        episodes = generate_jobs(self.jobs(), make, on_episode)
-        header = SuiteHeader(
-            suite=self.name,
-            generator=GENERATOR,
-            generator_version=GENERATOR_VERSION,
-            settings=self.settings(),
-        )
-        return header, episodes
+        return build_suite(self, make, (GENERATOR, GENERATOR_VERSION), on_episode)
 
 
 SEED = 2000

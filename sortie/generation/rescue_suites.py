@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import SuiteHeader
-from sortie.generation.plans import generate_jobs, numbered_jobs
+from sortie.generation.plans import build_suite, numbered_jobs
 from sortie.generation.rescue import GENERATOR, GENERATOR_VERSION, generate_episode
 from sortie.generation.validate import Validator
 from sortie.missions.rescue.spec import LEVELS, Level
@@ -62,14 +62,7 @@ class RescuePlan:
         def make(block: Block, index: int, episode_id: str) -> EpisodeSpec:
             return self.episode(block, index, episode_id, validator)
 
-        episodes = generate_jobs(self.jobs(), make, on_episode)
-        header = SuiteHeader(
-            suite=self.name,
-            generator=GENERATOR,
-            generator_version=GENERATOR_VERSION,
-            settings=self.settings(),
-        )
-        return header, episodes
+        return build_suite(self, make, (GENERATOR, GENERATOR_VERSION), on_episode)
 
 
 def _level_suite(level: Level, count: int) -> RescuePlan:
