@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -258,25 +259,31 @@ def results_table(
     names = ["episodes", "runs", *OUTCOMES, *(c.upper() for c in columns)]
     caption = "mean, and its 95% bootstrap interval over episodes" + (" under it" if narrow else "")
     if narrow:
-        table = Table(
-            title=title,
-            caption=caption,
-            box=box.SIMPLE_HEAD,
-            padding=(0, 0, 0, 1),  # one space between columns: an 80-column terminal's room
-            pad_edge=False,
-            show_edge=False,
-        )
-        table.add_column("", no_wrap=True)
-        for level in levels:
-            table.add_column(level, justify="right", no_wrap=True)
-        for row, name in enumerate(names):
-            table.add_row(name, *(cells[level][row] for level in levels))
-        return table
+        return _turned(Table(title=title, caption=caption, **_NARROW), names, cells)
     table = Table(title=title, caption=caption)
     for name in (level_name, *names):
         table.add_column(name, justify="right")
-    for level in levels:
-        table.add_row(level, *cells[level])
+    for level, row in cells.items():
+        table.add_row(level, *row)
+    return table
+
+
+_NARROW: dict[str, Any] = {
+    "box": box.SIMPLE_HEAD,
+    "padding": (0, 0, 0, 1),  # one space between columns: an 80-column terminal's room
+    "pad_edge": False,
+    "show_edge": False,
+}
+"""How a turned table is drawn: no frame, one space between columns."""
+
+
+def _turned(table: Table, names: list[str], cells: dict[str, list[str]]) -> Table:
+    """Return ``table`` filled a row per number (``names``), a column per level."""
+    table.add_column("", no_wrap=True)
+    for level in cells:
+        table.add_column(level, justify="right", no_wrap=True)
+    for row, name in enumerate(names):
+        table.add_row(name, *(line[row] for line in cells.values()))
     return table
 
 
