@@ -133,10 +133,9 @@ def _pick(state: _State, house: House, item: str, strict: bool) -> str | None:
     if state.held is not None:
         return f"the hand already holds {state.held}"
     relation, host = state.places[item]
-    if relation == "inside" and host is not None and not state.open[host]:
-        if strict:
-            return f"{host} is closed (open it first)"
-        state.open[host] = True
+    closed = _opened(state, host, strict) if relation == "inside" and host is not None else None
+    if closed:
+        return closed
     reach = _reach(state, house, item, strict)
     if reach:
         return reach
@@ -153,16 +152,25 @@ def _put(state: _State, house: House, item: str, place: str, strict: bool) -> st
         if problem:
             return problem
     container = house.things[place].role is ObjectRole.CONTAINER
-    if container and not state.open[place]:
-        if strict:
-            return f"{place} is closed (open it first)"
-        state.open[place] = True
+    closed = _opened(state, place, strict) if container else None
+    if closed:
+        return closed
     reach = _reach(state, house, place, strict)
     if reach:
         return reach
     state.places[item] = ("inside" if container else "on", place)
     state.held = None
     state.moved.add(item)
+    return None
+
+
+def _opened(state: _State, container: str, strict: bool) -> str | None:
+    """Return why ``container`` is in the way (closed, as written), or open it (as planned)."""
+    if state.open[container]:
+        return None
+    if strict:
+        return f"{container} is closed (open it first)"
+    state.open[container] = True  # a keypath leaves the opening to the plan
     return None
 
 
