@@ -41,6 +41,14 @@ VariantOption = Annotated[
         "several): ts=rescuebench-code, tp=emmoe, srr=emmoe; `sortie families` lists them.",
     ),
 ]
+ReadingsOption = Annotated[
+    str,
+    typer.Option(
+        "--readings",
+        help="sortie: every metric in sortie's reading (the default); seed: each read as the "
+        "family's seed benchmark's own code does (--variant still overrides one).",
+    ),
+]
 TsVariantOption = Annotated[
     str | None, typer.Option(hidden=True, help="Old spelling of --variant ts=VARIANT.")
 ]
@@ -70,6 +78,7 @@ def report(
     variant: VariantOption = None,
     columns: ColumnsOption = None,
     reference: ReferenceOption = None,
+    readings: ReadingsOption = "sortie",
     ts_variant: TsVariantOption = None,
 ) -> None:
     """Print each run's metrics per group as mean [95% bootstrap interval] over episodes.
@@ -80,14 +89,15 @@ def report(
     given = [*(variant or []), *([f"ts={ts_variant}"] if ts_variant else [])]
     try:
         with open_store(store) as opened:
-            _print_metrics(opened, run_ids, group, fmt, (columns, given, reference))
+            variants = _variants(opened, run_ids, readings, given)
+            _print_metrics(opened, run_ids, group, fmt, (columns, readings, variants, reference))
             _print_group_note(group, fmt)
             for print_part in (_print_own_tables, _print_failures, _print_usage, _print_timings):
                 print_part(opened, run_ids, fmt)
             if html_dir is not None:
                 from sortie.report import write_site
 
-                index = write_site(opened, run_ids, html_dir, group)
+                index = write_site(opened, run_ids, html_dir, group, variants)
                 # On stderr after a text format, so `--format csv > file` stays pure CSV.
                 typer.echo(f"HTML report: {index}", err=fmt != "table")
     except SortieError as error:
@@ -99,23 +109,32 @@ def _print_metrics(
     runs: list[str],
     group: str,
     fmt: str,
-    how: tuple[str | None, list[str], str | None],
+    how: tuple[str | None, str, dict[str, str], str | None],
 ) -> None:
-    """Print the metric tables: ``how`` is the columns, the variants and the reference."""
+    """Print the metric tables: ``how`` is the columns, readings, variants and reference."""
     from sortie.report.render import render
-    from sortie.report.tables import choose_columns, chosen_variants, parse_variants, report_rows
+    from sortie.report.tables import choose_columns, chosen_variants, report_rows
 
-    columns, given, reference = how
-    variants = parse_variants(given)
+    columns, readings, variants, reference = how
     chosen = choose_columns(store, runs, columns)
     rows = report_rows(store, runs, group, chosen, variants, reference)
     title = " · ".join(_run_label(store, run_id) for run_id in runs)
+    title += f" · readings: {readings}"
     if chosen_variants(variants):
-        title += f" · {chosen_variants(variants)}"
+        title += f" ({chosen_variants(variants)})"
     if reference:
         title += f" · reference paths: {reference}"
-    extra = _own_json(store, runs) if fmt == "json" else None
-    echo(render(rows, fmt, title=report_title(title, fmt), extra=extra))
+    extra = _own_json(store, runs) if fmt == "json" else {}
+    if fmt == "json":
+        extra = {run: {**(extra or {}).get(run, {}), "readings": variants} for run in runs}
+    echo(render(rows, fmt, title=report_title(title, fmt), extra=extra or None))
+
+
+def _variants(store: Store, runs: list[str], readings: str, given: list[str]) -> dict[str, str]:
+    """Return the variant of every reading: the ``--readings`` set, then each ``--variant``."""
+    from sortie.report.tables import parse_variants, reading_set, runs_family
+
+    return {**reading_set(runs_family(store, runs), readings), **parse_variants(given)}
 
 
 def _own_json(store: Store, runs: list[str]) -> dict[str, dict[str, Any]] | None:

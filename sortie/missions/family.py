@@ -59,6 +59,22 @@ class Reading:
     variants: Mapping[str, Mapping[str, str]]
     about: str
     """One line: what the variants are (``sortie families`` and ``--help`` show it)."""
+    seed: str = ""
+    """The variant that reads the column as the seed benchmark's own code does
+    (``sortie report --readings seed``); empty means the default already does."""
+
+    def __post_init__(self) -> None:
+        for variant in (self.default, self.seed or self.default):
+            if variant not in self.variants:
+                raise ValueError(
+                    f"reading {self.name!r}: variant {variant!r} is not one of "
+                    f"{', '.join(self.variants)}"
+                )
+
+    @property
+    def seed_variant(self) -> str:
+        """Return the variant ``--readings seed`` chooses."""
+        return self.seed or self.default
 
 
 @dataclass(frozen=True, slots=True)

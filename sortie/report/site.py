@@ -35,7 +35,13 @@ from sortie.report.plots import plot_cascade, plot_decay, stage_cascade
 from sortie.report.reference import ReferenceViews
 from sortie.report.render import cell, layout, paper_tables
 from sortie.report.runs import run_table
-from sortie.report.tables import check_run, report_rows, runs_family
+from sortie.report.tables import (
+    Variants,
+    check_run,
+    chosen_variants,
+    report_rows,
+    runs_family,
+)
 from sortie.report.timings import run_time_shares, time_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
@@ -43,8 +49,16 @@ from sortie.run.store import Store
 PLOTS_FOLDER = "plots"
 
 
-def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level") -> Path:
+def write_site(
+    store: Store,
+    runs: Sequence[str],
+    out: Path,
+    group: str = "level",
+    variants: Variants | None = None,
+) -> Path:
     """Write the report of ``runs`` into folder ``out``; return the path of its index page.
+
+    ``variants`` picks the readings of the paper tables (``sortie report --readings``).
 
     ``out`` must be new or empty, or hold an earlier report of the same runs, which is
     updated (``sortie.core.folders``).
@@ -58,10 +72,10 @@ def write_site(store: Store, runs: Sequence[str], out: Path, group: str = "level
     for run in runs:
         check_run(store, run)
     with writing(out, "writing the HTML report"):
-        return _write_site(store, runs, out, group)
+        return _write_site(store, runs, out, (group, variants or {}))
 
 
-def _write_site(store: Store, runs: Sequence[str], out: Path, group: str) -> Path:
+def _write_site(store: Store, runs: Sequence[str], out: Path, how: tuple[str, Variants]) -> Path:
     claim_output(out, f"report of {', '.join(runs)}", "--html")
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
     write_scripts(out)
@@ -77,25 +91,31 @@ def _write_site(store: Store, runs: Sequence[str], out: Path, group: str) -> Pat
     sides = write_comparisons(out, runs, pages)
     index = out / "index.html"
     index.write_text(
-        index_page(runs, index_tables(store, runs, group), figures, episodes, sides),
+        index_page(runs, index_tables(store, runs, *how), figures, episodes, sides),
         encoding="utf-8",
     )
     return index
 
 
-def index_tables(store: Store, runs: Sequence[str], group: str) -> list[HtmlTable]:
+def index_tables(
+    store: Store, runs: Sequence[str], group: str, variants: Variants | None = None
+) -> list[HtmlTable]:
     """Return the index's top tables: the paper's, the family's own, endings, model use, time.
+
+    The paper's tables are read as ``variants`` say, named in their titles when not sortie's.
 
     The family's own tables (``FamilyReport.run_tables``: household's executor error codes)
     come when the runs have something for them.
     """
     tables = []
-    for table in paper_tables(report_rows(store, runs, group)):
+    read_as = chosen_variants(variants or {})
+    for table in paper_tables(report_rows(store, runs, group, variants=variants)):
         # A line per level and a column per run, as in the terminal: the paper's way round
         # (a column per level and metric) is wider than a 1280-pixel screen at five levels.
         header, lines = layout(table, "\n", by_run=True, compact=True)
         numeric = frozenset(h for h in header if h not in ("run", "group"))
-        tables.append(HtmlTable(table.title, header, lines, numeric))
+        title = f"{table.title} · read as {read_as}" if read_as else table.title
+        tables.append(HtmlTable(title, header, lines, numeric))
     for own in report_of(runs_family(store, runs)).run_tables:
         if own.shows(store, runs):
             tables.append(own.html(store, runs))

@@ -279,6 +279,24 @@ def readings() -> dict[str, Reading]:
     return {r.name: r for name in FAMILIES.names() for r in FAMILIES.get(name).readings}
 
 
+READING_SETS = ("sortie", "seed")
+"""``--readings``: every reading's default (sortie's), or the one its seed's code uses."""
+
+
+def reading_set(family: str, which: str) -> dict[str, str]:
+    """Return the variant of each of ``family``'s readings that ``--readings which`` picks.
+
+    Raises:
+        ConfigError: ``which`` is not one of ``READING_SETS``.
+    """
+    if which not in READING_SETS:
+        raise ConfigError(f"--readings {which!r}: expected one of {', '.join(READING_SETS)}")
+    chosen = FAMILIES.get(family).readings
+    if which == "seed":
+        return {r.name: r.seed_variant for r in chosen}
+    return {r.name: r.default for r in chosen}
+
+
 def parse_variants(given: Sequence[str]) -> dict[str, str]:
     """Return ``--variant NAME=VARIANT`` options as a mapping (checked by ``column_sources``).
 

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from sortie.cli import app
 from sortie.core.errors import ConfigError, UnknownNameError
+from sortie.missions.family import Reading
 from sortie.missions.registry import FAMILIES
 from sortie.report.render import cell, layout, paper_tables, render
 from sortie.report.tables import choose_columns, compare_rows, parse_variants, report_rows
@@ -319,3 +320,35 @@ def test_a_reference_that_is_not_a_human_run_is_refused(store_path):
             report_rows(store, ["a"], reference="expert:a")
         with pytest.raises(ConfigError, match="'ghost' is not in"):
             report_rows(store, ["a"], reference="human:ghost")
+
+
+def test_readings_seed_reads_every_metric_as_the_seed_code_does(store_path):
+    """--readings seed gives the TS of --variant ts=rescuebench-code, named in the title."""
+
+    def ts_cells(*options):
+        args = ["report", "--run", "a", "--store", str(store_path), "--format", "json"]
+        result = runner.invoke(app, [*args, *options])
+        assert result.exit_code == 0, result.output
+        run = json.loads(result.output)["a"]
+        return run.pop("readings"), [group["ts"]["mean"] for group in run.values()]
+
+    seed, code = ts_cells("--readings", "seed"), ts_cells("--variant", "ts=rescuebench-code")
+    assert seed == code and seed[0] == {"ts": "rescuebench-code"}
+    assert ts_cells()[0] == {"ts": "paper"} and ts_cells()[1] != seed[1]
+    shown = runner.invoke(
+        app, ["report", "--run", "a", "--store", str(store_path), "--readings", "seed"]
+    )
+    assert "readings: seed (TS: rescuebench-code)" in shown.output
+
+
+def test_an_unknown_readings_set_is_refused_with_the_choices(store_path):
+    """--readings paper is refused naming sortie and seed."""
+    args = ["report", "--run", "a", "--store", str(store_path), "--readings", "paper"]
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0 and "expected one of sortie, seed" in result.output
+
+
+def test_a_reading_whose_seed_variant_is_not_one_of_its_own_is_refused():
+    """A family declaring a seed variant it does not have fails when the reading is made."""
+    with pytest.raises(ValueError, match="'code' is not one of paper"):
+        Reading("ts", "paper", {"paper": {}}, "one line", seed="code")

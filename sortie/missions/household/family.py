@@ -18,12 +18,14 @@ READINGS = (
         "sortie",
         {"sortie": {}, "emmoe": {"tp": "tp_emmoe"}},
         "sortie: end is not a keypath step (m/n); emmoe: end is one more step (m/(n+1))",
+        seed="emmoe",
     ),
     Reading(
         "srr",
         "sortie",
         {"sortie": {}, "emmoe": {"srr": "srr_emmoe"}},
         "sortie: every failed subtask; emmoe: only those the planner planned again after",
+        seed="emmoe",
     ),
 )
 """Where EMMOE's notebooks read TP and SRR otherwise (docs/household.md says why)."""

@@ -14,6 +14,7 @@ TS_READING = Reading(
     "paper",
     {"paper": {}, "rescuebench-code": CODE_SCORES},
     "stage scores TS and S1–S4: paper (default) or rescuebench-code (docs/rescue.md)",
+    seed="rescuebench-code",
 )
 
 
