@@ -115,14 +115,21 @@ def families() -> None:
     from sortie.missions.registry import FAMILIES
 
     table = Table(title="Mission families")
-    headings = ("family", "body", "grouped by", "settings (-F name=default)", "report --variant")
+    headings = (
+        "family",
+        "body",
+        "grouped by",
+        "settings (-F name=default)",
+        "report --variant / --readings",
+    )
     for column in headings:
         table.add_column(column)
     for name in FAMILIES.in_order():
         family = FAMILIES.get(name)
         settings = describe(family.settings).replace("; ", "\n")
         readings = "\n".join(
-            f"{r.name}={'|'.join(r.variants)} (default {r.default})" for r in family.readings
+            f"{r.name}={'|'.join(r.variants)} (default {r.default}, seed {r.seed_variant})"
+            for r in family.readings
         )
         table.add_row(name, family.body, family.group, escape(settings), escape(readings) or "–")
     console.print(table)
