@@ -62,6 +62,20 @@ class SupportsPreflight(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsPinnedArgs(Protocol):
+    """An agent whose arguments name a file that may change (a trained checkpoint).
+
+    A run adds ``pinned_args`` to the agent's arguments it stores, so every record says which
+    file played (by its digest), a worker refuses a file that changed since the run began,
+    and resuming with a retrained file at the same path is refused as another run.
+    """
+
+    def pinned_args(self) -> dict[str, Any]:
+        """Return the arguments that pin what the given ones point to (``checkpoint_sha256``)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class StepOutput:
     """What an agent tells the record about its last ``act``: its words and its model calls."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sortie.agents.base import AGENTS, Agent, SupportsOracle
+from sortie.agents.base import AGENTS, Agent, SupportsOracle, SupportsPinnedArgs
 from sortie.backends.base import Backend, SupportsOracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, Needs, resolve_backend
 from sortie.core.episode import EpisodeSpec, check_name
@@ -108,6 +108,8 @@ class RunSpec:
         described = FAMILIES.get(family)
         parsed = described.parse_settings(settings or {})
         probe = AGENTS.create(agent, args, flag="-a")
+        if isinstance(probe, SupportsPinnedArgs):
+            args = {**args, **probe.pinned_args()}
         sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
         own = described.own_camera(camera) if camera is not None else None
         needs = described.needs(sensors, worlds, own)

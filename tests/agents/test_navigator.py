@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from sortie.agents.navigator import NavigatorAgent, policy
 from sortie.core.actions import Interact, Interaction, Move
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, Frames, MissionObservation, Sensor
+from sortie.core.records_io import read_trajectory
 from sortie.run.store import Store
 from tests.export.conftest import cli
 
@@ -160,3 +162,26 @@ def test_acting_leaves_the_process_thread_count_alone(checkpoint):
     agent.reset(brief(), seed=0)
     agent.act(observation(0))
     assert torch.get_num_threads() == 2
+
+
+def test_a_run_pins_the_checkpoint_and_refuses_a_retrained_one(tmp_path, checkpoint):
+    """The stored arguments hold the file's sha256; the same run on a changed file is refused."""
+    store = tmp_path / "s.db"
+    words = ["run", "rescue-smoke-v2", "--agent", "navigator", "-a", f"checkpoint={checkpoint}"]
+    words += ["--camera", "32x32@90", "--store", str(store), "--run-id", "nav"]
+    cli([*words, "--limit", "1"])
+    digest = hashlib.sha256(checkpoint.read_bytes()).hexdigest()
+    with Store(store) as opened:
+        (episode,) = opened.episodes("nav")
+        config = opened.run_config("nav")
+    assert config is not None and config.agent.args["checkpoint_sha256"] == digest
+    assert read_trajectory(episode.record).header.agent.args["checkpoint_sha256"] == digest
+    with policy.deterministic(1):
+        policy.save_checkpoint(checkpoint, policy.NavigatorNet(TINY), {"phase": "retrained"})
+    assert "checkpoint_sha256" in cli([*words, "--limit", "2"], code=2)
+
+
+def test_a_checkpoint_that_changed_since_the_run_began_is_refused(checkpoint):
+    """A worker given the digest of another file refuses to load it, naming both digests."""
+    with pytest.raises(ConfigError, match="the file changed since"):
+        NavigatorAgent(str(checkpoint), checkpoint_sha256="0" * 64)

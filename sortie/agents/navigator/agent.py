@@ -12,6 +12,7 @@ three interactions), so the same checkpoint and observations give the same actio
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +34,17 @@ class NavigatorAgent:
     families = frozenset({"rescue"})
     sensors: frozenset[Sensor] = frozenset({Sensor.RGB, Sensor.DEPTH})
 
-    def __init__(self, checkpoint: str = "") -> None:
+    def __init__(self, checkpoint: str = "", checkpoint_sha256: str = "") -> None:
         """Load the policy.
 
         Args:
             checkpoint: the file ``sortie train navigator`` wrote (``navigator.pt``).
+            checkpoint_sha256: the digest the file must have; a run sets it from the file at
+                its start (``pinned_args``), so a file retrained mid-run is refused.
 
         Raises:
-            ConfigError: no checkpoint given, or one that cannot be loaded (one line says why).
+            ConfigError: no checkpoint given, one that cannot be loaded, or one whose digest
+                is not ``checkpoint_sha256`` (one line says why).
         """
         if not checkpoint:
             raise ConfigError(
@@ -50,6 +54,17 @@ class NavigatorAgent:
         policy = _policy_module()
         self._policy = policy
         self.net, self.facts = policy.load_checkpoint(Path(checkpoint))
+        self.digest = _digest(Path(checkpoint))
+        if checkpoint_sha256 and checkpoint_sha256 != self.digest:
+            raise ConfigError(
+                f"navigator checkpoint {checkpoint}: sha256 {self.digest[:16]}…, but this run "
+                f"was started with {checkpoint_sha256[:16]}… (the file changed since; give a "
+                "retrained checkpoint its own path and a new run id)"
+            )
+
+    def pinned_args(self) -> dict[str, str]:
+        """Return the checkpoint's digest, stored with the run's arguments."""
+        return {"checkpoint_sha256": self.digest}
         self._state: Any = None
         self._goals: Any = None
 
@@ -80,6 +95,12 @@ class NavigatorAgent:
                 self._state,
             )
         return logits[0, 0]
+
+
+def _digest(path: Path) -> str:
+    """Return the sha256 of the file at ``path``, hex."""
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def _policy_module() -> Any:
