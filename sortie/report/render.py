@@ -12,7 +12,7 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,21 +182,29 @@ def layout(
             ]
             for row in table.rows
         ]
+    # Each run's (or group's) episode count leads its metrics: a 2-episode run beside a
+    # 10-episode one in the same "all" line must not read as equally sure.
     lines_by, columns_by = ("group", "run") if by_run else ("run", "group")
-    across = list(dict.fromkeys(getattr(row, columns_by) for row in table.rows))
-    header = [lines_by, *(f"{a} {c.upper()}" for a in across for c in table.columns)]
+    across = _all_last(dict.fromkeys(getattr(row, columns_by) for row in table.rows))
+    names = ("n", *(c.upper() for c in table.columns))
+    header = [lines_by, *(f"{a} {name}" for a in across for name in names)]
     cells: dict[str, dict[str, str]] = {}
     for row in table.rows:
         line = cells.setdefault(getattr(row, lines_by), {})
+        at = getattr(row, columns_by)
+        line[f"{at} n"] = str(row.n)
         line.update(
-            {
-                f"{getattr(row, columns_by)} {c.upper()}": cell(
-                    row.estimates[c], separator, compact
-                )
-                for c in table.columns
-            }
+            {f"{at} {c.upper()}": cell(row.estimates[c], separator, compact) for c in table.columns}
         )
-    return header, [[name, *(line.get(h, "") for h in header[1:])] for name, line in cells.items()]
+    return header, [
+        [name, *(cells[name].get(h, "") for h in header[1:])] for name in _all_last(cells)
+    ]
+
+
+def _all_last(names: Iterable[str]) -> list[str]:
+    """Return ``names`` in order, ``all`` moved to the end (runs whose groups differ)."""
+    listed = list(names)
+    return [n for n in listed if n != "all"] + [n for n in listed if n == "all"]
 
 
 def render_csv(rows: Sequence[ReportRow]) -> str:

@@ -76,12 +76,27 @@ def test_markdown_gives_the_papers_two_tables(store_path):
     with Store(store_path) as store:
         text = str(render(report_rows(store, ["a", "b"]), "markdown"))
     main, stages = (part.strip().splitlines() for part in text.split("### ")[1:])
-    assert main[2] == "| run | L1 TCR | L1 TS | L2 TCR | L2 TS | all TCR | all TS |"
+    counts = ("L1 n", "L1 TCR", "L1 TS", "L2 n", "L2 TCR", "L2 TS", "all n", "all TCR", "all TS")
+    assert main[2] == "| run | " + " | ".join(counts) + " |"
     assert main[3].startswith("|---|---:|") and [line[:4] for line in main[4:]] == ["| a ", "| b "]
     header = "| run | group | episodes | runs | errors | S1 | S2 | S3 | S4 | STEPS | HS |"
     assert stages[2].startswith(header)
     assert len(stages) == 4 + 6 + 2  # title, blank, header, alignment, 2 runs × 3 groups, note
     assert stages[-1].startswith("HS is the path's closeness to the expert's")
+
+
+def test_the_main_table_counts_each_runs_episodes_and_puts_all_last(tmp_path, smoke3):
+    """A 1-episode run beside a 3-episode one: each group's n per run, the all group last."""
+    path = tmp_path / "s.db"
+    run_stored(RunRequest((str(smoke3),), "random", store=path, run_id="one", limit=1))
+    run_stored(RunRequest((str(smoke3),), "random", store=path, run_id="three"))
+    with Store(path) as store:
+        rows = report_rows(store, ["one", "three"])
+    header, lines = layout(paper_tables(rows)[0], " ", by_run=True)
+    counts = {
+        line[0]: (line[header.index("one n")], line[header.index("three n")]) for line in lines
+    }
+    assert [line[0] for line in lines][-1] == "all" and counts["all"] == ("1", "3")
 
 
 def test_the_main_table_holds_the_same_numbers_as_the_rows(store_path):
