@@ -43,6 +43,7 @@ img { max-width: 100%; border: 1px solid #ddd; margin: 4px; vertical-align: top;
 .failure { color: #a40000; } .success { color: #176117; }
 .legend { max-width: 40em; } .legend > span { display: inline-block; margin-right: 1em; }
 nav { margin-bottom: 1em; } .scroll { overflow-x: auto; }
+p.note { margin: -0.6em 0 1em; font-size: 0.85em; color: #555; max-width: 60em; }
 .mission { background: #f4f8fc; border: 1px solid #c9d9ea; padding: 0.6em 1em; max-width: 70em; }
 .mission p { margin: 0.3em 0; } .mission { display: flow-root; }
 .mission img { width: 192px; float: right; margin: 0 0 0 1em; }
@@ -108,6 +109,8 @@ class HtmlTable:
     """Whether the index's script lets readers sort the rows by a click on a column's head."""
     filters: frozenset[str] = field(default_factory=frozenset)
     """Columns the script offers a filter for (only on sortable tables)."""
+    note: str = ""
+    """One line under the table saying what a number means (as under the terminal's)."""
 
 
 def render_table(table: HtmlTable) -> str:
@@ -126,9 +129,10 @@ def render_table(table: HtmlTable) -> str:
     )
     title = f"<h2>{esc(table.title)}</h2>" if table.title else ""
     # Wide tables scroll sideways inside their box instead of widening the whole page.
+    note = f"<p class='note'>{esc(table.note)}</p>" if table.note else ""
     return (
         f"{title}<div class='scroll'><table{kind}><thead><tr>{head}</tr></thead>"
-        f"<tbody>{body}</tbody></table></div>"
+        f"<tbody>{body}</tbody></table></div>{note}"
     )
 
 

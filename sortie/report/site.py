@@ -42,7 +42,7 @@ from sortie.report.tables import (
     report_rows,
     runs_family,
 )
-from sortie.report.timings import run_time_shares, time_rows
+from sortie.report.timings import HARNESS_NOTE, run_time_shares, time_rows
 from sortie.report.usage import COLUMNS, run_usage, usage_rows
 from sortie.run.store import Store
 
@@ -115,7 +115,7 @@ def index_tables(
         header, lines = layout(table, "\n", by_run=True, compact=True)
         numeric = frozenset(h for h in header if h not in ("run", "group"))
         title = f"{table.title} · read as {read_as}" if read_as else table.title
-        tables.append(HtmlTable(title, header, lines, numeric))
+        tables.append(HtmlTable(title, header, lines, numeric, note=table.note))
     for own in report_of(runs_family(store, runs)).run_tables:
         if own.shows(store, runs):
             tables.append(own.html(store, runs))
@@ -128,7 +128,13 @@ def index_tables(
         tables.append(HtmlTable("Model calls", COLUMNS, usage_rows(usage), frozenset(COLUMNS[1:])))
     header, lines = time_rows(run_time_shares(store, runs))
     tables.append(
-        HtmlTable("Where the time went (% of wall time)", header, lines, frozenset(header[1:]))
+        HtmlTable(
+            "Where the time went (% of wall time)",
+            header,
+            lines,
+            frozenset(header[1:]),
+            note=HARNESS_NOTE,
+        )
     )
     return tables
 

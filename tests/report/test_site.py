@@ -125,3 +125,19 @@ def test_runs_sharing_episodes_get_a_side_by_side_page_with_both_maps(site):
     assert text.count("<h2>") == 2  # s/frames and s/quiet
     maps = re.findall(r"<img src='\.\./episodes/(maps/[^']+\.png)'", text)
     assert len(maps) == 4 and all((site.parent / "episodes" / m).exists() for m in maps)
+
+
+def test_the_index_says_what_hs_and_the_harness_share_mean_under_their_tables(site):
+    """The notes under the terminal's tables (HS, the harness share) stand under the HTML's."""
+    notes = re.findall(r"<p class='note'>([^<]*)</p>", site.read_text())
+    assert any(note.startswith("HS is the path&#x27;s closeness") for note in notes)
+    assert any(note.startswith("harness: the rest") for note in notes)
+
+
+def test_the_index_tables_name_the_seed_readings_when_chosen(store_path, tmp_path):
+    """--readings seed --html: the paper tables' titles say they are read as RescueBench's code."""
+    out = tmp_path / "r"
+    args = ["report", "--store", str(store_path), "--run", "good", "--html", str(out)]
+    result = CliRunner().invoke(app, [*args, "--readings", "seed"])
+    assert result.exit_code == 0, result.output
+    assert "read as TS: rescuebench-code" in (out / "index.html").read_text()
