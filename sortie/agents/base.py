@@ -117,6 +117,7 @@ AGENTS.add("mllm-aerial", "sortie.agents.mllm:MllmAerialAgent")
 AGENTS.add("homiebot", "sortie.agents.mllm:HomieBotAgent")
 AGENTS.add("heuristic", "sortie.agents.heuristic:HeuristicAgent")
 AGENTS.add("navigator", "sortie.agents.navigator:NavigatorAgent", extra="train")
+AGENTS.add("gym-policy", "sortie.agents.gym_policy:GymPolicyAgent")
 
 
 def agent_table() -> list[dict[str, Any]]:

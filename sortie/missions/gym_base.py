@@ -135,6 +135,8 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         self.observation_space = self._observation_space()
         self.action_space = self._action_space()
         self._rgb: np.ndarray | None = None
+        self.last_record: StepRecord | None = None
+        """The mission's record of the last step (what a sortie record's step line holds)."""
 
     # --- what a family provides -------------------------------------------------------
     @abstractmethod
@@ -173,7 +175,9 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
 
         A reset given a seed starts episode ``seed % n`` of the env's ``n`` episodes, so the
         copies of a vector env, seeded ``s, s+1, ...``, start different episodes; a reset
-        without one draws an episode with the env's random generator.
+        without one draws an episode with the env's random generator. The episode's own seed
+        is drawn from the env's generator too, unless ``options["episode_seed"]`` gives it
+        (a recorded walk gives each episode the seed ``sortie run`` would).
         """
         super().reset(seed=seed)
         episode = (options or {}).get("episode")
@@ -181,6 +185,8 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
             episode = self._pick(seed)
         self._check_episode(episode)
         episode_seed = int(self.np_random.integers(2**31 - 1))
+        episode_seed = int((options or {}).get("episode_seed", episode_seed))
+        self.last_record = None
         observation = self.mission.reset(episode, episode_seed)
         self._stages = self.mission.tracker.statuses()
         return self._to_gym(observation), {"episode_id": episode.episode_id}
@@ -190,6 +196,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Apply one action; return the observation, reward, terminated, truncated, info."""
         observation, record = self.mission.step(self._to_action(action))
+        self.last_record = record
         reward, self._stages = self._reward(self._stages, record), dict(record.stages)
         truncated = self.mission.done and self._ran_out()
         terminated = self.mission.done and not truncated

@@ -7,7 +7,8 @@ once: ``SuiteWalk`` gives copy ``c`` of ``N`` the episodes ``c, c+N, c+2N, ...``
 copy has walked its share, returning one ``WalkedEpisode`` per episode in suite order.
 
 Episode ``k`` is reset with seed ``seed + k``, so a walk's results do not depend on the number
-of copies. The walk does not write sortie records (``sortie run`` does).
+of copies. A ``WalkPlan`` narrows the walk to some episodes with given seeds and wraps each
+copy: ``sortie.run.walk_records.record_walk`` uses it to write sortie records into a store.
 """
 
 from __future__ import annotations
@@ -42,14 +43,34 @@ class WalkedEpisode:
     failure_reason: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class WalkPlan:
+    """Which of the env's episodes a walk runs, the seed of each, and what wraps each copy."""
+
+    indices: tuple[int, ...]
+    """Positions in the env's episode list, walked in this order across the copies."""
+    seeds: tuple[int, ...]
+    """Each walked episode's own seed (``options["episode_seed"]``), in ``indices``' order."""
+    wrap: Callable[[gym.Env[Any, Any], int], gym.Env[Any, Any]] | None = None
+    """Called with each copy's walk and its number; returns the env the vector env steps."""
+
+
 class SuiteWalk(gym.Wrapper[Any, Any, Any, Any]):
     """Copy ``copy`` of ``copies``: each reset starts its next episode of the walk."""
 
-    def __init__(self, env: gym.Env[Any, Any], copy: int, copies: int, seed: int = 0) -> None:
+    def __init__(
+        self,
+        env: gym.Env[Any, Any],
+        copy: int,
+        copies: int,
+        seed: int = 0,
+        plan: WalkPlan | None = None,
+    ) -> None:
         """Wrap ``env`` (a sortie env, or a wrapper of one) as copy ``copy`` of ``copies``.
 
         Episode ``k`` runs with seed ``seed + k`` (a seed given to ``reset`` is not used:
         a vector env gives each copy its own, which would tie results to the copies).
+        ``plan`` walks only its episodes instead, each with its own seed.
 
         Raises:
             ConfigError: ``copy`` is not within ``0..copies-1``.
@@ -58,7 +79,9 @@ class SuiteWalk(gym.Wrapper[Any, Any, Any, Any]):
         if not 0 <= copy < copies:
             raise ConfigError(f"SuiteWalk: copy {copy} of {copies}; allowed: 0..{copies - 1}")
         self.episodes = env.unwrapped.episodes  # type: ignore[attr-defined]
-        self.share = range(copy, len(self.episodes), copies)
+        walked = plan.indices if plan is not None else range(len(self.episodes))
+        self.share = walked[copy::copies]
+        self.seeds = dict(zip(plan.indices, plan.seeds, strict=True)) if plan is not None else {}
         self.walk_seed = seed
         self._walked = 0
 
@@ -71,8 +94,11 @@ class SuiteWalk(gym.Wrapper[Any, Any, Any, Any]):
         # Once the share is walked, the copy replays its last episode (its steps are not
         # counted) until the other copies are done too.
         run = index if index != DONE else (self.share or [0])[-1]
+        given = {"episode": self.episodes[run]}
+        if run in self.seeds:
+            given["episode_seed"] = self.seeds[run]
         observation, info = self.env.reset(
-            seed=self.walk_seed + run, options={**(options or {}), "episode": self.episodes[run]}
+            seed=self.walk_seed + run, options={**(options or {}), **given}
         )
         return observation, {**info, "walk_index": index}
 
@@ -84,6 +110,7 @@ def walk_suite(
     *,
     asynchronous: bool = False,
     seed: int = 0,
+    plan: WalkPlan | None = None,
 ) -> list[WalkedEpisode]:
     """Run each of the env's episodes once across ``copies`` copies; return them in order.
 
@@ -93,10 +120,11 @@ def walk_suite(
         copies: how many copies step together.
         asynchronous: each copy in its own process (``AsyncVectorEnv``), else one process.
         seed: the walk's seed; episode ``k`` runs with ``seed + k``.
+        plan: walk only these episodes, with these seeds, each copy wrapped (None: all).
     """
     if copies < 1:
         raise ConfigError(f"walk_suite: copies is {copies}; allowed: 1 or more")
-    makers = [partial(_walker, make_env, c, copies, seed) for c in range(copies)]
+    makers = [partial(_walker, make_env, c, copies, seed, plan) for c in range(copies)]
     vector = AsyncVectorEnv if asynchronous else SyncVectorEnv
     envs = vector(makers, autoreset_mode=AutoresetMode.NEXT_STEP)
     try:
@@ -106,10 +134,15 @@ def walk_suite(
 
 
 def _walker(
-    make_env: Callable[[], gym.Env[Any, Any]], copy: int, copies: int, seed: int
-) -> SuiteWalk:
+    make_env: Callable[[], gym.Env[Any, Any]],
+    copy: int,
+    copies: int,
+    seed: int,
+    plan: WalkPlan | None,
+) -> gym.Env[Any, Any]:
     """Return copy ``copy`` of ``copies`` of the walk (a module function, so it pickles)."""
-    return SuiteWalk(make_env(), copy, copies, seed)
+    walk = SuiteWalk(make_env(), copy, copies, seed, plan)
+    return plan.wrap(walk, copy) if plan is not None and plan.wrap is not None else walk
 
 
 def _walk(envs: VectorEnv[Any, Any, Any], policy: Callable[[Any], Any]) -> list[WalkedEpisode]:
