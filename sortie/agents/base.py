@@ -160,7 +160,7 @@ def _sees(factory: type) -> str:
     if hasattr(factory, "attach"):  # SupportsOracle: runtime_checkable needs an instance
         parts.append("the privileged state (oracle view)")
     if not isinstance(sensors, frozenset):
-        parts = ["what the served agent or person asks for"]
+        parts = [getattr(factory, "sees", "what the served agent or person asks for")]
     return "; ".join(parts)
 
 

@@ -23,6 +23,8 @@ class GymPolicyAgent:
     """A gymnasium policy's run: what it is called and the sensors its env gave it."""
 
     name = "gym-policy"  # no ``families``: an env of any family
+    sees = "what its gymnasium env showed it (-a sensors)"
+    """What ``sortie agents`` says it sees: its sensors are the env's, given per run."""
 
     def __init__(self, policy: str = "", sensors: str = "rgb") -> None:
         """Name the policy and its sensors (comma-separated, e.g. ``depth,rgb``).
