@@ -16,7 +16,12 @@ computes; ``docs/aerial.md`` lists them with their variants. Choices and edge ca
   succeeded; for a patrol its IoU (its MP) is 0 too (see ``sortie.missions.aerial.patrol``);
 - a patrol has no OSR (its goal is the route's end, which for a perimeter is its start), so
   OSR and Δ are NaN for patrols: coverage is what MP (the route IoU) measures;
-- an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN.
+- an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN;
+- ``sr_missionbench``, ``mp_missionbench`` and ``gap_missionbench`` are SR, MP and Δ as
+  MissionBench's evaluation decides them where sortie's rule differs (the family's readings
+  ``success`` and ``mp``): a reporting mission also succeeds at the final goal pose, and a
+  patrol path too short for an IoU keeps the pose test and the distance progress, −1 when
+  d_0 is 0. MissionBench averages that −1 in, and so do reports of ``mp_missionbench``.
 """
 
 from __future__ import annotations
@@ -161,6 +166,8 @@ def _missionbench(
     """
     flown = flown_path(trajectory)
     unflown = MissionType.PATROL in mission.types and degenerate(flown)
+    # MissionBench's rules accept every flight sortie's accept (a degenerate patrol path never
+    # covers half the route), so sortie's success is one too.
     success = metrics["sr"] == 1.0 or _missionbench_success(trajectory, mission, facts, unflown)
     if success:
         mp = 1.0

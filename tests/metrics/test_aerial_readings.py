@@ -90,6 +90,14 @@ def test_a_wrong_report_six_metres_off_one_axis_fails_in_both_readings():
     assert metrics["sr_missionbench"] == 0.0 == metrics["sr"]
 
 
+def test_reporting_and_inspection_at_the_goal_pose_with_a_wrong_report():
+    """Both tags at the goal pose, report wrong: sortie fails the reporting tag, MB passes both."""
+    spec = aerial_hop(("reporting", "inspection"), answer="7")
+    by_type = {"reporting": False, "inspection": True}
+    metrics = score_aerial(flight(spec, [(24.0, 0.0, 20.0, 0.0)], WRONG, by_type=by_type))
+    assert (metrics["sr"], metrics["sr_missionbench"], metrics["mp_missionbench"]) == (0, 1, 1)
+
+
 def test_a_right_report_far_from_the_goal_succeeds_in_both_readings():
     """One move, 18 m from the goal, the report matches: SR 1 and MP 1 either way."""
     metrics = reporting([(6.0, 0.0, 20.0, 0.0)], RIGHT, success=True)

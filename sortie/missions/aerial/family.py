@@ -17,7 +17,8 @@ READINGS = (
         "success",
         "sortie",
         {"sortie": {}, "missionbench": {"sr": "sr_missionbench", "gap": "gap_missionbench"}},
-        "sortie: a reporting mission needs its report; missionbench: or the goal pose",
+        "sortie: a reporting mission needs its report; missionbench: or the final goal pose "
+        "(as does a patrol flown too short for an IoU)",
         seed="missionbench",
     ),
     Reading(
