@@ -16,12 +16,18 @@ computes; ``docs/aerial.md`` lists them with their variants. Choices and edge ca
   succeeded; for a patrol its IoU (its MP) is 0 too (see ``sortie.missions.aerial.patrol``);
 - a patrol has no OSR (its goal is the route's end, which for a perimeter is its start), so
   OSR and Δ are NaN for patrols: coverage is what MP (the route IoU) measures;
-- an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN.
+- an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN;
+- ``sr_missionbench``, ``mp_missionbench`` and ``gap_missionbench`` are SR, MP and Δ as
+  MissionBench's evaluation decides them where sortie's rule differs (the family's readings
+  ``success`` and ``mp``): a reporting mission also succeeds at the final goal pose, and a
+  patrol path too short for an IoU keeps the pose test and the distance progress, −1 when
+  d_0 is 0. MissionBench averages that −1 in, and so do reports of ``mp_missionbench``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,7 +35,7 @@ from sortie.core.columns import StepColumns
 from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.aerial.facts import AerialFacts, aerial_facts
-from sortie.missions.aerial.patrol import patrol_iou, patrol_iou_start2d
+from sortie.missions.aerial.patrol import degenerate, patrol_iou, patrol_iou_start2d
 from sortie.missions.aerial.spec import AerialData, MissionType, aerial_data
 
 OSR_RADII = (5.0, 10.0, 20.0)
@@ -56,8 +62,13 @@ METRICS = (
     "invalid_actions",
     "gap",
     "judge_score",
+    "sr_missionbench",
+    "mp_missionbench",
+    "gap_missionbench",
 )
 """Every metric ``score_aerial`` returns, besides ``error``."""
+UNDEFINED_PROGRESS = -1.0
+"""MP as MissionBench's evaluation records it when it cannot divide by d_0 (a closed route)."""
 
 
 def score_aerial(trajectory: Trajectory) -> dict[str, float]:
@@ -88,6 +99,7 @@ def score_aerial(trajectory: Trajectory) -> dict[str, float]:
         metrics.update({f"osr{r:g}": math.nan for r in OSR_RADII})
     metrics["gap"] = metrics["osr5"] - success
     metrics["judge_score"] = facts.verdict.score if facts.verdict else math.nan
+    metrics.update(_missionbench(trajectory, mission, facts, metrics))
     return metrics
 
 
@@ -142,3 +154,77 @@ def _progress(
         return {"mp": math.nan, "unscored": 1.0, **nan}
     closing = (d0 - math.dist(positions[-1], mission.goal.position())) / d0
     return {"mp": min(max(closing, 0.0), 1.0), "unscored": 0.0, **nan}
+
+
+def _missionbench(
+    trajectory: Trajectory, mission: AerialData, facts: AerialFacts, metrics: dict[str, float]
+) -> dict[str, float]:
+    """Return SR, MP and Δ as MissionBench's evaluation decides them (readings ``success``, ``mp``).
+
+    MP is 1 on that success; otherwise a patrol's IoU or, when its flown path is degenerate
+    (no IoU), the distance progress as for the other types.
+    """
+    flown = flown_path(trajectory)
+    unflown = MissionType.PATROL in mission.types and degenerate(flown)
+    # MissionBench's rules accept every flight sortie's accept (a degenerate patrol path never
+    # covers half the route), so sortie's success is one too.
+    success = metrics["sr"] == 1.0 or _missionbench_success(trajectory, mission, facts, unflown)
+    if success:
+        mp = 1.0
+    elif MissionType.PATROL in mission.types and not unflown:
+        mp = metrics["iou"]
+    else:
+        start = trajectory.header.episode.start.position()
+        mp = _distance_progress(start, flown[-1] if flown else start, mission)
+    return {
+        "sr_missionbench": float(success),
+        "mp_missionbench": mp,
+        "gap_missionbench": metrics["osr5"] - float(success),
+    }
+
+
+def _missionbench_success(
+    trajectory: Trajectory, mission: AerialData, facts: AerialFacts, unflown: bool
+) -> bool:
+    """Return every type's success as MissionBench decides it (``sr_missionbench``).
+
+    A reporting mission also succeeds at the goal pose, as every mission of MissionBench's
+    visual-inspection category does; a patrol whose flown path is degenerate has no IoU, and
+    MissionBench then keeps its pose test. The other rules are sortie's (``success_by_type``).
+    """
+    rules = {
+        MissionType.REPORTING: lambda: _reported(facts) or _ends_at_goal_pose(trajectory, mission),
+        MissionType.PATROL: lambda: (
+            _ends_at_goal_pose(trajectory, mission)
+            if unflown
+            else facts.success_by_type.get(MissionType.PATROL.value, False)
+        ),
+    }
+    return all(
+        rules[kind]() if kind in rules else facts.success_by_type.get(kind.value, False)
+        for kind in mission.types
+    )
+
+
+def _reported(facts: AerialFacts) -> bool:
+    return facts.verdict is not None and facts.verdict.match
+
+
+def _ends_at_goal_pose(trajectory: Trajectory, mission: AerialData) -> bool:
+    """Return whether the final pose (the start's without steps) is at the goal pose."""
+    columns = trajectory.columns
+    if len(columns) == 0:
+        return mission.at_goal_pose(trajectory.header.episode.start)
+    # Only the heading needs the last step parsed; most episodes end away from the goal.
+    if not mission.at_goal(columns.position[-1].tolist()):
+        return False
+    return mission.at_goal_pose(trajectory.steps[-1].pose)
+
+
+def _distance_progress(start: Sequence[float], end: Sequence[float], mission: AerialData) -> float:
+    """Return clip((d_0 − d_end) / d_0, 0, 1), or −1 when d_0 is 0 (MissionBench's record)."""
+    goal = mission.goal.position()
+    d0 = math.dist(start, goal)
+    if d0 == 0.0:
+        return UNDEFINED_PROGRESS
+    return min(max((d0 - math.dist(end, goal)) / d0, 0.0), 1.0)

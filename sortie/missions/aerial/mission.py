@@ -22,7 +22,7 @@ from sortie.backends.base import Backend, StepOutcome, SupportsSemanticClasses
 from sortie.core.actions import Action, FlightPrimitive, Fly, InvalidAction
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind, MissionObservation
-from sortie.core.pose import Pose, wrap_degrees
+from sortie.core.pose import Pose
 from sortie.missions.aerial.facts import AerialFacts, TaskActionFacts, VerdictFacts
 from sortie.missions.aerial.judge import JUDGES, Verdict
 from sortie.missions.aerial.patrol import patrol_iou
@@ -202,13 +202,11 @@ class AerialMission(MissionRuntime):
     # --- success ------------------------------------------------------------------------
     def at_goal(self) -> bool:
         """Return whether the body is within τ_d of the goal position on every axis."""
-        here, tolerance = self.backend.pose().position(), self.data.axis_tolerance
-        return all(abs(a - b) <= tolerance for a, b in zip(here, self.goal.position(), strict=True))
+        return self.data.at_goal(self.backend.pose().position())
 
     def at_goal_pose(self) -> bool:
         """Return whether the body is at the goal on every axis and within τ_yaw of its heading."""
-        turn = wrap_degrees(self.backend.pose().yaw - self.goal.yaw)
-        return self.at_goal() and abs(turn) <= self.data.yaw_tolerance
+        return self.data.at_goal_pose(self.backend.pose())
 
     def coverage(self) -> float:
         """Return the patrol IoU of the path flown so far (start excluded) against the route."""

@@ -8,7 +8,8 @@ Two readings (see ``docs/aerial.md``):
   fewer than 2 poses, or of no 3D length (a hover, turns only), covers nothing: IoU 0.
   (MissionBench's resampling refuses such a path and its evaluation then records no IoU.)
   A path that only climbs or descends has 3D length, and projects to a point: its buffer is
-  the 20 m disc around that point.
+  the 20 m disc around that point. ``mp=missionbench`` reads MP as MissionBench's evaluation
+  then falls back (``degenerate``).
 - ``start2d`` (sortie before it followed the code): the flown path starts at the start pose,
   and the resampling is even by ground (2D) arc length; a path with no ground translation
   buffers to the disc around its one ground point.
@@ -69,9 +70,18 @@ def patrol_iou(
     """
     if len(reference) < 2:
         return float("nan")
-    if len(flown) < 2 or _length(flown) <= 0.0:
+    if degenerate(flown):
         return 0.0
     return _iou(corridor(flown, width), corridor(reference, width))
+
+
+def degenerate(flown: Sequence[Sequence[float]]) -> bool:
+    """Return whether a flown path has fewer than 2 poses or no 3D length.
+
+    MissionBench's resampling refuses such a path, so its evaluation records no IoU and keeps
+    the distance progress as MP (the ``mp=missionbench`` reading, ``sortie.metrics.aerial``).
+    """
+    return len(flown) < 2 or _length(flown) <= 0.0
 
 
 def patrol_iou_start2d(

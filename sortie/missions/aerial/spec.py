@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated, Any, Self
 
@@ -9,6 +10,7 @@ from pydantic import Field, model_validator
 
 from sortie.core.episode import MAX_COORDINATE, EpisodeSpec, Name, PoseField, Record
 from sortie.core.errors import ConfigError
+from sortie.core.pose import Pose, wrap_degrees
 from sortie.missions.aerial.vocabulary import TaskActionKind
 
 Coordinate = Annotated[float, Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)]
@@ -97,6 +99,16 @@ class AerialData(Record):
     def step_budget(self) -> int:
         """Return T_max: the given one, or the largest default of the mission's types."""
         return self.max_steps or max(STEP_BUDGETS.get(t, DEFAULT_STEPS) for t in self.types)
+
+    def at_goal(self, position: Sequence[float]) -> bool:
+        """Return whether ``position`` is within τ_d of the goal position on every axis."""
+        goal = self.goal.position()
+        return all(abs(a - b) <= self.axis_tolerance for a, b in zip(position, goal, strict=True))
+
+    def at_goal_pose(self, pose: Pose) -> bool:
+        """Return whether ``pose`` is at the goal on every axis and within τ_yaw of its heading."""
+        turn = wrap_degrees(pose.yaw - self.goal.yaw)
+        return self.at_goal(pose.position()) and abs(turn) <= self.yaw_tolerance
 
 
 def aerial_data(spec: EpisodeSpec) -> AerialData:
