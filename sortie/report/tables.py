@@ -320,6 +320,7 @@ def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]
     """
     known = readings()
     read_as: dict[str, str] = {}
+    filled_by: dict[str, str] = {}
     for name, variant in variants.items():
         if name not in known:
             listed = ", ".join(f"{r.name} ({'|'.join(r.variants)})" for r in known.values())
@@ -328,7 +329,14 @@ def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]
         if variant not in known[name].variants:
             choices = ", ".join(known[name].variants)
             raise ConfigError(f"--variant {name}={variant!r}: expected one of {choices}")
-        read_as.update(known[name].variants[variant])
+        for column, source in known[name].variants[variant].items():
+            # Two readings filling one column would leave the winner to the options' order.
+            if column in filled_by:
+                raise ConfigError(
+                    f"--variant {name}={variant} and {filled_by[column]} both fill the "
+                    f"{column} column; choose one of them"
+                )
+            read_as[column], filled_by[column] = source, f"{name}={variant}"
     return {column: read_as.get(column, column) for column in columns}
 
 

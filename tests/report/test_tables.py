@@ -11,7 +11,13 @@ from sortie.core.errors import ConfigError, UnknownNameError
 from sortie.missions.family import Reading
 from sortie.missions.registry import FAMILIES
 from sortie.report.render import cell, layout, paper_tables, render
-from sortie.report.tables import choose_columns, compare_rows, parse_variants, report_rows
+from sortie.report.tables import (
+    choose_columns,
+    column_sources,
+    compare_rows,
+    parse_variants,
+    report_rows,
+)
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from tests.conftest import run_config, run_stored
@@ -367,3 +373,14 @@ def test_a_reading_whose_seed_variant_is_not_one_of_its_own_is_refused():
     """A family declaring a seed variant it does not have fails when the reading is made."""
     with pytest.raises(ValueError, match="'code' is not one of paper"):
         Reading("ts", "paper", {"paper": {}}, "one line", seed="code")
+
+
+def test_two_readings_filling_one_column_are_refused(monkeypatch):
+    """Readings that both read TS another way: refused naming both, not the last one winning."""
+    fake = {
+        "ts": Reading("ts", "a", {"a": {}, "b": {"ts": "ts_b"}}, "one"),
+        "target": Reading("target", "a", {"a": {}, "b": {"ts": "ts_c"}}, "two"),
+    }
+    monkeypatch.setattr("sortie.report.tables.readings", lambda: fake)
+    with pytest.raises(ConfigError, match="ts=b and target=b both fill the ts column"):
+        column_sources(["ts"], {"target": "b", "ts": "b"})
