@@ -76,6 +76,14 @@ class CachedResponse:
     """Set when the server refused the request's format (an HTTP error): the reason it gave."""
     malformed: str | None = None
     """Set when the answer was JSON of the wrong shape: what was wrong (``text`` is the body)."""
+    # Not stored: a replay answers at once, from the file (it waits for nothing, and its
+    # record says the latency the answer took when it was made).
+    waited: float = 0.0
+    """Seconds of ``latency`` spent waiting before retries."""
+    failed_time: float = 0.0
+    """Seconds of ``latency`` spent in attempts that failed."""
+    served: str | None = None
+    """The model the server said it served."""
 
 
 class ResponseCache:
