@@ -410,18 +410,19 @@ class ModelClient:
             attempts=response.attempts,
             cached=cached,
             error=error,
-            **self._spent(response, cached),
+            **self._spent(response),
         )
 
-    def _spent(self, response: CachedResponse, cached: bool) -> dict[str, Any]:
-        """Return a call's waits, failed time, model served and cost (a cache hit costs 0)."""
-        billed = (0, 0) if cached else (response.tokens_in, response.tokens_out)
+    def _spent(self, response: CachedResponse) -> dict[str, Any]:
+        """Return a call's waits, failed time, model served and the cost of its tokens."""
         served = response.served if response.served != response.model else None
         return {
             "waited": response.waited,
             "failed_time": response.failed_time,
-            "served": served and self._scrub(served),
-            "cost": price(*billed, self.config.price_in, self.config.price_out),
+            "served": served,
+            "cost": price(
+                response.tokens_in, response.tokens_out, self.config.price_in, self.config.price_out
+            ),
         }
 
     def _failed(
@@ -446,6 +447,7 @@ class ModelClient:
             text=self._scrub(response.text),
             rejected=response.rejected and self._scrub(response.rejected),
             malformed=response.malformed and self._scrub(response.malformed),
+            served=response.served and self._scrub(response.served),
         )
 
 

@@ -61,7 +61,8 @@ class CallStats:
     failed_time: float = 0.0
     """Seconds spent in attempts that failed (time-outs, errors), all calls."""
     cost: float | None = None
-    """What the calls' tokens cost at the prices given (None: no call had prices)."""
+    """What the calls billed cost at the prices given: those the response cache answered
+    cost nothing (None: no call had prices)."""
 
     @property
     def format_error_rate(self) -> float:
@@ -131,8 +132,8 @@ class _Spent:
     def add(self, call: ModelCallRecord) -> None:
         self.waited += call.waited
         self.failed_time += call.failed_time
-        if call.cost is not None:
-            self.cost = (self.cost or 0.0) + call.cost
+        if call.cost is not None:  # a call the cache answered was not billed again
+            self.cost = (self.cost or 0.0) + (0.0 if call.cached else call.cost)
 
 
 def decision_calls(trajectory: Trajectory) -> list[list[ModelCallRecord]]:
