@@ -6,7 +6,7 @@ import time
 import pytest
 
 from sortie.core.errors import ParameterError
-from sortie.models import ModelCallError, ModelConfig
+from sortie.models import CachedResponse, ModelCallError, ModelConfig, ResponseCache
 from sortie.models.ratelimits import read_limit
 from sortie.models.retry import ErrorKind
 from sortie.testing.hosted_server import HostedServer, gemini_limit, openai_spent
@@ -99,3 +99,11 @@ def test_a_body_given_as_text_in_the_message_is_read():
     """A proxy's OpenAI-style error holding Gemini's body as text still gives the delay."""
     wrapped = {"error": {"message": json.dumps(gemini_limit("12s")[0]), "code": 429}}
     assert read_limit(json.dumps(wrapped)).retry_after == 12.0
+
+
+def test_the_cache_keeps_the_time_split_and_the_model_served(tmp_path):
+    """A stored answer comes back with its waits, failed time and served model (for replays)."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    stored = CachedResponse("m", "{}", 1, 1, 9.0, 2, waited=5.0, failed_time=3.0, served="m-1")
+    cache.put("k", stored)
+    assert cache.get("k") == stored

@@ -91,11 +91,13 @@ def test_latency_is_the_answer_alone_and_waits_have_their_own_columns():
 
 
 def test_cost_is_summed_when_prices_were_given():
-    """Calls with a cost are summed into the cost column; without prices it says '-'."""
+    """Billed calls' costs are summed (cache hits cost nothing); without prices it says '-'."""
     priced = [
         call(1.0).model_copy(update={"cost": 0.25}),
         call(1.0).model_copy(update={"cost": 0.5}),
     ]
     assert call_stats([trajectory([priced])]).cost == 0.75
+    cached = call(1.0).model_copy(update={"cost": 0.25, "cached": True})
+    assert call_stats([trajectory([[*priced, cached]])]).cost == 0.75  # not billed again
     unpriced = call_stats([trajectory([[call(1.0)]])])
     assert unpriced.cost is None and usage_markdown({"run": unpriced}).rstrip().endswith("| - |")
