@@ -74,6 +74,14 @@ class ModelCallError(SortieError):
         """The calls of the failed answer, this one last (its error kind says why)."""
 
 
+class QuotaError(ModelCallError, ConfigError):
+    """The server said the account's quota is spent: every later call would fail alike.
+
+    A ConfigError too, so it stops the run instead of ending each episode in an error (the
+    run resumes where it stopped once the quota is raised).
+    """
+
+
 class ReplayMissError(ConfigError):
     """A replay asked for a request its cache does not hold.
 
@@ -434,7 +442,8 @@ class ModelClient:
         )
         failed = self._response(clock, attempts, said)
         call = self._record(failed, cached=False).model_copy(update={"error": failure.kind})
-        return ModelCallError(self._scrub(message), failure.kind, (call,))
+        kind = QuotaError if failure.kind == ErrorKind.QUOTA else ModelCallError
+        return kind(self._scrub(message), failure.kind, (call,))
 
     def _scrub(self, text: str) -> str:
         """Return ``text`` with the secrets blotted out, should a server have echoed them."""

@@ -5,12 +5,13 @@ import time
 
 import pytest
 
-from sortie.core.errors import ParameterError
+from sortie.core.errors import ConfigError, ParameterError
 from sortie.models import CachedResponse, ModelCallError, ModelConfig, ResponseCache
 from sortie.models.ratelimits import read_limit
 from sortie.models.retry import ErrorKind
 from sortie.testing.hosted_server import HostedServer, gemini_limit, openai_spent
 from sortie.testing.model_server import Fault
+from tests.agents.test_mllm_rescue import run
 from tests.models.test_client import MESSAGES, Answer, answer, client
 
 
@@ -32,6 +33,15 @@ def test_a_daily_quota_is_not_retried(secret):
             client(server).ask(MESSAGES, Answer)
         assert server.count == 1
     assert failed.value.kind == ErrorKind.QUOTA and failed.value.calls[0].error == "quota"
+
+
+def test_a_spent_quota_stops_the_run(secret, tmp_path):
+    """A spent quota is one error that stops the run, not an error episode after another."""
+    with HostedServer(answer) as server:
+        server.reply(429, openai_spent(), times=20)
+        with pytest.raises(ConfigError, match="insufficient_quota"):
+            run(server, tmp_path)
+        assert server.count == 1
 
 
 def test_a_spent_balance_is_not_retried(secret):
