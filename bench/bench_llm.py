@@ -87,7 +87,8 @@ def run_one(agent: str, suite: str, clock: str, port: int, store: Path) -> dict[
         execute(plan_run(request, opened), request, opened, lambda result: say(ended(result)))
         (episode,) = opened.episodes(agent)
     calls = [c for s in read_trajectory(episode.record).steps for c in s.model_calls]
-    answered = [c.latency for c in calls if c.error != "rejected"]
+    # The server's answer time: the waits before retries and the failed attempts left out.
+    answered = [c.latency - c.waited - c.failed_time for c in calls if c.error != "rejected"]
     return {
         "agent": agent,
         "episode": episode.episode_id,
@@ -99,6 +100,7 @@ def run_one(agent: str, suite: str, clock: str, port: int, store: Path) -> dict[
         "latency mean s": statistics.fmean(answered) if answered else float("nan"),
         "latency p50 s": statistics.median(answered) if answered else float("nan"),
         "latency max s": max(answered, default=float("nan")),
+        "waited s": sum(c.waited + c.failed_time for c in calls),
         "tokens in/out": f"{statistics.fmean([c.tokens_in for c in calls]):.0f}/"
         f"{statistics.fmean([c.tokens_out for c in calls]):.0f}"
         if calls
