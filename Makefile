@@ -45,10 +45,13 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_household.py --repeats 3 --workers 2
 
 # Opt-in: the model agents against a real local server (llama.cpp, Gemma 3 270M, text mode),
-# one episode each, with their per-call latency. Not part of `make test`: the server is built
-# from source at install (about 9 minutes) and the episodes take minutes on a CPU.
+# one episode each, with their per-call latency. Not part of `make test`: the server
+# (llama-cpp-python) is compiled from source at install, a CPU-bound C++ build (4 to 9 min on an
+# idle 2-core machine; 34 min wall, 625 CPU s, on a loaded one), and the episodes take minutes
+# on a CPU (a line as each starts and ends).
 test-llm: $(TEST_STAMP)
-	$(BIN)/pip install -q -e '.[llm]'
+	@echo "installing sortie[llm]: llama-cpp-python compiles from source, CPU-bound (4-9 min on 2 idle cores, 30+ min on busy ones)"
+	$(BIN)/pip install -e '.[llm]'
 	$(BIN)/python bench/bench_llm.py
 
 # Opt-in: EMMOE's training loop closed on this machine: the oracle's train-split rounds, Gemma

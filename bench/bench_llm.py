@@ -7,7 +7,8 @@ from its chunks into the user cache; nothing is downloaded), then runs one episo
 ``mllm-rescue`` (rescue-smoke-v2, latency clock: the 180 s budget counts the model's time),
 ``mllm-aerial`` (aerial-smoke-v1) and ``homiebot`` (household-smoke-v1) with
 ``observation=text``, and prints per agent how the episode ended and the per-call latency.
-It fails (exit 1) if an episode ended in an error instead of a score.
+It fails (exit 1) if an episode ended in an error instead of a score. On a CPU each episode
+takes minutes, so a line is printed as the server starts and as each episode starts and ends.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from rich.table import Table
 
 from sortie.core.records_io import read_trajectory
 from sortie.run.batch import RunRequest, execute, plan_run
+from sortie.run.jobs import JobResult
 from sortie.run.store import Store
 
 MODEL = "gemma3-270m"
@@ -52,11 +54,14 @@ def start_server(port: int, log: Path) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model)]
     command += ["--model_alias", MODEL, "--host", "127.0.0.1", "--port", str(port)]
     command += ["--n_ctx", "8192", "--n_threads", "2", "--seed", "0"]
+    say(f"starting llama_cpp.server on port {port} (log {log}) …")
     server = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 180
+    started = time.monotonic()
+    deadline = started + 180
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2):
+                say(f"server ready in {time.monotonic() - started:.0f} s")
                 return server
         except OSError:
             if server.poll() is not None:
@@ -77,11 +82,13 @@ def run_one(agent: str, suite: str, clock: str, port: int, store: Path) -> dict[
     request = RunRequest(
         (suite,), agent, agent_args=args, store=store, run_id=agent, clock=clock, limit=1
     )
+    say(f"{agent}: one episode of {suite} ({clock} clock) …")
     with Store(store) as opened:
-        execute(plan_run(request, opened), request, opened)
+        execute(plan_run(request, opened), request, opened, lambda result: say(ended(result)))
         (episode,) = opened.episodes(agent)
     calls = [c for s in read_trajectory(episode.record).steps for c in s.model_calls]
-    answered = [c.latency for c in calls if c.error != "rejected"]
+    # The server's answer time: the waits before retries and the failed attempts left out.
+    answered = [c.latency - c.waited - c.failed_time for c in calls if c.error != "rejected"]
     return {
         "agent": agent,
         "episode": episode.episode_id,
@@ -93,12 +100,29 @@ def run_one(agent: str, suite: str, clock: str, port: int, store: Path) -> dict[
         "latency mean s": statistics.fmean(answered) if answered else float("nan"),
         "latency p50 s": statistics.median(answered) if answered else float("nan"),
         "latency max s": max(answered, default=float("nan")),
+        "waited s": sum(c.waited + c.failed_time for c in calls),
         "tokens in/out": f"{statistics.fmean([c.tokens_in for c in calls]):.0f}/"
         f"{statistics.fmean([c.tokens_out for c in calls]):.0f}"
         if calls
         else "-",
         "error": episode.outcome == "error",
     }
+
+
+def say(line: str) -> None:
+    """Print a progress line at once (``make`` may buffer a pipe)."""
+    print(line, flush=True)
+
+
+def ended(result: JobResult) -> str:
+    """Return the line said when an episode ends: its id, outcome, steps, time, model calls."""
+    footer = result.footer
+    calls = sum(len(step.model_calls) for step in read_trajectory(result.job.record).steps)
+    return (
+        f"  {result.job.episode.episode_id}: {footer.outcome.value} "
+        f"({footer.failure_reason or '-'}), {footer.steps} steps, {calls} model calls, "
+        f"{result.wall_seconds:.0f} s"
+    )
 
 
 def main() -> None:

@@ -45,6 +45,14 @@ def homiebot(
     test_tasks: Annotated[int | None, _option("Score on only the first N test tasks.")] = None,
     repeats: Annotated[int, _option("Runs of each test task per model.")] = 3,
     window: Annotated[int, _option("Earlier rounds homiebot shows in full.")] = 0,
+    answer_timeout: Annotated[
+        float | None,
+        _option("Seconds one answer may take (default: 300 times the machine's load per core)."),
+    ] = None,
+    start_timeout: Annotated[
+        float | None,
+        _option("Seconds a server may take to start (default: 300 times the load per core)."),
+    ] = None,
     fmt: FormatOption = "table",
 ) -> None:
     """Fine-tune a planner on the oracle's train-split rounds and score it on the test split.
@@ -62,7 +70,16 @@ def homiebot(
         steps = TrainSettings(
             sft_steps=sft_steps, dpo_steps=dpo_steps, batch=batch, learning_rate=learning_rate
         )
-        settings = LoopSettings(base, steps, train_tasks, test_tasks, repeats, window)
+        settings = LoopSettings(
+            base,
+            steps,
+            train_tasks,
+            test_tasks,
+            repeats,
+            window,
+            timeout=answer_timeout,
+            start_timeout=start_timeout,
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # transformers' renamed arguments
             result = run_loop(settings, out, lambda line: echo(line + "\n"))

@@ -15,7 +15,8 @@ Every error sortie raises on purpose derives from ``SortieError``::
     └── RunAbortedError        a run stopped after too many agent or backend errors in a row
 
 Elsewhere, beside their cause: ``models.client.ModelCallError`` (a SortieError: a model call
-failed for good) and ``models.client.ReplayMissError`` (a ConfigError: a replay asked for an
+failed for good), ``models.client.QuotaError`` (both: the account's quota is spent, which
+stops the run) and ``models.client.ReplayMissError`` (a ConfigError: a replay asked for an
 answer its cache does not hold).
 
 Messages say where, what was found and what is allowed.

@@ -117,6 +117,20 @@ class ModelCallRecord(Record):
     """Answered from the response cache instead of the server."""
     error: str | None = None
     """Kind of failure (``rate_limit``, ``server``, ``timeout``, ``connection``, ``format``...)."""
+    # The four below are left out of the record while they hold their defaults, so a call
+    # answered at its first attempt by the model asked for, without prices, writes the same
+    # bytes as before they existed.
+    waited: float = Field(default=0.0, ge=0, exclude_if=lambda value: not value)
+    """Seconds of ``latency`` spent waiting before retries: the backoff, a Retry-After, a
+    health check after a time-out."""
+    failed_time: float = Field(default=0.0, ge=0, exclude_if=lambda value: not value)
+    """Seconds of ``latency`` spent in attempts that failed (a time-out costs its time-out);
+    ``latency - waited - failed_time`` is the server's answer time."""
+    served: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The model the server said it served, when that is not ``model`` (the name typed)."""
+    cost: float | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
+    """What the call's tokens cost at the prices given (``price_in``, ``price_out``); None:
+    no prices given."""
 
 
 class StepPart(Record):

@@ -6,8 +6,9 @@ schema, temperature, token limit, extra options) in canonical JSON. Two servers 
 different weights under one model name, so they never share an answer. The API key travels
 in a header, never in the body, so it is never part of a key; answers are stored with it
 scrubbed. Rows keep the answer text, token usage, the latency measured when the answer was
-first made (retries and waits included) and the attempts it took, so a replay can charge the
-same decision time and write the same records.
+first made (retries and waits included, and how much of it they were), the attempts it took
+and the model the server named, so a replay can charge the same decision time and write the
+same records.
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ CREATE TABLE IF NOT EXISTS responses (
     latency REAL NOT NULL,
     attempts INTEGER NOT NULL,
     created REAL NOT NULL,
-    malformed TEXT
+    malformed TEXT,
+    waited REAL,
+    failed_time REAL,
+    served TEXT
 )
 """
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -76,6 +80,12 @@ class CachedResponse:
     """Set when the server refused the request's format (an HTTP error): the reason it gave."""
     malformed: str | None = None
     """Set when the answer was JSON of the wrong shape: what was wrong (``text`` is the body)."""
+    waited: float = 0.0
+    """Seconds of ``latency`` spent waiting before retries."""
+    failed_time: float = 0.0
+    """Seconds of ``latency`` spent in attempts that failed."""
+    served: str | None = None
+    """The model the server said it served."""
 
 
 class ResponseCache:
@@ -95,7 +105,8 @@ class ResponseCache:
         row = (
             self._connect()
             .execute(
-                "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected, malformed "
+                "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected, "
+                "malformed, COALESCE(waited, 0), COALESCE(failed_time, 0), served "
                 "FROM responses WHERE key = ?",
                 (key,),
             )
@@ -108,8 +119,8 @@ class ResponseCache:
         with self._connect() as db:
             db.execute(
                 "INSERT OR IGNORE INTO responses (key, model, text, rejected, tokens_in, "
-                "tokens_out, latency, attempts, created, malformed) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "tokens_out, latency, attempts, created, malformed, waited, failed_time, served) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     response.model,
@@ -121,6 +132,9 @@ class ResponseCache:
                     response.attempts,
                     time.time(),
                     response.malformed,
+                    response.waited,
+                    response.failed_time,
+                    response.served,
                 ),
             )
 
@@ -140,18 +154,28 @@ class ResponseCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(_SCHEMA)
-            _add_malformed_column(db)
+            _add_columns(db)
             self._db = db
         return self._db
 
 
-def _add_malformed_column(db: sqlite3.Connection) -> None:
-    """Give a cache file written before malformed answers were stored their column."""
+_LATER_COLUMNS = (
+    ("malformed", "TEXT"),
+    ("waited", "REAL"),
+    ("failed_time", "REAL"),
+    ("served", "TEXT"),
+)
+"""Columns added after the first cache files were written (older files gain them)."""
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    """Give a cache file written before some columns existed those columns."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
-    if "malformed" in columns:
-        return
-    try:
-        db.execute("ALTER TABLE responses ADD COLUMN malformed TEXT")
-    except sqlite3.OperationalError as error:  # another worker added it a moment ago
-        if "duplicate column" not in str(error):
-            raise
+    for name, kind in _LATER_COLUMNS:
+        if name in columns:
+            continue
+        try:
+            db.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
+        except sqlite3.OperationalError as error:  # another worker added it a moment ago
+            if "duplicate column" not in str(error):
+                raise

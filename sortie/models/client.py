@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.records import ModelCallRecord
+from sortie.models.accounting import CallClock, Reported, price, reported, reported_by
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
 from sortie.models.completion import MalformedAnswer, read_completion
 from sortie.models.config import ModelConfig, Structured, api_key, redact_url, scrub
@@ -71,6 +72,14 @@ class ModelCallError(SortieError):
         self.kind = kind
         self.calls = calls
         """The calls of the failed answer, this one last (its error kind says why)."""
+
+
+class QuotaError(ModelCallError, ConfigError):
+    """The server said the account's quota is spent: every later call would fail alike.
+
+    A ConfigError too, so it stops the run instead of ending each episode in an error (the
+    run resumes where it stopped once the quota is raised).
+    """
 
 
 class ReplayMissError(ConfigError):
@@ -281,66 +290,79 @@ class ModelClient:
         return _Sent(response, self._record(response, cached=False))
 
     def _post(self, request: Message) -> CachedResponse:
-        """POST with retries; return the answer, a refusal of its format, or a malformed one."""
-        started, attempt = time.perf_counter(), 1
+        """POST with retries; return the answer, a refusal of its format, or a malformed one.
+
+        Tokens count over every attempt whose body reports them; the call's time is split
+        into the waits before retries, the failed attempts and the answer (``CallClock``).
+        """
+        clock, said, attempt = CallClock(), Reported(), 1
         while True:
+            clock.attempt()
             try:
-                text, (tokens_in, tokens_out) = self._post_once(request)
-                return self._response(started, attempt, text, tokens_in, tokens_out)
+                body = self._post_once(request)
+                said += reported(body)
+                text, _ = read_completion(body)
+                return self._response(clock, attempt, said, text)
             except MalformedAnswer as error:
-                return self._response(started, attempt, error.body, malformed=error.detail)
+                return self._response(clock, attempt, said, error.body, malformed=error.detail)
             except (openai.APIError, ValueError) as error:
                 failure = classify(error)
+                said += reported_by(error)
                 if "response_format" in request and refuses_format(error):
-                    return self._response(started, attempt, rejected=failure.detail)
+                    return self._response(clock, attempt, said, rejected=failure.detail)
+            clock.failed()
             if failure.kind not in ErrorKind.TRANSIENT or attempt > self.config.max_retries:
-                raise self._failed(failure, attempt, time.perf_counter() - started)
-            time.sleep(self._backoff.wait(attempt, failure))
-            if failure.kind == ErrorKind.TIMEOUT:
-                self._wait_until_free(attempt, started)
+                raise self._failed(failure, attempt, clock, said)
+            with clock.waiting():
+                time.sleep(self._backoff.wait(attempt, failure))
+                if failure.kind == ErrorKind.TIMEOUT:
+                    self._wait_until_free(attempt, clock, said)
             attempt += 1
 
-    def _wait_until_free(self, attempts: int, started: float) -> None:
+    def _wait_until_free(self, attempts: int, clock: CallClock, said: Reported) -> None:
         """After a time-out, wait until a server on this machine passes its health check.
 
         Raises:
-            ModelCallError: it did not within ``health_wait`` seconds.
+            ModelCallError: it did not within ``health_wait`` seconds (default ``timeout``).
         """
-        if not self.config.health_wait or not is_local(self.config.base_url):
+        budget = self.config.health_budget
+        if not budget or not is_local(self.config.base_url):
             return
         try:
-            wait_until_healthy(self._client(), self.config, self.config.health_wait)
+            wait_until_healthy(self._client(), self.config, budget)
         except Unhealthy as why:
             detail = (
                 f"request timed out, and the server did not pass its health check in "
-                f"{self.config.health_wait:g} s ({why}); raise health_wait or timeout"
+                f"{budget:g} s ({why}); raise health_wait or timeout"
             )
             failure = Failure(ErrorKind.TIMEOUT, detail=detail)
-            raise self._failed(failure, attempts, time.perf_counter() - started) from None
+            raise self._failed(failure, attempts, clock, said) from None
 
     def _response(
         self,
-        started: float,
+        clock: CallClock,
         attempts: int,
+        said: Reported,
         text: str = "",
-        tokens_in: int = 0,
-        tokens_out: int = 0,
         rejected: str | None = None,
         malformed: str | None = None,
     ) -> CachedResponse:
-        return CachedResponse(
+        response = CachedResponse(
             self.config.model,
             text[: self.config.max_chars + 1],
-            tokens_in,
-            tokens_out,
-            time.perf_counter() - started,
+            said.tokens_in,
+            said.tokens_out,
+            clock.latency,
             attempts,
             rejected,
             malformed,
         )
+        return dataclasses.replace(
+            response, waited=clock.waited, failed_time=clock.failed_time, served=said.served
+        )
 
-    def _post_once(self, request: Message) -> tuple[str, tuple[int, int]]:
-        """Send one attempt; read the body ourselves (the SDK's reading trusts its shape)."""
+    def _post_once(self, request: Message) -> str:
+        """Send one attempt; return the body (read by us: the SDK's reading trusts its shape)."""
         sent = {name: request[name] for name in _SENT_FIELDS if name in request}
         extra = {name: value for name, value in request.items() if name not in _SENT_FIELDS}
         with process_slots(self.config.concurrency):
@@ -348,8 +370,7 @@ class ModelClient:
                 raw = self._client().chat.completions.with_raw_response.create(
                     **sent, extra_body=extra or None, timeout=self.config.timeout
                 )
-                body = raw.text
-        return read_completion(body)
+                return raw.text
 
     def _client(self) -> openai.OpenAI:
         if self._sdk is None:
@@ -397,17 +418,32 @@ class ModelClient:
             attempts=response.attempts,
             cached=cached,
             error=error,
+            **self._spent(response),
         )
 
-    def _failed(self, failure: Failure, attempts: int, seconds: float) -> ModelCallError:
+    def _spent(self, response: CachedResponse) -> dict[str, Any]:
+        """Return a call's waits, failed time, model served and the cost of its tokens."""
+        served = response.served if response.served != response.model else None
+        return {
+            "waited": response.waited,
+            "failed_time": response.failed_time,
+            "served": served,
+            "cost": price(
+                response.tokens_in, response.tokens_out, self.config.price_in, self.config.price_out
+            ),
+        }
+
+    def _failed(
+        self, failure: Failure, attempts: int, clock: CallClock, said: Reported
+    ) -> ModelCallError:
         message = (
             f"model {self.config.model}: {failure.kind} after {attempts} attempt(s): "
             f"{failure.detail}"
         )
-        call = ModelCallRecord(
-            model=self.config.model, latency=seconds, attempts=attempts, error=failure.kind
-        )
-        return ModelCallError(self._scrub(message), failure.kind, (call,))
+        failed = self._response(clock, attempts, said)
+        call = self._record(failed, cached=False).model_copy(update={"error": failure.kind})
+        kind = QuotaError if failure.kind == ErrorKind.QUOTA else ModelCallError
+        return kind(self._scrub(message), failure.kind, (call,))
 
     def _scrub(self, text: str) -> str:
         """Return ``text`` with the secrets blotted out, should a server have echoed them."""
@@ -420,6 +456,7 @@ class ModelClient:
             text=self._scrub(response.text),
             rejected=response.rejected and self._scrub(response.rejected),
             malformed=response.malformed and self._scrub(response.malformed),
+            served=response.served and self._scrub(response.served),
         )
 
 

@@ -25,6 +25,10 @@ NO_KEY = "sortie-no-key"
 """Sent when no key is set: local servers (vLLM, Ollama, llama.cpp) accept any value."""
 
 
+_OPTIONAL = ("health_wait", "price_in", "price_out")
+"""Numeric settings that may be None (unset), and are at least 0 when set."""
+
+
 class Structured:
     """Where the structured-output fallback chain starts (``ModelConfig.structured``)."""
 
@@ -53,9 +57,11 @@ class ModelConfig:
     server trickling its answer is cut then, and the attempt counts as a time-out)."""
     max_retries: int = 4
     """Extra attempts after a 429, a 5xx, a time-out, a dropped connection or a garbled body."""
-    health_wait: float = 600.0
+    health_wait: float | None = None
     """After a time-out, the longest wait for a server on this machine to pass its health
-    check before the retry, seconds (``sortie.models.health``; 0: retry without a check)."""
+    check before the retry, seconds (``sortie.models.health``; 0: retry without a check).
+    None: as long as ``timeout`` (the abandoned answer had that long already), so a time-out
+    costs at most twice the time-out before the retry."""
     backoff: float = 1.0
     """First wait before a retry, seconds; doubles with each retry, with jitter."""
     backoff_max: float = 30.0
@@ -76,6 +82,11 @@ class ModelConfig:
     """Longest answer text accepted; longer ones are format errors (a runaway model)."""
     options: dict[str, Any] = field(default_factory=dict)
     """Extra request fields sent as they are (``top_p``, ``seed``...); part of the cache key."""
+    price_in: float | None = None
+    """Price of a million prompt tokens (any currency); with ``price_out``, each call's
+    ``cost`` is recorded and the model-use table gets a cost column. None: no cost."""
+    price_out: float | None = None
+    """Price of a million answer tokens (the same currency as ``price_in``)."""
     system: str = "system"
     """Where the system prompt goes: ``system`` (its own message) or ``user`` (folded into
     the first user message, for chat templates that drop system messages: llama.cpp's
@@ -91,8 +102,8 @@ class ModelConfig:
             raise ParameterError(f"model client: system {self.system!r} is not one of system, user")
         if self.replay and not self.cache:
             raise ParameterError("model client: replay=true needs cache=<path of the cache>")
-        for name in ("timeout", "health_wait", "backoff", "backoff_max", "retry_after_max"):
-            if not getattr(self, name) >= 0:
+        for name in ("timeout", "backoff", "backoff_max", "retry_after_max", *_OPTIONAL):
+            if getattr(self, name) is not None and not getattr(self, name) >= 0:
                 raise ParameterError(
                     f"model client: {name} must be >= 0, got {getattr(self, name)}"
                 )
@@ -100,6 +111,11 @@ class ModelConfig:
         if not self.timeout > 0:
             raise ParameterError(
                 f"model client: timeout must be > 0 seconds (one answer's wait), got {self.timeout}"
+            )
+        if (self.price_in is None) != (self.price_out is None):
+            raise ParameterError(
+                "model client: give both price_in and price_out (per million prompt and "
+                f"answer tokens), got price_in={self.price_in}, price_out={self.price_out}"
             )
         if self.concurrency < 1 or self.max_retries < 0:
             raise ParameterError("model client: concurrency must be >= 1 and max_retries >= 0")
@@ -132,6 +148,11 @@ class ModelConfig:
             if needed not in values:
                 raise ConfigError(f"model client: no {needed}; pass -a {needed}=... or set {var}")
         return cls(**values)
+
+    @property
+    def health_budget(self) -> float:
+        """Return the seconds a time-out's health check may take (``health_wait`` resolved)."""
+        return self.timeout if self.health_wait is None else self.health_wait
 
     def public(self) -> dict[str, Any]:
         """Return the settings as a dict for records (the base URL without any user:password)."""
@@ -212,7 +233,7 @@ def _coerce(name: str, raw: Any, spec: dataclasses.Field[Any]) -> Any:
             return as_bool(raw)
         if kind == "int":
             return int(raw)
-        if kind == "float":
+        if kind in ("float", "float | None"):
             return float(raw)
         return str(raw)
     except (TypeError, ValueError) as error:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
+
+from sortie.models.ratelimits import read_limit
 
 
 class ErrorKind:
     """Kinds of failure, as ``ModelCallRecord.error`` and the accounting name them."""
 
     RATE_LIMIT = "rate_limit"
+    QUOTA = "quota"  # a 429 for a balance or daily quota used up: waiting cannot help
     SERVER = "server"
     TIMEOUT = "timeout"
     CONNECTION = "connection"
@@ -42,11 +46,28 @@ def classify(error: Exception) -> Failure:
         status = error.status_code
         detail = f"HTTP {status}: {str(error)[:300]}"
         if status == 429:
-            return Failure(ErrorKind.RATE_LIMIT, retry_after(error.response.headers), detail)
+            return _rate_limited(error.response, detail)
         if status >= 500:
             return Failure(ErrorKind.SERVER, retry_after(error.response.headers), detail)
         return Failure(ErrorKind.REJECTED if status == 400 else ErrorKind.CLIENT, None, detail)
     return Failure(ErrorKind.MALFORMED, detail=f"{type(error).__name__}: {str(error)[:300]}")
+
+
+def _rate_limited(response: Any, detail: str) -> Failure:
+    """Return a 429's failure: a quota used up, or a limit to wait for (header, else body)."""
+    limit = read_limit(_text(response))
+    if limit.exhausted:
+        return Failure(ErrorKind.QUOTA, None, f"{limit.exhausted}; {detail}")
+    wait = retry_after(response.headers)
+    return Failure(ErrorKind.RATE_LIMIT, limit.retry_after if wait is None else wait, detail)
+
+
+def _text(response: Any) -> str:
+    """Return an error response's body as text ("" if it cannot be read)."""
+    try:
+        return str(response.text)
+    except Exception:  # a body that cannot be read says nothing
+        return ""
 
 
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "grammar")

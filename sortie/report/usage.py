@@ -1,10 +1,14 @@
-"""Model use from trajectory records: calls, tokens, errors, latency, per run or any grouping.
+"""Model use from trajectory records: calls, tokens, errors, time, cost, per run or any grouping.
 
 Reads only records (``StepRecord.model_calls``), never live clients, so it works on any
 finished or replayed run. A *decision* is a step whose action needed model calls; its
 answer counts as a format error when the last call of the step is marked ``format`` (the
 answer stayed unusable after the retry, or was malformed: JSON that is not a chat
 completion; either way it became an invalid action).
+
+A call's recorded ``latency`` is all its time; the waits before retries and the attempts that
+failed are recorded apart (``ModelCallRecord.waited`` and ``failed_time``), so the latency
+columns say how long the server took to answer, and the time lost to retries has its own.
 """
 
 from __future__ import annotations
@@ -43,13 +47,22 @@ class CallStats:
     errors: dict[str, int] = field(default_factory=dict)
     """Calls that failed, by kind (``format``, ``rejected``...)."""
     latency_mean: float = math.nan
-    """Seconds per answered call: a refused or failed call (a fast 4xx, a time-out) is not an
-    answer's latency, and is counted in ``errors`` instead."""
+    """Seconds the server took to answer, per answered call: its answering attempt alone (the
+    waits before retries and the failed attempts are in ``waited`` and ``failed_time``); a
+    refused or failed call (a fast 4xx, a time-out) is not an answer, and is counted in
+    ``errors`` instead."""
     latency_p95: float = math.nan
     format_errors: int = 0
     """Decisions whose answer stayed unusable after the retry, or was malformed (echoes too)."""
     echoes: int = 0
     """Decisions whose answer copied the prompt's placeholders or field descriptions."""
+    waited: float = 0.0
+    """Seconds spent waiting before retries (backoff, Retry-After, health checks), all calls."""
+    failed_time: float = 0.0
+    """Seconds spent in attempts that failed (time-outs, errors), all calls."""
+    cost: float | None = None
+    """What the calls billed cost at the prices given: those the response cache answered
+    cost nothing (None: no call had prices)."""
 
     @property
     def format_error_rate(self) -> float:
@@ -67,6 +80,7 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
     episodes, decisions, format_errors, echoes = 0, 0, 0, 0
     latencies: list[float] = []
     totals: Counter[str] = Counter()
+    spent = _Spent()
     errors: Counter[str] = Counter()
     for trajectory in trajectories:
         episodes += 1
@@ -78,7 +92,8 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
             echoes += made[-1].error == ErrorKind.ECHO
             for call in made:
                 if call.error in (None, "", ErrorKind.FORMAT, ErrorKind.ECHO):  # it answered
-                    latencies.append(call.latency)
+                    latencies.append(max(0.0, call.latency - call.waited - call.failed_time))
+                spent.add(call)
                 totals.update(
                     calls=1,
                     tokens_in=call.tokens_in,
@@ -100,7 +115,25 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
         *_latency(latencies),
         format_errors,
         echoes,
+        spent.waited,
+        spent.failed_time,
+        spent.cost,
     )
+
+
+@dataclass(slots=True)
+class _Spent:
+    """Time lost to retries and money, summed over calls."""
+
+    waited: float = 0.0
+    failed_time: float = 0.0
+    cost: float | None = None
+
+    def add(self, call: ModelCallRecord) -> None:
+        self.waited += call.waited
+        self.failed_time += call.failed_time
+        if call.cost is not None:  # a call the cache answered was not billed again
+            self.cost = (self.cost or 0.0) + (0.0 if call.cached else call.cost)
 
 
 def decision_calls(trajectory: Trajectory) -> list[list[ModelCallRecord]]:
@@ -152,12 +185,15 @@ COLUMNS = (
     "tokens in",
     "tokens out",
     "retries",
+    "waited (s)",
+    "failed attempts (s)",
     "cached",
     "errors",
     "latency mean (s)",
     "latency p95 (s)",
     "format errors",
     "echoes",
+    "cost",
 )
 
 
@@ -172,12 +208,15 @@ def usage_rows(stats: Mapping[str, CallStats]) -> list[tuple[str, ...]]:
             str(s.tokens_in),
             str(s.tokens_out),
             str(s.retries),
+            f"{s.waited:.1f}",
+            f"{s.failed_time:.1f}",
             str(s.cached),
             _errors(s.errors),
             _seconds(s.latency_mean),
             _seconds(s.latency_p95),
             _share(s.format_error_rate),
             _share(s.echo_rate),
+            "-" if s.cost is None else f"{s.cost:.4g}",
         )
         for name, s in stats.items()
     ]

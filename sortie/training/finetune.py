@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sortie.core.errors import ParameterError
 from sortie.training.bases import Base
 
 Echo = Callable[[str], None]
@@ -31,6 +32,23 @@ class TrainSettings:
     lora_rank: int = 16
     max_length: int = 2048
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        # transformers reads max_steps <= 0 as "train by epochs" (-1) or does nothing (0):
+        # neither is a number of steps, and the loop's figures are per step.
+        if self.sft_steps < 1:
+            raise ParameterError(
+                f"training: --sft-steps must be 1 or more (SFT comes first), got {self.sft_steps}"
+            )
+        if self.dpo_steps < 0:
+            raise ParameterError(
+                f"training: --dpo-steps must be 0 (no DPO) or more, got {self.dpo_steps}"
+            )
+        if self.batch < 1 or not self.learning_rate > 0:
+            raise ParameterError(
+                f"training: --batch must be 1 or more and --learning-rate more than 0, got "
+                f"{self.batch} and {self.learning_rate}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +234,12 @@ def _stage(name: str, trainer: Any, rows: int) -> Trained:
     losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
     first, last = (losses[0], losses[-1]) if losses else (float("nan"), float("nan"))
     return Trained(name, trainer.state.global_step, rows, first, last)
+
+
+def describe_steps(settings: TrainSettings) -> str:
+    """Return the steps to take, in a few words (said before training starts)."""
+    dpo = f", then {settings.dpo_steps} DPO steps" if settings.dpo_steps else ""
+    return f"{settings.sft_steps} SFT steps of {settings.batch} rows{dpo}"
 
 
 def describe(stage: Trained) -> str:

@@ -21,18 +21,22 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from itertools import count
 from pathlib import Path
 from typing import Any
 
+from sortie.core.errors import ParameterError
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 from sortie.training.bases import GEMMA, MAX_NEW_TOKENS, load_base, save
 from sortie.training.data import TEST_SUITE, load_rows, make_sets
-from sortie.training.finetune import TrainSettings, describe, fine_tune
+from sortie.training.finetune import TrainSettings, describe, describe_steps, fine_tune
 from sortie.training.folders import check_settings_file
+from sortie.training.pace import Waits, episode_line, machine_load, scaled_waits
 from sortie.training.server import served
 
 BASE_URL_ENV = "SORTIE_MODEL_BASE_URL"
+TIMEOUT_ENV = "SORTIE_MODEL_TIMEOUT"
 MODEL_SETTINGS = ("base", "train", "train_tasks", "window")
 """The settings that decide the trained model (kept in ``settings.json``)."""
 
@@ -50,8 +54,18 @@ class LoopSettings:
     repeats: int = 3
     window: int = 0
     """Earlier rounds homiebot shows in full; 0 keeps requests short for a CPU."""
-    timeout: float = 300.0
-    """Seconds homiebot waits for one answer."""
+    timeout: float | None = None
+    """Seconds homiebot waits for one answer; None: 300 s times the machine's load per core
+    (``sortie.training.pace``). Not part of the runs' settings: it does not decide results."""
+    start_timeout: float | None = None
+    """Seconds a server may take to load its model and pass its health check; None: 300 s
+    times the machine's load per core."""
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "start_timeout"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ParameterError(f"training loop: {name} must be > 0 seconds, got {value}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,18 +90,37 @@ def run_loop(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> 
     """
     out.mkdir(parents=True, exist_ok=True)
     _check_settings(settings, out)
+    load = machine_load()
+    waits = scaled_waits(settings.timeout, settings.start_timeout, load)
+    echo(waits.describe(load))
     models = _models(settings, out, echo)
-    store = out / "results.db"
-    runs = []
-    for label, folder in models.items():
-        run_id = f"homiebot-{Path(settings.base).name}-{label}"
-        echo(f"scoring {label} on {TEST_SUITE} ({settings.repeats} repeats) …")
-        with served(folder, out / f"serve-{label}.log") as server, _endpoint(server.base_url):
+    runs = [_score(settings, model, out, waits, echo) for model in models.items()]
+    return LoopResult(out / "results.db", (runs[0], runs[1]))
+
+
+def _score(
+    settings: LoopSettings,
+    model: tuple[str, Path],
+    out: Path,
+    waits: Waits,
+    echo: Callable[[str], None],
+) -> str:
+    """Serve one model (its label and folder) and score it; return the run id."""
+    label, folder = model
+    run_id = f"homiebot-{Path(settings.base).name}-{label}"
+    log = out / f"serve-{label}.log"
+    echo(f"phase 3/3: scoring {label} on {TEST_SUITE} ({settings.repeats} repeats)")
+    echo(f"starting transformers serve for {label} (log {log}) …")
+    started = time.monotonic()
+    with served(folder, log, waits.start) as server:
+        echo(f"server ready in {time.monotonic() - started:.0f} s")
+        with _environment({BASE_URL_ENV: server.base_url, TIMEOUT_ENV: str(waits.answer)}):
             args = {**prompt_args(settings), "model": server.model}
-            args |= {"timeout": str(settings.timeout), "max_tokens": str(MAX_NEW_TOKENS)}
-            _evaluate(settings, store, run_id, args)
-        runs.append(run_id)
-    return LoopResult(store, (runs[0], runs[1]))
+            args |= {"max_tokens": str(MAX_NEW_TOKENS)}
+            evaluate(
+                settings, out / "results.db", run_id, args, lambda line: echo(f"{label}: {line}")
+            )
+    return run_id
 
 
 def _models(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> dict[str, Path]:
@@ -96,11 +129,13 @@ def _models(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> d
     if all((folder / "config.json").exists() for folder in folders.values()):
         echo(f"models already trained in {out / 'models'}")
         return folders
+    echo("phase 1/3: the oracle plays the train tasks; their rounds become training rows")
     sets = make_sets(out / "data", prompt_args(settings), settings.train_tasks, echo)
     echo(f"training rows: {dict(sets.rows)} from {len(sets.tasks)} train tasks")
     sft, dpo = load_rows(sets.sft), load_rows(sets.dpo)
     base = load_base(settings.base, _texts(sft), settings.train.seed)
     save(base.model, base.tokenizer, folders["zero-shot"])
+    echo(f"phase 2/3: fine-tuning {settings.base} ({describe_steps(settings.train)})")
     started, cpu = time.monotonic(), time.process_time()
     model, stages = fine_tune(base, (sft, dpo), settings.train, out / "checkpoints", echo)
     seconds = {"cpu_seconds": time.process_time() - cpu, "wall_seconds": time.monotonic() - started}
@@ -113,8 +148,18 @@ def _models(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> d
     return folders
 
 
-def _evaluate(settings: LoopSettings, store: Path, run_id: str, args: dict[str, str]) -> None:
-    """Run (or resume) homiebot on the test split against a served model."""
+def evaluate(
+    settings: LoopSettings,
+    store: Path,
+    run_id: str,
+    args: dict[str, str],
+    echo: Callable[[str], None],
+) -> None:
+    """Run (or resume) homiebot on the test split against a served model, a line an episode.
+
+    A resumed run plays again the episodes that ended in an error (a server that timed out
+    or stopped): they were not scored attempts.
+    """
     request = RunRequest(
         (TEST_SUITE,),
         "homiebot",
@@ -123,27 +168,33 @@ def _evaluate(settings: LoopSettings, store: Path, run_id: str, args: dict[str, 
         run_id=run_id,
         repeats=settings.repeats,
         limit=settings.test_tasks,
+        retry_errors=True,
     )
     with Store(store) as opened:
-        execute(plan_run(request, opened), request, opened)
+        plan = plan_run(request, opened)
+        total, done = len(plan.todo), count(1)
+        echo(f"{total} of {len(plan.jobs)} episodes to play")
+        execute(plan, request, opened, lambda r: echo(episode_line(next(done), total, r)))
 
 
 @contextmanager
-def _endpoint(base_url: str) -> Iterator[None]:
-    """Give the client the server's address through the environment, for this block only.
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Give the client the server's address and time-out through the environment, for now.
 
-    The port is new at every start, and agent arguments are compared when a run resumes;
-    the address therefore stays out of them, as it does not decide the results.
+    The port is new at every start, the time-out follows the machine's load, and agent
+    arguments are compared when a run resumes; both therefore stay out of them, as they do
+    not decide the results.
     """
-    before = os.environ.get(BASE_URL_ENV)
-    os.environ[BASE_URL_ENV] = base_url
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        if before is None:
-            del os.environ[BASE_URL_ENV]
-        else:
-            os.environ[BASE_URL_ENV] = before
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _check_settings(settings: LoopSettings, out: Path) -> None:

@@ -34,7 +34,8 @@ sys.exit(main())
 """
 """The server process: transformers' CLI, after asking to die with its parent."""
 START_TIMEOUT = 300.0
-"""Seconds a server may take to load its model and answer its health check."""
+"""Seconds a server may take to load its model and answer its health check, unless told
+(the training loop scales it to the machine: ``sortie.training.pace``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,8 @@ def _wait_healthy(process: subprocess.Popen[bytes], port: int, log: Path, timeou
         _check_owner(process, port)
         return
     raise ConfigError(
-        f"transformers serve did not pass its health check in {timeout:.0f} s; see {log}"
+        f"transformers serve did not pass its health check in {timeout:.0f} s; see {log}; "
+        f"on a slow or busy machine give it longer with --start-timeout SECONDS"
     )
 
 

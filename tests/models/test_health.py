@@ -28,12 +28,32 @@ def test_retry_waits_for_the_abandoned_answer(secret):
     """
     with ModelServer(answer, serial=True, health=True) as server:
         server.inject(Fault.LATENCY, delay=2.0)
-        reply = client(server, timeout="0.5", max_retries="1").ask(MESSAGES, Answer)
+        ask = client(server, timeout="0.5", max_retries="1", health_wait="5")
+        reply = ask.ask(MESSAGES, Answer)
         sent = [request["max_tokens"] for request in server.requests]
         assert server.health_checks == 1
     assert reply.value == Answer(command="forward") and reply.calls[0].attempts == 2
     assert sent[1] == 1 and len(sent) == 3  # the health check's one-token request
     assert reply.calls[0].latency >= 2.0  # the wait is part of the call's time
+
+
+def test_the_wait_and_the_failed_attempt_are_recorded_apart(secret):
+    """A time-out's attempt and the health wait after it are split out of the call's latency."""
+    with ModelServer(answer, serial=True, health=True) as server:
+        server.inject(Fault.LATENCY, delay=2.0)
+        ask = client(server, timeout="0.5", max_retries="1", health_wait="5")
+        call = ask.ask(MESSAGES, Answer).calls[0]
+    assert 0.5 <= call.failed_time < 1.0  # the time-out
+    assert call.waited >= 1.3  # the rest of the abandoned 2 s answer, and the backoff
+    assert call.latency - call.waited - call.failed_time < 0.5  # the answer itself
+
+
+def test_the_health_wait_is_the_timeout_unless_set(secret):
+    """Unset, the wait after a time-out lasts as long as the time-out, not ten minutes."""
+    with ModelServer(answer, serial=True, health=True) as server:
+        server.inject(Fault.LATENCY, delay=3.0)
+        with pytest.raises(ModelCallError, match="did not pass its health check in 0.4 s"):
+            client(server, timeout="0.4", max_retries="1").ask(MESSAGES, Answer)
 
 
 def test_a_loading_server_is_asked_until_it_is_healthy(secret):

@@ -79,3 +79,25 @@ def test_a_long_model_name_is_shown_whole_in_a_narrow_table():
     lines = [line.split("│") for line in console.export_text().splitlines() if "│" in line]
     first_column = "".join(cells[1].strip() for cells in lines if len(cells) > 2)
     assert name in first_column
+
+
+def test_latency_is_the_answer_alone_and_waits_have_their_own_columns():
+    """A retried call's waits and failed attempts leave its latency and are summed apart."""
+    retried = call(10.0, attempts=2).model_copy(update={"waited": 6.0, "failed_time": 3.0})
+    stats = call_stats([trajectory([[retried], [call(2.0)]])])
+    assert stats.latency_mean == 1.5  # (10 - 6 - 3 + 2) / 2
+    assert (stats.waited, stats.failed_time) == (6.0, 3.0)
+    assert "| 6.0 | 3.0 |" in usage_markdown({"run": stats})
+
+
+def test_cost_is_summed_when_prices_were_given():
+    """Billed calls' costs are summed (cache hits cost nothing); without prices it says '-'."""
+    priced = [
+        call(1.0).model_copy(update={"cost": 0.25}),
+        call(1.0).model_copy(update={"cost": 0.5}),
+    ]
+    assert call_stats([trajectory([priced])]).cost == 0.75
+    cached = call(1.0).model_copy(update={"cost": 0.25, "cached": True})
+    assert call_stats([trajectory([[*priced, cached]])]).cost == 0.75  # not billed again
+    unpriced = call_stats([trajectory([[call(1.0)]])])
+    assert unpriced.cost is None and usage_markdown({"run": unpriced}).rstrip().endswith("| - |")

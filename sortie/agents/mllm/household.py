@@ -25,7 +25,6 @@ from pydantic import BaseModel
 
 from sortie.agents.mllm.common import ModelAgent
 from sortie.agents.mllm.household_prompts import (
-    EXAMPLE_SENTENCES,
     HouseholdPrompter,
     Message,
     PromptSettings,
@@ -129,7 +128,7 @@ class HomieBotAgent(ModelAgent):
         schema = self.prompter.schema
         for attempt in range(self.reasks + 1):
             reply = self.client.ask(
-                messages, schema, parse_answer, revalidate=False, examples=EXAMPLE_SENTENCES
+                messages, schema, parse_answer, revalidate=False, examples=self.prompter.echoes
             )
             texts.append(reply.text)
             calls += reply.calls

@@ -43,6 +43,8 @@ SEEN_EXAMPLE = "The red mug is on the counter right in front of me."
 HOLDING_EXAMPLE = "I hold the red mug and the table is next to me."
 EXAMPLE_SENTENCES = frozenset({SEEN_EXAMPLE, HOLDING_EXAMPLE})
 """The example answers' analyses: an answer that repeats one copied the prompt (an echo)."""
+_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)*_\d+\b")
+"""An object's, furniture's or room's name in the scene (``tv_stand_0``)."""
 
 
 class PlannedSubtask(BaseModel):
@@ -167,6 +169,8 @@ class HouseholdPrompter:
     def start(self, brief: Brief) -> None:
         """Begin an episode of ``brief``: an empty window."""
         self.brief = brief
+        self.echoes = EXAMPLE_SENTENCES
+        """Sentences an answer of this round copies from the prompt if it repeats one."""
         self.turns: deque[tuple[Message, str]] = deque(maxlen=self.settings.window)
 
     def request(self, observation: HouseholdObservation) -> tuple[list[Message], Message]:
@@ -177,6 +181,7 @@ class HouseholdPrompter:
         """
         step = {"role": "user", "content": self._content(observation)}
         shown = examples_for(observation.task or self.brief.text, self.settings.examples)
+        self.echoes = EXAMPLE_SENTENCES | copied_analyses(shown, step)
         return [self.system(), *shown, *self._window(), step], step
 
     def remember(self, step: Message, answer: str) -> None:
@@ -295,6 +300,35 @@ def examples_for(task: str, count: int) -> list[Message]:
             {"role": "assistant", "content": r["answer"]},
         )
     ]
+
+
+def copied_analyses(shown: list[Message], step: Message) -> frozenset[str]:
+    """Return the analyses of the example rounds ``shown`` that an answer to ``step`` copies.
+
+    An example's analysis names the example's objects (``go to the tv_stand_0``); an answer
+    repeating it word for word while this round's text names none of them took the names
+    from the example, not from its own round (an echo). One whose names this round shows, or
+    that names none (``Every part of the task is done, so I end.``), may be the model's own.
+    """
+    seen = set(_NAME.findall(" ".join(_texts(step["content"]))))
+    analyses = {_analysis(m["content"]) for m in shown if m.get("role") == "assistant"}
+    return frozenset(a for a in analyses if a and not set(_NAME.findall(a)) <= seen)
+
+
+def _texts(content: str | list[Message]) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [part.get("text", "") for part in content if isinstance(part, dict)]
+
+
+def _analysis(answer: str) -> str:
+    """Return the analysis of an example answer (JSON), or "" if it has none."""
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return ""
+    analysis = data.get("analysis") if isinstance(data, dict) else None
+    return analysis if isinstance(analysis, str) else ""
 
 
 @cache
