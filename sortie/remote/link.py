@@ -102,8 +102,10 @@ class Link:
         late = f"timed out: the answer took longer than {self.timeout:g} s"
         try:
             answer = self._exchange(method, path, body, time.monotonic() + self.timeout)
-        except (OSError, http.client.HTTPException):
-            if expired.is_set():
+        except (OSError, http.client.HTTPException) as error:
+            # The socket's own time-out and the watchdog race at the same instant on a loaded
+            # machine: either way the answer was late, and says so the same way.
+            if expired.is_set() or isinstance(error, TimeoutError):
                 raise TimeoutError(late) from None
             raise
         finally:
