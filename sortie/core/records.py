@@ -117,6 +117,14 @@ class ModelCallRecord(Record):
     """Answered from the response cache instead of the server."""
     error: str | None = None
     """Kind of failure (``rate_limit``, ``server``, ``timeout``, ``connection``, ``format``...)."""
+    format: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The structured-output mode asked in, when a refusal moved it from the one set."""
+    finish_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Why the answer ended, when not ``stop`` (``length``: cut at the token limit)."""
+    reasoning: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The model's thinking, sent apart from the answer or in a ``<think>`` block (cut)."""
+    chat_template: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The chat template that served the call: stated by the user, or told by the server."""
 
 
 class StepPart(Record):

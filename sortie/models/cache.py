@@ -32,9 +32,18 @@ CREATE TABLE IF NOT EXISTS responses (
     latency REAL NOT NULL,
     attempts INTEGER NOT NULL,
     created REAL NOT NULL,
-    malformed TEXT
+    malformed TEXT,
+    reasoning TEXT,
+    finish_reason TEXT,
+    chat_template TEXT
 )
 """
+_LATER_COLUMNS = ("malformed", "reasoning", "finish_reason", "chat_template")
+"""Columns added after the first cache files were written (added to old files on opening)."""
+_COLUMNS = (
+    "model, text, tokens_in, tokens_out, latency, attempts, rejected, malformed, "
+    "reasoning, finish_reason, chat_template"
+)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -76,6 +85,12 @@ class CachedResponse:
     """Set when the server refused the request's format (an HTTP error): the reason it gave."""
     malformed: str | None = None
     """Set when the answer was JSON of the wrong shape: what was wrong (``text`` is the body)."""
+    reasoning: str | None = None
+    """The model's thinking, where the server sent it apart from the answer."""
+    finish_reason: str | None = None
+    """Why the answer ended, as the server said (``length``: cut at the token limit)."""
+    chat_template: str | None = None
+    """The chat template that served the answer (stated by the user, or told by the server)."""
 
 
 class ResponseCache:
@@ -94,11 +109,7 @@ class ResponseCache:
         """Return the answer stored under ``key``, or None."""
         row = (
             self._connect()
-            .execute(
-                "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected, malformed "
-                "FROM responses WHERE key = ?",
-                (key,),
-            )
+            .execute(f"SELECT {_COLUMNS} FROM responses WHERE key = ?", (key,))
             .fetchone()
         )
         return None if row is None else CachedResponse(*row)
@@ -107,20 +118,22 @@ class ResponseCache:
         """Store ``response`` under ``key`` (the first answer wins: a replay must not drift)."""
         with self._connect() as db:
             db.execute(
-                "INSERT OR IGNORE INTO responses (key, model, text, rejected, tokens_in, "
-                "tokens_out, latency, attempts, created, malformed) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO responses (key, created, {_COLUMNS}) "
+                f"VALUES ({', '.join('?' * (2 + len(_COLUMNS.split(','))))})",
                 (
                     key,
+                    time.time(),
                     response.model,
                     response.text,
-                    response.rejected,
                     response.tokens_in,
                     response.tokens_out,
                     response.latency,
                     response.attempts,
-                    time.time(),
+                    response.rejected,
                     response.malformed,
+                    response.reasoning,
+                    response.finish_reason,
+                    response.chat_template,
                 ),
             )
 
@@ -140,18 +153,19 @@ class ResponseCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(_SCHEMA)
-            _add_malformed_column(db)
+            _add_later_columns(db)
             self._db = db
         return self._db
 
 
-def _add_malformed_column(db: sqlite3.Connection) -> None:
-    """Give a cache file written before malformed answers were stored their column."""
+def _add_later_columns(db: sqlite3.Connection) -> None:
+    """Give a cache file written before some columns existed those columns."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
-    if "malformed" in columns:
-        return
-    try:
-        db.execute("ALTER TABLE responses ADD COLUMN malformed TEXT")
-    except sqlite3.OperationalError as error:  # another worker added it a moment ago
-        if "duplicate column" not in str(error):
-            raise
+    for column in _LATER_COLUMNS:
+        if column in columns:
+            continue
+        try:
+            db.execute(f"ALTER TABLE responses ADD COLUMN {column} TEXT")
+        except sqlite3.OperationalError as error:  # another worker added it a moment ago
+            if "duplicate column" not in str(error):
+                raise
