@@ -487,10 +487,16 @@ class ModelClient:
         expected = text / CHARS_PER_TOKEN
         if expected >= MIN_CHECKED_TOKENS and response.tokens_in < SHORT_PROMPT * expected:
             self._warned_tokens = True
+            fix = (
+                "may drop messages whose content is a list (llama-cpp-python's built-in "
+                "formats do); serve it with a template that reads them, or -a observation=text"
+                if self.config.system == "user"
+                else "may drop the system message (llama.cpp's gemma does) or list content; "
+                "try -a system=user"
+            )
             warnings.warn(
                 f"model {self.config.model}: the server counted {response.tokens_in} prompt "
-                f"tokens for a request of about {expected:.0f}: its chat template may drop the "
-                f"system message (llama.cpp's gemma does); try -a system=user",
+                f"tokens for a request of about {expected:.0f}: its chat template {fix}",
                 ModelWarning,
                 stacklevel=2,
             )

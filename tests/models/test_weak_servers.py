@@ -7,6 +7,7 @@ import pytest
 from sortie.models import ModelClient, ModelConfig
 from sortie.models.client import ModelWarning, fold_system
 from sortie.testing.model_server import ModelServer
+from sortie.testing.server_quirks import QUIRKS
 from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.usefixtures("secret")
@@ -31,6 +32,15 @@ def test_a_template_that_drops_the_system_prompt_is_noticed_once():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             asking.ask(MESSAGES)  # once is enough
+
+
+def test_a_dropped_list_turn_with_system_user_set_is_not_blamed_on_the_system_message():
+    """With system=user already set, the warning names list content, not system=user."""
+    turn = [{"type": "text", "text": "Round 1."}]
+    with ModelServer(lambda m: "ok", quirks=QUIRKS["llama-cpp-python"]) as server:
+        with pytest.warns(ModelWarning, match="list.*observation=text") as caught:
+            client(server, system="user").ask([MESSAGES[0], {"role": "user", "content": turn}])
+    assert "try -a system=user" not in str(caught[0].message)
 
 
 def test_system_user_folds_the_system_prompt_into_the_first_user_message():

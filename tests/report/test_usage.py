@@ -79,3 +79,11 @@ def test_a_long_model_name_is_shown_whole_in_a_narrow_table():
     lines = [line.split("│") for line in console.export_text().splitlines() if "│" in line]
     first_column = "".join(cells[1].strip() for cells in lines if len(cells) > 2)
     assert name in first_column
+
+
+def test_cut_answers_are_counted_and_templates_named():
+    """Calls ended by the token limit are counted; the templates that served them named."""
+    cut = call(1.0).model_copy(update={"finish_reason": "length", "chat_template": "gemma"})
+    stats = call_stats(iter([trajectory([[cut], [call(2.0)]])]))
+    assert stats.cut == 1 and stats.chat_templates == ("gemma",)
+    assert usage_markdown({"run": stats}).splitlines()[-1].endswith("| 1 | gemma |")
