@@ -505,7 +505,7 @@ class ModelClient:
         self, response: CachedResponse, cached: bool, shown_format: str | None = None
     ) -> ModelCallRecord:
         error = (
-            (ErrorKind.REJECTED if refused_field(response.rejected) is None else "parameter")
+            (ErrorKind.REJECTED if refused_field(response.rejected) is None else Cause.PARAMETER)
             if response.rejected
             else (ErrorKind.FORMAT if response.malformed else None)
         )

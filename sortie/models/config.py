@@ -25,6 +25,20 @@ NO_KEY = "sortie-no-key"
 """Sent when no key is set: local servers (vLLM, Ollama, llama.cpp) accept any value."""
 
 
+SERVERS = (
+    "openai-compatible",
+    "vllm",
+    "ollama",
+    "llama-cpp",
+    "llama-cpp-python",
+    "transformers",
+    "openai",
+    "gemini",
+    "anthropic",
+)
+"""The kinds of server ``server`` may name (``sortie.models.server_kinds`` says what each does)."""
+
+
 class Structured:
     """Where the structured-output fallback chain starts (``ModelConfig.structured``)."""
 
@@ -112,6 +126,10 @@ class ModelConfig:
             )
         if self.system not in ("system", "user"):
             raise ParameterError(f"model client: system {self.system!r} is not one of system, user")
+        if self.server not in ("", *SERVERS):
+            raise ParameterError(
+                f"model client: server {self.server!r} is not one of {', '.join(SERVERS)}"
+            )
         if self.token_field not in ("max_tokens", "max_completion_tokens"):
             raise ParameterError(
                 f"model client: token_field {self.token_field!r} is not one of "

@@ -16,8 +16,8 @@ import urllib.request
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from sortie.core.errors import ParameterError
 from sortie.models.config import ModelConfig, api_key
+from sortie.models.health import is_local
 
 ASK_TIMEOUT = 5.0
 """Seconds one question about the chat template may take."""
@@ -58,18 +58,9 @@ GENERIC = KINDS["openai-compatible"]
 
 
 def server_kind(config: ModelConfig) -> ServerKind:
-    """Return the kind of server ``config`` talks to: as set, else told by its URL.
-
-    Raises:
-        ParameterError: ``server`` names no kind of the table.
-    """
+    """Return the kind of server ``config`` talks to: as set, else told by its URL."""
     if config.server:
-        kind = KINDS.get(config.server)
-        if kind is None:
-            raise ParameterError(
-                f"model client: server {config.server!r} is not one of {', '.join(KINDS)}"
-            )
-        return kind
+        return KINDS[config.server]  # the config checked the name
     parts = urlsplit(config.base_url)
     for kind in KINDS.values():
         if parts.hostname in kind.hosts:
@@ -94,8 +85,11 @@ def told_template(config: ModelConfig, kind: ServerKind) -> str | None:
     """Return the chat template the server says it applies (named by ``template_name``).
 
     None when the server does not tell (no route, an error, no template in the answer).
-    A generic server is asked at both routes.
+    A server of no known kind is asked at both routes if it is on this machine (a remote one
+    is named with ``-a server=``: asking every hosted API costs two requests for nothing).
     """
+    if kind is GENERIC and not is_local(config.base_url):
+        return None
     routes = (kind.template_route,) if kind.template_route else ("/props", "/api/show")
     if kind is not GENERIC and not kind.template_route:
         return None
@@ -118,7 +112,10 @@ def _ask_template(config: ModelConfig, route: str) -> str | None:
     try:
         with _DIRECT.open(request, timeout=ASK_TIMEOUT) as answer:
             body = json.loads(answer.read(2_000_000))
-    except (OSError, ValueError, urllib.error.URLError):
+    except urllib.error.HTTPError as refused:  # no such route: the server does not tell
+        refused.close()
+        return None
+    except (OSError, ValueError):
         return None
     field = "template" if route == "/api/show" else "chat_template"
     text = body.get(field) if isinstance(body, dict) else None

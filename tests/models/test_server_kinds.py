@@ -5,7 +5,10 @@ import dataclasses
 import pytest
 from pydantic import BaseModel
 
+from sortie.core.errors import ParameterError
 from sortie.models import ModelCallError, ModelClient, ModelConfig
+from sortie.models.config import SERVERS
+from sortie.models.server_kinds import KINDS, server_kind
 from sortie.testing.model_server import ModelServer
 from sortie.testing.server_quirks import QUIRKS
 from tests.models.conftest import FAST
@@ -198,3 +201,20 @@ def test_a_template_is_recorded_on_replay_too(secret, tmp_path):
         live = client(server, cache=cache).ask(SHORT, Answer)
         replayed = client(server, cache=cache, replay="true").ask(SHORT, Answer)
     assert replayed.calls[0].chat_template == live.calls[0].chat_template is not None
+
+
+def test_the_kinds_of_server_are_the_names_the_setting_takes():
+    """Every kind in the table is a name -a server= accepts, and the other way round."""
+    assert tuple(KINDS) == SERVERS
+
+
+def test_an_unknown_kind_of_server_is_refused_naming_the_kinds():
+    """A misspelt server kind is refused before any call, listing the kinds."""
+    with pytest.raises(ParameterError, match="server 'vlm' is not one of .*vllm"):
+        ModelConfig.from_args({"model": "m", "base_url": "http://h/v1", "server": "vlm"})
+
+
+def test_a_hosted_api_is_told_by_its_host():
+    """Anthropic's host needs no -a server: its kind, which ignores the format, is known."""
+    config = ModelConfig(model="m", base_url="https://api.anthropic.com/v1/")
+    assert server_kind(config).name == "anthropic"
