@@ -191,11 +191,13 @@ class ModelClient:
                 calls[-1] = _format_error(calls[-1], error)
         return Reply(text, tuple(calls), value, error)
 
-    def preflight(self) -> None:
+    def preflight(self, parts: bool = True) -> None:
         """Check that the server answers and serves the model; a replay contacts nothing.
 
         With ``check_content``, three small requests then check that the server's chat
-        template keeps list content and the system message (``sortie.models.content_check``).
+        template keeps list content (if the run sends it: ``parts``, a message content that
+        is a list of text and image parts) and the system message
+        (``sortie.models.content_check``).
 
         Raises:
             ConfigError: the server is unreachable, refuses the key, or does not know the
@@ -207,7 +209,7 @@ class ModelClient:
         check_server(self._client(), self.config)
         if self.config.check_content:
             where = f"model {self.config.model} at {redact_url(self.config.base_url)}"
-            check_content(self._prompt_tokens, where, self.config.system == "user")
+            check_content(self._prompt_tokens, where, self.config.system == "user", parts)
 
     def _prompt_tokens(self, messages: list[Message]) -> int:
         """Send ``messages`` as a run would, uncached; return the prompt tokens counted (0: none).

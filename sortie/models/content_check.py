@@ -56,7 +56,7 @@ def measure(count: Counter) -> Probe | None:
     return probe if min(probe.text, probe.parts) > 0 else None
 
 
-def check_content(count: Counter, where: str, system_folded: bool) -> None:
+def check_content(count: Counter, where: str, system_folded: bool, parts: bool = True) -> None:
     """Raise ConfigError if the server's template drops list content or the system message.
 
     Args:
@@ -64,6 +64,7 @@ def check_content(count: Counter, where: str, system_folded: bool) -> None:
         where: the server and model, for the message.
         system_folded: the run folds the system prompt into the user turn (``system=user``),
             so a dropped system message does not matter.
+        parts: the run sends list content (images); if not, dropped lists do not matter.
 
     Raises:
         ConfigError: one line naming what is dropped, the counts, and the fix.
@@ -72,7 +73,7 @@ def check_content(count: Counter, where: str, system_folded: bool) -> None:
     if probe is None:
         return
     user = probe.no_system or probe.text // 2  # the system probe is as long as the user one
-    if probe.parts < probe.text - LOST * user:
+    if parts and probe.parts < probe.text - LOST * user:
         raise ConfigError(
             f"{where} drops messages whose content is a list of parts (text and images): a "
             f"prompt counted {probe.text} tokens as plain text counted {probe.parts} as "
