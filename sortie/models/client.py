@@ -483,8 +483,8 @@ class ModelClient:
         without the actions, skills and schema, and the run looks normal: the prompt token
         count is the only clue.
         """
-        if self._warned_tokens or not response.tokens_in:
-            return
+        if self._warned_tokens or not response.tokens_in or self.kind.uncounted_cache:
+            return  # Ollama's counts leave its cache out: the preflight's probes tell instead
         text = sum(len(part) for part in _texts(request.get("messages", [])))
         expected = text / CHARS_PER_TOKEN
         if expected >= MIN_CHECKED_TOKENS and response.tokens_in < SHORT_PROMPT * expected:

@@ -37,6 +37,9 @@ class ServerKind:
     """Hosts of base URLs that are this kind of server."""
     port: int | None = None
     """The port this kind listens on by default, when no other kind claims it."""
+    uncounted_cache: bool = False
+    """Prompt tokens it had cached are left out of the count it reports (Ollama): a short
+    count is no sign of a dropped message."""
 
 
 KINDS: dict[str, ServerKind] = {
@@ -44,7 +47,7 @@ KINDS: dict[str, ServerKind] = {
     for kind in (
         ServerKind("openai-compatible"),
         ServerKind("vllm"),
-        ServerKind("ollama", template_route="/api/show", port=11434),
+        ServerKind("ollama", template_route="/api/show", port=11434, uncounted_cache=True),
         ServerKind("llama-cpp", template_route="/props"),
         ServerKind("llama-cpp-python"),
         ServerKind("transformers", reads_response_format=False),

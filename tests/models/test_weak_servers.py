@@ -66,3 +66,14 @@ def test_a_server_that_answers_any_name_warns_of_a_name_it_does_not_list():
     with ModelServer(lambda m: "ok", models=("gemma3-270m",), any_model=True) as server:
         with pytest.warns(UserWarning, match="not among the models the server"):
             client(server, model="gemma-3-270m").preflight()
+
+
+def test_ollamas_short_counts_of_a_cached_prompt_are_no_alarm():
+    """Ollama leaves a cached prefix out of its count: asking twice warns of nothing."""
+    with ModelServer(lambda m: "ok", quirks=QUIRKS["ollama"]) as server:
+        asking = client(server, server="ollama")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            asking.ask(MESSAGES)
+            asking.ask([*MESSAGES[:1], {"role": "user", "content": "Round 2."}])
+        assert server.count == 2
