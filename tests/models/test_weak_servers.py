@@ -17,9 +17,9 @@ SYSTEM = "You plan household subtasks. " * 60
 MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Round 1."}]
 
 
-def client(server: ModelServer, **args: str) -> ModelClient:
-    """Return a client of ``server`` with the test's quick settings."""
-    settings = {"model": "m", "base_url": server.base_url, **FAST, **args}
+def client(double: ModelServer, **args: str) -> ModelClient:
+    """Return a client of ``double`` with the test's quick settings."""
+    settings = {"model": "m", "base_url": double.base_url, **FAST, **args}
     return ModelClient(ModelConfig.from_args(settings))
 
 
@@ -70,10 +70,10 @@ def test_a_server_that_answers_any_name_warns_of_a_name_it_does_not_list():
 
 def test_ollamas_short_counts_of_a_cached_prompt_are_no_alarm():
     """Ollama leaves a cached prefix out of its count: asking twice warns of nothing."""
-    with ModelServer(lambda m: "ok", quirks=QUIRKS["ollama"]) as server:
-        asking = client(server, server="ollama")
+    with ModelServer(lambda m: "ok", quirks=QUIRKS["ollama"]) as double:
+        asking = client(double, server="ollama")
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             asking.ask(MESSAGES)
             asking.ask([*MESSAGES[:1], {"role": "user", "content": "Round 2."}])
-        assert server.count == 2
+        assert double.count == 2
