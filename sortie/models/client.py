@@ -173,6 +173,7 @@ class ModelClient:
         if schema is None or error is not None:
             return Reply(text, tuple(calls), None, error)
         value, error = self._validated(schema, text, parse, examples)
+        error = _cut_said(calls[-1], error)
         if value is None and error is not None:
             calls[-1] = _format_error(calls[-1], error)
             if not revalidate:
@@ -187,6 +188,7 @@ class ModelClient:
             calls += more
             if error is None:
                 value, error = self._validated(schema, text, parse, examples)
+                error = _cut_said(calls[-1], error)
             if value is None:
                 calls[-1] = _format_error(calls[-1], error)
         return Reply(text, tuple(calls), value, error)
@@ -548,6 +550,13 @@ class ModelClient:
             rejected=response.rejected and self._scrub(response.rejected),
             malformed=response.malformed and self._scrub(response.malformed),
         )
+
+
+def _cut_said(call: ModelCallRecord, error: str | None) -> str | None:
+    """Return ``error`` saying the answer was cut at the token limit, if the server says so."""
+    if error is None or call.finish_reason != "length":
+        return error
+    return f"{error} (the answer was cut at max_tokens: answer shorter, or raise -a max_tokens)"
 
 
 def _format_error(call: ModelCallRecord, error: str | None) -> ModelCallRecord:

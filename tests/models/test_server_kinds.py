@@ -218,3 +218,13 @@ def test_a_hosted_api_is_told_by_its_host():
     """Anthropic's host needs no -a server: its kind, which ignores the format, is known."""
     config = ModelConfig(model="m", base_url="https://api.anthropic.com/v1/")
     assert server_kind(config).name == "anthropic"
+
+
+def test_an_unreadable_cut_answer_says_it_was_cut(secret):
+    """An answer cut at max_tokens that does not parse says why, to the model and the record."""
+    quirks = dataclasses.replace(QUIRKS["vllm"], finish_reason="length")
+    with ModelServer(lambda messages: '{"command": "forw', quirks=quirks) as server:
+        reply = client(server).ask(SHORT, Answer)
+        reasked = server.requests[-1]["messages"][-1]["content"]
+    assert reply.value is None and "cut at max_tokens" in reply.error
+    assert "cut at max_tokens" in reasked
