@@ -228,3 +228,15 @@ def test_an_unreadable_cut_answer_says_it_was_cut(secret):
         reasked = server.requests[-1]["messages"][-1]["content"]
     assert reply.value is None and "cut at max_tokens" in reply.error
     assert "cut at max_tokens" in reasked
+
+
+def test_a_reasoning_models_refusals_replay_the_same(secret, tmp_path):
+    """Refused fields are cached like answers: a replay adapts the same way, offline."""
+    cache = str(tmp_path / "c.sqlite")
+    with ModelServer(answer, quirks=QUIRKS["openai-reasoning"]) as server:
+        live = client(server, cache=cache).ask(SHORT, Answer)
+        count = server.count
+        replayed = client(server, cache=cache, replay="true").ask(SHORT, Answer)
+        assert server.count == count
+    assert [c.error for c in replayed.calls] == [c.error for c in live.calls]
+    assert replayed.value == live.value
