@@ -52,6 +52,7 @@ bench: $(TEST_STAMP)
 test-llm: $(TEST_STAMP)
 	@echo "installing sortie[llm]: llama-cpp-python compiles from source, CPU-bound (4-9 min on 2 idle cores, 30+ min on busy ones)"
 	$(BIN)/pip install -e '.[llm]'
+	SORTIE_REAL_SERVERS=1 $(BIN)/python -m pytest -q tests/models/test_real_servers.py
 	$(BIN)/python bench/bench_llm.py
 
 # Opt-in: EMMOE's training loop closed on this machine: the oracle's train-split rounds, Gemma

@@ -72,8 +72,8 @@ def _warn_echoes(store_path: Path, run_id: str) -> None:
     console.print(
         f"[bold yellow]{stats.echoes} of {stats.decisions} decisions ended in answers that "
         "copied the prompt's placeholders or field descriptions instead of answering[/] "
-        "(format errors of kind echo): the model did not take the task up; see "
-        "docs/models.md, Weak models"
+        "(format errors of kind echo): the model did not take the task up, or its chat "
+        "template dropped the task (see the content check); see docs/models.md, Weak models"
     )
 
 

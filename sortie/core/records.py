@@ -117,9 +117,9 @@ class ModelCallRecord(Record):
     """Answered from the response cache instead of the server."""
     error: str | None = None
     """Kind of failure (``rate_limit``, ``server``, ``timeout``, ``connection``, ``format``...)."""
-    # The four below are left out of the record while they hold their defaults, so a call
-    # answered at its first attempt by the model asked for, without prices, writes the same
-    # bytes as before they existed.
+    # The eight below are left out of the record while they hold their defaults, so a call
+    # answered at its first attempt by the model asked for, without prices, in the format
+    # set, writes the same bytes as before they existed.
     waited: float = Field(default=0.0, ge=0, exclude_if=lambda value: not value)
     """Seconds of ``latency`` spent waiting before retries: the backoff, a Retry-After, a
     health check after a time-out."""
@@ -131,6 +131,14 @@ class ModelCallRecord(Record):
     cost: float | None = Field(default=None, ge=0, exclude_if=lambda value: value is None)
     """What the call's tokens cost at the prices given (``price_in``, ``price_out``); None:
     no prices given."""
+    format: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The structured-output mode asked in, when a refusal moved it from the one set."""
+    finish_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Why the answer ended, when not ``stop`` (``length``: cut at the token limit)."""
+    reasoning: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The model's thinking, sent apart from the answer or in a ``<think>`` block (cut)."""
+    chat_template: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The chat template that served the call: stated by the user, or told by the server."""
 
 
 class StepPart(Record):

@@ -6,9 +6,8 @@ schema, temperature, token limit, extra options) in canonical JSON. Two servers 
 different weights under one model name, so they never share an answer. The API key travels
 in a header, never in the body, so it is never part of a key; answers are stored with it
 scrubbed. Rows keep the answer text, token usage, the latency measured when the answer was
-first made (retries and waits included, and how much of it they were), the attempts it took
-and the model the server named, so a replay can charge the same decision time and write the
-same records.
+first made (retries and waits included) and the attempts it took, so a replay can charge the
+same decision time and write the same records.
 """
 
 from __future__ import annotations
@@ -36,9 +35,28 @@ CREATE TABLE IF NOT EXISTS responses (
     malformed TEXT,
     waited REAL,
     failed_time REAL,
-    served TEXT
+    served TEXT,
+    reasoning TEXT,
+    finish_reason TEXT,
+    chat_template TEXT
 )
 """
+_LATER_COLUMNS = (
+    ("malformed", "TEXT"),
+    ("waited", "REAL"),
+    ("failed_time", "REAL"),
+    ("served", "TEXT"),
+    ("reasoning", "TEXT"),
+    ("finish_reason", "TEXT"),
+    ("chat_template", "TEXT"),
+)
+"""Columns added after the first cache files were written (older files gain them)."""
+_COLUMNS = (
+    "model, text, tokens_in, tokens_out, latency, attempts, rejected, malformed, "
+    "waited, failed_time, served, reasoning, finish_reason, chat_template"
+)
+_READ = _COLUMNS.replace("waited, failed_time", "COALESCE(waited, 0), COALESCE(failed_time, 0)")
+"""What ``get`` reads: a row of an older file holds NULL where it waited nothing."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -86,6 +104,12 @@ class CachedResponse:
     """Seconds of ``latency`` spent in attempts that failed."""
     served: str | None = None
     """The model the server said it served."""
+    reasoning: str | None = None
+    """The model's thinking, where the server sent it apart from the answer."""
+    finish_reason: str | None = None
+    """Why the answer ended, as the server said (``length``: cut at the token limit)."""
+    chat_template: str | None = None
+    """The chat template that served the answer (stated by the user, or told by the server)."""
 
 
 class ResponseCache:
@@ -104,12 +128,7 @@ class ResponseCache:
         """Return the answer stored under ``key``, or None."""
         row = (
             self._connect()
-            .execute(
-                "SELECT model, text, tokens_in, tokens_out, latency, attempts, rejected, "
-                "malformed, COALESCE(waited, 0), COALESCE(failed_time, 0), served "
-                "FROM responses WHERE key = ?",
-                (key,),
-            )
+            .execute(f"SELECT {_READ} FROM responses WHERE key = ?", (key,))
             .fetchone()
         )
         return None if row is None else CachedResponse(*row)
@@ -118,23 +137,25 @@ class ResponseCache:
         """Store ``response`` under ``key`` (the first answer wins: a replay must not drift)."""
         with self._connect() as db:
             db.execute(
-                "INSERT OR IGNORE INTO responses (key, model, text, rejected, tokens_in, "
-                "tokens_out, latency, attempts, created, malformed, waited, failed_time, served) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO responses (key, created, {_COLUMNS}) "
+                f"VALUES ({', '.join('?' * (2 + len(_COLUMNS.split(','))))})",
                 (
                     key,
+                    time.time(),
                     response.model,
                     response.text,
-                    response.rejected,
                     response.tokens_in,
                     response.tokens_out,
                     response.latency,
                     response.attempts,
-                    time.time(),
+                    response.rejected,
                     response.malformed,
                     response.waited,
                     response.failed_time,
                     response.served,
+                    response.reasoning,
+                    response.finish_reason,
+                    response.chat_template,
                 ),
             )
 
@@ -154,28 +175,19 @@ class ResponseCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(_SCHEMA)
-            _add_columns(db)
+            _add_later_columns(db)
             self._db = db
         return self._db
 
 
-_LATER_COLUMNS = (
-    ("malformed", "TEXT"),
-    ("waited", "REAL"),
-    ("failed_time", "REAL"),
-    ("served", "TEXT"),
-)
-"""Columns added after the first cache files were written (older files gain them)."""
-
-
-def _add_columns(db: sqlite3.Connection) -> None:
+def _add_later_columns(db: sqlite3.Connection) -> None:
     """Give a cache file written before some columns existed those columns."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
-    for name, kind in _LATER_COLUMNS:
-        if name in columns:
+    for column, kind in _LATER_COLUMNS:
+        if column in columns:
             continue
         try:
-            db.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
+            db.execute(f"ALTER TABLE responses ADD COLUMN {column} {kind}")
         except sqlite3.OperationalError as error:  # another worker added it a moment ago
             if "duplicate column" not in str(error):
                 raise

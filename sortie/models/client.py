@@ -28,25 +28,33 @@ from pydantic import BaseModel
 from sortie.core.errors import ConfigError, SortieError
 from sortie.core.records import ModelCallRecord
 from sortie.models.accounting import CallClock, Reported, price, reported, reported_by
+from sortie.models.adapt import Fields, Formats, param_refusal, refused_field
 from sortie.models.cache import CachedResponse, ResponseCache, request_key
-from sortie.models.completion import MalformedAnswer, read_completion
+from sortie.models.completion import Completion, MalformedAnswer, read_completion
 from sortie.models.config import ModelConfig, Structured, api_key, redact_url, scrub
+from sortie.models.content_check import check_content
 from sortie.models.deadline import http_client, whole_answer
+from sortie.models.errors import Cause, Refusal, context_fix, images_fix, refusal_of
 from sortie.models.health import Unhealthy, is_local, wait_until_healthy
 from sortie.models.preflight import check_server
-from sortie.models.retry import Backoff, ErrorKind, Failure, classify, refuses_format
+from sortie.models.retry import Backoff, ErrorKind, Failure, classify
+from sortie.models.server_kinds import server_kind, told_template
 from sortie.models.structured import (
     ECHO,
     Parser,
+    cut_reasoning,
     extract_json,
     response_format,
     retry_instructions,
     schema_instructions,
+    split_thinking,
     validate,
 )
 
 Message = dict[str, Any]
 _SENT_FIELDS = ("model", "messages", "temperature", "max_tokens", "response_format")
+"""Fields the SDK takes as arguments; the others (``max_completion_tokens``, options) go in
+the body as they are."""
 
 
 CHARS_PER_TOKEN = 4.0
@@ -55,6 +63,8 @@ MIN_CHECKED_TOKENS = 200
 """Requests smaller than this are not checked (the estimate is too rough)."""
 SHORT_PROMPT = 0.3
 """A prompt counted below this share of its estimated size lost part of itself."""
+PROBE_TOKENS = 8
+"""Answer tokens allowed to a content check's probe (its answer is not read)."""
 REASK_ECHO = 1000
 """Longest part of an unusable answer sent back to the model when it is asked again: a
 runaway answer is not worth its tokens again, and its start shows what went wrong."""
@@ -131,8 +141,11 @@ class ModelClient:
             ConfigError: replay asked with a cache file that does not exist.
         """
         self.config = config
-        self.mode = config.structured
-        """The structured-output mode in use; it steps down the chain when a server refuses."""
+        self.formats = Formats(config.structured)
+        """The structured-output mode of each kind of request (its schema's name)."""
+        self.fields = Fields(config)
+        """The request fields the model takes (renamed or left out after a refusal)."""
+        self.kind = server_kind(config)
         if config.replay and not Path(str(config.cache)).exists():
             raise ConfigError(f"replay: the cache file {config.cache} does not exist")
         self.cache = ResponseCache(config.cache) if config.cache else None
@@ -140,6 +153,7 @@ class ModelClient:
             config.backoff, config.backoff_max, config.retry_after_max, config.seed
         )
         self._sdk: openai.OpenAI | None = None
+        self._template: str | None = None
         self._warned_tokens = False
 
     def ask(
@@ -168,6 +182,7 @@ class ModelClient:
         if schema is None or error is not None:
             return Reply(text, tuple(calls), None, error)
         value, error = self._validated(schema, text, parse, examples)
+        error = _cut_said(calls[-1], error)
         if value is None and error is not None:
             calls[-1] = _format_error(calls[-1], error)
             if not revalidate:
@@ -182,19 +197,49 @@ class ModelClient:
             calls += more
             if error is None:
                 value, error = self._validated(schema, text, parse, examples)
+                error = _cut_said(calls[-1], error)
             if value is None:
                 calls[-1] = _format_error(calls[-1], error)
         return Reply(text, tuple(calls), value, error)
 
-    def preflight(self) -> None:
+    def preflight(self, parts: bool = True) -> None:
         """Check that the server answers and serves the model; a replay contacts nothing.
+
+        With ``check_content``, three small requests then check that the server's chat
+        template keeps list content (if the run sends it: ``parts``, a message content that
+        is a list of text and image parts) and the system message
+        (``sortie.models.content_check``).
 
         Raises:
             ConfigError: the server is unreachable, refuses the key, or does not know the
-                model (the message names the host and port, or the models it serves).
+                model (the message names the host and port, or the models it serves); or its
+                template drops part of a prompt (the message names the fix).
         """
-        if not self.config.replay:
-            check_server(self._client(), self.config)
+        if self.config.replay:
+            return
+        check_server(self._client(), self.config)
+        if self.config.check_content:
+            where = f"model {self.config.model} at {redact_url(self.config.base_url)}"
+            check_content(self._prompt_tokens, where, self.config.system == "user", parts)
+
+    def _prompt_tokens(self, messages: list[Message]) -> int:
+        """Send ``messages`` as a run would, uncached; return the prompt tokens counted (0: none).
+
+        A refused field is adapted to as in a run; a call that fails counts 0 (the run's
+        own calls will say why).
+        """
+        folded = fold_system(messages) if self.config.system == "user" else messages
+        request = {**self.config.options, "model": self.config.model, "messages": folded}
+        request |= {"temperature": self.config.temperature, "max_tokens": PROBE_TOKENS}
+        for _ in range(len(Fields.ADAPTABLE)):
+            try:
+                response = self._post(self.fields.apply(request))
+            except ModelCallError:
+                return 0
+            field = refused_field(response.rejected or "")
+            if response.rejected is None or field is None or not self.fields.refuse(field):
+                return response.tokens_in if response.rejected is None else 0
+        return 0
 
     def close(self) -> None:
         """Release the HTTP connections and the cache file."""
@@ -213,29 +258,50 @@ class ModelClient:
         Return the answer text, the calls, and why the answer is malformed (None if it is not).
         """
         calls: list[ModelCallRecord] = []
+        kind = schema.__name__ if schema is not None else ""
         while True:
             try:
-                sent = self._send(self._request(messages, schema))
+                sent = self._send(self._request(messages, schema), self._shown_format(kind))
             except ModelCallError as error:
                 error.calls = (*calls, *error.calls)  # the answer's earlier calls count too
                 raise
             calls.append(sent.call)
             response = sent.response
             if response.rejected is None:
+                self.formats.answered(kind)
                 malformed = response.malformed
                 return response.text, calls, malformed and f"malformed answer: {malformed}"
-            self._step_down(response.rejected)
+            try:
+                self._adapt(kind, response.rejected)
+            except ModelCallError as error:
+                error.calls = tuple(calls)
+                raise
 
-    def _step_down(self, reason: str) -> None:
-        """Use the next format from now on (the client never asks in a refused one again)."""
-        chain = Structured.CHAIN
-        position = chain.index(self.mode)
-        if position + 1 >= len(chain):
-            raise ModelCallError(
-                self._scrub(f"model {self.config.model}: request refused: {reason}"),
-                ErrorKind.CLIENT,
-            )
-        self.mode = chain[position + 1]
+    def _adapt(self, kind: str, reason: str) -> None:
+        """Rename or leave out a refused field, or step ``kind`` down to a weaker format.
+
+        Raises:
+            ModelCallError: the field cannot be left out, or no weaker format is left.
+        """
+        field = refused_field(reason)
+        if field is None and self.formats.step_down(kind):
+            return
+        if field is not None and self.fields.refuse(field):
+            return
+        fix = (
+            f"; leave it out with -a omit={field}, or drop it from options"
+            if field is not None
+            else ""
+        )
+        raise ModelCallError(
+            self._scrub(f"model {self.config.model}: request refused: {reason}{fix}"),
+            ErrorKind.CLIENT,
+        )
+
+    def _shown_format(self, kind: str) -> str | None:
+        """Return the format a call is recorded with, if not the one the settings start at."""
+        mode = self.formats.mode(kind)
+        return None if mode == self.config.structured else mode
 
     def _request(self, messages: list[Message], schema: type[BaseModel] | None) -> Message:
         """Return the request body (also the cache key's content): never holds the key."""
@@ -246,14 +312,15 @@ class ModelClient:
             "max_tokens": self.config.max_tokens,
         }
         if schema is not None:
-            if self.mode != Structured.SCHEMA:
+            mode = self.formats.mode(schema.__name__)
+            if mode != Structured.SCHEMA or not self.kind.reads_response_format:
                 request["messages"] = _with_instructions(messages, schema_instructions(schema))
-            fmt = response_format(self.mode, schema)
+            fmt = response_format(mode, schema)
             if fmt is not None:
                 request["response_format"] = fmt
         if self.config.system == "user":
             request["messages"] = fold_system(request["messages"])
-        return {**self.config.options, **request}
+        return self.fields.apply({**self.config.options, **request})
 
     def _validated(
         self, schema: type[BaseModel], text: str, parse: Parser, examples: frozenset[str]
@@ -271,11 +338,12 @@ class ModelClient:
         ]
 
     # --- one request: cache, then HTTP with retries -----------------------------------
-    def _send(self, request: Message) -> _Sent:
+    def _send(self, request: Message, shown_format: str | None = None) -> _Sent:
         key = request_key(request, self.config.base_url)
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
-            return _Sent(self._scrubbed(cached), self._record(cached, cached=True))
+            call = self._record(cached, cached=True, shown_format=shown_format)
+            return _Sent(self._scrubbed(cached), call)
         if self.config.replay:
             raise ReplayMissError(
                 f"replay: request {key} is not in the cache "
@@ -287,10 +355,10 @@ class ModelClient:
         self._check_prompt_tokens(request, response)
         if self.cache is not None:
             self.cache.put(key, response)
-        return _Sent(response, self._record(response, cached=False))
+        return _Sent(response, self._record(response, cached=False, shown_format=shown_format))
 
     def _post(self, request: Message) -> CachedResponse:
-        """POST with retries; return the answer, a refusal of its format, or a malformed one.
+        """POST with retries; return the answer, a refusal to adapt to, or a malformed one.
 
         Tokens count over every attempt whose body reports them; the call's time is split
         into the waits before retries, the failed attempts and the answer (``CallClock``).
@@ -301,15 +369,15 @@ class ModelClient:
             try:
                 body = self._post_once(request)
                 said += reported(body)
-                text, _ = read_completion(body)
-                return self._response(clock, attempt, said, text)
+                return self._answered(clock, attempt, said, read_completion(body))
             except MalformedAnswer as error:
                 return self._response(clock, attempt, said, error.body, malformed=error.detail)
             except (openai.APIError, ValueError) as error:
                 failure = classify(error)
                 said += reported_by(error)
-                if "response_format" in request and refuses_format(error):
-                    return self._response(clock, attempt, said, rejected=failure.detail)
+                refusal = refusal_of(error, request)
+                if refusal is not None:
+                    return self._refused(clock, (attempt, said), failure, refusal)
             clock.failed()
             if failure.kind not in ErrorKind.TRANSIENT or attempt > self.config.max_retries:
                 raise self._failed(failure, attempt, clock, said)
@@ -318,6 +386,32 @@ class ModelClient:
                 if failure.kind == ErrorKind.TIMEOUT:
                     self._wait_until_free(attempt, clock, said)
             attempt += 1
+
+    def _refused(
+        self, clock: CallClock, tried: tuple[int, Reported], failure: Failure, refusal: Refusal
+    ) -> CachedResponse:
+        """Return a refusal to adapt to (format, field), or raise the one error that says why.
+
+        ``tried`` is the attempts so far and the tokens the server reported over them.
+
+        Raises:
+            ModelCallError: the prompt does not fit, holds images the server refuses, or is
+                refused for another reason (retrying the same request cannot help).
+        """
+        attempts, said = tried
+        if refusal.cause is Cause.FORMAT:
+            return self._response(clock, attempts, said, rejected=failure.detail)
+        if refusal.cause is Cause.PARAMETER and refusal.param is not None:
+            rejected = param_refusal(refusal.param, failure.detail)
+            return self._response(clock, attempts, said, rejected=rejected)
+        if refusal.cause is Cause.CONTEXT:
+            failure = Failure(Cause.CONTEXT.value, detail=context_fix(refusal.message))
+        elif refusal.cause is Cause.IMAGES:
+            failure = Failure(Cause.IMAGES.value, detail=images_fix(refusal.message))
+        else:
+            failure = Failure(ErrorKind.CLIENT, detail=failure.detail)
+        clock.failed()
+        raise self._failed(failure, attempts, clock, said)
 
     def _wait_until_free(self, attempts: int, clock: CallClock, said: Reported) -> None:
         """After a time-out, wait until a server on this machine passes its health check.
@@ -361,6 +455,29 @@ class ModelClient:
             response, waited=clock.waited, failed_time=clock.failed_time, served=said.served
         )
 
+    def _answered(
+        self, clock: CallClock, attempts: int, said: Reported, completion: Completion
+    ) -> CachedResponse:
+        """Return the stored form of an answer: a ``<think>`` block kept apart from it."""
+        text, thought = split_thinking(completion.text)
+        return dataclasses.replace(
+            self._response(clock, attempts, said, text),
+            reasoning=cut_reasoning(completion.reasoning or thought),
+            finish_reason=completion.finish_reason,
+            chat_template=self.chat_template(),
+        )
+
+    def chat_template(self) -> str | None:
+        """Return the chat template that serves the model: as stated, else as the server says.
+
+        The server is asked once per client (None if it does not tell).
+        """
+        if self.config.chat_template:
+            return self.config.chat_template
+        if self._template is None:
+            self._template = told_template(self.config, self.kind) or ""
+        return self._template or None
+
     def _post_once(self, request: Message) -> str:
         """Send one attempt; return the body (read by us: the SDK's reading trusts its shape)."""
         sent = {name: request[name] for name in _SENT_FIELDS if name in request}
@@ -390,26 +507,35 @@ class ModelClient:
         without the actions, skills and schema, and the run looks normal: the prompt token
         count is the only clue.
         """
-        if self._warned_tokens or not response.tokens_in:
-            return
+        if self._warned_tokens or not response.tokens_in or self.kind.uncounted_cache:
+            return  # Ollama's counts leave its cache out: the preflight's probes tell instead
         text = sum(len(part) for part in _texts(request.get("messages", [])))
         expected = text / CHARS_PER_TOKEN
         if expected >= MIN_CHECKED_TOKENS and response.tokens_in < SHORT_PROMPT * expected:
             self._warned_tokens = True
+            fix = (
+                "may drop messages whose content is a list (llama-cpp-python's built-in "
+                "formats do); serve it with a template that reads them, or -a observation=text"
+                if self.config.system == "user"
+                else "may drop the system message (llama.cpp's gemma does) or list content; "
+                "try -a system=user"
+            )
             warnings.warn(
                 f"model {self.config.model}: the server counted {response.tokens_in} prompt "
-                f"tokens for a request of about {expected:.0f}: its chat template may drop the "
-                f"system message (llama.cpp's gemma does); try -a system=user",
+                f"tokens for a request of about {expected:.0f}: its chat template {fix}",
                 ModelWarning,
                 stacklevel=2,
             )
 
-    def _record(self, response: CachedResponse, cached: bool) -> ModelCallRecord:
+    def _record(
+        self, response: CachedResponse, cached: bool, shown_format: str | None = None
+    ) -> ModelCallRecord:
         error = (
-            ErrorKind.REJECTED
+            (ErrorKind.REJECTED if refused_field(response.rejected) is None else Cause.PARAMETER)
             if response.rejected
             else (ErrorKind.FORMAT if response.malformed else None)
         )
+        finish = response.finish_reason
         return ModelCallRecord(
             model=response.model,
             latency=response.latency,
@@ -418,6 +544,10 @@ class ModelClient:
             attempts=response.attempts,
             cached=cached,
             error=error,
+            format=shown_format,
+            finish_reason=None if finish in (None, "stop") else finish,
+            reasoning=response.reasoning,
+            chat_template=response.chat_template,
             **self._spent(response),
         )
 
@@ -458,6 +588,13 @@ class ModelClient:
             malformed=response.malformed and self._scrub(response.malformed),
             served=response.served and self._scrub(response.served),
         )
+
+
+def _cut_said(call: ModelCallRecord, error: str | None) -> str | None:
+    """Return ``error`` saying the answer was cut at the token limit, if the server says so."""
+    if error is None or call.finish_reason != "length":
+        return error
+    return f"{error} (the answer was cut at max_tokens: answer shorter, or raise -a max_tokens)"
 
 
 def _format_error(call: ModelCallRecord, error: str | None) -> ModelCallRecord:

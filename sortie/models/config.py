@@ -27,6 +27,18 @@ NO_KEY = "sortie-no-key"
 
 _OPTIONAL = ("health_wait", "price_in", "price_out")
 """Numeric settings that may be None (unset), and are at least 0 when set."""
+SERVERS = (
+    "openai-compatible",
+    "vllm",
+    "ollama",
+    "llama-cpp",
+    "llama-cpp-python",
+    "transformers",
+    "openai",
+    "gemini",
+    "anthropic",
+)
+"""The kinds of server ``server`` may name (``sortie.models.server_kinds`` says what each does)."""
 
 
 class Structured:
@@ -91,6 +103,29 @@ class ModelConfig:
     """Where the system prompt goes: ``system`` (its own message) or ``user`` (folded into
     the first user message, for chat templates that drop system messages: llama.cpp's
     ``gemma``)."""
+    token_field: str = "max_tokens"
+    """The request field that carries ``max_tokens``: ``max_completion_tokens`` for models
+    that refuse ``max_tokens`` (OpenAI's reasoning models; learnt after the first refusal)."""
+    omit: str = ""
+    """Request fields never sent, comma-separated (``temperature`` for models that refuse
+    it; learnt after the first refusal)."""
+    server: str = ""
+    """The kind of server (``sortie.models.server_kinds``: vllm, ollama, llama-cpp,
+    llama-cpp-python, transformers, openai, gemini, anthropic); empty: told by the base URL's
+    host where it can be, else a generic OpenAI-compatible server."""
+    chat_template: str = ""
+    """The chat template the server applies, as the user states it (``gemma``, a Jinja file's
+    name...); recorded with every call. Empty: asked of the server where it tells
+    (llama.cpp's ``/props``, Ollama's ``/api/show``)."""
+    check_content: bool = True
+    """Before a run, check from the prompt token counts the server reports that it keeps the
+    system message and list content (images and text parts); a server that drops them stops
+    the run."""
+
+    @property
+    def omit_fields(self) -> frozenset[str]:
+        """Return the fields of ``omit`` as a set."""
+        return frozenset(name.strip() for name in self.omit.split(",") if name.strip())
 
     def __post_init__(self) -> None:
         if self.structured not in Structured.CHAIN:
@@ -100,6 +135,15 @@ class ModelConfig:
             )
         if self.system not in ("system", "user"):
             raise ParameterError(f"model client: system {self.system!r} is not one of system, user")
+        if self.server not in ("", *SERVERS):
+            raise ParameterError(
+                f"model client: server {self.server!r} is not one of {', '.join(SERVERS)}"
+            )
+        if self.token_field not in ("max_tokens", "max_completion_tokens"):
+            raise ParameterError(
+                f"model client: token_field {self.token_field!r} is not one of "
+                f"max_tokens, max_completion_tokens"
+            )
         if self.replay and not self.cache:
             raise ParameterError("model client: replay=true needs cache=<path of the cache>")
         for name in ("timeout", "backoff", "backoff_max", "retry_after_max", *_OPTIONAL):

@@ -17,6 +17,7 @@ import openai
 from sortie.core.errors import ConfigError
 from sortie.models.config import ModelConfig, redact_url, scrub
 from sortie.models.deadline import whole_answer
+from sortie.models.errors import Cause, refusal_of
 
 
 def check_server(sdk: openai.OpenAI, config: ModelConfig) -> None:
@@ -79,7 +80,15 @@ def _try_chat(sdk: openai.OpenAI, config: ModelConfig, served: list[str] | None)
             raise _key_refused(config, error) from None
         if error.status_code == 404 and served is None:
             raise _no_api_here(config) from None
+        if _refuses_a_field(error):
+            return  # it knows the model, which refuses max_tokens: the client adapts in a run
         raise _unknown_model(config, error, served) from None
+
+
+def _refuses_a_field(error: openai.APIStatusError) -> bool:
+    """Return whether a test call was refused for a field (a reasoning model's max_tokens)."""
+    refusal = refusal_of(error, {"model": "", "messages": [], "max_tokens": 1})
+    return refusal is not None and refusal.cause is Cause.PARAMETER
 
 
 def unreachable(config: ModelConfig, error: Exception) -> ConfigError:

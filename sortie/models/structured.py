@@ -22,6 +22,9 @@ Parser = Callable[[str], Any]
 """Turns answer text into plain data for pydantic (JSON by default)."""
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+_THINK = re.compile(r"<(think|thinking)>(.*?)(?:</\1>|$)", re.S | re.IGNORECASE)
+REASONING_LIMIT = 8000
+"""Longest thinking kept with a call (the rest is cut, marked as cut)."""
 MAX_DEPTH = 64
 """Deepest nesting of objects and arrays an answer may have (a plan needs a handful); deeper
 text is a format error before any parser sees it, instead of a RecursionError mid-run."""
@@ -81,8 +84,30 @@ def nesting(text: str) -> int:
     return deepest
 
 
+def split_thinking(text: str) -> tuple[str, str | None]:
+    """Return ``text`` without its ``<think>`` blocks, and their text (None if it had none).
+
+    A block left open (the answer cut while thinking) runs to the end of the text.
+    """
+    found = [match.group(2).strip() for match in _THINK.finditer(text)]
+    if not found:
+        return text, None
+    return _THINK.sub("", text).strip(), "\n\n".join(found)
+
+
+def cut_reasoning(text: str | None) -> str | None:
+    """Return thinking cut to ``REASONING_LIMIT`` characters (None stays None)."""
+    if text is None or len(text) <= REASONING_LIMIT:
+        return text
+    return text[:REASONING_LIMIT] + " [cut]"
+
+
 def extract_json(text: str) -> Any:
     """Return the JSON value in ``text``, tolerating code fences and words around an object.
+
+    Thinking in ``<think>`` blocks is left out first (braces in it break nothing). When the
+    text holds several JSON objects (a model that answers twice), the first one that reads
+    as JSON is returned.
 
     Raises:
         ValueError: the text holds no JSON value, or one nested deeper than ``MAX_DEPTH``.
@@ -90,17 +115,33 @@ def extract_json(text: str) -> Any:
     deepest = nesting(text)
     if deepest > MAX_DEPTH:
         raise ValueError(f"nested {deepest} levels deep; at most {MAX_DEPTH} are read")
-    stripped = text.strip()
+    stripped = split_thinking(text)[0].strip()
     fenced = _FENCE.search(stripped)
     if fenced:
         stripped = fenced.group(1).strip()
     try:
         return json.loads(stripped)
-    except json.JSONDecodeError:
-        start, end = stripped.find("{"), stripped.rfind("}")
-        if 0 <= start < end:
-            return json.loads(stripped[start : end + 1])
-        raise
+    except json.JSONDecodeError as error:
+        first = first_object(stripped)
+        if first is None:
+            raise error from None
+        return first
+
+
+def first_object(text: str) -> dict[str, Any] | None:
+    """Return the first JSON object in ``text`` (words around it ignored), or None."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start >= 0:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
 
 
 def validate(

@@ -282,6 +282,12 @@ class ModelCall(WireModel):
     attempts: int = Field(default=1, ge=1)
     cached: bool = False
     error: str | None = None
+    format: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    finish_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    reasoning: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    chat_template: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """These four only when said (``sortie.core.records.ModelCallRecord``): the format asked
+    in, why the answer ended, the model's thinking, the chat template that served it."""
 
 
 class ActResponse(Message):

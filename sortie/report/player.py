@@ -102,13 +102,24 @@ def _step(
 
 
 def calls_text(calls: Sequence[ModelCallRecord]) -> str:
-    """Return one line per model call: model, latency, tokens, attempts, cache, error."""
-    return "\n".join(
+    """Return one line per model call: model, latency, tokens, attempts, cache, error.
+
+    A call asked in a weaker format, cut at the token limit or served by a named chat
+    template says so on its line; the model's thinking, if it sent any, follows the line.
+    """
+    return "\n".join(_call_text(c) for c in calls)
+
+
+def _call_text(c: ModelCallRecord) -> str:
+    line = (
         f"{c.model}: {c.latency:.2f} s, {c.tokens_in}→{c.tokens_out} tokens, "
         f"{c.attempts} attempt(s){', cached' if c.cached else ''}"
         f"{f', error {c.error}' if c.error else ''}"
-        for c in calls
+        f"{f', format {c.format}' if c.format else ''}"
+        f"{f', ended by {c.finish_reason}' if c.finish_reason else ''}"
+        f"{f', template {c.chat_template}' if c.chat_template else ''}"
     )
+    return f"{line}\n  thinking: {c.reasoning}" if c.reasoning else line
 
 
 def stage_spans(steps: Sequence[StepRecord], names: Mapping[str, str]) -> list[dict[str, object]]:

@@ -13,6 +13,7 @@ columns say how long the server took to answer, and the time lost to retries has
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -63,6 +64,10 @@ class CallStats:
     cost: float | None = None
     """What the calls billed cost at the prices given: those the response cache answered
     cost nothing (None: no call had prices)."""
+    cut: int = 0
+    """Calls whose answer the server cut at the token limit (``finish_reason`` length)."""
+    chat_templates: tuple[str, ...] = ()
+    """The chat templates that served the calls (stated by the user or told by the server)."""
 
     @property
     def format_error_rate(self) -> float:
@@ -77,6 +82,7 @@ class CallStats:
 
 def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
     """Return the model use of ``trajectories`` summed together."""
+    trajectories = list(trajectories)  # read twice: the sums, then what the calls say
     episodes, decisions, format_errors, echoes = 0, 0, 0, 0
     latencies: list[float] = []
     totals: Counter[str] = Counter()
@@ -103,7 +109,7 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
                 )
                 if call.error:
                     errors[call.error] += 1
-    return CallStats(
+    stats = CallStats(
         episodes,
         decisions,
         totals["calls"],
@@ -119,6 +125,14 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
         spent.failed_time,
         spent.cost,
     )
+    return _with_calls_said(stats, [c for t in trajectories for d in decision_calls(t) for c in d])
+
+
+def _with_calls_said(stats: CallStats, calls: list[ModelCallRecord]) -> CallStats:
+    """Return ``stats`` with the cut answers counted and the chat templates named."""
+    cut = sum(call.finish_reason == "length" for call in calls)
+    templates = tuple(sorted({call.chat_template for call in calls if call.chat_template}))
+    return dataclasses.replace(stats, cut=cut, chat_templates=templates)
 
 
 @dataclass(slots=True)
@@ -194,6 +208,8 @@ COLUMNS = (
     "format errors",
     "echoes",
     "cost",
+    "cut answers",
+    "chat template",
 )
 
 
@@ -217,6 +233,8 @@ def usage_rows(stats: Mapping[str, CallStats]) -> list[tuple[str, ...]]:
             _share(s.format_error_rate),
             _share(s.echo_rate),
             "-" if s.cost is None else f"{s.cost:.4g}",
+            str(s.cut),
+            ", ".join(s.chat_templates) or "not said",
         )
         for name, s in stats.items()
     ]
@@ -226,7 +244,7 @@ def usage_table(stats: Mapping[str, CallStats], title: str = "Model calls") -> T
     """Return the model use as a rich table."""
     table = Table(title=title)
     for column in COLUMNS:
-        left = column in ("group", "errors")
+        left = column in ("group", "errors", "chat template")
         # A group names a model, often a long path: fold it over lines rather than cut it.
         table.add_column(column, justify="left" if left else "right", overflow="fold")
     for row in usage_rows(stats):
@@ -238,7 +256,9 @@ def usage_markdown(stats: Mapping[str, CallStats]) -> str:
     """Return the model use as a markdown table."""
     lines = [
         "| " + " | ".join(COLUMNS) + " |",
-        "|" + "|".join("---" if c in ("group", "errors") else "---:" for c in COLUMNS) + "|",
+        "|"
+        + "|".join("---" if c in ("group", "errors", "chat template") else "---:" for c in COLUMNS)
+        + "|",
     ]
     lines += [
         "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"

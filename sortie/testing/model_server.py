@@ -26,6 +26,8 @@ from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from sortie.testing.server_quirks import Quirks, refusal, shaped
+
 Policy = Callable[[list[dict[str, Any]]], str]
 """Maps a request's messages to the answer text."""
 
@@ -94,6 +96,7 @@ class ModelServer:
         drops_system: bool = False,
         serial: bool = False,
         health: bool = False,
+        quirks: Quirks | None = None,
     ) -> None:
         """Serve ``policy``'s answers.
 
@@ -118,12 +121,14 @@ class ModelServer:
                 a request waits for the one before, even one whose client has given up.
             health: serve ``GET /health`` (200 at once, as llama.cpp and transformers serve
                 do even while busy; 503 while ``sick`` answers are queued).
+            quirks: play one kind of real server (``sortie.testing.server_quirks.QUIRKS``):
+                its error bodies, the content it drops, its token counts, its template.
         """
         self.policy = policy
         self.reject_json_schema, self.reject_json_mode = reject_json_schema, reject_json_mode
         self.refusal_status, self.models, self.any_model = refusal_status, models, any_model
         self.echo_key, self.key, self.routes = echo_key, key, routes
-        self.drops_system, self.health = drops_system, health
+        self.drops_system, self.health, self.quirks = drops_system, health, quirks
         self.health_checks = 0
         """``GET /health`` requests answered."""
         self._sick = 0
@@ -226,6 +231,16 @@ class ModelServer:
             return 503, {"error": {"code": 503, "message": "Loading model"}}
         return 200, {"status": "ok"}
 
+    def told_template(self) -> str | None:
+        """Return the chat template the double's kind of server tells (None: none)."""
+        return self.quirks.template if self.quirks is not None else None
+
+    def previous(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """Return the chat request answered before ``body``, if any (a prompt cache's)."""
+        with self._lock:
+            at = next((i for i, b in enumerate(self.requests) if b is body), 0)
+            return self.requests[at - 1] if at > 0 else None
+
     def _knows(self, model: str) -> bool:
         return self.models is None or self.any_model or model in self.models
 
@@ -276,6 +291,8 @@ class _Handler(BaseHTTPRequestHandler):
         double = self.server_double
         if double.health and self.path == "/health":
             return self._send(*double.health_answer())
+        if self._template_asked("/props"):
+            return self._send(200, {"chat_template": double.told_template()})
         if not self._authorised():
             return self._send(401, {"error": {"message": "Incorrect API key provided"}})
         if not self._routed("/models") or double.models is None:
@@ -302,6 +319,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self._template_asked("/api/show"):
+            return self._send(200, {"template": self.server_double.told_template()})
         if not self._routed("/chat/completions"):
             return self._send(404, {"error": {"message": f"no route {self.path}"}})
         body = json.loads(raw)
@@ -320,6 +339,9 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 },
             )
+        refused = refusal(double.quirks, body) if double.quirks is not None else None
+        if refused is not None:
+            return self._send_bytes(refused[0], json.dumps(refused[1]).encode())
         if double._rejects(body):
             return self._send(*double._refusal(body))
         if fault is None:
@@ -327,8 +349,16 @@ class _Handler(BaseHTTPRequestHandler):
             if double.drops_system:
                 kept = [m for m in body.get("messages", []) if m.get("role") != "system"]
                 counted = {**body, "messages": kept}
-            return self._send(200, completion(self._said(body), counted))
+            answer = completion(self._said(body), counted)
+            if double.quirks is not None:
+                answer = shaped(double.quirks, answer, body, double.previous(body))
+            return self._send(200, answer)
         self._misbehave(fault, body)
+
+    def _template_asked(self, route: str) -> bool:
+        """Return whether this asks the chat template where the double's kind tells it."""
+        quirks = self.server_double.quirks
+        return quirks is not None and quirks.template_route == route and self.path == route
 
     def _routed(self, route: str) -> bool:
         prefix = self.server_double.routes

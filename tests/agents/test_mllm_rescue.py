@@ -13,7 +13,11 @@ from sortie.report.usage import call_stats
 from sortie.run.suite import RunSettings, run_suite
 from sortie.testing.episodes import room_rescue
 from sortie.testing.model_server import Fault, ModelServer
+from sortie.testing.server_quirks import QUIRKS
 from tests.models.conftest import FAST, SECRET, secret  # noqa: F401 - the fixture
+
+CHECKED = {**FAST, "check_content": "true"}
+"""Quick settings with the preflight's content check on."""
 
 pytestmark = pytest.mark.usefixtures("secret")
 
@@ -306,3 +310,19 @@ def test_a_readable_answer_brings_the_re_asks_back(tmp_path):
 def walker_answer(command: str) -> str:
     """Return a readable answer with ``command``."""
     return json.dumps({"reasoning": "keep going", "seen": "an empty room", "command": command})
+
+
+def test_an_image_run_on_a_server_dropping_list_content_is_stopped_before_it_starts():
+    """llama-cpp-python's formats drop the image turn: the preflight stops the image run."""
+    with ModelServer(lambda messages: "OK", quirks=QUIRKS["llama-cpp-python"]) as server:
+        agent = MllmRescueAgent(model="m", base_url=server.base_url, **CHECKED)
+        with pytest.raises(ConfigError, match="list of parts.*observation=text"):
+            agent.preflight()
+
+
+def test_a_text_run_on_a_server_dropping_list_content_goes_ahead():
+    """In text mode every content is one string: the same server passes the preflight."""
+    with ModelServer(lambda messages: "OK", quirks=QUIRKS["llama-cpp-python"]) as server:
+        MllmRescueAgent(
+            model="m", base_url=server.base_url, observation="text", **CHECKED
+        ).preflight()

@@ -13,5 +13,12 @@ def secret(monkeypatch) -> str:
     return SECRET
 
 
-FAST = {"backoff": "0.001", "backoff_max": "0.005", "timeout": "2", "max_retries": "3"}
-"""Client settings that keep retries in tests to milliseconds."""
+FAST = {
+    "backoff": "0.001",
+    "backoff_max": "0.005",
+    "timeout": "2",
+    "max_retries": "3",
+    "check_content": "false",
+}
+"""Client settings that keep retries in tests to milliseconds, and a run's preflight to the
+server check (scripted answers are not spent on the content check, tested on its own)."""

@@ -7,6 +7,7 @@ import pytest
 from sortie.models import ModelClient, ModelConfig
 from sortie.models.client import ModelWarning, fold_system
 from sortie.testing.model_server import ModelServer
+from sortie.testing.server_quirks import QUIRKS
 from tests.models.conftest import FAST, secret  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.usefixtures("secret")
@@ -16,9 +17,9 @@ SYSTEM = "You plan household subtasks. " * 60
 MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Round 1."}]
 
 
-def client(server: ModelServer, **args: str) -> ModelClient:
-    """Return a client of ``server`` with the test's quick settings."""
-    settings = {"model": "m", "base_url": server.base_url, **FAST, **args}
+def client(double: ModelServer, **args: str) -> ModelClient:
+    """Return a client of ``double`` with the test's quick settings."""
+    settings = {"model": "m", "base_url": double.base_url, **FAST, **args}
     return ModelClient(ModelConfig.from_args(settings))
 
 
@@ -31,6 +32,15 @@ def test_a_template_that_drops_the_system_prompt_is_noticed_once():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             asking.ask(MESSAGES)  # once is enough
+
+
+def test_a_dropped_list_turn_with_system_user_set_is_not_blamed_on_the_system_message():
+    """With system=user already set, the warning names list content, not system=user."""
+    turn = [{"type": "text", "text": "Round 1."}]
+    with ModelServer(lambda m: "ok", quirks=QUIRKS["llama-cpp-python"]) as server:
+        with pytest.warns(ModelWarning, match="list.*observation=text") as caught:
+            client(server, system="user").ask([MESSAGES[0], {"role": "user", "content": turn}])
+    assert "try -a system=user" not in str(caught[0].message)
 
 
 def test_system_user_folds_the_system_prompt_into_the_first_user_message():
@@ -56,3 +66,14 @@ def test_a_server_that_answers_any_name_warns_of_a_name_it_does_not_list():
     with ModelServer(lambda m: "ok", models=("gemma3-270m",), any_model=True) as server:
         with pytest.warns(UserWarning, match="not among the models the server"):
             client(server, model="gemma-3-270m").preflight()
+
+
+def test_ollamas_short_counts_of_a_cached_prompt_are_no_alarm():
+    """Ollama leaves a cached prefix out of its count: asking twice warns of nothing."""
+    with ModelServer(lambda m: "ok", quirks=QUIRKS["ollama"]) as double:
+        asking = client(double, server="ollama")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            asking.ask(MESSAGES)
+            asking.ask([*MESSAGES[:1], {"role": "user", "content": "Round 2."}])
+        assert double.count == 2

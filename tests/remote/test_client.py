@@ -383,3 +383,22 @@ def test_a_server_trickling_its_answers_head_times_out_on_the_whole_answer():
     assert clock.monotonic() - started < 2.0  # not 230 bytes × 0.05 s
     link.close()
     listener.close()
+
+
+def test_a_served_agents_thinking_reaches_the_record(tmp_path, tiny_rescue, override):
+    """A served model call's thinking and cut travel over the wire into the step record."""
+    from sortie.agents.base import AGENTS, StepOutput
+    from sortie.core.records import ModelCallRecord
+    from sortie.core.records_io import read_trajectory
+    from sortie.testing.saying import SayingAgent
+
+    class Thinking(SayingAgent):
+        def step_output(self) -> StepOutput:
+            call = ModelCallRecord(model="m", latency=0.1, reasoning="hm {", finish_reason="length")
+            return StepOutput(text=self.text, calls=(call,))
+
+    override(AGENTS, "thinking", Thinking)
+    with serving(AgentEndpoint("thinking", {})) as server:
+        (episode, _) = remote_run(tmp_path, tiny_rescue, server.url)
+    (call,) = read_trajectory(episode.record).steps[0].model_calls
+    assert (call.reasoning, call.finish_reason) == ("hm {", "length")

@@ -3,9 +3,9 @@ import re
 
 from sortie.core.observation import EventKind
 from sortie.core.pose import Pose
-from sortie.core.records import EventRecord, StepRecord
+from sortie.core.records import EventRecord, ModelCallRecord, StepRecord
 from sortie.report.episode import event_runs
-from sortie.report.player import copy_frame, stage_label, stage_names
+from sortie.report.player import calls_text, copy_frame, stage_label, stage_names
 from sortie.run.frames import save_frame
 from sortie.testing.episodes import aerial_hop
 from sortie.testing.frames import colour_frames
@@ -96,3 +96,24 @@ def test_every_cell_of_an_episode_table_links_to_its_episode(site):
     for row in rows:
         cells, links = row.count("<td"), set(re.findall(r'href="([^"]+)"', row))
         assert row.count("<a ") == cells and len(links) == 1
+
+
+def test_a_calls_thinking_and_its_cut_are_shown_with_it():
+    """A call's thinking follows its line; a cut answer and its template are said on it."""
+    call = ModelCallRecord(
+        model="m",
+        latency=0.5,
+        finish_reason="length",
+        reasoning="{ I think }",
+        chat_template="gemma",
+    )
+    assert calls_text([call]) == (
+        "m: 0.50 s, 0→0 tokens, 1 attempt(s), ended by length, template gemma\n"
+        "  thinking: { I think }"
+    )
+
+
+def test_a_plain_call_is_shown_as_before():
+    """A call without the new fields reads as it always did."""
+    call = ModelCallRecord(model="m", latency=0.5, tokens_in=3, tokens_out=1, error="format")
+    assert calls_text([call]) == "m: 0.50 s, 3→1 tokens, 1 attempt(s), error format"

@@ -100,4 +100,11 @@ def test_cost_is_summed_when_prices_were_given():
     cached = call(1.0).model_copy(update={"cost": 0.25, "cached": True})
     assert call_stats([trajectory([[*priced, cached]])]).cost == 0.75  # not billed again
     unpriced = call_stats([trajectory([[call(1.0)]])])
-    assert unpriced.cost is None and usage_markdown({"run": unpriced}).rstrip().endswith("| - |")
+    row = usage_markdown({"run": unpriced}).rstrip().splitlines()[-1]
+    assert unpriced.cost is None and row.endswith("| - | 0 | not said |")
+def test_cut_answers_are_counted_and_templates_named():
+    """Calls ended by the token limit are counted; the templates that served them named."""
+    cut = call(1.0).model_copy(update={"finish_reason": "length", "chat_template": "gemma"})
+    stats = call_stats(iter([trajectory([[cut], [call(2.0)]])]))
+    assert stats.cut == 1 and stats.chat_templates == ("gemma",)
+    assert usage_markdown({"run": stats}).splitlines()[-1].endswith("| 1 | gemma |")

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from sortie.agents.base import StepOutput
 from sortie.agents.mllm.prompts import Prompts
 from sortie.core.errors import ParameterError
+from sortie.core.observation import Sensor
 from sortie.models.client import ModelClient, Reply
 from sortie.models.config import ModelConfig, as_bool
 from sortie.models.images import image_part
@@ -63,12 +64,16 @@ class ModelAgent:
     def preflight(self) -> None:
         """Check the model server before a run (nothing on a replay); then let go of it.
 
+        The server's chat template must keep list content only if the agent sends images
+        (its camera is the RGB one): in text mode every message content is one string.
+
         Raises:
             ConfigError: the server is unreachable at its address, refuses the key, or does
-                not serve the model (the message lists the models it serves).
+                not serve the model (the message lists the models it serves); or its chat
+                template drops part of the prompt.
         """
         try:
-            self.client.preflight()
+            self.client.preflight(parts=Sensor.RGB in getattr(self, "sensors", {Sensor.RGB}))
         finally:
             self.close()
 
