@@ -37,6 +37,7 @@ PERCENT = {
     "iou_start2d",
     "ndtw",
     "sdtw",
+    "sdtw_r4r",
     "spl",
     "movement_effectiveness",
     "tp",
