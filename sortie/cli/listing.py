@@ -117,7 +117,7 @@ def families() -> None:
     table = Table(title="Mission families")
     headings = ("family", "body", "grouped by", "settings (-F name=default)", "report --variant")
     for column in headings:
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a reading's variants are one long word
     for name in FAMILIES.in_order():
         family = FAMILIES.get(name)
         settings = describe(family.settings).replace("; ", "\n")
