@@ -8,6 +8,7 @@ from sortie.missions.rescue.settings import RescueSettings
 from sortie.missions.rescue.spec import check_rescue_episode
 
 STAGE_COLUMNS = ("ts", "s1", "s2", "s3", "s4")
+"""The columns the ``ts`` reading fills, each variant from its own stored metrics."""
 
 
 def _stage_columns(suffix: str) -> dict[str, str]:
