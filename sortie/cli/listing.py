@@ -123,7 +123,7 @@ def families() -> None:
         "report --variant / --readings",
     )
     for column in headings:
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a reading's variants are one long word
     for name in FAMILIES.in_order():
         family = FAMILIES.get(name)
         settings = describe(family.settings).replace("; ", "\n")

@@ -40,6 +40,7 @@ PERCENT = {
     "gap_missionbench",
     "ndtw",
     "sdtw",
+    "sdtw_r4r",
     "spl",
     "movement_effectiveness",
     "tp",

@@ -51,6 +51,16 @@ def sdtw(
     return ndtw(reference, query, threshold) if success else 0.0
 
 
+def ends_near(reference: ArrayLike, query: ArrayLike, threshold: float = GROUND_THRESHOLD) -> bool:
+    """Return whether the path ends within ``threshold`` of the reference's end (r4r's success).
+
+    r4r's DTW code (google-research ``r4r/dtw.py``) weights nDTW by this test, not by the
+    task's success: its SDTW is ``sdtw(ends_near(reference, query), reference, query)``.
+    """
+    ref, qry = _points(reference), _points(query)
+    return bool(np.linalg.norm(qry[-1] - ref[-1]) <= threshold)
+
+
 def spl(success: bool, shortest: float, taken: float) -> float:
     """Return success weighted by path length, ``S * L / max(P, L)``, clamped to [0, 1]."""
     if not success:

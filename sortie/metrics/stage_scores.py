@@ -1,4 +1,4 @@
-"""RescueBench stage scores (docs/rescue.md): the ``paper`` default and ``rescuebench-code``.
+"""RescueBench stage scores (docs/rescue.md): ``paper``, ``paper-fork``, ``rescuebench-code``.
 
 Each of the four stages is worth 25 points. Inputs are horizontal distances in metres.
 """
@@ -82,3 +82,24 @@ def code_scores(
     else:
         s4 = STAGE_POINTS * _clip01((SIGHTING_RADIUS - d) / (SIGHTING_RADIUS - HANDOFF_RADIUS))
     return STAGE_POINTS, STAGE_POINTS, s3, s4
+
+
+def fork_scores(
+    casualty: StageDistances, stretcher: StageDistances | None
+) -> tuple[float, float, float, float]:
+    """Return (S1, S2, S3, S4) as the third-party ``paper-fork`` reads the paper.
+
+    The fork (xzy2022/RescueBench, ``paper_interpretation_scores.py``) scores the two stages of
+    RescueBench's tracker: ``casualty``, the distances to the casualty up to the pick-up, and
+    ``stretcher``, those to the stretcher from the pick-up on (None: no pick-up). S1 and S3
+    are the paper's approach scores; S2 and S4 the share of the way from R to the target
+    itself covered at best, ``1 - best / R``, whether or not the pick-up or hand-off happened.
+    """
+    score1, score2 = approach_score(casualty), _inner_score(casualty.best)
+    if stretcher is None:
+        return score1, score2, 0.0, 0.0
+    return score1, score2, approach_score(stretcher), _inner_score(stretcher.best)
+
+
+def _inner_score(best: float) -> float:
+    return STAGE_POINTS * _clip01(1.0 - best / SIGHTING_RADIUS)

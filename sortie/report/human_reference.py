@@ -16,7 +16,7 @@ from sortie.core.trajectory import Trajectory
 from sortie.missions.registry import FAMILIES
 from sortie.run.store import Store, StoredEpisode
 
-PATH_METRICS = ("hs", "ndtw", "sdtw")
+PATH_METRICS = ("hs", "ndtw", "sdtw", "sdtw_r4r")
 """The metrics that compare a path with the reference."""
 
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from sortie.metrics.paths import dtw, human_similarity, ndtw, path_length, sdtw, spl
+from sortie.metrics.paths import dtw, ends_near, human_similarity, ndtw, path_length, sdtw, spl
 
 REFERENCE = [(0, 0), (1, 0), (2, 1), (3, 2)]
 PATH = [(0, 0), (1, 0), (2, 0), (3, 0)]
@@ -22,6 +22,12 @@ def test_sdtw_is_zero_on_failure():
     """SDTW weights nDTW by success."""
     assert sdtw(False, REFERENCE, PATH) == 0.0
     assert sdtw(True, REFERENCE, PATH) == pytest.approx(math.exp(-0.25))
+
+
+def test_r4r_success_is_the_path_end_within_3_m_of_the_reference_end():
+    """r4r: PATH ends at (3, 0), 2 m from the reference's end (3, 2); 3.1 m away it fails."""
+    assert ends_near(REFERENCE, PATH, threshold=3.0)
+    assert not ends_near(REFERENCE, [*PATH, (3.0, -1.1)], threshold=3.0)
 
 
 def test_spl_hand_computed():

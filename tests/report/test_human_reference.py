@@ -29,12 +29,14 @@ def test_a_reference_is_named_human_colon_run_id():
 
 
 def test_a_run_followed_against_its_own_paths_scores_ndtw_and_hs_of_one(runs):
-    """Each completed episode, measured against its own path, has nDTW 1 and SDTW 1."""
+    """Each completed episode, measured against its own path, has nDTW 1 and both SDTWs 1."""
     with Store(runs) as store:
         metrics = referenced_metrics(store, "ref", "human:ref")
     assert len(metrics) == 2
     assert all(
-        m["ndtw"] == pytest.approx(1.0) and m["sdtw"] == pytest.approx(1.0)
+        m["ndtw"] == pytest.approx(1.0)
+        and m["sdtw"] == pytest.approx(1.0)
+        and m["sdtw_r4r"] == pytest.approx(1.0)
         for m in metrics.values()
     )
 

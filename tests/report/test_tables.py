@@ -344,7 +344,7 @@ def test_a_reference_that_is_not_a_human_run_is_refused(store_path):
 
 
 def test_readings_seed_reads_every_metric_as_the_seed_code_does(store_path):
-    """--readings seed gives the TS of --variant ts=rescuebench-code, named in the title."""
+    """--readings seed gives the TS of the seed variants given one by one, named in the title."""
 
     def ts_cells(*options):
         args = ["report", "--run", "a", "--store", str(store_path), "--format", "json"]
@@ -353,13 +353,14 @@ def test_readings_seed_reads_every_metric_as_the_seed_code_does(store_path):
         run = json.loads(result.output)["a"]
         return run.pop("readings"), [group["ts"]["mean"] for group in run.values()]
 
-    seed, code = ts_cells("--readings", "seed"), ts_cells("--variant", "ts=rescuebench-code")
-    assert seed == code and seed[0] == {"ts": "rescuebench-code"}
-    assert ts_cells()[0] == {"ts": "paper"} and ts_cells()[1] != seed[1]
+    seed = ts_cells("--readings", "seed")
+    code = ts_cells("--variant", "ts=rescuebench-code-placement", "--variant", "sdtw=r4r")
+    assert seed == code and seed[0] == {"ts": "rescuebench-code-placement", "sdtw": "r4r"}
+    assert ts_cells()[0] == {"ts": "paper", "sdtw": "sortie"} and ts_cells()[1] != seed[1]
     shown = runner.invoke(
         app, ["report", "--run", "a", "--store", str(store_path), "--readings", "seed"]
     )
-    assert "readings: seed (TS: rescuebench-code)" in shown.output
+    assert "readings: seed (TS: rescuebench-code-placement, SDTW: r4r)" in shown.output
 
 
 def test_an_unknown_readings_set_is_refused_with_the_choices(store_path):

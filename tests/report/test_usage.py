@@ -102,6 +102,8 @@ def test_cost_is_summed_when_prices_were_given():
     unpriced = call_stats([trajectory([[call(1.0)]])])
     row = usage_markdown({"run": unpriced}).rstrip().splitlines()[-1]
     assert unpriced.cost is None and row.endswith("| - | 0 | not said |")
+
+
 def test_cut_answers_are_counted_and_templates_named():
     """Calls ended by the token limit are counted; the templates that served them named."""
     cut = call(1.0).model_copy(update={"finish_reason": "length", "chat_template": "gemma"})

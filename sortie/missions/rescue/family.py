@@ -7,14 +7,35 @@ from sortie.missions.family import Demo, Family, Reading
 from sortie.missions.rescue.settings import RescueSettings
 from sortie.missions.rescue.spec import check_rescue_episode
 
-CODE_SCORES = {"ts": "ts_code", "s1": "s1_code", "s2": "s2_code", "s3": "s3_code", "s4": "s4_code"}
-"""The metric each stage-score column reads under ``rescuebench-code``."""
+STAGE_COLUMNS = ("ts", "s1", "s2", "s3", "s4")
+"""The columns the ``ts`` reading fills, each variant from its own stored metrics."""
+
+
+def _stage_columns(suffix: str) -> dict[str, str]:
+    """Return the metric each stage-score column reads in one variant (``ts`` -> ``ts_code``)."""
+    return {column: f"{column}{suffix}" for column in STAGE_COLUMNS}
+
+
 TS_READING = Reading(
     "ts",
     "paper",
-    {"paper": {}, "rescuebench-code": CODE_SCORES},
-    "stage scores TS and S1–S4: paper (default) or rescuebench-code (docs/rescue.md)",
-    seed="rescuebench-code",
+    {
+        "paper": {},
+        "rescuebench-code": _stage_columns("_code"),
+        "rescuebench-code-placement": _stage_columns("_code_placement"),
+        "paper-fork": _stage_columns("_fork"),
+    },
+    "stage scores TS and S1–S4: paper (default), rescuebench-code, the same measured to "
+    "RescueBench's target points (rescuebench-code-placement), or paper-fork (docs/rescue.md)",
+    seed="rescuebench-code-placement",
+)
+SDTW_READING = Reading(
+    "sdtw",
+    "sortie",
+    {"sortie": {}, "r4r": {"sdtw": "sdtw_r4r"}},
+    "sortie: nDTW if the task succeeded; r4r: nDTW if the path ends within 3 m of the "
+    "expert's end (docs/rescue.md)",
+    seed="r4r",
 )
 
 
@@ -33,5 +54,5 @@ RESCUE = Family(
     actions=(Move, Interact),
     generator="sortie.generation.rescue:generate_rescue_suite",
     exports=("demos",),
-    readings=(TS_READING,),
+    readings=(TS_READING, SDTW_READING),
 )
