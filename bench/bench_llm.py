@@ -33,6 +33,9 @@ from sortie.run.jobs import JobResult
 from sortie.run.store import Store
 
 MODEL = "gemma3-270m"
+CHAT_FORMAT = "gemma"
+"""llama-cpp-python's own Gemma turns (``<start_of_turn>user`` ... ``model``): the GGUF file
+carries no chat template, and without ``--chat_format`` the server falls back to Llama 2's."""
 RUNS = (
     ("mllm-rescue", "rescue-smoke-v2", "latency"),
     ("mllm-aerial", "aerial-smoke-v1", "sim"),
@@ -54,6 +57,7 @@ def start_server(port: int, log: Path) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model)]
     command += ["--model_alias", MODEL, "--host", "127.0.0.1", "--port", str(port)]
     command += ["--n_ctx", "8192", "--n_threads", "2", "--seed", "0"]
+    command += ["--chat_format", CHAT_FORMAT]
     say(f"starting llama_cpp.server on port {port} (log {log}) …")
     server = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     started = time.monotonic()
@@ -76,8 +80,10 @@ def run_one(agent: str, suite: str, clock: str, port: int, store: Path) -> dict[
         "base_url": f"http://127.0.0.1:{port}/v1",
         "model": MODEL,
         "observation": "text",
-        "system": "user",  # llama-cpp-python's gemma template drops system messages
+        "system": "user",  # llama-cpp-python's gemma format drops system messages
         "timeout": "300",
+        # The server does not say which template it used; stated, it is in every call record.
+        "chat_template": f"{CHAT_FORMAT} (llama-cpp-python --chat_format {CHAT_FORMAT})",
     }
     request = RunRequest(
         (suite,), agent, agent_args=args, store=store, run_id=agent, clock=clock, limit=1
