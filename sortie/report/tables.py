@@ -313,13 +313,13 @@ def parse_variants(given: Sequence[str]) -> dict[str, str]:
 
 
 def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]:
-    """Return, for each column, the column its reading's chosen variant reads it from.
+    """Return, for each column, the column its readings' chosen variants read it from.
 
     Raises:
         ConfigError: a reading or a variant that no family has (with the choices).
     """
     known = readings()
-    read_as: dict[str, str] = {}
+    read_as = {column: column for column in columns}
     for name, variant in variants.items():
         if name not in known:
             listed = ", ".join(f"{r.name} ({'|'.join(r.variants)})" for r in known.values())
@@ -328,8 +328,11 @@ def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]
         if variant not in known[name].variants:
             choices = ", ".join(known[name].variants)
             raise ConfigError(f"--variant {name}={variant!r}: expected one of {choices}")
-        read_as.update(known[name].variants[variant])
-    return {column: read_as.get(column, column) for column in columns}
+        # each reading maps the metric a column reads so far: two readings of one column
+        # compose (tp=emmoe then match=category reads tp_emmoe_category), in either order
+        mapping = known[name].variants[variant]
+        read_as = {column: mapping.get(source, source) for column, source in read_as.items()}
+    return read_as
 
 
 def chosen_variants(variants: Variants) -> str:

@@ -17,7 +17,16 @@ from sortie.missions.household.records import (
 )
 from sortie.missions.household.rules import goal_met
 from sortie.missions.registry import FAMILIES
-from tests.household_records import APPLE_IN_FRIDGE, END, done, failed, placed, task, trajectory
+from tests.household_records import (
+    APPLE_IN_FRIDGE,
+    END,
+    OBJECTS,
+    done,
+    failed,
+    placed,
+    task,
+    trajectory,
+)
 
 FULL = [done("open", "fridge_1"), done("pick", "apple_1"), done("put", "apple_1", "fridge_1")]
 """The three rounds that do the APPLE_IN_FRIDGE keypath, in order."""
@@ -312,3 +321,54 @@ def test_srr_in_both_readings_by_hand():
     ]
     means = group_means((("short", m) for m in runs), ["srr", "srr_emmoe"])["all"]
     assert means["srr"] == 25.0 and means["srr_emmoe"] == pytest.approx(100 / 3)
+
+
+# --- match=category: a round matches a step on any thing of its kind (EMMOE's names) ---------
+OTHER_APPLE = [
+    FULL[0],
+    done("pick", "apple_2"),
+    done("put", "apple_2", "fridge_1"),
+    END,
+]
+"""The keypath done with an apple the task does not name (apple_2), then end."""
+
+
+def test_another_thing_of_the_kind_matches_only_by_category():
+    """By hand: open, pick apple_2, put it, end: instance 1/3 (EMMOE's 1/4), category 1 (4/4)."""
+    metrics = score(OTHER_APPLE)
+    assert (metrics["tp"], metrics["tp_emmoe"], metrics["sr"]) == (pytest.approx(1 / 3), 0.25, 0)
+    assert (metrics["tp_category"], metrics["tp_emmoe_category"]) == (1.0, 1.0)
+    assert (metrics["sr_category"], metrics["plwsr_category"]) == (1.0, 1.0)  # 4 rounds, 4
+
+
+def test_a_place_of_the_kind_matches_by_category():
+    """Putting the apple in fridge_2 does the put step by category (3/3), not by instance (2/3)."""
+    metrics = score([FULL[0], FULL[1], done("put", "apple_1", "fridge_2")])
+    assert metrics["tp"] == pytest.approx(2 / 3) and metrics["tp_category"] == 1.0
+
+
+def test_a_thing_of_another_kind_matches_in_neither_reading():
+    """Picking the mug instead of an apple: 1/3 both ways."""
+    metrics = score([FULL[0], done("pick", "mug_1"), done("put", "mug_1", "fridge_1")])
+    assert metrics["tp"] == metrics["tp_category"] == pytest.approx(1 / 3)
+
+
+def test_raw_words_for_another_object_of_the_kind_match_by_category():
+    """Unresolved "green apple" (apple_2's name) does pick apple_1 by category, not by instance."""
+    objects = {**OBJECTS, "apple_2": {"kind": "apple", "role": "item", "names": ["green apple"]}}
+    the_task = task(objects=objects)
+    rounds = [FULL[0], done("pick", "green apple", resolved=False)]
+    metrics = score(rounds, the_task=the_task)
+    assert metrics["tp"] == pytest.approx(1 / 3) and metrics["tp_category"] == pytest.approx(2 / 3)
+
+
+def test_ser_and_srr_by_category_by_hand():
+    """One run: open, a failed pick, apple_2 picked and put, end; a success only by category.
+
+    Instance: SER 0/1, SRR 0/1, EMMOE's SRR 0/1; category: 1/1, 1/1, 1/1 (the failed pick is
+    followed by a subtask, so EMMOE counts it too).
+    """
+    rounds = [FULL[0], failed("pick", "apple_1"), *OTHER_APPLE[1:]]
+    columns = ["ser", "srr", "srr_emmoe", "ser_category", "srr_category", "srr_emmoe_category"]
+    means = group_means([("short", score(rounds))], columns)["all"]
+    assert [means[c] for c in columns] == [0.0, 0.0, 0.0, 100.0, 100.0, 100.0]

@@ -13,7 +13,13 @@ from sortie.missions.household.records import ErrorCode
 from sortie.report import write_site
 from sortie.report.families.household_codes import code_counts, code_rows
 from sortie.report.render import render
-from sortie.report.tables import choose_columns, family_columns, report_rows
+from sortie.report.tables import (
+    choose_columns,
+    column_sources,
+    family_columns,
+    reading_set,
+    report_rows,
+)
 from sortie.run.store import Store
 from tests.household_records import END, done, failed, placed, store_records, task, trajectory
 
@@ -112,6 +118,31 @@ def test_emmoes_readings_fill_tp_and_srr_by_hand(store_path):
     assert (emmoe["sr"], emmoe["ser"]) == pytest.approx((100 / 3, 50.0))  # the same reading
     assert means(both, "all")["srr"] == 25.0
     assert means(both, "all")["srr_emmoe"] == pytest.approx(100 / 3)
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [
+        {"tp": "emmoe", "srr": "emmoe", "match": "category"},
+        {"match": "category", "srr": "emmoe", "tp": "emmoe"},
+    ],
+)
+def test_emmoes_readings_and_category_matching_compose_in_either_order(variants):
+    """tp=emmoe, srr=emmoe and match=category read the category columns of EMMOE's readings."""
+    sources = column_sources(["sr", "tp", "ser", "srr", "plwsr", "gc"], variants)
+    assert sources == {
+        "sr": "sr_category",
+        "tp": "tp_emmoe_category",
+        "ser": "ser_category",
+        "srr": "srr_emmoe_category",
+        "plwsr": "plwsr_category",
+        "gc": "gc",
+    }
+
+
+def test_the_seed_readings_of_household_are_emmoes_with_category_matching():
+    """--readings seed picks tp=emmoe, srr=emmoe and match=category."""
+    assert reading_set("household", "seed") == {"tp": "emmoe", "srr": "emmoe", "match": "category"}
 
 
 def test_by_attribute_a_task_counts_in_each_of_its_attributes(store_path):
