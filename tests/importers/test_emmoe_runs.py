@@ -226,6 +226,15 @@ def no_answer_record():
     return record
 
 
+def unended_record():
+    """A hand-built run: the whole keypath, then no readable answer (its put is the last round)."""
+    rounds = [done("open", "fridge_1"), done("pick", "apple_1"), done("put", "apple_1", "fridge_1")]
+    facts = HouseholdFacts(ended=False, rounds=3)
+    return trajectory(
+        task(), rounds, facts, Outcome.FAILURE, episode_id="home/9", failure_reason="no_answer"
+    )
+
+
 def out(folder: Path, run: str) -> Path:
     """Return where run ``run`` is exported."""
     return folder / f"emmoe-{run}"
@@ -238,7 +247,11 @@ def rescore_export(path: Path):
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    """An oracle, a random and a hand-built run exported to EMMOE's layout; their stored metrics."""
+    """An oracle, a random and a hand-built run exported to EMMOE's layout; their stored metrics.
+
+    The hand-built run has two ``no_answer`` episodes: one whose last round failed, one whose
+    last round did the keypath's last step (which EMMOE's notebooks never see).
+    """
     folder = tmp_path_factory.mktemp("emmoe-trip")
     store = folder / "s.db"
     for agent, limit in (("oracle", 4), ("random", 8)):  # random acts on things no task names
@@ -253,6 +266,7 @@ def exported(tmp_path_factory):
             [
                 no_answer_record(),
                 trajectory(task(), [done("open", "fridge_1"), END], episode_id="home/8"),
+                unended_record(),
             ],
         )
         stored = {

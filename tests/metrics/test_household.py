@@ -272,14 +272,19 @@ def test_the_household_scorer_is_registered():
     ("rounds", "sortie_tp", "emmoe_tp"),
     [
         ([*FULL, END], 1.0, 1.0),  # 3 steps + end of 3 + 1
-        (FULL, 1.0, 3 / 4),  # every step, never said end: end is EMMOE's fourth step
+        # every step, never said end: the last (the put) is not in EMMOE's last prompt
+        (FULL, 1.0, 2 / 4),
+        ([*FULL, failed("open", "fridge_1")], 1.0, 3 / 4),  # a later round hides only itself
         ([FULL[0], END], 1 / 3, 1 / 4),  # one step then end: end cannot match before the rest
         ([END], 0.0, 0.0),
-        ([FULL[0], failed("pick", "apple_1"), FULL[1]], 2 / 3, 2 / 4),
+        ([FULL[0], failed("pick", "apple_1"), FULL[1]], 2 / 3, 1 / 4),
     ],
 )
 def test_tp_in_both_readings(rounds, sortie_tp, emmoe_tp):
-    """By hand: sortie's TP is m / n; EMMOE's counts end as one more step, (m + ended) / (n + 1)."""
+    """By hand: sortie's TP is m / n; EMMOE's counts end as one more step, (m + ended) / (n + 1).
+
+    EMMOE's notebook reads the last prompt's history: a run without end loses its last round.
+    """
     metrics = score(rounds)
     assert metrics["tp"] == pytest.approx(sortie_tp)
     assert metrics["tp_emmoe"] == pytest.approx(emmoe_tp)
@@ -291,8 +296,8 @@ def test_emmoe_tp_of_an_open_ended_task_is_its_best_keypath_with_end():
     the_task = task(keypaths=[pick, APPLE_IN_FRIDGE], attributes=["open_ended"])
     metrics = score([done("pick", "apple_1"), END], the_task=the_task)
     assert (metrics["tp"], metrics["tp_emmoe"]) == (1.0, 1.0)
-    metrics = score([done("pick", "apple_1")], the_task=the_task)
-    assert metrics["tp_emmoe"] == pytest.approx(1 / 2)
+    metrics = score([done("pick", "apple_1"), done("go_to", "kitchen")], the_task=the_task)
+    assert metrics["tp_emmoe"] == pytest.approx(1 / 2)  # the pick seen, the go_to last
 
 
 @pytest.mark.parametrize(

@@ -40,9 +40,12 @@ def task_progress_emmoe(
 
     EMMOE's keypaths end with ``[End]`` and the planner's ``end`` is appended to its history,
     so a keypath of n steps has n + 1, and ``end`` matches only after all n: an unfinished
-    episode scores m / (n + 1), a finished one that never said end n / (n + 1).
+    episode scores m / (n + 1), a finished one that never said end n / (n + 1). The notebook
+    reads the rounds from the last prompt's history, which never holds the last answer's
+    outcome: the last round of a run that did not end (out of rounds, no answer) is not seen.
     """
-    done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
+    seen = rounds if ended else rounds[:-1]
+    done = [r for r in seen if r.status is RoundStatus.SUCCESS]
     best = 0.0
     for path in task.keypaths:
         steps = matched(path, done, task, category)
