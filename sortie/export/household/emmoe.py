@@ -131,12 +131,13 @@ def name_dict(names: dict[str, set[str]], acted: Collection[str] = ()) -> str:
     for name, words in names.items():
         for word in {name, *words}:
             owners.setdefault(word.lower(), set()).add(name)
-    groups, listed = [], set()
+    groups: list[str] = []
+    listed: set[str] = set()
     for name in sorted(names):
         shown = sorted(w.lower() for w in names[name] if len(owners[w.lower()]) == 1)
-        words = list(dict.fromkeys([name, *shown]))
-        listed.update(words)
-        groups.append(f"{name}:\n{'/'.join(words)}\n")
+        group = list(dict.fromkeys([name, *shown]))
+        listed.update(group)
+        groups.append(f"{name}:\n{'/'.join(group)}\n")
     for word in sorted(set(acted) - listed):
         if "/" not in word and not word.endswith(":"):
             groups.append(f"{word}:\n{word}\n")
