@@ -38,6 +38,8 @@ TRAIN_IDS = 90
 ARGUMENTS = {Verb.PUT: 2, Verb.END: 0}
 """How many names a step of each verb takes (Go to, Pick, Open, Close: one)."""
 ACTIONS = "Go to, Pick, Put, Open, Close, End"
+EMMOE_TABLE = Path("hab-mobile-manipulation", NAME_DICT)
+"""Where EMMOE keeps the synonym table, from its root (beside ``EMMOE-100/``)."""
 NAME_DICT_DEPTH = 4
 """How many folders above DIR the importer looks for ``name_dict.txt``."""
 MAX_DEPTH = 16
@@ -142,7 +144,7 @@ def _read_info(folder: Path, problems: Problems, read: Read) -> tuple[str, list[
     numbered = [(n, line) for n, line in enumerate(lines, start=1) if "Subtask" in line]
     for number, line in numbered:
         label, _, body = line.partition(":")
-        step = _step(body, f"{path}:{number}", label.strip(), problems)
+        step = _step(_bracketed(body), f"{path}:{number}", label.strip(), problems)
         if step is not None:
             expert.append((f"{path}:{number}", label.strip(), step))
     if not numbered:
@@ -152,6 +154,17 @@ def _read_info(folder: Path, problems: Problems, read: Read) -> tuple[str, list[
     _check_ends(expert, (str(path), "Subtask"), problems)
     read += expert
     return instruction, [step for _, _, step in expert]
+
+
+def _bracketed(body: str) -> str:
+    """Return a subtask line's step, ``[Go to, x]`` of ``[Go to, x] Model: image_nav``.
+
+    EMMOE's own code only counts these lines, so what follows the step (the model EMMOE's
+    expert chose) is read as EMMOE reads it: not at all. A body without brackets is kept whole.
+    """
+    text = body.strip()
+    end = text.find("]")
+    return text[: end + 1] if text.startswith("[") and end > 0 else body
 
 
 def _check_ends(steps: Read, at: tuple[str, str], problems: Problems) -> None:
@@ -459,10 +472,15 @@ def _group(path: Path, start: int, group: list[str], problems: Problems) -> tupl
 
 
 def find_name_dict(root: Path) -> Path | None:
-    """Return the ``name_dict.txt`` in ``root`` or the nearest folder above it (a few up)."""
+    """Return the synonym table in ``root`` or the nearest folder above it (a few up).
+
+    In each folder it is ``name_dict.txt`` or, as EMMOE keeps it beside ``EMMOE-100/``,
+    ``hab-mobile-manipulation/name_dict.txt``.
+    """
     for folder in [root, *root.resolve().parents][: NAME_DICT_DEPTH + 1]:
-        if (folder / NAME_DICT).is_file():
-            return folder / NAME_DICT
+        for path in (folder / NAME_DICT, folder / EMMOE_TABLE):
+            if path.is_file():
+                return path
     return None
 
 
@@ -485,7 +503,11 @@ def read_tasks(
     table_path = files[0] if files else next(filter(None, map(find_name_dict, folders)), None)
     if table_path is None:
         shown = ", ".join(map(str, folders))
-        problems.add(shown, NAME_DICT, "not in the folder or a few above it: give its path")
+        problems.add(
+            shown,
+            NAME_DICT,
+            f"not in the folder or a few above it (as {NAME_DICT} or {EMMOE_TABLE}): give its path",
+        )
     table = read_name_dict(table_path, problems) if table_path else {}
     roots = {f: root for root in folders for f in find_task_folders(root, problems)}
     found = sorted(roots, key=_task_order)

@@ -176,7 +176,7 @@ def sortie_kind(canonical: str) -> str:
     """
     # Habitat's YCB names carry a number (013_, 063-a_), ReplicaCAD's a prefix and a variant.
     stripped = re.sub(r"^\d{3}(-[a-z])?_", "", canonical.lower()).removeprefix("frl_apartment_")
-    stripped = re.sub(r"_\d{2}$", "", stripped)
+    stripped = re.sub(r"_\d+$", "", stripped)  # a variant (_01) or a scene number (_0)
     if stripped in NOT_IN_APARTMENTS:
         raise Refused(f"{canonical}: {NOT_IN_APARTMENTS[stripped]}")
     spaced = stripped.replace("_", " ").replace("-", " ")
@@ -303,7 +303,11 @@ def place_task(
     for attempt in range(ATTEMPTS):
         rng = np.random.default_rng([BASE_SEED, int(task.id), attempt])
         world = WorldSpec(builder=WORLD, seed=int(rng.integers(2**31)))
-        layout = house_layout(build_world(world.builder, world.seed))
+        try:
+            layout = house_layout(build_world(world.builder, world.seed))
+        except ValueError as error:  # a rare seed the apartment builder cannot lay out
+            missing_kinds[f"the apartment does not build ({error})"] += 1
+            continue
         missing = _missing(layout, list(job.named.values()))
         if missing:
             missing_kinds[f"no {', '.join(missing)}"] += 1

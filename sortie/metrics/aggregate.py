@@ -49,6 +49,13 @@ PERCENT = {
     "srr",
     "srr_emmoe",
     "plwsr",
+    "tp_category",
+    "tp_emmoe_category",
+    "sr_category",
+    "ser_category",
+    "srr_category",
+    "srr_emmoe_category",
+    "plwsr_category",
     "gc",
     "no_goals",
 }
@@ -80,10 +87,14 @@ RATIOS: dict[str, Ratio] = {
     "ser": Ratio("sr", "ended"),
     "srr": Ratio("failed_in_success", "failed_subtasks"),
     "srr_emmoe": Ratio("replans_in_success", "replans"),
+    "ser_category": Ratio("sr_category", "ended"),
+    "srr_category": Ratio("failed_in_success_category", "failed_subtasks"),
+    "srr_emmoe_category": Ratio("replans_in_success_category", "replans"),
 }
 """The ratio columns, by name: SER (runs that succeeded of those that issued ``end``), SRR
 (failed subtasks inside successful runs of all failed subtasks) and EMMOE's reading of SRR
-(the same of the failed subtasks the planner planned again after)."""
+(the same of the failed subtasks the planner planned again after); each also with EMMOE's
+category matching (``_category``, docs/household.md)."""
 
 
 def is_error(outcome: str, failure_reason: str | None) -> bool:

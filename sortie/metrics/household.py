@@ -20,7 +20,10 @@ facts. Fractions are in 0..1 (reports show them in percent). Choices and edge ca
 - EMMOE's readings come beside sortie's (docs/household.md, Readings that differ from
   EMMOE's code): ``tp_emmoe`` counts ``end`` as a keypath step; ``replans`` and
   ``replans_in_success`` are the parts of ``srr_emmoe``, which counts a failed round only
-  when the planner planned another subtask after it;
+  when the planner planned another subtask after it; ``_category`` metrics (TP in both
+  readings, SR, PLWSR and the successful parts of SER and SRR) match a round to a step when
+  it acted on any thing of the step's thing's kind, as EMMOE's notebooks match names
+  through its synonym table (``match=category``);
 - an errored episode (agent or backend error) is not scored: ``error`` 1, the rest NaN.
 """
 
@@ -34,6 +37,7 @@ from sortie.missions.household.facts import HouseholdFacts, household_facts
 from sortie.missions.household.records import (
     ErrorCode,
     GoalCondition,
+    HouseholdTask,
     RoundRecord,
     RoundStatus,
 )
@@ -48,6 +52,15 @@ from sortie.missions.household.vocabulary import round_of
 
 CODE_METRICS = tuple(code.value.lower() for code in ErrorCode)
 """One count per executor error code: ``l1`` … ``e3``."""
+CATEGORY_METRICS = (
+    "tp_category",
+    "tp_emmoe_category",
+    "sr_category",
+    "plwsr_category",
+    "failed_in_success_category",
+    "replans_in_success_category",
+)
+"""The metrics that depend on matching, again with EMMOE's category matching (``_category``)."""
 METRICS = (
     "sr",
     "tp",
@@ -63,6 +76,7 @@ METRICS = (
     "tp_emmoe",
     "replans",
     "replans_in_success",
+    *CATEGORY_METRICS,
     *CODE_METRICS,
 )
 """Every metric ``score_household`` returns, besides ``error``."""
@@ -96,7 +110,25 @@ def score_household(trajectory: Trajectory) -> dict[str, float]:
         "tp_emmoe": task_progress_emmoe(task, rounds, facts.ended),
         "replans": float(replanned),
         "replans_in_success": float(replanned) * sr,
+        **_category_metrics(task, rounds, facts.ended, (failed, replanned)),
         **code_counts(rounds),
+    }
+
+
+def _category_metrics(
+    task: HouseholdTask, rounds: list[RoundRecord], ended: bool, failures: tuple[int, int]
+) -> dict[str, float]:
+    """Return TP, SR and what hangs on SR with a round matching any thing of a step's kind."""
+    tp = task_progress(task, rounds, category=True)
+    sr = float(tp == 1.0 and ended)
+    expert = len(task.expert)
+    return {
+        "tp_category": tp,
+        "tp_emmoe_category": task_progress_emmoe(task, rounds, ended, category=True),
+        "sr_category": sr,
+        "plwsr_category": sr * expert / max(len(rounds), expert),
+        "failed_in_success_category": float(failures[0]) * sr,
+        "replans_in_success_category": float(failures[1]) * sr,
     }
 
 

@@ -313,14 +313,14 @@ def parse_variants(given: Sequence[str]) -> dict[str, str]:
 
 
 def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]:
-    """Return, for each column, the column its reading's chosen variant reads it from.
+    """Return, for each column, the column its readings' chosen variants read it from.
 
     Raises:
-        ConfigError: a reading or a variant that no family has (with the choices).
+        ConfigError: a reading or a variant that no family has (with the choices), or two
+            readings that fill one column in ways that do not compose.
     """
     known = readings()
-    read_as: dict[str, str] = {}
-    filled_by: dict[str, str] = {}
+    chosen: list[tuple[str, Mapping[str, str]]] = []
     for name, variant in variants.items():
         if name not in known:
             listed = ", ".join(f"{r.name} ({'|'.join(r.variants)})" for r in known.values())
@@ -329,15 +329,29 @@ def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]
         if variant not in known[name].variants:
             choices = ", ".join(known[name].variants)
             raise ConfigError(f"--variant {name}={variant!r}: expected one of {choices}")
-        for column, source in known[name].variants[variant].items():
-            # Two readings filling one column would leave the winner to the options' order.
-            if column in filled_by:
-                raise ConfigError(
-                    f"--variant {name}={variant} and {filled_by[column]} both fill the "
-                    f"{column} column; choose one of them"
-                )
-            read_as[column], filled_by[column] = source, f"{name}={variant}"
-    return {column: read_as.get(column, column) for column in columns}
+        chosen.append((f"{name}={variant}", known[name].variants[variant]))
+    read_as = _composed(columns, chosen)
+    # Readings compose (tp=emmoe and match=category read tp_emmoe_category, in either order);
+    # two that fill one column otherwise would leave the winner to the options' order.
+    clashes = [c for c, source in _composed(columns, chosen[::-1]).items() if read_as[c] != source]
+    if clashes:
+        column = clashes[0]
+        names = [label for label, mapping in chosen if column in mapping]
+        raise ConfigError(
+            f"--variant {' and '.join(names)} both fill the {column} column, each its own "
+            "way; choose one of them"
+        )
+    return read_as
+
+
+def _composed(
+    columns: Sequence[str], chosen: Sequence[tuple[str, Mapping[str, str]]]
+) -> dict[str, str]:
+    """Return the metric each column reads, each reading's map applied in turn."""
+    read_as = {column: column for column in columns}
+    for _, mapping in chosen:
+        read_as = {column: mapping.get(source, source) for column, source in read_as.items()}
+    return read_as
 
 
 def chosen_variants(variants: Variants) -> str:

@@ -19,16 +19,22 @@ from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
 from sortie.core.records import Outcome, StepRecord
 from sortie.export.household.emmoe import task_numbers
+from sortie.importers.emmoe import read_tasks
 from sortie.importers.emmoe_runs import rescore_runs
+from sortie.importers.emmoe_suite import canonical_task, named_things
+from sortie.importers.problems import Problems
 from sortie.metrics.household import METRICS
 from sortie.missions.household.emmoe import code_of, history_entry, parse_history
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.records import ErrorCode, RoundStatus
+from sortie.missions.loading import load_suite
 from sortie.report.tables import metric_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store
 from tests.conftest import run_stored
 from tests.household_records import END, done, failed, store_records, task, trajectory
+from tests.importers.emmoe_notebooks import load_name_mapping, notebook_metrics, notebook_srr
+from tests.importers.emmoe_notebooks import runs as notebook_runs
 
 SAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "emmoe"
 LOGS, TASKS = SAMPLE / "exp", [SAMPLE / "EMMOE-100" / "data"]
@@ -220,6 +226,15 @@ def no_answer_record():
     return record
 
 
+def unended_record():
+    """A hand-built run: the whole keypath, then no readable answer (its put is the last round)."""
+    rounds = [done("open", "fridge_1"), done("pick", "apple_1"), done("put", "apple_1", "fridge_1")]
+    facts = HouseholdFacts(ended=False, rounds=3)
+    return trajectory(
+        task(), rounds, facts, Outcome.FAILURE, episode_id="home/9", failure_reason="no_answer"
+    )
+
+
 def out(folder: Path, run: str) -> Path:
     """Return where run ``run`` is exported."""
     return folder / f"emmoe-{run}"
@@ -232,12 +247,16 @@ def rescore_export(path: Path):
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    """An oracle, a random and a hand-built run exported to EMMOE's layout; their stored metrics."""
+    """An oracle, a random and a hand-built run exported to EMMOE's layout; their stored metrics.
+
+    The hand-built run has two ``no_answer`` episodes: one whose last round failed, one whose
+    last round did the keypath's last step (which EMMOE's notebooks never see).
+    """
     folder = tmp_path_factory.mktemp("emmoe-trip")
     store = folder / "s.db"
-    for agent in ("oracle", "random"):
+    for agent, limit in (("oracle", 4), ("random", 8)):  # random acts on things no task names
         request = RunRequest(
-            ("household-smoke-v1",), agent, store=store, run_id=agent, repeats=2, limit=4
+            ("household-smoke-v1",), agent, store=store, run_id=agent, repeats=2, limit=limit
         )
         run_stored(request)
     with Store(store) as opened:
@@ -247,6 +266,7 @@ def exported(tmp_path_factory):
             [
                 no_answer_record(),
                 trajectory(task(), [done("open", "fridge_1"), END], episode_id="home/8"),
+                unended_record(),
             ],
         )
         stored = {
@@ -311,6 +331,77 @@ def test_emmoes_own_tp_reading_agrees_with_tp_emmoe(exported, run):
         assert emmoe_notebook_tp(history, keypaths, ended) == pytest.approx(
             again.metrics["tp_emmoe"]
         )
+
+
+def notebook_expected(episodes) -> dict[str, float]:
+    """Return a run's own TP (emmoe reading), SR, PLWSR and SER, as the notebooks pool them."""
+    metrics = [e.metrics for e in episodes]
+    mean = {m: sum(x[m] for x in metrics) / len(metrics) for m in ("tp_emmoe", "sr", "plwsr")}
+    ended = sum(x["ended"] for x in metrics)
+    ser = sum(x["sr"] for x in metrics) / ended
+    return {"tp": mean["tp_emmoe"], "sr": mean["sr"], "plwsr": mean["plwsr"], "ser": ser}
+
+
+@pytest.mark.parametrize("run", ["oracle", "random", "hand"])
+def test_emmoes_notebooks_read_the_export_and_give_the_runs_own_metrics(exported, run):
+    """EMMOE's notebooks, restated, give the run's TP (emmoe reading), SR, PLWSR and SER."""
+    folder, stored = exported
+    root = out(folder, run)
+    (model,) = [p.name for p in (root / "exp").iterdir()]
+    assert notebook_metrics(root, model) == pytest.approx(notebook_expected(stored[run].values()))
+
+
+@pytest.mark.parametrize("run", ["oracle", "random", "hand"])
+def test_emmoes_srr_notebook_gives_the_runs_own_srr_parts(exported, run):
+    """Per run number, the SRR notebook's two counts are the repeat's replans (emmoe reading)."""
+    folder, stored = exported
+    root = out(folder, run)
+    (model,) = [p.name for p in (root / "exp").iterdir()]
+    for repeat in {e.repeat for e in stored[run].values()}:
+        episodes = [e.metrics for e in stored[run].values() if e.repeat == repeat]
+        own = (sum(m["replans_in_success"] for m in episodes), sum(m["replans"] for m in episodes))
+        assert notebook_srr(root, model, repeat + 1) == own
+
+
+@pytest.mark.parametrize("run", ["oracle", "random", "hand"])
+def test_the_exported_table_holds_every_name_a_successful_round_acted_on(exported, run):
+    """The notebooks look up each successful round's names: the exported table has them all."""
+    folder, _ = exported
+    mapping = load_name_mapping(out(folder, run))
+    (model,) = [p.name for p in (out(folder, run) / "exp").iterdir()]
+    acted = {
+        name
+        for one in notebook_runs(out(folder, run), model)
+        for step in one.history
+        if step[3] == "success"
+        for name in step[1:3]
+        if name != "None"
+    }
+    assert acted and acted <= set(mapping)
+
+
+@pytest.mark.parametrize("run", ["oracle", "random", "hand"])
+def test_import_reads_every_task_export_wrote(exported, run):
+    """Every exported task reads back, each of its scene names a sortie kind (``mug_0``: mug)."""
+    folder, stored = exported
+    problems = Problems("emmoe")
+    _, table, tasks = read_tasks([out(folder, run)], problems)
+    assert problems.found == []
+    assert len(tasks) == len({e.episode_id for e in stored[run].values()})
+    for one in tasks:
+        assert named_things(canonical_task(one, table))
+
+
+def test_sortie_import_emmoe_places_the_exported_oracle_tasks(exported, tmp_path):
+    """`sortie import emmoe` on an export writes its tasks as a suite, none refused by name."""
+    folder, _ = exported
+    suite = tmp_path / "back.jsonl"
+    result = runner.invoke(
+        app, ["import", "emmoe", str(out(folder, "oracle")), "--out", str(suite)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "no sortie kind" not in result.output and "Wrote " in result.output
+    assert len(load_suite(str(suite)).episodes) >= 1
 
 
 def test_the_export_refuses_a_folder_in_the_way(exported):

@@ -17,7 +17,16 @@ from sortie.missions.household.records import (
 )
 from sortie.missions.household.rules import goal_met
 from sortie.missions.registry import FAMILIES
-from tests.household_records import APPLE_IN_FRIDGE, END, done, failed, placed, task, trajectory
+from tests.household_records import (
+    APPLE_IN_FRIDGE,
+    END,
+    OBJECTS,
+    done,
+    failed,
+    placed,
+    task,
+    trajectory,
+)
 
 FULL = [done("open", "fridge_1"), done("pick", "apple_1"), done("put", "apple_1", "fridge_1")]
 """The three rounds that do the APPLE_IN_FRIDGE keypath, in order."""
@@ -263,14 +272,19 @@ def test_the_household_scorer_is_registered():
     ("rounds", "sortie_tp", "emmoe_tp"),
     [
         ([*FULL, END], 1.0, 1.0),  # 3 steps + end of 3 + 1
-        (FULL, 1.0, 3 / 4),  # every step, never said end: end is EMMOE's fourth step
+        # every step, never said end: the last (the put) is not in EMMOE's last prompt
+        (FULL, 1.0, 2 / 4),
+        ([*FULL, failed("open", "fridge_1")], 1.0, 3 / 4),  # a later round hides only itself
         ([FULL[0], END], 1 / 3, 1 / 4),  # one step then end: end cannot match before the rest
         ([END], 0.0, 0.0),
-        ([FULL[0], failed("pick", "apple_1"), FULL[1]], 2 / 3, 2 / 4),
+        ([FULL[0], failed("pick", "apple_1"), FULL[1]], 2 / 3, 1 / 4),
     ],
 )
 def test_tp_in_both_readings(rounds, sortie_tp, emmoe_tp):
-    """By hand: sortie's TP is m / n; EMMOE's counts end as one more step, (m + ended) / (n + 1)."""
+    """By hand: sortie's TP is m / n; EMMOE's counts end as one more step, (m + ended) / (n + 1).
+
+    EMMOE's notebook reads the last prompt's history: a run without end loses its last round.
+    """
     metrics = score(rounds)
     assert metrics["tp"] == pytest.approx(sortie_tp)
     assert metrics["tp_emmoe"] == pytest.approx(emmoe_tp)
@@ -282,8 +296,8 @@ def test_emmoe_tp_of_an_open_ended_task_is_its_best_keypath_with_end():
     the_task = task(keypaths=[pick, APPLE_IN_FRIDGE], attributes=["open_ended"])
     metrics = score([done("pick", "apple_1"), END], the_task=the_task)
     assert (metrics["tp"], metrics["tp_emmoe"]) == (1.0, 1.0)
-    metrics = score([done("pick", "apple_1")], the_task=the_task)
-    assert metrics["tp_emmoe"] == pytest.approx(1 / 2)
+    metrics = score([done("pick", "apple_1"), done("go_to", "kitchen")], the_task=the_task)
+    assert metrics["tp_emmoe"] == pytest.approx(1 / 2)  # the pick seen, the go_to last
 
 
 @pytest.mark.parametrize(
@@ -312,3 +326,54 @@ def test_srr_in_both_readings_by_hand():
     ]
     means = group_means((("short", m) for m in runs), ["srr", "srr_emmoe"])["all"]
     assert means["srr"] == 25.0 and means["srr_emmoe"] == pytest.approx(100 / 3)
+
+
+# --- match=category: a round matches a step on any thing of its kind (EMMOE's names) ---------
+OTHER_APPLE = [
+    FULL[0],
+    done("pick", "apple_2"),
+    done("put", "apple_2", "fridge_1"),
+    END,
+]
+"""The keypath done with an apple the task does not name (apple_2), then end."""
+
+
+def test_another_thing_of_the_kind_matches_only_by_category():
+    """By hand: open, pick apple_2, put it, end: instance 1/3 (EMMOE's 1/4), category 1 (4/4)."""
+    metrics = score(OTHER_APPLE)
+    assert (metrics["tp"], metrics["tp_emmoe"], metrics["sr"]) == (pytest.approx(1 / 3), 0.25, 0)
+    assert (metrics["tp_category"], metrics["tp_emmoe_category"]) == (1.0, 1.0)
+    assert (metrics["sr_category"], metrics["plwsr_category"]) == (1.0, 1.0)  # 4 rounds, 4
+
+
+def test_a_place_of_the_kind_matches_by_category():
+    """Putting the apple in fridge_2 does the put step by category (3/3), not by instance (2/3)."""
+    metrics = score([FULL[0], FULL[1], done("put", "apple_1", "fridge_2")])
+    assert metrics["tp"] == pytest.approx(2 / 3) and metrics["tp_category"] == 1.0
+
+
+def test_a_thing_of_another_kind_matches_in_neither_reading():
+    """Picking the mug instead of an apple: 1/3 both ways."""
+    metrics = score([FULL[0], done("pick", "mug_1"), done("put", "mug_1", "fridge_1")])
+    assert metrics["tp"] == metrics["tp_category"] == pytest.approx(1 / 3)
+
+
+def test_raw_words_for_another_object_of_the_kind_match_by_category():
+    """Unresolved "green apple" (apple_2's name) does pick apple_1 by category, not by instance."""
+    objects = {**OBJECTS, "apple_2": {"kind": "apple", "role": "item", "names": ["green apple"]}}
+    the_task = task(objects=objects)
+    rounds = [FULL[0], done("pick", "green apple", resolved=False)]
+    metrics = score(rounds, the_task=the_task)
+    assert metrics["tp"] == pytest.approx(1 / 3) and metrics["tp_category"] == pytest.approx(2 / 3)
+
+
+def test_ser_and_srr_by_category_by_hand():
+    """One run: open, a failed pick, apple_2 picked and put, end; a success only by category.
+
+    Instance: SER 0/1, SRR 0/1, EMMOE's SRR 0/1; category: 1/1, 1/1, 1/1 (the failed pick is
+    followed by a subtask, so EMMOE counts it too).
+    """
+    rounds = [FULL[0], failed("pick", "apple_1"), *OTHER_APPLE[1:]]
+    columns = ["ser", "srr", "srr_emmoe", "ser_category", "srr_category", "srr_emmoe_category"]
+    means = group_means([("short", score(rounds))], columns)["all"]
+    assert [means[c] for c in columns] == [0.0, 0.0, 0.0, 100.0, 100.0, 100.0]

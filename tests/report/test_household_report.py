@@ -13,7 +13,13 @@ from sortie.missions.household.records import ErrorCode
 from sortie.report import write_site
 from sortie.report.families.household_codes import code_counts, code_rows
 from sortie.report.render import render
-from sortie.report.tables import choose_columns, family_columns, report_rows
+from sortie.report.tables import (
+    choose_columns,
+    column_sources,
+    family_columns,
+    reading_set,
+    report_rows,
+)
 from sortie.run.store import Store
 from tests.household_records import END, done, failed, placed, store_records, task, trajectory
 
@@ -98,20 +104,46 @@ def test_the_emmoe_table_has_the_hand_computed_means(store_path):
 
 
 def test_emmoes_readings_fill_tp_and_srr_by_hand(store_path):
-    """--variant tp=emmoe srr=emmoe: TP (1 + 1/4 + 3/4) / 3; SRR 1 / (1 + 1 + 1) re-plans.
+    """--variant tp=emmoe srr=emmoe: TP (1 + 1/4 + 2/4) / 3; SRR 1 / (1 + 1 + 1) re-plans.
 
-    short: 3 steps and end of 3 + 1; long: open, then end of 4; logical: 3 of 4, never said
-    end. Re-plans: short's failed pick (a pick follows), long's first failed pick (not the
-    second, end follows), logical's failed open; only short's is in a success.
+    short: 3 steps and end of 3 + 1; long: open, then end of 4; logical: never said end, so
+    its last round (the put) is not in EMMOE's last prompt: 2 of 4. Re-plans: short's failed
+    pick (a pick follows), long's first failed pick (not the second, end follows), logical's
+    failed open; only short's is in a success.
     """
     variants = {"tp": "emmoe", "srr": "emmoe"}
     with Store(store_path) as store:
         emmoe = means(report_rows(store, ["planner"], group="suite", variants=variants), "all")
         both = report_rows(store, ["planner"], group="suite", columns=("srr", "srr_emmoe"))
-    assert (emmoe["tp"], emmoe["srr"]) == pytest.approx((200 / 3, 100 / 3))
+    assert (emmoe["tp"], emmoe["srr"]) == pytest.approx((175 / 3, 100 / 3))
     assert (emmoe["sr"], emmoe["ser"]) == pytest.approx((100 / 3, 50.0))  # the same reading
     assert means(both, "all")["srr"] == 25.0
     assert means(both, "all")["srr_emmoe"] == pytest.approx(100 / 3)
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [
+        {"tp": "emmoe", "srr": "emmoe", "match": "category"},
+        {"match": "category", "srr": "emmoe", "tp": "emmoe"},
+    ],
+)
+def test_emmoes_readings_and_category_matching_compose_in_either_order(variants):
+    """tp=emmoe, srr=emmoe and match=category read the category columns of EMMOE's readings."""
+    sources = column_sources(["sr", "tp", "ser", "srr", "plwsr", "gc"], variants)
+    assert sources == {
+        "sr": "sr_category",
+        "tp": "tp_emmoe_category",
+        "ser": "ser_category",
+        "srr": "srr_emmoe_category",
+        "plwsr": "plwsr_category",
+        "gc": "gc",
+    }
+
+
+def test_the_seed_readings_of_household_are_emmoes_with_category_matching():
+    """--readings seed picks tp=emmoe, srr=emmoe and match=category."""
+    assert reading_set("household", "seed") == {"tp": "emmoe", "srr": "emmoe", "match": "category"}
 
 
 def test_by_attribute_a_task_counts_in_each_of_its_attributes(store_path):

@@ -383,5 +383,5 @@ def test_two_readings_filling_one_column_are_refused(monkeypatch):
         "target": Reading("target", "a", {"a": {}, "b": {"ts": "ts_c"}}, "two"),
     }
     monkeypatch.setattr("sortie.report.tables.readings", lambda: fake)
-    with pytest.raises(ConfigError, match="ts=b and target=b both fill the ts column"):
+    with pytest.raises(ConfigError, match="target=b and ts=b both fill the ts column"):
         column_sources(["ts"], {"target": "b", "ts": "b"})

@@ -3,7 +3,7 @@
 Writes, under the output folder::
 
     EMMOE-100/data/<split>/<id>/info.txt, keypath.json   the run's tasks, in scene names
-    name_dict.txt                                         scene name -> the task's other names
+    hab-mobile-manipulation/name_dict.txt                 scene name -> the task's other names
     exp/<agent>/<id>/<repeat + 1>/conversation.json      one per episode the agent played
     sortie_ids.json                                       EMMOE task number -> episode id
 
@@ -12,7 +12,11 @@ as HomieBot saves it: the prompt's task, inventory, ``Historical Execution:`` li
 EMMOE's feedback string for the last round's error code; the answer's ``Subtask: [Pick,
 mug_0]`` and ``Model:``. A round's words are the objects the executor resolved them to (the
 planner's own words where it resolved none), so EMMOE's name matching credits what sortie's
-does. A step with no readable answer is not written, as EMMOE writes none. EMMOE logs no
+does. The synonym table is where EMMOE's notebooks open it and lists, besides the tasks'
+objects, every name a successful round acted on, each meaning itself: the notebooks look up
+the names of every successful round that has a keypath step's action (a missing one stops
+them with a ``KeyError``), and a random agent acts on things no task names. A step with no
+readable answer is not written, as EMMOE writes none. EMMOE logs no
 outcome for the last subtask of a run that never said end; sortie writes it beside the log
 (``sortie_last_round.json``), where EMMOE's notebooks do not look and ``sortie rescore
 emmoe`` does, so a run exported and rescored gets its own metrics back. Errored episodes are
@@ -24,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from sortie.core.errors import ConfigError
@@ -49,6 +53,8 @@ ASK = "Now based on the instruction above, please output Analysis, Subtask and M
 ASK += "mentioned format.\n"
 """The last line of HomieBot's prompt (``utils/homiebot.py``)."""
 LAST_ROUND = "sortie_last_round.json"
+NAME_DICT = Path("hab-mobile-manipulation", "name_dict.txt")
+"""Where EMMOE keeps its synonym table and its notebooks open it, from EMMOE's root."""
 
 
 def write_emmoe(run: StoredRun, out: Path, echo: Callable[[str], None]) -> Path:
@@ -76,6 +82,7 @@ def _write_layout(played: list[tuple[StoredEpisode, Trajectory]], partial: Path,
     """Write the tasks, runs and tables into ``partial``, rename it to ``out``; count tasks."""
     ids = task_numbers([t.header.episode.episode_id for _, t in played])
     names: dict[str, set[str]] = {}
+    acted: set[str] = set()
     agent = safe_folder(played[0][1].header.agent.name)
     for episode, trajectory in played:
         number = ids[trajectory.header.episode.episode_id]
@@ -84,8 +91,9 @@ def _write_layout(played: list[tuple[StoredEpisode, Trajectory]], partial: Path,
         for name, entry in task.objects.items():
             names.setdefault(name, set()).update(entry.names)
         folder = partial / "exp" / agent / str(number) / str(episode.repeat + 1)
-        _write_run(folder, task, trajectory)
-    (partial / "name_dict.txt").write_text(name_dict(names), encoding="utf-8")
+        acted |= _write_run(folder, task, trajectory)
+    (partial / NAME_DICT).parent.mkdir()
+    (partial / NAME_DICT).write_text(name_dict(names, acted), encoding="utf-8")
     mapping = {str(n): episode_id for episode_id, n in sorted(ids.items(), key=lambda kv: kv[1])}
     (partial / "sortie_ids.json").write_text(json.dumps(mapping, indent=2) + "\n")
     if out.exists():
@@ -111,19 +119,28 @@ def safe_folder(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", name) or "agent"
 
 
-def name_dict(names: dict[str, set[str]]) -> str:
+def name_dict(names: dict[str, set[str]], acted: Collection[str] = ()) -> str:
     """Return EMMOE's synonym table: ``<scene name>:``, its other names by ``/``, a blank line.
 
-    A word two scene names share is left out of both (EMMOE's table maps a word to one).
+    A word two scene names share is left out of both (EMMOE's table maps a word to one). Each
+    of ``acted`` (lower-cased names rounds acted on) that no group lists then gets a group of
+    its own, meaning itself, so that the notebooks can look it up; one holding a ``/`` cannot
+    be written in the table and is left out.
     """
     owners: dict[str, set[str]] = {}
     for name, words in names.items():
         for word in {name, *words}:
             owners.setdefault(word.lower(), set()).add(name)
-    groups = []
+    groups: list[str] = []
+    listed: set[str] = set()
     for name in sorted(names):
         shown = sorted(w.lower() for w in names[name] if len(owners[w.lower()]) == 1)
-        groups.append(f"{name}:\n{'/'.join(dict.fromkeys([name, *shown]))}\n")
+        group = list(dict.fromkeys([name, *shown]))
+        listed.update(group)
+        groups.append(f"{name}:\n{'/'.join(group)}\n")
+    for word in sorted(set(acted) - listed):
+        if "/" not in word and not word.endswith(":"):
+            groups.append(f"{word}:\n{word}\n")
     return "\n".join(groups)
 
 
@@ -144,8 +161,12 @@ def _write_task(folder: Path, task: HouseholdTask) -> None:
     (folder / "keypath.json").write_text(json.dumps(keypaths, indent=4) + "\n", encoding="utf-8")
 
 
-def _write_run(folder: Path, task: HouseholdTask, trajectory: Trajectory) -> None:
-    """Write one episode's ``conversation.json`` (and its last round's outcome if not end)."""
+def _write_run(folder: Path, task: HouseholdTask, trajectory: Trajectory) -> set[str]:
+    """Write one episode's ``conversation.json`` (and its last round's outcome if not end).
+
+    Returns:
+        The names its successful rounds acted on, as EMMOE's notebooks read them (lower case).
+    """
     folder.mkdir(parents=True)
     rounds = [r for r in map(round_of, trajectory.steps) if r is not None]
     entries, history, feedback, held = [], "", NO_FEEDBACK, "None"
@@ -162,6 +183,8 @@ def _write_run(folder: Path, task: HouseholdTask, trajectory: Trajectory) -> Non
     if rounds and rounds[-1].status is not RoundStatus.END:
         last = {"status": rounds[-1].status.value, "feedback": feedback}
         (folder / LAST_ROUND).write_text(json.dumps(last) + "\n", encoding="utf-8")
+    done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
+    return {word.lower() for r in done for word in words_of(r)[1:]}
 
 
 def words_of(round_: RoundRecord) -> tuple[str, ...]:

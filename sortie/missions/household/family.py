@@ -16,19 +16,46 @@ READINGS = (
     Reading(
         "tp",
         "sortie",
-        {"sortie": {}, "emmoe": {"tp": "tp_emmoe"}},
+        {
+            "sortie": {},
+            "emmoe": {"tp": "tp_emmoe", "tp_category": "tp_emmoe_category"},
+        },
         "sortie: end is not a keypath step (m/n); emmoe: end is one more step (m/(n+1))",
         seed="emmoe",
     ),
     Reading(
         "srr",
         "sortie",
-        {"sortie": {}, "emmoe": {"srr": "srr_emmoe"}},
+        {
+            "sortie": {},
+            "emmoe": {"srr": "srr_emmoe", "srr_category": "srr_emmoe_category"},
+        },
         "sortie: every failed subtask; emmoe: only those the planner planned again after",
         seed="emmoe",
     ),
+    Reading(
+        "match",
+        "instance",
+        {
+            "instance": {},
+            "category": {
+                "tp": "tp_category",
+                "tp_emmoe": "tp_emmoe_category",
+                "sr": "sr_category",
+                "ser": "ser_category",
+                "srr": "srr_category",
+                "srr_emmoe": "srr_emmoe_category",
+                "plwsr": "plwsr_category",
+            },
+        },
+        "instance: a round matches a keypath step on the step's own thing; category: on any "
+        "thing of its kind, as EMMOE's names map to kinds (TP, SR, SER, SRR, PLWSR)",
+        seed="category",
+    ),
 )
-"""Where EMMOE's notebooks read TP and SRR otherwise (docs/household.md says why)."""
+"""Where EMMOE's notebooks read TP, SRR and the matching of names otherwise (docs/household.md
+says why). A variant maps the metric a column reads so far, so readings compose in any order:
+``tp=emmoe`` with ``match=category`` reads ``tp_emmoe_category``."""
 
 
 def attributes(spec: EpisodeSpec) -> list[str]:

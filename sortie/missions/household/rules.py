@@ -1,12 +1,16 @@
 """The household rules that the live mission and the scorers share (docs/household.md, Metrics).
 
 TP matches each keypath's steps, in order, against the successful rounds only; a goal
-condition holds or not in the final facts. The mission ends an episode with them, the metrics
-score records with them, the oracle and the report read the same matching.
+condition holds or not in the final facts. A round matches a step when it acted on the step's
+thing (sortie's reading) or, with ``category``, on any thing of its kind (EMMOE's: its
+notebooks map every name to a canonical name, a kind of thing, so any apple is "apple"). The
+mission ends an episode with them, the metrics score records with them, the oracle and the
+report read the same matching.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from sortie.missions.household.facts import HouseholdFacts
@@ -21,23 +25,30 @@ from sortie.missions.household.records import (
 )
 
 
-def task_progress(task: HouseholdTask, rounds: Sequence[RoundRecord]) -> float:
+def task_progress(
+    task: HouseholdTask, rounds: Sequence[RoundRecord], category: bool = False
+) -> float:
     """Return TP: the best keypath's share of steps matched in order by successful rounds."""
     done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
-    return max(matched(path, done, task) / len(path) for path in task.keypaths)
+    return max(matched(path, done, task, category) / len(path) for path in task.keypaths)
 
 
-def task_progress_emmoe(task: HouseholdTask, rounds: Sequence[RoundRecord], ended: bool) -> float:
+def task_progress_emmoe(
+    task: HouseholdTask, rounds: Sequence[RoundRecord], ended: bool, category: bool = False
+) -> float:
     """Return TP as EMMOE's notebook reads it: ``end`` is one more keypath step.
 
     EMMOE's keypaths end with ``[End]`` and the planner's ``end`` is appended to its history,
     so a keypath of n steps has n + 1, and ``end`` matches only after all n: an unfinished
-    episode scores m / (n + 1), a finished one that never said end n / (n + 1).
+    episode scores m / (n + 1), a finished one that never said end n / (n + 1). The notebook
+    reads the rounds from the last prompt's history, which never holds the last answer's
+    outcome: the last round of a run that did not end (out of rounds, no answer) is not seen.
     """
-    done = [r for r in rounds if r.status is RoundStatus.SUCCESS]
+    seen = rounds if ended else rounds[:-1]
+    done = [r for r in seen if r.status is RoundStatus.SUCCESS]
     best = 0.0
     for path in task.keypaths:
-        steps = matched(path, done, task)
+        steps = matched(path, done, task, category)
         steps += 1 if steps == len(path) and ended else 0
         best = max(best, steps / (len(path) + 1))
     return best
@@ -56,22 +67,33 @@ def replans(rounds: Sequence[RoundRecord]) -> int:
     )
 
 
-def matched(path: Sequence[KeyStep], rounds: Iterable[RoundRecord], task: HouseholdTask) -> int:
+def matched(
+    path: Sequence[KeyStep],
+    rounds: Iterable[RoundRecord],
+    task: HouseholdTask,
+    category: bool = False,
+) -> int:
     """Return how many of ``path``'s steps ``rounds`` match as an ordered subsequence."""
     count = 0
     for round_ in rounds:
-        if count < len(path) and matches(round_, path[count], task):
+        if count < len(path) and matches(round_, path[count], task, category):
             count += 1
     return count
 
 
-def matches(round_: RoundRecord, step: KeyStep, task: HouseholdTask) -> bool:
-    """Return whether a successful round did a keypath step: same verb, target and (put) place."""
+def matches(
+    round_: RoundRecord, step: KeyStep, task: HouseholdTask, category: bool = False
+) -> bool:
+    """Return whether a successful round did a keypath step: same verb, target and (put) place.
+
+    With ``category`` a target or place matches any thing of the step's thing's kind.
+    """
     if round_.verb is not step.action or not round_.succeeded:
         return False
-    if not denotes(round_.target_object, round_.target, step.target, task):
+    same = denotes_kind if category else denotes
+    if not same(round_.target_object, round_.target, step.target, task):
         return False
-    return step.place is None or denotes(round_.place_object, round_.place, step.place, task)
+    return step.place is None or same(round_.place_object, round_.place, step.place, task)
 
 
 def denotes(resolved: str | None, raw: str | None, name: str, task: HouseholdTask) -> bool:
@@ -88,6 +110,29 @@ def denotes(resolved: str | None, raw: str | None, name: str, task: HouseholdTas
     entry = task.objects.get(name)
     names = {normalise(name), *(normalise(n) for n in (entry.names if entry else []))}
     return normalise(raw) in names
+
+
+def kind_of(name: str, task: HouseholdTask) -> str:
+    """Return the kind of a thing: the task's for its objects, else its name's.
+
+    sortie's scenes name a thing ``<kind>_<n>`` (``apple_1``); a name without the number (a
+    record from elsewhere) is its own kind.
+    """
+    entry = task.objects.get(name)
+    return entry.kind if entry else re.sub(r"_\d+$", "", name)
+
+
+def denotes_kind(resolved: str | None, raw: str | None, name: str, task: HouseholdTask) -> bool:
+    """Return whether a round's object (resolved, or its raw words) is of object ``name``'s kind.
+
+    Resolved, its kind decides; raw words match when they name any of the task's objects of
+    that kind (``denotes``), as EMMOE maps every word to its canonical name.
+    """
+    kind = kind_of(name, task)
+    if resolved is not None:
+        return kind_of(resolved, task) == kind
+    alike = [other for other, entry in task.objects.items() if entry.kind == kind]
+    return any(denotes(None, raw, other, task) for other in alike or [name])
 
 
 def goal_met(goal: GoalCondition, facts: HouseholdFacts) -> bool:
