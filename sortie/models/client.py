@@ -399,11 +399,14 @@ class ModelClient:
                 refused for another reason (retrying the same request cannot help).
         """
         attempts, said = tried
+        rejected = None
         if refusal.cause is Cause.FORMAT:
-            return self._response(clock, attempts, said, rejected=failure.detail)
-        if refusal.cause is Cause.PARAMETER and refusal.param is not None:
+            rejected = failure.detail
+        elif refusal.cause is Cause.PARAMETER and refusal.param is not None:
             rejected = param_refusal(refusal.param, failure.detail)
-            return self._response(clock, attempts, said, rejected=rejected)
+        if rejected is not None:  # the template served the refusal too: said the same way
+            response = self._response(clock, attempts, said, rejected=rejected)
+            return dataclasses.replace(response, chat_template=self.chat_template())
         if refusal.cause is Cause.CONTEXT:
             failure = Failure(Cause.CONTEXT.value, detail=context_fix(refusal.message))
         elif refusal.cause is Cause.IMAGES:

@@ -240,3 +240,12 @@ def test_a_reasoning_models_refusals_replay_the_same(secret, tmp_path):
         assert server.count == count
     assert [c.error for c in replayed.calls] == [c.error for c in live.calls]
     assert replayed.value == live.value
+
+
+def test_a_refused_call_records_the_template_too(secret):
+    """llama-cpp-python refuses json_schema first: that call names the stated template as well."""
+    quirks = QUIRKS["llama-cpp-python"]
+    with ModelServer(answer, quirks=quirks, reject_json_schema=True) as server:
+        reply = client(server, chat_template="gemma (stated)").ask(SHORT, Answer)
+    assert reply.calls[0].error == "rejected" and len(reply.calls) > 1
+    assert {call.chat_template for call in reply.calls} == {"gemma (stated)"}
