@@ -371,7 +371,8 @@ class ModelClient:
                 said += reported(body)
                 return self._answered(clock, attempt, said, read_completion(body))
             except MalformedAnswer as error:
-                return self._response(clock, attempt, said, error.body, malformed=error.detail)
+                kept = self._response(clock, attempt, said, error.body, malformed=error.detail)
+                return dataclasses.replace(kept, chat_template=self.chat_template())
             except (openai.APIError, ValueError) as error:
                 failure = classify(error)
                 said += reported_by(error)

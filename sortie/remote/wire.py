@@ -288,6 +288,12 @@ class ModelCall(WireModel):
     chat_template: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """These four only when said (``sortie.core.records.ModelCallRecord``): the format asked
     in, why the answer ended, the model's thinking, the chat template that served it."""
+    waited: float = Field(default=0.0, ge=0, exclude_if=lambda v: not v)
+    failed_time: float = Field(default=0.0, ge=0, exclude_if=lambda v: not v)
+    served: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    cost: float | None = Field(default=None, ge=0, exclude_if=lambda v: v is None)
+    """These four only when not 0 or None, as in the record: the seconds waited before
+    retries and spent in failed attempts, the model the server served, the call's cost."""
 
 
 class ActResponse(Message):

@@ -79,7 +79,7 @@ def _write_site(store: Store, runs: Sequence[str], out: Path, how: tuple[str, Va
     claim_output(out, f"report of {', '.join(runs)}", "--html")
     (out / STYLE_FILE).write_text(STYLE + legend_css(), encoding="utf-8")
     write_scripts(out)
-    figures = write_plots(store, runs, out / PLOTS_FOLDER)
+    figures = write_plots(store, runs, out / PLOTS_FOLDER, how[1])
     tools, folder = PageTools(WorldMaps(), ReferenceViews()), out / EPISODES_FOLDER
     folder.mkdir(exist_ok=True)
     family = runs_family(store, runs)
@@ -139,15 +139,21 @@ def index_tables(
     return tables
 
 
-def write_plots(store: Store, runs: Sequence[str], folder: Path) -> list[tuple[str, str]]:
-    """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs."""
+def write_plots(
+    store: Store, runs: Sequence[str], folder: Path, variants: Variants | None = None
+) -> list[tuple[str, str]]:
+    """Draw the run plots into ``folder``; return (caption, path relative to the index) pairs.
+
+    The decay across levels reads its metrics as ``variants`` say, as the tables beside it.
+    """
     name = runs_family(store, runs)
     family, shows = FAMILIES.get(name), report_of(name)
     cascades = stage_cascade(store, runs, shows.progress)
     cascade = plot_cascade(cascades, folder / "stage-cascade.png")
-    by_level = report_rows(store, runs, "level", shows.headline)
+    by_level = report_rows(store, runs, "level", shows.headline, variants)
     decay = plot_decay(by_level, folder / "level-decay.png", shows.headline, family.level_name)
-    across = shows.decay_title
+    read_as = chosen_variants(variants or {})
+    across = f"{shows.decay_title} (read as {read_as})" if read_as else shows.decay_title
     shown = (
         "how far episodes got (share at each step of task progress, and successes)"
         if shows.progress

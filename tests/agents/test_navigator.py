@@ -185,3 +185,9 @@ def test_a_checkpoint_that_changed_since_the_run_began_is_refused(checkpoint):
     """A worker given the digest of another file refuses to load it, naming both digests."""
     with pytest.raises(ConfigError, match="the file changed since"):
         NavigatorAgent(str(checkpoint), checkpoint_sha256="0" * 64)
+
+
+def test_acting_before_reset_is_one_clear_line(checkpoint):
+    """An agent asked to act before its episode's brief says so, not an AttributeError."""
+    with pytest.raises(ConfigError, match="act before reset"):
+        NavigatorAgent(str(checkpoint)).act(observation(0))

@@ -386,7 +386,7 @@ def test_a_server_trickling_its_answers_head_times_out_on_the_whole_answer():
 
 
 def test_a_served_agents_thinking_reaches_the_record(tmp_path, tiny_rescue, override):
-    """A served model call's thinking and cut travel over the wire into the step record."""
+    """A served model call's thinking, cut, waits, model and cost reach the step record."""
     from sortie.agents.base import AGENTS, StepOutput
     from sortie.core.records import ModelCallRecord
     from sortie.core.records_io import read_trajectory
@@ -394,7 +394,17 @@ def test_a_served_agents_thinking_reaches_the_record(tmp_path, tiny_rescue, over
 
     class Thinking(SayingAgent):
         def step_output(self) -> StepOutput:
-            call = ModelCallRecord(model="m", latency=0.1, reasoning="hm {", finish_reason="length")
+            call = ModelCallRecord(
+                model="m",
+                latency=0.1,
+                attempts=2,
+                reasoning="hm {",
+                finish_reason="length",
+                waited=0.5,
+                failed_time=0.2,
+                served="m-2026",
+                cost=0.001,
+            )
             return StepOutput(text=self.text, calls=(call,))
 
     override(AGENTS, "thinking", Thinking)
@@ -402,3 +412,4 @@ def test_a_served_agents_thinking_reaches_the_record(tmp_path, tiny_rescue, over
         (episode, _) = remote_run(tmp_path, tiny_rescue, server.url)
     (call,) = read_trajectory(episode.record).steps[0].model_calls
     assert (call.reasoning, call.finish_reason) == ("hm {", "length")
+    assert (call.waited, call.failed_time, call.served, call.cost) == (0.5, 0.2, "m-2026", 0.001)

@@ -140,4 +140,6 @@ def test_the_index_tables_name_the_seed_readings_when_chosen(store_path, tmp_pat
     args = ["report", "--store", str(store_path), "--run", "good", "--html", str(out)]
     result = CliRunner().invoke(app, [*args, "--readings", "seed"])
     assert result.exit_code == 0, result.output
-    assert "read as TS: rescuebench-code" in (out / "index.html").read_text()
+    index = (out / "index.html").read_text()
+    assert "read as TS: rescuebench-code" in index
+    assert "one line per run" in index and "(read as TS: rescuebench-code" in index  # the plot

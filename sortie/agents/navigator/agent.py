@@ -61,12 +61,12 @@ class NavigatorAgent:
                 f"was started with {checkpoint_sha256[:16]}… (the file changed since; give a "
                 "retrained checkpoint its own path and a new run id)"
             )
+        self._state: Any = None
+        self._goals: Any = None
 
     def pinned_args(self) -> dict[str, str]:
         """Return the checkpoint's digest, stored with the run's arguments."""
         return {"checkpoint_sha256": self.digest}
-        self._state: Any = None
-        self._goals: Any = None
 
     def reset(self, brief: Brief, seed: int) -> None:
         """Start an episode: an empty memory, the brief's goal images read once."""
