@@ -336,12 +336,24 @@ def column_sources(columns: Sequence[str], variants: Variants) -> dict[str, str]
     clashes = [c for c, source in _composed(columns, chosen[::-1]).items() if read_as[c] != source]
     if clashes:
         column = clashes[0]
-        names = [label for label, mapping in chosen if column in mapping]
+        touched = _chain(column, chosen)
+        names = [label for label, mapping in chosen if touched & set(mapping)]
         raise ConfigError(
             f"--variant {' and '.join(names)} both fill the {column} column, each its own "
             "way; choose one of them"
         )
     return read_as
+
+
+def _chain(column: str, chosen: Sequence[tuple[str, Mapping[str, str]]]) -> set[str]:
+    """Return every metric ``column`` passes through, the readings applied in either order."""
+    names = {column}
+    for order in (chosen, chosen[::-1]):
+        source = column
+        for _, mapping in order:
+            source = mapping.get(source, source)
+            names.add(source)
+    return names
 
 
 def _composed(

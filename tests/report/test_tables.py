@@ -385,3 +385,14 @@ def test_two_readings_filling_one_column_are_refused(monkeypatch):
     monkeypatch.setattr("sortie.report.tables.readings", lambda: fake)
     with pytest.raises(ConfigError, match="target=b and ts=b both fill the ts column"):
         column_sources(["ts"], {"target": "b", "ts": "b"})
+
+
+def test_a_clash_through_another_metric_names_both_readings(monkeypatch):
+    """A reading of ts_b after one of ts to ts_b depends on their order: both are named."""
+    fake = {
+        "a": Reading("a", "x", {"x": {}, "y": {"ts": "ts_b"}}, "one"),
+        "b": Reading("b", "x", {"x": {}, "y": {"ts_b": "ts_c"}}, "two"),
+    }
+    monkeypatch.setattr("sortie.report.tables.readings", lambda: fake)
+    with pytest.raises(ConfigError, match="a=y and b=y both fill the ts column"):
+        column_sources(["ts"], {"a": "y", "b": "y"})
