@@ -66,6 +66,8 @@ def test_a_resumed_scoring_plays_an_errored_episode_again(tmp_path, monkeypatch)
     with ModelServer(lambda messages: END, models=("m",)) as server:
         monkeypatch.setenv("SORTIE_MODEL_BASE_URL", server.base_url)
         monkeypatch.setenv("SORTIE_MODEL_MAX_RETRIES", "0")
+        # The preflight's content probes would take the injected fault, not the episode.
+        monkeypatch.setenv("SORTIE_MODEL_CHECK_CONTENT", "false")
         args = {**prompt_args(settings), "model": "m"}
         server.inject(Fault.SERVER_ERROR)
         evaluate(settings, store, "r", args, lines.append)
