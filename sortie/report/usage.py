@@ -82,9 +82,9 @@ class CallStats:
 
 def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
     """Return the model use of ``trajectories`` summed together."""
-    trajectories = list(trajectories)  # read twice: the sums, then what the calls say
     episodes, decisions, format_errors, echoes = 0, 0, 0, 0
     latencies: list[float] = []
+    answered: list[ModelCallRecord] = []  # every call, for what the calls say (cuts, templates)
     totals: Counter[str] = Counter()
     spent = _Spent()
     errors: Counter[str] = Counter()
@@ -100,6 +100,7 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
                 if call.error in (None, "", ErrorKind.FORMAT, ErrorKind.ECHO):  # it answered
                     latencies.append(max(0.0, call.latency - call.waited - call.failed_time))
                 spent.add(call)
+                answered.append(call)
                 totals.update(
                     calls=1,
                     tokens_in=call.tokens_in,
@@ -125,7 +126,7 @@ def call_stats(trajectories: Iterable[Trajectory]) -> CallStats:
         spent.failed_time,
         spent.cost,
     )
-    return _with_calls_said(stats, [c for t in trajectories for d in decision_calls(t) for c in d])
+    return _with_calls_said(stats, answered)
 
 
 def _with_calls_said(stats: CallStats, calls: list[ModelCallRecord]) -> CallStats:

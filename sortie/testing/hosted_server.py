@@ -13,9 +13,8 @@ served as a dated snapshot)::
 from __future__ import annotations
 
 import json
-import threading
 from collections import deque
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from sortie.testing.model_server import ModelServer, Policy, _Handler
@@ -91,14 +90,9 @@ class HostedServer(ModelServer):
         with self._lock:
             return self._replies.popleft() if self._replies else None
 
-    def start(self) -> HostedServer:
-        """Start serving (as ``ModelServer.start``), with the handler that knows the replies."""
-        handler = type("Handler", (_HostedHandler,), {"server_double": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
-        self._thread.start()
-        return self
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        """Return the handler that answers the queued replies first."""
+        return _HostedHandler
 
 
 class _HostedHandler(_Handler):

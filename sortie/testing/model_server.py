@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from sortie.testing.server_quirks import Quirks, refusal, shaped
 
@@ -170,9 +170,13 @@ class ModelServer:
             raise RuntimeError("ModelServer is not running; use it as a context manager")
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
-    def start(self) -> ModelServer:
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        """Return the request handler this double serves with (a subclass may answer more)."""
+        return _Handler
+
+    def start(self) -> Self:
         """Start serving in a daemon thread on an ephemeral port."""
-        handler = type("Handler", (_Handler,), {"server_double": self})
+        handler = type("Handler", (self.handler_class(),), {"server_double": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
@@ -186,7 +190,7 @@ class ModelServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> ModelServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
