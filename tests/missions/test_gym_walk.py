@@ -14,7 +14,7 @@ def _make() -> RescueEnv:
     return RescueEnv(EPISODES, camera="32x32@90", sensors=("rgb",))
 
 
-def _policy(observation: dict) -> dict:
+def turn_by_view(observation: dict) -> dict:
     """Turn by what the camera sees, so episodes of different worlds differ."""
     n = len(observation["rgb"])
     brightness = observation["rgb"].reshape(n, -1).mean(axis=1)
@@ -45,7 +45,7 @@ def test_vector_copies_draw_reproducibly() -> None:
 
 def test_the_walk_runs_each_episode_once_in_order() -> None:
     """Three copies walk five episodes: each once, handed out copy k % 3, in suite order."""
-    walked = walk_suite(_make, _policy, copies=3)
+    walked = walk_suite(_make, turn_by_view, copies=3)
     assert [e.episode_id for e in walked] == [f"e{i}" for i in range(5)]
     assert [e.copy for e in walked] == [0, 1, 2, 0, 1]
     assert all(e.outcome is not None for e in walked)
@@ -64,7 +64,7 @@ class _Seeds(gymnasium.Wrapper):
 
 def _seeds_of_a_walk(copies: int) -> dict[str, int]:
     _Seeds.seeds = {}
-    walk_suite(lambda: _Seeds(_make()), _policy, copies=copies, seed=7)
+    walk_suite(lambda: _Seeds(_make()), turn_by_view, copies=copies, seed=7)
     return dict(_Seeds.seeds)
 
 
@@ -76,7 +76,7 @@ def test_episode_k_runs_with_seed_plus_k_whatever_the_copies() -> None:
 
 def test_the_walk_runs_in_subprocesses() -> None:
     """An asynchronous walk in two processes runs each episode once too."""
-    walked = walk_suite(_make, _policy, copies=2, asynchronous=True)
+    walked = walk_suite(_make, turn_by_view, copies=2, asynchronous=True)
     assert [e.episode_id for e in walked] == [f"e{i}" for i in range(5)]
 
 

@@ -16,6 +16,7 @@ from sortie.run.store import Store
 from sortie.run.walk_records import WalkRecording, record_walk
 from sortie.testing.episodes import room_rescue
 from tests.export.conftest import cli
+from tests.missions.test_gym_walk import turn_by_view
 
 EPISODES = [room_rescue(f"walk/{i}", budget_s=3.0, casualty=(4.0, 1.0 + i)) for i in range(3)]
 ENV = {"camera": "32x32@90", "sensors": ("rgb",)}
@@ -29,19 +30,7 @@ def suite(tmp_path: Path) -> Path:
     return path
 
 
-def _policy(observation: dict) -> dict:
-    """Turn by what each copy's camera sees (a function of its own observation only)."""
-    n = len(observation["rgb"])
-    brightness = observation["rgb"].reshape(n, -1).mean(axis=1)
-    return {
-        "turn": (brightness % 30).astype(np.float32),
-        "speed": np.ones(n, np.float32),
-        "pitch": np.zeros(n, int),
-        "interact": np.zeros(n, int),
-    }
-
-
-def _walk(suite: Path, store: Path, copies: int = 1, policy=_policy) -> list:
+def _walk(suite: Path, store: Path, copies: int = 1, policy=turn_by_view) -> list:
     recording = WalkRecording(str(suite), "turner", run_id="w", store=store, env_args=ENV)
     return record_walk("sortie/Rescue-v1", policy, recording, copies=copies)
 
@@ -102,7 +91,7 @@ def test_a_second_walk_of_the_same_run_walks_only_what_is_missing(suite, tmp_pat
         calls["n"] += 1
         if calls["n"] > 40:
             raise RuntimeError("the policy's process died")
-        return _policy(observation)
+        return turn_by_view(observation)
 
     with pytest.raises(RuntimeError, match="died"):
         _walk(suite, tmp_path / "s.db", policy=failing)
@@ -120,7 +109,7 @@ def test_each_episode_starts_from_the_seed_its_record_holds(suite, tmp_path):
 
     def remember(observation: dict) -> dict:
         seen.append(observation["pose"][0].copy())
-        return _policy(observation)
+        return turn_by_view(observation)
 
     recording = WalkRecording(str(suite), "p", run_id="w", store=tmp_path / "s.db", env_args=noisy)
     record_walk("sortie/Rescue-v1", remember, recording)
@@ -135,7 +124,7 @@ def test_the_suite_is_the_walks_not_the_envs(suite, tmp_path):
     """Giving the env its own episodes as well is refused, naming the keyword."""
     recording = WalkRecording(str(suite), "p", store=tmp_path / "s.db", env_args={"suite": "x"})
     with pytest.raises(ConfigError, match=r"env_args\['suite'\]"):
-        record_walk("sortie/Rescue-v1", _policy, recording)
+        record_walk("sortie/Rescue-v1", turn_by_view, recording)
 
 
 def test_sortie_run_of_the_gym_policy_agent_says_how_its_runs_are_made(suite, tmp_path):
