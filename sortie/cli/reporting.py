@@ -124,10 +124,11 @@ def _print_metrics(
         title += f" ({chosen_variants(variants)})"
     if reference:
         title += f" · reference paths: {reference}"
-    extra = _own_json(store, runs) if fmt == "json" else {}
-    if fmt == "json":
-        extra = {run: {**(extra or {}).get(run, {}), "readings": variants} for run in runs}
-    echo(render(rows, fmt, title=report_title(title, fmt), extra=extra or None))
+    extra = None
+    if fmt == "json":  # each run's object also says how it was read
+        own = _own_json(store, runs) or {}
+        extra = {run: {**own.get(run, {}), "readings": variants} for run in runs}
+    echo(render(rows, fmt, title=report_title(title, fmt), extra=extra))
 
 
 def _variants(store: Store, runs: list[str], readings: str, given: list[str]) -> dict[str, str]:
