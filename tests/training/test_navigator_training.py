@@ -12,10 +12,12 @@ import torch
 from sortie import suites
 from sortie.agents.navigator import NavigatorAgent, policy
 from sortie.core.errors import ConfigError
+from sortie.export.demos import split_of
 from sortie.run.store import Store
 from sortie.training.navigator import episodes
 from sortie.training.navigator.data import Sequence, load_sequences
 from sortie.training.navigator.learning import FitSettings, fit
+from sortie.training.navigator.models import chosen_episodes
 from tests.export.conftest import cli
 
 TOY = [
@@ -37,19 +39,31 @@ TOY = [
     "1",
     "--rollout-steps",
     "50",
-    "--eval-suite",
-    "rescue-smoke-v2",
-    "--eval-limit",
-    "1",
+    "--levels",
+    "L1",
+    "--shares",
+    "0.4,1",
 ]
-PHASES = ["episodes", "expert", "demos", "bc", "dagger-1", "evaluate"]
+SCORED = ["--eval-suites", "rescue-smoke-v2", "--eval-limit", "1", "--baselines", "oracle"]
+PHASES = [
+    "episodes",
+    "expert",
+    "demos",
+    "share-40/bc",
+    "share-40/dagger-1",
+    "share-100/bc",
+    "share-100/dagger-1",
+    "evaluate/oracle",
+    "evaluate/navigator-share-40",
+    "evaluate/navigator-share-100",
+]
 
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """Run the toy pipeline once; return its folder and output."""
     out = tmp_path_factory.mktemp("navigator") / "train"
-    return out, cli([*TOY, "--out", str(out)])
+    return out, cli([*TOY, *SCORED, "--out", str(out)])
 
 
 def test_the_toy_pipeline_trains_and_scores_the_navigator(toy):
@@ -58,18 +72,33 @@ def test_the_toy_pipeline_trains_and_scores_the_navigator(toy):
     timed = json.loads((out / "training.json").read_text())["phases"]
     assert list(timed) == PHASES
     assert all(phase["seconds"] >= 0 for phase in timed.values())
-    agent = NavigatorAgent(str(out / "navigator.pt"))
+    agent = NavigatorAgent(str(out / "share-100" / "navigator.pt"))
     assert agent.net.shape == policy.NetShape(size=16, width=4, hidden=16)
     with Store(out / "results.db") as store:
-        assert len(store.episodes("navigator-rescue-smoke-v2")) == 1
+        for run in ("oracle", "navigator-share-40", "navigator-share-100"):
+            assert len(store.episodes(run)) == 1, run
         assert len(store.episodes("expert")) == 5
-    assert "[dagger-1] done" in output
+    assert "[share-100/dagger-1] done" in output
+    assert "navigator-share-40" in output and "oracle" in output  # the table of every run
+
+
+def test_the_smaller_share_learns_only_from_its_episodes(toy):
+    """The 40 % model's demos and rollouts are the chosen train episodes, fewer than all."""
+    out, output = toy
+    (suite,) = (out / "episodes").glob("*.jsonl")
+    played = suites.read(suite).episodes
+    chosen = chosen_episodes(played, 0.4, 70000)
+    train = [e for e in played if split_of(e.episode_id) == "train"]
+    assert 1 <= len(chosen) < len(train)
+    assert f"share-40: {len(chosen)} of {len(train)} train episodes" in output
+    rolled = {s.episode_id for s in load_sequences(out / "share-40" / "rollouts-1.npz")}
+    assert rolled == chosen
 
 
 def test_dagger_labels_the_states_the_learner_visited(toy):
     """The round's rollouts hold oracle labels for steps of the train split's episodes."""
     out, _ = toy
-    rollouts = load_sequences(out / "rollouts-1.npz")
+    rollouts = load_sequences(out / "share-100" / "rollouts-1.npz")
     assert rollouts and all(len(s) <= 50 for s in rollouts)
     assert all(s.episode_id.startswith("navigator-train-l1-seed70001/") for s in rollouts)
     assert all(0 <= s.labels.min() and s.labels.max() < len(policy.ACTIONS) for s in rollouts)
@@ -78,25 +107,28 @@ def test_dagger_labels_the_states_the_learner_visited(toy):
 def test_a_second_call_resumes_without_training_again(toy):
     """Run again with the same folder, every saved phase is skipped and the weights stay."""
     out, _ = toy
-    before = (out / "navigator.pt").read_bytes()
-    output = cli([*TOY, "--out", str(out)])
-    for phase in ("demos", "bc", "dagger-1"):
+    before = (out / "share-100" / "navigator.pt").read_bytes()
+    output = cli([*TOY, *SCORED, "--out", str(out)])
+    for phase in ("demos", "share-40/bc", "share-100/bc", "share-100/dagger-1"):
         assert f"[{phase}] skipped" in output
-    assert (out / "navigator.pt").read_bytes() == before
+    assert (out / "share-100" / "navigator.pt").read_bytes() == before
 
 
 def test_the_same_settings_give_the_same_checkpoint(toy, tmp_path):
     """A second pipeline in another folder, same settings, writes the same checkpoint bytes."""
     out, _ = toy
-    cli([*TOY[:-4], "--eval-suite", "", "--out", str(tmp_path / "again")])
-    assert (tmp_path / "again" / "navigator.pt").read_bytes() == (out / "navigator.pt").read_bytes()
+    cli([*TOY, "--shares", "1", "--eval-suites", "", "--out", str(tmp_path / "again")])
+    again = tmp_path / "again" / "share-100" / "navigator.pt"
+    assert again.read_bytes() == (out / "share-100" / "navigator.pt").read_bytes()
 
 
 def test_other_settings_in_the_same_folder_are_refused(toy):
     """A folder made with other training settings is refused, naming what differs."""
     out, _ = toy
-    output = cli([*TOY, "--out", str(out), "--epochs", "3"], code=2)
-    assert "made with other settings (fit differ)" in " ".join(output.split())
+    output = " ".join(cli([*TOY, "--out", str(out), "--epochs", "3"], code=2).split())
+    assert f"{out / 'share-40'}: made with other settings (fit differ)" in output
+    output = " ".join(cli([*TOY, "--out", str(out), "--episodes", "6"], code=2).split())
+    assert f"{out}: made with other settings (episodes differ)" in output
 
 
 def test_a_committed_seed_is_refused_before_generating(tmp_path):
@@ -162,7 +194,42 @@ def test_the_same_seed_gives_the_same_weights():
 def test_bad_settings_are_refused_at_once(tmp_path):
     """Impossible settings are all named in one line, before anything is written."""
     words = ["train", "navigator", "--episodes", "0", "--beta", "2", "--camera", "0x5"]
+    words += ["--shares", "0,1", "--workers", "0"]
     output = " ".join(cli([*words, "--out", str(tmp_path / "t")], code=2).split())
     assert "--episodes 0: at least 1" in output and "--beta 2.0: a chance in [0, 1]" in output
-    assert "size 0x5 outside" in output
+    assert "size 0x5 outside" in output and "--workers 0: at least 1" in output
+    assert "--shares 0.0,1.0: shares in (0, 1]" in output
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_gpu_this_machine_lacks_is_refused_before_anything_runs(tmp_path):
+    """``--device cuda`` without a CUDA GPU stops at once, saying what to do."""
+    output = " ".join(
+        cli(
+            ["train", "navigator", "--device", "cuda", "--out", str(tmp_path / "t")], code=2
+        ).split()
+    )
+    assert "--device cuda: this torch sees no CUDA GPU" in output and "--device cpu" in output
+    output = " ".join(
+        cli(["train", "navigator", "--device", "gpu", "--out", str(tmp_path / "t")], code=2).split()
+    )
+    assert "--device gpu: not a torch device" in output
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_share_keeps_train_episodes_of_every_level():
+    """Per level, a share keeps that share of the train split (rounded), the same every time."""
+    played = [*suites.read("rescue-l1-v2").episodes, *suites.read("rescue-l2-v2").episodes]
+    train = {
+        level: [
+            e.episode_id for e in played if e.level == level and split_of(e.episode_id) == "train"
+        ]
+        for level in ("L1", "L2")
+    }
+    chosen = chosen_episodes(played, 0.1, 7)
+    assert chosen == chosen_episodes(played, 0.1, 7)
+    for ids in train.values():
+        assert len(chosen & set(ids)) == max(1, int(0.1 * len(ids) + 0.5))
+    assert chosen != chosen_episodes(played, 0.1, 8)  # the seed draws them
+    assert chosen_episodes(played, 1.0, 7) == {i for ids in train.values() for i in ids}

@@ -4,11 +4,13 @@ Each batch is a few whole episodes, padded to the longest and masked, run throug
 an empty memory (as the agent starts each episode), so the memory learns over whole episodes
 (no truncated windows). The order of episodes is drawn from ``seed`` and the epoch, and torch
 runs deterministic kernels on one thread (``policy.deterministic``): the same data and seed
-give the same weights on this machine.
+give the same weights on this machine. ``device`` moves the fitting to a GPU (``cuda``); the
+checkpoint is saved from the CPU either way, and the agent plays on the CPU.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +20,7 @@ import torch
 from torch import nn
 
 from sortie.agents.navigator.policy import NavigatorNet
+from sortie.core.errors import ParameterError
 from sortie.training.navigator.data import Sequence
 
 PROGRESS_SECONDS = 20.0
@@ -35,6 +38,31 @@ class FitSettings:
     """Episodes per optimiser step."""
     learning_rate: float = 1e-3
     seed: int = 0
+    device: str = "cpu"
+    """Where torch fits: ``cpu``, ``cuda`` or ``cuda:N`` (a GPU's sums differ from the CPU's)."""
+
+
+def check_device(device: str) -> None:
+    """Refuse a device torch cannot fit on here.
+
+    Raises:
+        ParameterError: not a device name, or a GPU this torch or machine does not have.
+    """
+    try:
+        chosen = torch.device(device)
+    except RuntimeError:
+        raise ParameterError(f"--device {device}: not a torch device (cpu, cuda, cuda:1)") from None
+    if chosen.type == "cpu":
+        return
+    if chosen.type != "cuda":
+        raise ParameterError(f"--device {device}: only cpu and cuda are supported")
+    if not torch.cuda.is_available():
+        raise ParameterError(
+            f"--device {device}: this torch sees no CUDA GPU (torch {torch.__version__}); "
+            "install a CUDA build of torch on a machine with one, or use --device cpu"
+        )
+    if (chosen.index or 0) >= torch.cuda.device_count():
+        raise ParameterError(f"--device {device}: {torch.cuda.device_count()} GPU(s) here")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +87,10 @@ def fit(
 
     A line is printed after every epoch, and at least every ``PROGRESS_SECONDS`` within one.
     """
+    device = torch.device(settings.device)
+    if device.type == "cuda":  # cuBLAS is deterministic only with a fixed workspace
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    net.to(device)
     optimiser = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     history = []
     last = time.monotonic()
@@ -66,7 +98,7 @@ def fit(
         net.train()
         sums, done = np.zeros(3), 0
         for batch in batches(train, settings.batch, settings.seed * 1000 + epoch):
-            loss, right, steps = _loss(net, batch)
+            loss, right, steps = _loss(net, batch, device)
             optimiser.zero_grad()
             (loss / steps).backward()
             optimiser.step()
@@ -75,11 +107,13 @@ def fit(
             if time.monotonic() - last >= PROGRESS_SECONDS:
                 echo(f"  epoch {epoch}: {done}/{len(train)} episodes")
                 last = time.monotonic()
-        losses = Losses(epoch, sums[0] / sums[2], sums[1] / sums[2], *evaluate(net, validation))
+        losses = Losses(
+            epoch, sums[0] / sums[2], sums[1] / sums[2], *evaluate(net, validation, device)
+        )
         history.append(losses)
         echo(_describe(losses))
         last = time.monotonic()
-    net.eval()
+    net.cpu().eval()
     return history
 
 
@@ -101,7 +135,9 @@ def batches(sequences: list[Sequence], size: int, seed: int) -> list[list[Sequen
     return [[sequences[i] for i in cut[int(k)]] for k in again]
 
 
-def evaluate(net: NavigatorNet, sequences: list[Sequence]) -> tuple[float | None, float | None]:
+def evaluate(
+    net: NavigatorNet, sequences: list[Sequence], device: torch.device | str = "cpu"
+) -> tuple[float | None, float | None]:
     """Return the mean loss and accuracy per step on ``sequences`` (None, None: there are none)."""
     if not sequences:
         return None, None
@@ -109,14 +145,16 @@ def evaluate(net: NavigatorNet, sequences: list[Sequence]) -> tuple[float | None
     sums = np.zeros(3)
     with torch.no_grad():
         for start in range(0, len(sequences), 8):
-            loss, right, steps = _loss(net, sequences[start : start + 8])
+            loss, right, steps = _loss(net, sequences[start : start + 8], device)
             sums += (float(loss.detach()), right, steps)
     return sums[0] / sums[2], sums[1] / sums[2]
 
 
-def _loss(net: NavigatorNet, batch: list[Sequence]) -> tuple[torch.Tensor, int, int]:
+def _loss(
+    net: NavigatorNet, batch: list[Sequence], device: torch.device | str
+) -> tuple[torch.Tensor, int, int]:
     """Return the summed cross-entropy of a batch, its right guesses and its steps."""
-    views, goals, carrying, labels, mask = _padded(batch)
+    views, goals, carrying, labels, mask = (t.to(device) for t in _padded(batch))
     logits, _ = net(views, goals, carrying)
     losses = nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none")
     kept = mask.flatten()
