@@ -175,10 +175,8 @@ def navigator(
 
         report(result.runs, store=result.store, group="level", fmt=fmt)
         runs = " ".join(f"--run {run}" for run in result.runs)
-        echo(
-            f"Store: {result.store} (the stage cascade plot: sortie report --store "
-            f"{result.store} {runs} --html DIR)\n"
-        )
+        echo(f"Stage cascade: {result.cascade}\n")
+        echo(f"Store: {result.store} (sortie report --store {result.store} {runs} --html DIR)\n")
 
 
 def _listed(words: str) -> list[str]:

@@ -80,6 +80,7 @@ def test_the_toy_pipeline_trains_and_scores_the_navigator(toy):
         assert len(store.episodes("expert")) == 5
     assert "[share-100/dagger-1] done" in output
     assert "navigator-share-40" in output and "oracle" in output  # the table of every run
+    assert (out / "stage-cascade.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_the_smaller_share_learns_only_from_its_episodes(toy):

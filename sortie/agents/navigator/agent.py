@@ -49,7 +49,7 @@ class NavigatorAgent:
         if not checkpoint:
             raise ConfigError(
                 "agent 'navigator' needs -a checkpoint=PATH (sortie train navigator writes "
-                "one: train-navigator/navigator.pt)"
+                "one: train-navigator/share-100/navigator.pt)"
             )
         policy = _policy_module()
         self._policy = policy

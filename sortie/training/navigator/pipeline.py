@@ -160,11 +160,13 @@ def model_settings(plan: ModelPlan) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class NavigatorResult:
-    """Each model's checkpoint, the results store and the scored runs (baselines first)."""
+    """Each model's checkpoint, the results store, the scored runs (baselines first), the plot."""
 
     checkpoints: dict[str, Path]
     store: Path
     runs: list[str]
+    cascade: Path | None
+    """The stage cascade of every scored run per level (None: nothing was scored)."""
 
 
 def train_navigator(settings: NavigatorSettings, out: Path, echo: Echo) -> NavigatorResult:
@@ -198,7 +200,9 @@ def train_navigator(settings: NavigatorSettings, out: Path, echo: Echo) -> Navig
             for name, path in checkpoints.items()
         ),
     ]
-    return NavigatorResult(checkpoints, store, [run for run in runs if run])
+    scored = [run for run in runs if run]
+    cascade = _cascade(store, scored, out / "stage-cascade.png") if scored else None
+    return NavigatorResult(checkpoints, store, scored, cascade)
 
 
 def _episodes(settings: NavigatorSettings, out: Path, phases: Phases) -> list[Path]:
@@ -269,6 +273,14 @@ def _execute(request: RunRequest, name: str, phases: Phases) -> None:
             phases.echo(f"  all {len(plan.jobs)} episodes of {request.run_id} already played")
         execute(plan, request, opened, _ticker(name, len(plan.todo), phases.echo))
         facts["episodes"] = len(plan.jobs)
+
+
+def _cascade(store: Path, runs: list[str], path: Path) -> Path:
+    """Draw the report's stage cascade of ``runs`` (a panel per level) to ``path``."""
+    from sortie.report.plots import plot_cascade, stage_cascade  # matplotlib: only here
+
+    with Store(store) as opened:
+        return plot_cascade(stage_cascade(opened, runs), path)
 
 
 def _ticker(name: str, total: int, echo: Echo) -> Callable[[JobResult], None]:
