@@ -115,6 +115,17 @@ def test_a_second_call_resumes_without_training_again(toy):
     assert (out / "share-100" / "navigator.pt").read_bytes() == before
 
 
+def test_a_new_share_adds_only_its_own_phases(toy):
+    """Another share in the same folder trains only that model; the data and others are kept."""
+    out, _ = toy
+    before = (out / "share-100" / "navigator.pt").read_bytes()
+    output = cli([*TOY, "--shares", "0.4,0.6,1", "--eval-suites", "", "--out", str(out)])
+    assert "[share-60/bc] done" in output and "[share-60/dagger-1] done" in output
+    for phase in ("demos", "share-40/bc", "share-100/dagger-1"):
+        assert f"[{phase}] skipped" in output
+    assert (out / "share-100" / "navigator.pt").read_bytes() == before
+
+
 def test_the_same_settings_give_the_same_checkpoint(toy, tmp_path):
     """A second pipeline in another folder, same settings, writes the same checkpoint bytes."""
     out, _ = toy
