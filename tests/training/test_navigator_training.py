@@ -110,8 +110,20 @@ def test_a_second_call_resumes_without_training_again(toy):
     out, _ = toy
     before = (out / "share-100" / "navigator.pt").read_bytes()
     output = cli([*TOY, *SCORED, "--out", str(out)])
-    for phase in ("demos", "share-40/bc", "share-100/bc", "share-100/dagger-1"):
+    for phase in ("demos", "share-40", "share-100"):
         assert f"[{phase}] skipped" in output
+    assert (out / "share-100" / "navigator.pt").read_bytes() == before
+
+
+def test_a_model_stopped_after_its_bc_resumes_at_its_dagger_round(toy):
+    """Without its DAgger checkpoint, a model trains that round again: the same weights."""
+    out, _ = toy
+    before = (out / "share-100" / "navigator.pt").read_bytes()
+    for name in ("navigator.pt", "dagger-1.pt"):
+        (out / "share-100" / name).unlink()
+    output = cli([*TOY, "--eval-suites", "", "--out", str(out)])
+    assert "[share-100/bc] skipped" in output and "[share-100/dagger-1] done" in output
+    assert "[share-40] skipped" in output
     assert (out / "share-100" / "navigator.pt").read_bytes() == before
 
 
@@ -121,7 +133,7 @@ def test_a_new_share_adds_only_its_own_phases(toy):
     before = (out / "share-100" / "navigator.pt").read_bytes()
     output = cli([*TOY, "--shares", "0.4,0.6,1", "--eval-suites", "", "--out", str(out)])
     assert "[share-60/bc] done" in output and "[share-60/dagger-1] done" in output
-    for phase in ("demos", "share-40/bc", "share-100/dagger-1"):
+    for phase in ("demos", "share-40", "share-100"):
         assert f"[{phase}] skipped" in output
     assert (out / "share-100" / "navigator.pt").read_bytes() == before
 

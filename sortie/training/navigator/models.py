@@ -117,8 +117,9 @@ def train_model(
         checkpoint = _dagger(
             plan, (train, demos.validation), played, checkpoint, round_index, phases
         )
-    final = plan.folder / "navigator.pt"
-    shutil.copyfile(checkpoint, final)
+    final, partial = plan.folder / "navigator.pt", plan.folder / ".navigator.pt.partial"
+    shutil.copyfile(checkpoint, partial)
+    partial.replace(final)  # whole or absent: its presence marks the model trained
     phases.echo(f"checkpoint: {final} (from {checkpoint.name})")
     return final
 

@@ -37,7 +37,13 @@ from sortie.run.store import Store
 from sortie.training.folders import check_settings_file
 from sortie.training.navigator import episodes
 from sortie.training.navigator.learning import FitSettings, check_device
-from sortie.training.navigator.models import ModelPlan, read_demos, share_name, train_model
+from sortie.training.navigator.models import (
+    DemoData,
+    ModelPlan,
+    read_demos,
+    share_name,
+    train_model,
+)
 from sortie.training.navigator.phases import Echo, Phases
 
 EXPERT_RUN = "expert"
@@ -187,10 +193,7 @@ def train_navigator(settings: NavigatorSettings, out: Path, echo: Echo) -> Navig
     paths = _episodes(settings, out, phases)
     _play(settings, paths, store, phases)
     _demos(store, out / "demos", phases)
-    demos = read_demos(out, store, EXPERT_RUN, settings.shape.size)
-    rollout_from = [e for path in paths for e in suites.read(path).episodes]
-    checkpoints = {plan.name: train_model(plan, demos, rollout_from, phases) for plan in plans}
-    del demos  # the evaluation needs none of it, and it is most of the memory
+    checkpoints = _train_models(settings, plans, out, paths, phases)
     runs = [
         *(_evaluate(settings, store, agent, agent, {}, phases) for agent in settings.baselines),
         *(
@@ -203,6 +206,32 @@ def train_navigator(settings: NavigatorSettings, out: Path, echo: Echo) -> Navig
     scored = [run for run in runs if run]
     cascade = _cascade(store, scored, out / "stage-cascade.png") if scored else None
     return NavigatorResult(checkpoints, store, scored, cascade)
+
+
+def _train_models(
+    settings: NavigatorSettings,
+    plans: list[ModelPlan],
+    out: Path,
+    paths: list[Path],
+    phases: Phases,
+) -> dict[str, Path]:
+    """Train each model not trained yet; return every model's checkpoint by its name.
+
+    The demos are read only when a model still needs them (reading them is a minute or two,
+    and most of the command's memory, which the evaluation then gets back).
+    """
+    demos: DemoData | None = None
+    rollout_from = [e for path in paths for e in suites.read(path).episodes]
+    checkpoints = {}
+    for plan in plans:
+        final = plan.folder / "navigator.pt"
+        if final.exists():
+            phases.skip(plan.name, f"{final} is saved")
+        else:
+            demos = demos or read_demos(out, out / "results.db", EXPERT_RUN, settings.shape.size)
+            final = train_model(plan, demos, rollout_from, phases)
+        checkpoints[plan.name] = final
+    return checkpoints
 
 
 def _episodes(settings: NavigatorSettings, out: Path, phases: Phases) -> list[Path]:
