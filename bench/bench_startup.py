@@ -7,6 +7,11 @@ children). CPU is the children's user + system time (``getrusage``), the median 
 repeats; wall is the median wall time. ``--tree`` times another checkout of sortie (its folder
 goes first on ``PYTHONPATH``), e.g. main's before a change. Other processes on the machine
 distort the figures; the title shows the load average.
+
+Workers forked by the fork server are its children, not the run's, so a run on workers is
+timed by its wall time, and a worker's start by its own CPU clock: the CPU a worker has spent
+when it is ready for its first rescue job, spawned (a fresh interpreter importing sortie) or
+forked from the fork server (``sortie.run.executor.worker_context``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,44 @@ CASES = {
         "{store}",
     ],
 }
+WORKERS = {
+    "the same, 2 episodes on --workers 2 (wall only)": [
+        "-m",
+        "sortie.cli",
+        "run",
+        "rescue-l1-v2",
+        "--agent",
+        "oracle",
+        "--limit",
+        "2",
+        "--workers",
+        "2",
+        "--store",
+        "{store}",
+    ],
+}
+"""Cases whose workers are forked by the fork server: their CPU is not the run's children's."""
+PROBE = """
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+
+def ready():
+    import sortie.backends.embedded, sortie.run.executor  # what a rescue job needs first
+    return time.process_time()
+
+if __name__ == "__main__":
+    from sortie.run import executor
+    if sys.argv[1] == "spawn":
+        context = multiprocessing.get_context("spawn")
+    else:
+        context = executor.worker_context()
+    pool = ProcessPoolExecutor(
+        1, mp_context=context, initializer=executor._start_worker, initargs=(os.getpid(),)
+    )
+    print(pool.submit(ready).result())
+    pool.shutdown()
+"""
+"""Prints the CPU seconds a worker spent from its start to being ready for a rescue job."""
 
 
 def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -63,6 +106,17 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall
+
+
+def worker_ready(how: str, env: dict[str, str]) -> float:
+    """Return the CPU seconds one worker (``spawn`` or ``server``) takes to be ready."""
+    with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / "probe.py"
+        probe.write_text(PROBE)
+        done = subprocess.run(
+            [sys.executable, str(probe), how], env=env, check=True, capture_output=True, text=True
+        )
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -87,6 +141,16 @@ def main() -> None:
         cpu = statistics.median(r[0] for r in runs)
         wall = statistics.median(r[1] for r in runs)
         table.add_row(name, f"{cpu:.3f}", f"{wall:.3f}")
+    for name, case in WORKERS.items():
+        timed(case, env)
+        wall = statistics.median(timed(case, env)[1] for _ in range(args.repeats))
+        table.add_row(name, "", f"{wall:.3f}")
+    for how in ("spawn", "server"):
+        try:
+            cpu = statistics.median(worker_ready(how, env) for _ in range(args.repeats))
+        except subprocess.CalledProcessError:  # a tree without a fork server
+            continue
+        table.add_row(f"a worker ready for its first job ({how})", f"{cpu:.3f}", "")
     Console().print(table)
 
 

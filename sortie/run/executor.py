@@ -36,6 +36,8 @@ _BACKENDS: Backends = {}
 """A worker process's backends by name and arguments: built once, reused by every job."""
 _PR_SET_PDEATHSIG = 1
 """Linux prctl option: the signal this process gets when its parent dies."""
+PRELOAD = ["sortie.run.executor", "sortie.backends.embedded"]
+"""What the fork server imports once, so that every worker forked from it starts with it."""
 
 
 def run_jobs(
@@ -77,13 +79,29 @@ def work(job: Job) -> JobResult:
     return run_job(job, backend_for(_BACKENDS, job))
 
 
-def _start_worker(parent: int) -> None:
-    """Prepare a worker: Ctrl-C is the main process's to handle, and orphans exit."""
+def _start_worker(main: int) -> None:
+    """Prepare a worker: Ctrl-C is the main process's to handle, and orphans exit.
+
+    The worker's parent is the fork server (or, spawned, the main process ``main``); the fork
+    server exits when the main process does, so either way the worker goes with its parent.
+    """
+    parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
-    if os.getppid() != parent:  # the main process died before the lines above took effect
+    if os.getppid() != parent or not _alive(main):  # died before the lines above took effect
         os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    """Return whether process ``pid`` exists (a signal 0 checks without sending one)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
 
 
 def _die_with_parent() -> None:
@@ -105,6 +123,21 @@ def _exit_when_orphaned(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.2)
     os._exit(1)
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """Return how workers start: forked from a fork server where there is one, else spawned.
+
+    The fork server is a fresh interpreter that imports ``PRELOAD`` once; each worker is
+    forked from it, ready at once (a spawned worker spent about 0.7 s of CPU importing them,
+    so two workers paid 1.4 s before their first step). Like spawn, and unlike a plain fork of
+    the main process, no worker inherits the main process's threads, locks or open store.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
 
 
 class _PoolRun:
@@ -135,10 +168,9 @@ class _PoolRun:
         pool.shutdown(wait=True)
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        # spawn: a fresh interpreter per worker, the same on Linux and macOS, no forked locks.
         return ProcessPoolExecutor(
             self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=worker_context(),
             initializer=_start_worker,
             initargs=(os.getpid(),),
         )
