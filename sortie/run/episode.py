@@ -76,9 +76,8 @@ def run_episode(
             output = _output_of(agent)
             charged = thinking if output.decision_seconds is None else output.decision_seconds
             observation, record = _guard(FailureReason.BACKEND_ERROR, runtime.step, action, charged)
-            record = _with_agent_facts(record, thinking, output)
-            if keep_frames is not None:
-                record = record.model_copy(update={"frames": keep_frames(observation)})
+            frames = keep_frames(observation) if keep_frames is not None else None
+            record = _with_agent_facts(record, thinking, output, frames)
             for observer in observers:
                 observer.on_step(record)
     except _Failed as failed:
@@ -126,11 +125,22 @@ def _output_of(agent: Agent) -> StepOutput:
     return StepOutput()
 
 
-def _with_agent_facts(record: StepRecord, thinking: float, output: StepOutput) -> StepRecord:
+def _with_agent_facts(
+    record: StepRecord, thinking: float, output: StepOutput, frames: dict[str, str] | None
+) -> StepRecord:
+    """Return ``record`` with the agent's time, words and model calls (and its frames' hashes).
+
+    One copy for all of them: a step's record is copied once, not once per addition.
+    """
     timings = Timings(agent=thinking, backend=record.timings.backend, render=record.timings.render)
-    return record.model_copy(
-        update={"timings": timings, "agent_output": output.text, "model_calls": list(output.calls)}
-    )
+    update: dict[str, Any] = {
+        "timings": timings,
+        "agent_output": output.text,
+        "model_calls": list(output.calls),
+    }
+    if frames is not None:
+        update["frames"] = frames
+    return record.model_copy(update=update)
 
 
 def _finish(
