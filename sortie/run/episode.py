@@ -69,11 +69,12 @@ def run_episode(
         return _finish(runtime, observers, failed, started=False)
     try:
         _guard(FailureReason.AGENT_ERROR, agent.reset, runtime.brief, header.seed)
+        output_of = _output_reader(agent)
         while not runtime.done:
             started = time.perf_counter()
             action = _decide(agent, observation, started)
             thinking = time.perf_counter() - started
-            output = _output_of(agent)
+            output = output_of()
             charged = thinking if output.decision_seconds is None else output.decision_seconds
             observation, record = _guard(FailureReason.BACKEND_ERROR, runtime.step, action, charged)
             frames = keep_frames(observation) if keep_frames is not None else None
@@ -119,10 +120,15 @@ def _decide(agent: Agent, observation: Any, started: float) -> Any:
         raise
 
 
-def _output_of(agent: Agent) -> StepOutput:
+def _output_reader(agent: Agent) -> Callable[[], StepOutput]:
+    """Return what reads the agent's words and model calls after each of its actions.
+
+    Asked once an episode: a check against a runtime protocol looks up the agent's attributes
+    one by one, which cost more than the rest of a step's record.
+    """
     if isinstance(agent, SupportsStepOutput):
-        return _guard(FailureReason.AGENT_ERROR, agent.step_output)
-    return StepOutput()
+        return lambda: _guard(FailureReason.AGENT_ERROR, agent.step_output)
+    return StepOutput
 
 
 def _with_agent_facts(
