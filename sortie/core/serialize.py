@@ -8,7 +8,6 @@ core for the shared ones and by its family for the others (``sortie.core.vocabul
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Mapping
 from enum import Enum, StrEnum
 from typing import Any, Literal, get_type_hints
@@ -19,7 +18,6 @@ from sortie.core.actions import Action
 from sortie.core.errors import ConfigError
 from sortie.core.vocabulary import WORDS, enum_fields
 
-
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 """Types of field values that ``dataclasses.asdict`` would keep as they are (no copy)."""
 
@@ -29,7 +27,7 @@ def action_to_dict(action: Action) -> dict[str, Any]:
 
     Every step's record converts its action, so plain values are read directly; an action
     holding anything else (a list, a nested record) goes through ``dataclasses.asdict``,
-    which copies it deeply, as before.
+    which copies it deeply, so the dict shares nothing with the action.
     """
     names = _field_names(type(action))  # not a dataclass: TypeError, as asdict raises
     fields: dict[str, Any] = {"type": WORDS.action_name(type(action))}
@@ -51,9 +49,15 @@ def _copied(action: Action) -> dict[str, Any]:
     return {"type": WORDS.action_name(type(action)), **fields}
 
 
-@functools.cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(kind: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(kind))
+    """Return the names of an action type's fields in order (looked up once per type)."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
 
 
 def action_from_dict(data: Mapping[str, Any]) -> Action:
