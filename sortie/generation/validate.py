@@ -14,6 +14,7 @@ from sortie.agents.oracle import OracleAgent
 from sortie.backends.base import OracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, build_backend
 from sortie.core.episode import EpisodeSpec
+from sortie.core.errors import InvalidPoseError
 from sortie.core.records import PluginRef, StepRecord, TrajectoryFooter, TrajectoryHeader
 from sortie.generation.rejected import Rejected
 from sortie.missions.rescue.mission import RescueMission
@@ -44,7 +45,10 @@ class Validator:
 
     def measure(self, spec: EpisodeSpec, rules: LevelRules) -> Measures:
         """Return the distances of ``spec``, rejecting it if they break ``rules``."""
-        self.backend.reset(spec, 0)
+        try:
+            self.backend.reset(spec, 0)
+        except InvalidPoseError:  # e.g. a start beside a gate the walker's body overlaps
+            raise Rejected("the walker's body does not fit at the start") from None
         oracle = self.backend.oracle_view()
         graph = oracle.nav_graph()
         start = spec.start.position()

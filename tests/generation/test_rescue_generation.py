@@ -193,3 +193,15 @@ def test_unknown_suite_gets_a_suggestion():
     """A misspelt suite name fails with a suggestion."""
     with pytest.raises(UnknownNameError, match="Did you mean 'rescue-l3-v2'"):
         load_suite("rescue-l3-v3")
+
+
+def test_a_start_the_walker_does_not_fit_is_a_rejected_draw():
+    """Episode 18 of L4 seed 70004 first draws a start overlapping a gate: it is drawn again.
+
+    (Before, the walker's ``InvalidPoseError`` stopped the whole generation.)
+    """
+    worlds = LEVELS[Level.L4].worlds
+    spec = generate_episode("L4", worlds[18 % len(worlds)], 70004, 18, "train-l4/0018")
+    backend = EmbeddedBackend(body="walker", sensors=())
+    backend.reset(spec, 0)  # the start it kept fits
+    assert spec.episode_id == "train-l4/0018"
