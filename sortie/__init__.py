@@ -5,66 +5,77 @@ holds the contracts a plug-in implements or calls: an ``Agent`` (``reset(brief, 
 ``act(observation)``), a ``Backend``, a mission ``Family`` with its ``MissionRuntime`` and
 ``FamilySettings``, the words a family adds (``Vocabulary``, ``FamilyAction``, ``StepPart``),
 and the episode loop and records (``run_episode``, ``read_trajectory``, ``Trajectory``).
-The names of the layers above the simulator and the missions (agents, runs) are imported when
-first used, so ``import sortie`` stays light for a policy served over the wire.
+Every name is imported from its module when first used, so ``import sortie`` costs almost
+nothing (``sortie --help`` and a policy served over the wire load only what they use); the
+gymnasium ids (``sortie/Rescue-v1``...) are registered as soon as gymnasium is imported.
 """
 
+from __future__ import annotations
+
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sortie.backends import BACKENDS, Backend, StepOutcome
-from sortie.core import (
-    WORDS,
-    Action,
-    Brief,
-    ConfigError,
-    EpisodeSpec,
-    Event,
-    EventKind,
-    FamilyAction,
-    Fly,
-    Frames,
-    Interact,
-    InvalidAction,
-    MissionObservation,
-    Move,
-    Observation,
-    Pose,
-    Registry,
-    SortieError,
-    StepRecord,
-    Vocabulary,
-    WorldSpec,
-)
-from sortie.core.records import StepPart
-from sortie.core.records_io import read_trajectory
-from sortie.core.trajectory import Trajectory
 from sortie.core.version import VERSION
-from sortie.missions.family import Family, FamilySettings
-from sortie.missions.gym_ids import register_envs
-from sortie.missions.loading import load_suite
-from sortie.missions.registry import FAMILIES
-from sortie.sim.worlds import WORLDS, build_world
+from sortie.missions.gym_hook import register_with_gymnasium
 
-register_envs()  # gymnasium.make("sortie/Rescue-v1", ...) and "sortie/Aerial-v1" after import
+if TYPE_CHECKING:  # the same names, for type checkers; at run time ``_HOME`` finds them
+    from sortie.agents.base import AGENTS, Agent
+    from sortie.backends import BACKENDS, Backend, StepOutcome
+    from sortie.core import (
+        WORDS,
+        Action,
+        Brief,
+        ConfigError,
+        EpisodeSpec,
+        Event,
+        EventKind,
+        FamilyAction,
+        Fly,
+        Frames,
+        Interact,
+        InvalidAction,
+        MissionObservation,
+        Move,
+        Observation,
+        Pose,
+        Registry,
+        SortieError,
+        StepRecord,
+        Vocabulary,
+        WorldSpec,
+    )
+    from sortie.core.records import StepPart
+    from sortie.core.records_io import read_trajectory
+    from sortie.core.trajectory import Trajectory
+    from sortie.missions.family import Family, FamilySettings
+    from sortie.missions.loading import load_suite
+    from sortie.missions.registry import FAMILIES
+    from sortie.missions.runtime import MissionRuntime
+    from sortie.run.episode import run_episode
+    from sortie.sim.worlds import WORLDS, build_world
+
+_HOME = {
+    "sortie.agents.base": "AGENTS Agent",
+    "sortie.backends": "BACKENDS Backend StepOutcome",
+    "sortie.core": (
+        "WORDS Action Brief ConfigError EpisodeSpec Event EventKind FamilyAction Fly Frames "
+        "Interact InvalidAction MissionObservation Move Observation Pose Registry SortieError "
+        "StepRecord Vocabulary WorldSpec"
+    ),
+    "sortie.core.records": "StepPart",
+    "sortie.core.records_io": "read_trajectory",
+    "sortie.core.trajectory": "Trajectory",
+    "sortie.missions.family": "Family FamilySettings",
+    "sortie.missions.loading": "load_suite",
+    "sortie.missions.registry": "FAMILIES",
+    "sortie.missions.runtime": "MissionRuntime",
+    "sortie.run.episode": "run_episode",
+    "sortie.sim.worlds": "WORLDS build_world",
+}
+"""Module -> the public names it defines (imported on first use)."""
+_MODULE_OF = {name: module for module, names in _HOME.items() for name in names.split()}
 
 __version__ = VERSION
-
-_LAZY = {
-    "AGENTS": "sortie.agents.base",
-    "Agent": "sortie.agents.base",
-    "MissionRuntime": "sortie.missions.runtime",
-    "run_episode": "sortie.run.episode",
-}
-"""Public names imported on first use, by the module that defines them."""
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'sortie' has no attribute {name!r}")
-
-
 __all__ = [
     "AGENTS",
     "BACKENDS",
@@ -105,3 +116,11 @@ __all__ = [
     "read_trajectory",
     "run_episode",
 ]
+
+register_with_gymnasium()  # gymnasium.make("sortie/Rescue-v1", ...) once gymnasium is imported
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULE_OF:
+        return getattr(importlib.import_module(_MODULE_OF[name]), name)
+    raise AttributeError(f"module 'sortie' has no attribute {name!r}")

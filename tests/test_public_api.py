@@ -70,3 +70,17 @@ def test_import_sortie_leaves_agents_and_runs_until_asked():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_each_lazy_name_is_its_modules_own():
+    """``sortie.X`` and ``sortie.core.X`` are the very objects their modules define."""
+    import importlib
+
+    import sortie.core
+
+    for package in (sortie, sortie.core):
+        for module, names in package._HOME.items():
+            for name in names.split():
+                own = getattr(importlib.import_module(module), name)
+                assert getattr(package, name) is own, f"{package.__name__}.{name}"
+    assert sorted(sortie.core.__all__) == sorted(sortie.core._MODULE_OF)

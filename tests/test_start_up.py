@@ -1,5 +1,6 @@
 """What a run's start imports: the heavy libraries only where they are used."""
 
+import json
 import subprocess
 import sys
 
@@ -17,3 +18,28 @@ def test_starting_a_run_imports_no_model_sdk_statistics_or_plotting():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert found == "[]"
+
+
+def _imported_after(code: str, modules: tuple[str, ...]) -> list[str]:
+    """Return which of ``modules`` a fresh interpreter holds after running ``code``."""
+    code += f"; import json, sys; print(json.dumps([m for m in {modules!r} if m in sys.modules]))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_command_line_loads_without_numpy_pydantic_or_gymnasium():
+    """``sortie --help`` needs only typer and rich: the records and the simulator load later."""
+    found = _imported_after("import sortie.cli", ("numpy", "pydantic", "gymnasium", "scipy"))
+    assert found == []
+
+
+def test_import_sortie_registers_the_envs_once_gymnasium_is_imported():
+    """In either order, ``gymnasium.make("sortie/Rescue-v1")`` finds sortie's ids."""
+    for code in ("import sortie, gymnasium", "import gymnasium, sortie"):
+        found = _imported_after(
+            code + "; registered = 'sortie/Rescue-v1' in gymnasium.registry; "
+            "assert registered, 'not registered'",
+            ("gymnasium",),
+        )
+        assert found == ["gymnasium"], code
+    assert _imported_after("import sortie", ("gymnasium", "numpy")) == []

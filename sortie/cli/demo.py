@@ -23,8 +23,8 @@ def demo(
     """Run the smoke suites with two or three agents each; print the leaderboards, write HTML."""
     from sortie.cli.run_console import run_with_progress
     from sortie.missions.registry import FAMILIES
-    from sortie.report import Report, write_portal, write_site
     from sortie.report.render import leaderboard, render_table
+    from sortie.report.site import Report, write_portal, write_site
     from sortie.report.tables import report_rows
     from sortie.run.batch import RunRequest
     from sortie.run.store import Store

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -14,7 +14,9 @@ from sortie.cli.common import (
     fail,
 )
 from sortie.core.errors import SortieError
-from sortie.core.records_io import SuiteHeader
+
+if TYPE_CHECKING:
+    from sortie.core.records_io import SuiteHeader
 
 
 @app.command("import")

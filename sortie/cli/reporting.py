@@ -95,7 +95,7 @@ def report(
             for print_part in (_print_own_tables, _print_failures, _print_usage, _print_timings):
                 print_part(opened, run_ids, fmt)
             if html_dir is not None:
-                from sortie.report import write_site
+                from sortie.report.site import write_site
 
                 index = write_site(opened, run_ids, html_dir, group, variants)
                 # On stderr after a text format, so `--format csv > file` stays pure CSV.

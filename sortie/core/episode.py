@@ -84,12 +84,19 @@ def _number(value: Any) -> float:
 
 
 def _pose_from_json(value: Any) -> Pose:
+    if type(value) is Pose and all(_plain_coordinate(v) for v in value.as_list()):
+        return value  # what the checks below would rebuild: a frozen Pose of the same floats
     if isinstance(value, Pose):
         value = value.as_list()
     if not isinstance(value, list | tuple) or len(value) != 4:
         got = f"{len(value)}" if isinstance(value, list | tuple) else type(value).__name__
         raise ValueError(f"expected 4 numbers [x, y, z, yaw], got {got}")
     return Pose(*(_number(v) for v in value))
+
+
+def _plain_coordinate(value: Any) -> bool:
+    """Return whether ``value`` is a float ``_number`` would return unchanged (NaN is not)."""
+    return type(value) is float and -MAX_COORDINATE <= value <= MAX_COORDINATE
 
 
 PoseField = Annotated[

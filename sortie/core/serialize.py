@@ -18,13 +18,46 @@ from sortie.core.actions import Action
 from sortie.core.errors import ConfigError
 from sortie.core.vocabulary import WORDS, enum_fields
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+"""Types of field values that ``dataclasses.asdict`` would keep as they are (no copy)."""
+
 
 def action_to_dict(action: Action) -> dict[str, Any]:
-    """Return ``{"type": ..., **fields}`` for an action, enums as their values."""
+    """Return ``{"type": ..., **fields}`` for an action, enums as their values.
+
+    Every step's record converts its action, so plain values are read directly; an action
+    holding anything else (a list, a nested record) goes through ``dataclasses.asdict``,
+    which copies it deeply, so the dict shares nothing with the action.
+    """
+    names = _field_names(type(action))  # not a dataclass: TypeError, as asdict raises
+    fields: dict[str, Any] = {"type": WORDS.action_name(type(action))}
+    for name in names:
+        value = getattr(action, name)
+        if type(value) not in _PLAIN:
+            if not isinstance(value, Enum):
+                return _copied(action)
+            value = value.value
+        fields[name] = value
+    return fields
+
+
+def _copied(action: Action) -> dict[str, Any]:
+    """Return ``action_to_dict(action)`` for an action holding more than plain values."""
     fields = {
         k: (v.value if isinstance(v, Enum) else v) for k, v in dataclasses.asdict(action).items()
     }
     return {"type": WORDS.action_name(type(action)), **fields}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """Return the names of an action type's fields in order (looked up once per type)."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
 
 
 def action_from_dict(data: Mapping[str, Any]) -> Action:

@@ -23,9 +23,13 @@ from sortie.core.records import (
     FailureReason,
     Outcome,
     StepRecord,
+    Timings,
     TrajectoryFooter,
+    recorded_action,
+    step_model,
 )
 from sortie.core.run_config import PoseSettings
+from sortie.core.serialize import action_to_dict
 from sortie.missions.clock import Clock as Clock
 from sortie.missions.family import FamilySettings
 from sortie.missions.pose_sensor import PoseSensor
@@ -213,9 +217,6 @@ class MissionRuntime(ABC):
         collisions: int,
         outcome: StepOutcome,
     ) -> StepRecord:
-        from sortie.core.records import Timings, recorded_action, step_model
-        from sortie.core.serialize import action_to_dict
-
         return step_model(self.family)(
             index=self.steps,
             pose=self.backend.pose(),

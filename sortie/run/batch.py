@@ -24,7 +24,7 @@ from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
 from sortie.missions.loading import load_suite
 from sortie.missions.runtime import Clock
-from sortie.run.executor import run_jobs
+from sortie.run.executor import run_jobs, start_worker_server
 from sortie.run.jobs import Job, JobResult, RunSpec, make_jobs
 from sortie.run.store import Store
 
@@ -153,6 +153,8 @@ def plan_run(request: RunRequest, store: Store) -> Plan:
         ConfigError: a bad setting, or a run id stored with another config.
         StoreError: the store failed, or another process is writing this run.
     """
+    if request.workers > 1 and request.executor == "local":
+        start_worker_server()  # its imports go on beside the planning below
     run_id = _run_id(request)
     chosen = choose_episodes(
         request.suites, request.agent, request.backend, request.limit, request.episodes

@@ -69,16 +69,16 @@ def run_episode(
         return _finish(runtime, observers, failed, started=False)
     try:
         _guard(FailureReason.AGENT_ERROR, agent.reset, runtime.brief, header.seed)
+        output_of = _output_reader(agent)
         while not runtime.done:
             started = time.perf_counter()
             action = _decide(agent, observation, started)
             thinking = time.perf_counter() - started
-            output = _output_of(agent)
+            output = output_of()
             charged = thinking if output.decision_seconds is None else output.decision_seconds
             observation, record = _guard(FailureReason.BACKEND_ERROR, runtime.step, action, charged)
-            record = _with_agent_facts(record, thinking, output)
-            if keep_frames is not None:
-                record = record.model_copy(update={"frames": keep_frames(observation)})
+            frames = keep_frames(observation) if keep_frames is not None else None
+            record = _with_agent_facts(record, thinking, output, frames)
             for observer in observers:
                 observer.on_step(record)
     except _Failed as failed:
@@ -120,17 +120,33 @@ def _decide(agent: Agent, observation: Any, started: float) -> Any:
         raise
 
 
-def _output_of(agent: Agent) -> StepOutput:
+def _output_reader(agent: Agent) -> Callable[[], StepOutput]:
+    """Return what reads the agent's words and model calls after each of its actions.
+
+    Asked once an episode: a check against a runtime protocol looks up the agent's attributes
+    one by one, which cost more than the rest of a step's record.
+    """
     if isinstance(agent, SupportsStepOutput):
-        return _guard(FailureReason.AGENT_ERROR, agent.step_output)
-    return StepOutput()
+        return lambda: _guard(FailureReason.AGENT_ERROR, agent.step_output)
+    return StepOutput
 
 
-def _with_agent_facts(record: StepRecord, thinking: float, output: StepOutput) -> StepRecord:
+def _with_agent_facts(
+    record: StepRecord, thinking: float, output: StepOutput, frames: dict[str, str] | None
+) -> StepRecord:
+    """Return ``record`` with the agent's time, words and model calls (and its frames' hashes).
+
+    One copy for all of them: a step's record is copied once, not once per addition.
+    """
     timings = Timings(agent=thinking, backend=record.timings.backend, render=record.timings.render)
-    return record.model_copy(
-        update={"timings": timings, "agent_output": output.text, "model_calls": list(output.calls)}
-    )
+    update: dict[str, Any] = {
+        "timings": timings,
+        "agent_output": output.text,
+        "model_calls": list(output.calls),
+    }
+    if frames is not None:
+        update["frames"] = frames
+    return record.model_copy(update=update)
 
 
 def _finish(

@@ -145,3 +145,28 @@ def test_a_recorded_action_is_typed_and_keeps_the_numbers_the_agent_sent():
     for bad in ({"type": "teleport"}, {"type": "move", "kind": "grab"}, {"speed": 1.0}):
         with pytest.raises(pydantic.ValidationError):
             step(bad)
+
+
+def _step_at(pose: Pose) -> StepRecord:
+    return StepRecord(index=1, pose=pose, action={"type": "move"}, clock_sim=0.2, clock_latency=0.2)
+
+
+def test_a_step_refuses_a_pose_object_holding_a_non_finite_number():
+    """A backend's Pose with NaN in it is refused when the step record is built, naming why."""
+    import math
+
+    with pytest.raises(ValidationError, match="finite number"):
+        _step_at(Pose(1.0, math.nan, 0.0, 0.0))
+
+
+def test_a_step_refuses_a_pose_object_beyond_the_coordinate_limit():
+    """A backend's Pose with a coordinate past ±1e6 is refused when the step record is built."""
+    with pytest.raises(ValidationError, match="within"):
+        _step_at(Pose(2e6, 0.0, 0.0, 0.0))
+
+
+def test_a_step_stores_a_pose_of_integers_as_floats():
+    """A Pose holding integers is kept as floats, so its line reads the same as a float pose's."""
+    step = _step_at(Pose(1, 2, 0, 90))
+    assert [type(v) for v in step.pose.as_list()] == [float] * 4
+    assert step.model_dump_json() == _step_at(Pose(1.0, 2.0, 0.0, 90.0)).model_dump_json()

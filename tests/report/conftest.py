@@ -5,7 +5,7 @@ import pytest
 
 from sortie.core.episode import EpisodeSpec
 from sortie.core.records_io import SuiteHeader, write_suite
-from sortie.report import write_site
+from sortie.report.site import write_site
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 from sortie.testing.episodes import room_rescue
@@ -96,7 +96,7 @@ def episode_page(site: Path, episode_id: str, run: str = SAYING_RUN) -> Path:
 @pytest.fixture(scope="session")
 def portal(store_path, site) -> Path:
     """The front page over the report of every run in the store; returns its path."""
-    from sortie.report import Report, write_portal
+    from sortie.report.site import Report, write_portal
 
     with Store(store_path) as opened:
         report = Report("rescue: good, idle, say", site, tuple(opened.runs()))

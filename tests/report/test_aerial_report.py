@@ -3,9 +3,9 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import SuiteHeader, write_suite
-from sortie.report import write_site
 from sortie.report.maps import cropped
 from sortie.report.render import render
+from sortie.report.site import write_site
 from sortie.report.tables import family_columns, report_rows
 from sortie.run.batch import RunRequest
 from sortie.run.store import Store

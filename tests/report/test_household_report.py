@@ -10,9 +10,9 @@ from sortie.metrics.household import METRICS
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.family import HOUSEHOLD_COLUMNS
 from sortie.missions.household.records import ErrorCode
-from sortie.report import write_site
 from sortie.report.families.household_codes import code_counts, code_rows
 from sortie.report.render import render
+from sortie.report.site import write_site
 from sortie.report.tables import (
     choose_columns,
     column_sources,

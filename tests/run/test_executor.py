@@ -211,15 +211,15 @@ def test_a_worker_busy_in_native_code_dies_with_its_parent():
 def test_ctrl_c_stops_the_pool_and_keeps_finished_episodes(tmp_path, smoke3):
     """SIGINT mid-run exits with 130, leaves no worker behind and keeps whole episodes."""
     store = tmp_path / "s.db"
-    process = _start_run(smoke3, store)
+    process = _start_run(smoke3, store, repeats=6)  # 18 episodes: not all done before SIGINT
     _wait_for(lambda: _stored(store) > 0, 180, "a first stored episode")
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=120) == 130
     _reap(process)
-    assert 1 <= _stored(store) < 6
+    assert 1 <= _stored(store) < 18
 
 
-def _start_run(suite, store) -> subprocess.Popen:
+def _start_run(suite, store, repeats: int = 2) -> subprocess.Popen:
     command = [
         sys.executable,
         "-m",
@@ -229,7 +229,7 @@ def _start_run(suite, store) -> subprocess.Popen:
         "--agent",
         "random",
         "--repeats",
-        "2",
+        str(repeats),
         "--workers",
         "2",
         "--run-id",
