@@ -211,12 +211,12 @@ def test_a_worker_busy_in_native_code_dies_with_its_parent():
 def test_ctrl_c_stops_the_pool_and_keeps_finished_episodes(tmp_path, smoke3):
     """SIGINT mid-run exits with 130, leaves no worker behind and keeps whole episodes."""
     store = tmp_path / "s.db"
-    process = _start_run(smoke3, store, repeats=6)  # 18 episodes: not all done before SIGINT
+    process = _start_run(smoke3, store, repeats=30)  # 90 episodes: not all done before SIGINT
     _wait_for(lambda: _stored(store) > 0, 180, "a first stored episode")
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=120) == 130
     _reap(process)
-    assert 1 <= _stored(store) < 18
+    assert 1 <= _stored(store) < 90
 
 
 def _start_run(suite, store, repeats: int = 2) -> subprocess.Popen:

@@ -218,10 +218,11 @@ def test_the_same_seed_gives_the_same_weights():
 def test_bad_settings_are_refused_at_once(tmp_path):
     """Impossible settings are all named in one line, before anything is written."""
     words = ["train", "navigator", "--episodes", "0", "--beta", "2", "--camera", "0x5"]
-    words += ["--shares", "0,1", "--workers", "0"]
+    words += ["--shares", "0,1", "--workers", "0", "--eval-limit", "0"]
     output = " ".join(cli([*words, "--out", str(tmp_path / "t")], code=2).split())
     assert "--episodes 0: at least 1" in output and "--beta 2.0: a chance in [0, 1]" in output
     assert "size 0x5 outside" in output and "--workers 0: at least 1" in output
+    assert "--eval-limit 0: at least 1" in output
     assert "--shares 0.0,1.0: shares in (0, 1]" in output
     assert not (tmp_path / "t").exists()
 

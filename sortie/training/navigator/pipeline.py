@@ -105,7 +105,7 @@ class NavigatorSettings:
             "--dagger-epochs": (self.dagger_epochs, 1),
             "--rollout-steps": (self.rollout_steps, 1),
             "--workers": (self.workers, 1),
-            "--eval-limit": (self.eval_limit or 1, 1),
+            "--eval-limit": (1 if self.eval_limit is None else self.eval_limit, 1),
         }
         return [
             f"{flag} {value}: at least {low}" for flag, (value, low) in least.items() if value < low
