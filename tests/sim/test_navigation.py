@@ -237,3 +237,26 @@ def test_same_scene_gives_an_identical_graph():
     assert all(
         np.array_equal(a, b) for a, b in zip(first.door_nodes, second.door_nodes, strict=True)
     )
+
+
+def test_stretches_tested_together_answer_as_one_at_a_time():
+    """``clear_each`` gives ``clear``'s answer for every stretch, on a real world's graph."""
+    from sortie.sim.navigation.graph import NO_DOORS
+    from sortie.sim.worlds import build_world
+
+    graph = NavGraph.build(build_world("apartment", 3), WALKER)
+    corridor = graph._corridor(NO_DOORS)
+    rng = np.random.default_rng(0)
+    nodes = graph.positions[rng.choice(graph.node_count, 120, replace=False)]
+    answers = []
+    for start in nodes[:12]:
+        ends = nodes[12:]
+        each = corridor.clear_each(start, ends)
+        one = np.array([corridor.clear(start, end) for end in ends])
+        assert np.array_equal(each, one)
+        answers.extend(each)
+    assert 0 < sum(answers) < len(answers)  # both answers occur
+    outside = np.array([[1e4, 1e4, 0.0]])
+    assert not corridor.clear_each(nodes[0], outside)[0] and not corridor.clear(
+        nodes[0], outside[0]
+    )

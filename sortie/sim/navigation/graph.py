@@ -192,7 +192,7 @@ class NavGraph:
         nodes = _walk_back(predecessors, source, target)
         points = np.vstack([a, self.positions[nodes], b])
         if smooth:
-            points = straighten(points, self._corridor(closed).clear)
+            points = straighten(points, self._corridor(closed).clear_each)
         return _make_route(points, nodes, self._doors_at(nodes))
 
     def shortest_path(
