@@ -135,7 +135,6 @@ def worker_context() -> multiprocessing.context.BaseContext:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
-    os.environ[fork_server.MAIN] = str(os.getpid())  # read by the server when it starts
     return context
 
 

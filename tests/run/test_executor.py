@@ -324,3 +324,21 @@ def test_on_ray_a_job_whose_worker_keeps_dying_becomes_a_backend_error(tmp_path,
     assert [e.failure_reason for e in episodes][0] == "backend_error"
     assert "lost 2 times" in (episodes[0].error or "")
     assert not {e.failure_reason for e in episodes[1:]} & {"agent_error", "backend_error"}
+
+
+_PARENT_DEATH_SIGNAL = """
+import ctypes, sys
+import sortie.run.fork_server, sortie.run.executor
+signal = ctypes.c_int(-1)
+ctypes.CDLL(None).prctl(2, ctypes.byref(signal), 0, 0, 0)  # PR_GET_PDEATHSIG
+print(signal.value)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent signal")
+def test_only_the_fork_server_ties_its_life_to_its_parent():
+    """Importing the fork server's module elsewhere (a run's main process) changes nothing."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PARENT_DEATH_SIGNAL], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "0"
