@@ -337,8 +337,18 @@ print(signal.value)
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent signal")
 def test_only_the_fork_server_ties_its_life_to_its_parent():
-    """Importing the fork server's module elsewhere (a run's main process) changes nothing."""
+    """A run's child that imports the fork server's module (a `sortie run` of its own) is free.
+
+    Its parent has readied workers; the child must not be killed with that parent.
+    """
+    parent = (
+        "import subprocess, sys; from sortie.run.executor import start_worker_server; "
+        "start_worker_server(); subprocess.run([sys.executable, '-c', sys.argv[1]], check=True)"
+    )
     out = subprocess.run(
-        [sys.executable, "-c", _PARENT_DEATH_SIGNAL], capture_output=True, text=True, check=True
+        [sys.executable, "-c", parent, _PARENT_DEATH_SIGNAL],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert out.stdout.strip() == "0"
