@@ -29,6 +29,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+RUN = ["-m", "sortie.cli", "run", "rescue-l1-v2", "--agent", "oracle", "--store", "{store}"]
+"""The one-episode run's command (a fresh store each time)."""
 CASES = {
     "sortie --help": ["-m", "sortie.cli", "--help"],
     "import sortie": ["-c", "import sortie"],
@@ -40,34 +42,10 @@ CASES = {
         "-c",
         "import sortie.run.executor, sortie.backends.embedded",
     ],
-    "sortie run rescue-l1-v2 --agent oracle --limit 1": [
-        "-m",
-        "sortie.cli",
-        "run",
-        "rescue-l1-v2",
-        "--agent",
-        "oracle",
-        "--limit",
-        "1",
-        "--store",
-        "{store}",
-    ],
+    "sortie run rescue-l1-v2 --agent oracle --limit 1": [*RUN, "--limit", "1"],
 }
 WORKERS = {
-    "the same, 2 episodes on --workers 2 (wall only)": [
-        "-m",
-        "sortie.cli",
-        "run",
-        "rescue-l1-v2",
-        "--agent",
-        "oracle",
-        "--limit",
-        "2",
-        "--workers",
-        "2",
-        "--store",
-        "{store}",
-    ],
+    "the same, 2 episodes on --workers 2 (wall only)": [*RUN, "--limit", "2", "--workers", "2"],
 }
 """Cases whose workers are forked by the fork server: their CPU is not the run's children's."""
 PROBE = """

@@ -44,27 +44,17 @@ class Corridor:
     usable: NDArray[np.bool_]
     step: float
 
-    def clear(self, start: NDArray[np.float64], end: NDArray[np.float64]) -> bool:
-        """Return whether the stretch from ``start`` to ``end`` keeps over usable nodes."""
-        length = math.hypot(*(end[:2] - start[:2]))
-        count = max(2, math.ceil(length * SAMPLES_PER_CELL / self.grid.cell) + 1)
-        points = start + np.linspace(0.0, 1.0, count)[:, None] * (end - start)
-        fi = (points[:, 0] - self.grid.x0) / self.grid.cell
-        fj = (points[:, 1] - self.grid.y0) / self.grid.cell
-        (i0, i1), (j0, j1) = _corner_indices(fi), _corner_indices(fj)
-        # The four corners of every sample in one test (string pulling calls this often).
-        i = np.concatenate([i0, i0, i1, i1])
-        j = np.concatenate([j0, j1, j0, j1])
-        return self._supported(i, j, np.tile(points[:, 2], 4))
-
     def clear_each(
         self, start: NDArray[np.float64], ends: NDArray[np.float64]
     ) -> NDArray[np.bool_]:
-        """Return ``clear(start, end)`` for each row of ``ends``, in one pass.
+        """Return, for each row of ``ends``, whether the stretch to it keeps over usable nodes.
 
-        Each stretch is sampled and tested with the very operations ``clear`` uses, element by
-        element (numpy's element-wise arithmetic does not depend on the array around it), so
-        the answers are ``clear``'s, bit for bit.
+        Each stretch is sampled ``SAMPLES_PER_CELL`` times a cell and every sample's four grid
+        corners need a usable node near its height. All the stretches are tested in one pass,
+        with the operations one stretch alone would get, element by element (numpy's
+        element-wise arithmetic does not depend on the array around it), so an answer does not
+        depend on the stretches beside it (tests/sim/test_navigation.py checks it against one
+        stretch at a time).
         """
         deltas = ends - start
         counts = [
@@ -90,15 +80,6 @@ class Corridor:
         ids = self.slots[np.where(inside, j * self.grid.nx + i, 0)]
         near = np.abs(self.z[ids] - z[:, None]) <= self.step
         return inside & ((ids >= 0) & self.usable[ids] & near).any(axis=1)
-
-    def _supported(
-        self, i: NDArray[np.int64], j: NDArray[np.int64], z: NDArray[np.float64]
-    ) -> bool:
-        if (i < 0).any() or (i >= self.grid.nx).any() or (j < 0).any() or (j >= self.grid.ny).any():
-            return False
-        ids = self.slots[j * self.grid.nx + i]
-        near = np.abs(self.z[ids] - z[:, None]) <= self.step
-        return bool(((ids >= 0) & self.usable[ids] & near).any(axis=1).all())
 
 
 @functools.lru_cache(maxsize=512)

@@ -15,7 +15,7 @@ import hashlib
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from sortie.agents.navigator import policy
@@ -160,13 +160,7 @@ def _dagger(
         for earlier in range(1, round_index + 1):
             train += data.load_sequences(plan.folder / f"rollouts-{earlier}.npz")
         net, _ = policy.load_checkpoint(previous)
-        fitting = FitSettings(
-            plan.dagger_epochs,
-            plan.fit.batch,
-            plan.fit.learning_rate,
-            plan.fit.seed + round_index,
-            plan.fit.device,
-        )
+        fitting = replace(plan.fit, epochs=plan.dagger_epochs, seed=plan.fit.seed + round_index)
         with policy.deterministic(fitting.seed):
             history = fit(net, train, validation, fitting, phases.echo)
         facts["epochs"] = [asdict(h) for h in history]
