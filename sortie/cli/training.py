@@ -45,6 +45,9 @@ def homiebot(
     test_tasks: Annotated[int | None, _option("Score on only the first N test tasks.")] = None,
     repeats: Annotated[int, _option("Runs of each test task per model.")] = 3,
     window: Annotated[int, _option("Earlier rounds homiebot shows in full.")] = 0,
+    own_tasks: Annotated[
+        int, _option("Train tasks the SFT model plays for DPO pairs of its lost rounds.")
+    ] = 8,
     answer_timeout: Annotated[
         float | None,
         _option("Seconds one answer may take (default: 300 times the machine's load per core)."),
@@ -58,10 +61,12 @@ def homiebot(
     """Fine-tune a planner on the oracle's train-split rounds and score it on the test split.
 
     Plays household-v1's train tasks with the oracle, exports SFT and DPO rows (text
-    observation), fine-tunes the base with TRL, serves the base and the fine-tuned model with
-    `transformers serve` on loopback, runs homiebot with each on household-test-v1, and
-    prints both runs side by side, then fine-tuned minus zero-shot, paired. Re-running with
-    the same --out resumes. docs/training.md has the figures and what they cost.
+    observation) and fine-tunes the base with TRL's SFT. With --dpo-steps, the SFT model
+    plays --own-tasks train tasks, and DPO trains it on the oracle's re-plans and on the
+    oracle's corrections of the rounds it lost. Serves each model with `transformers serve`
+    on loopback, runs homiebot with each on household-test-v1, and prints the runs side by
+    side, then each step's gain, paired. Re-running with the same --out resumes.
+    docs/training.md has the figures and what they cost.
     """
     from sortie.training.finetune import TrainSettings
     from sortie.training.loop import LoopSettings, run_loop
@@ -77,6 +82,7 @@ def homiebot(
             test_tasks,
             repeats,
             window,
+            own_tasks,
             timeout=answer_timeout,
             start_timeout=start_timeout,
         )
@@ -93,8 +99,9 @@ def _print_runs(store: Path, runs: list[str], fmt: str) -> None:
     from sortie.cli.reporting import compare, report
 
     report(runs, store=store, group="suite", fmt=fmt, columns=COLUMNS)
-    compare(runs[0], runs[1], store=store, group="suite", fmt=fmt)
-    echo(f"Store: {store} (sortie report --store {store} --run {runs[1]} --html DIR)")
+    for before, after in zip(runs, runs[1:], strict=False):  # each step's gain
+        compare(before, after, store=store, group="suite", fmt=fmt)
+    echo(f"Store: {store} (sortie report --store {store} --run {runs[-1]} --html DIR)")
 
 
 @train_app.command("navigator")

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sortie.backends.base import Backend
+from sortie.backends.base import Backend, OracleView, SupportsOracleView
 from sortie.backends.catalog import HARNESS_ARGS, build_from_ref
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, MissionObservation
@@ -40,6 +40,9 @@ class ReplayedStep:
     brief: Brief
     pose: Pose
     """Where the agent was before the step."""
+    oracle: OracleView | None = None
+    """The privileged view of the replayed world (None: the backend has none), for exports
+    that label the visited states with the expert's choice."""
 
 
 def replay(
@@ -70,8 +73,9 @@ def replay(
         observation = runtime.reset(header.episode, header.seed)
         assert runtime.brief is not None
         charged = 0.0
+        oracle = backend.oracle_view() if isinstance(backend, SupportsOracleView) else None
         for step in trajectory.steps:
-            yield ReplayedStep(observation, step, runtime.brief, backend.pose())
+            yield ReplayedStep(observation, step, runtime.brief, backend.pose(), oracle)
             action = action_from_dict(step.action.model_dump())
             observation, again = runtime.step(action, step.clock_latency - charged)
             _check_same(path, step, again)

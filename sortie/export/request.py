@@ -44,6 +44,10 @@ _COLUMNS = {
 }
 
 
+class NothingToExport(ConfigError):
+    """The run has no round an export of that kind can use (e.g. no answer was readable)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ExportRequest:
     """What to export: the kind, the run, where to, and the kind's options."""
@@ -86,7 +90,7 @@ def export_run(request: ExportRequest, echo: Callable[[str], None]) -> Path:
     finally:
         store.close()
     if not rows.rows:
-        raise ConfigError(f"run {request.run_id!r} has no usable rounds: nothing to export")
+        raise NothingToExport(f"run {request.run_id!r} has no usable rounds: nothing to export")
     for kind, count in sorted(rows.counts.items()):
         echo(f"{kind}: {count}")
     total = len(rows.rows)

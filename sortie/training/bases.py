@@ -159,6 +159,21 @@ def _folder(name: str) -> Base:
     return Base(name, model, tokenizer, lora=True)
 
 
+def trains_adapters(name: str) -> bool:
+    """Return whether the base ``name`` trains LoRA adapters (a pretrained one) or in full."""
+    return name not in SCRATCH_SIZES
+
+
+def load_saved(folder: Path, lora: bool) -> Base:
+    """Return a model the loop saved (the SFT model), to train on as its base was trained."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype="float32")
+    _generation(model, tokenizer)
+    return Base(str(folder), model, tokenizer, lora)
+
+
 def _generation(model: Any, tokenizer: Any) -> None:
     """Make generation greedy, bounded, and stop at the end of a turn."""
     config = model.generation_config

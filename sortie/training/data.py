@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sortie.core.errors import ConfigError
-from sortie.export.request import ExportRequest, export_run
+from sortie.export.request import ExportRequest, NothingToExport, export_run
 from sortie.missions.household import splits
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
@@ -27,6 +27,11 @@ TRAIN_SUITE = splits.SUITE
 TEST_SUITE = splits.TEST_SUITE
 """The held-out split (tasks 91–100) the models are scored on; never trained on."""
 EXPERT_RUN = "expert"
+OWN_RUN = "sft-own"
+"""The SFT model's run on train tasks, whose lost rounds the oracle corrects."""
+PREFERENCES = ("replan", "correction")
+"""The DPO pairs trained on: a failed subtask against the next one that worked (the oracle's
+re-plans), and the learner's lost round against the oracle's choice from there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,40 @@ def make_sets(
         sets[kind] = out
     counts = {kind: check_held_out(load_rows(path)) for kind, path in sets.items()}
     return TrainingSets(sets["sft"], sets["dpo"], tasks, counts)
+
+
+def own_pairs(folder: Path, request: RunRequest, echo: Callable[[str], None]) -> Any | None:
+    """Play ``request`` (the SFT model on train tasks) and export its DPO pairs.
+
+    The model plays with the prompt it is evaluated with, and each pair's prompt is the
+    request its round was sent. Returns the pairs, or None when no round gave one (no
+    readable answer, or nothing lost).
+
+    Raises:
+        ConfigError: a pair comes from, or quotes, a test task.
+    """
+    with Store(request.store) as opened:
+        execute(plan_run(request, opened), request, opened)
+    out = folder / "own-dpo"
+    if not out.exists():
+        try:
+            export_run(ExportRequest("dpo", request.store, OWN_RUN, out, {}), echo)
+        except NothingToExport as error:
+            echo(f"no pairs of the SFT model's own rounds: {error}")
+            return None
+    rows = load_rows(out)
+    check_held_out(rows)
+    return rows
+
+
+def dpo_pairs(expert: Any, own: Any | None) -> Any:
+    """Return the pairs DPO trains on: ``PREFERENCES`` of both sets, as prompt and answers."""
+    from datasets import concatenate_datasets
+
+    sets = [expert] if own is None else [expert, own]
+    kept = [rows.filter(lambda row: row["kind"] in PREFERENCES) for rows in sets]
+    columns = ["prompt", "chosen", "rejected"]
+    return concatenate_datasets([rows.select_columns(columns) for rows in kept])
 
 
 def load_rows(folder: Path) -> Any:

@@ -1,4 +1,4 @@
-"""Fine-tuning with TRL: SFT on the expert's answers, then (optionally) DPO on the pairs.
+"""Fine-tuning with TRL: SFT on the expert's answers, then (optionally) DPO on pairs.
 
 As in EMMOE, supervised fine-tuning comes first and preference optimisation refines it. The
 loss is on the answer only (each SFT row is split into the request, as the prompt, and the
@@ -63,23 +63,22 @@ class Trained:
 
 
 def fine_tune(
-    base: Base, sets: tuple[Any, Any], settings: TrainSettings, work: Path, echo: Echo
-) -> tuple[Any, list[Trained]]:
-    """Train ``base`` on the SFT rows, then the DPO rows; return the merged model and stages.
+    base: Base, rows: Any, settings: TrainSettings, work: Path, echo: Echo
+) -> tuple[Any, Trained]:
+    """Train ``base`` on the SFT rows' answers; return the merged model and what was done.
 
-    ``sets`` is the SFT and the DPO rows; ``echo`` gets a line per logged step.
+    ``echo`` gets a line per logged step.
     """
-    model = base.model
-    stages = []
-    if settings.sft_steps:
-        trainer = _sft(base, model, sets[0], settings, work / "sft")
-        model, stage = _run(trainer, "sft", echo)
-        stages.append(stage)
-    if settings.dpo_steps:
-        trainer = _dpo(base, model, sets[1], settings, work / "dpo")
-        model, stage = _run(trainer, "dpo", echo)
-        stages.append(stage)
-    return model, stages
+    trainer = _sft(base, base.model, rows, settings, work / "sft")
+    return _run(trainer, "sft", echo)
+
+
+def prefer(
+    tuned: Base, pairs: Any, settings: TrainSettings, work: Path, echo: Echo
+) -> tuple[Any, Trained]:
+    """Train ``tuned`` (the SFT model) on the DPO pairs; return the merged model and stage."""
+    trainer = _dpo(tuned, tuned.model, pairs, settings, work / "dpo")
+    return _run(trainer, "dpo", echo)
 
 
 def _run(trainer: Any, stage: str, echo: Echo) -> tuple[Any, Trained]:
@@ -146,7 +145,7 @@ def _answer_only_trainer() -> type:
             return_outputs: bool = False,
             num_items_in_batch: Any = None,
         ) -> Any:
-            causal = model.get_base_model() if hasattr(model, "get_base_model") else model
+            causal = _causal(model)
             labels = inputs["labels"][:, 1:]
             hidden = causal.model(
                 input_ids=inputs["input_ids"],
@@ -154,10 +153,7 @@ def _answer_only_trainer() -> type:
                 use_cache=False,
             ).last_hidden_state[:, :-1]
             mask = labels != -100
-            logits = causal.get_output_embeddings()(hidden[mask]).float()
-            cap = getattr(causal.config, "final_logit_softcapping", None)
-            if cap:
-                logits = torch.tanh(logits / cap) * cap
+            logits = _capped(causal, causal.get_output_embeddings()(hidden[mask]).float())
             total = torch.nn.functional.cross_entropy(logits, labels[mask], reduction="sum")
             count = mask.sum() if num_items_in_batch is None else num_items_in_batch
             return total / torch.as_tensor(count).clamp(min=1)
@@ -169,13 +165,13 @@ def _dpo(base: Base, model: Any, rows: Any, settings: TrainSettings, out: Path) 
     """Return a DPO trainer on the pairs, against the model as it is now."""
     import copy
 
-    from trl import DPOConfig, DPOTrainer
+    from trl import DPOConfig
 
     data = rows.select_columns(["prompt", "chosen", "rejected"])
     config = DPOConfig(**_common(settings, settings.dpo_steps, out), max_length=settings.max_length)
     # With adapters the reference is the model with its adapters off; else a frozen copy.
     reference = None if base.lora else copy.deepcopy(model).eval()
-    trainer = DPOTrainer(
+    trainer = _answer_only_dpo()(
         model=model,
         ref_model=reference,
         args=config,
@@ -184,6 +180,63 @@ def _dpo(base: Base, model: Any, rows: Any, settings: TrainSettings, out: Path) 
         peft_config=_lora(settings) if base.lora else None,
     )
     return trainer
+
+
+def _answer_only_dpo() -> type:
+    """Return TRL's DPOTrainer with its loss computed on the answers' positions only.
+
+    DPO's loss (TRL's default: sigmoid, reverse KL) needs each answer's log-probability under
+    the model and the reference. TRL's fused head projects every position on a CPU, as in
+    SFT (above); here the backbone runs on the whole row and the head on the answer's
+    positions: the same log-probabilities and the same loss. TRL still prepares the pairs,
+    the masks, the optimiser and the schedule.
+    """
+    import torch
+    from trl import DPOTrainer
+
+    class AnswerOnlyDPO(DPOTrainer):
+        def _compute_loss(self, model: Any, inputs: Any, return_outputs: bool) -> Any:
+            ours = answer_logps(_causal(model), inputs)
+            with torch.no_grad():
+                if self.ref_model is not None:
+                    theirs = answer_logps(_causal(self.ref_model), inputs)
+                else:  # the adapters off: the model as DPO found it
+                    with model.disable_adapter():
+                        theirs = answer_logps(_causal(model), inputs)
+            ratios = ours - theirs
+            chosen, rejected = ratios.chunk(2)  # the batch is [chosen, rejected]
+            loss = -torch.nn.functional.logsigmoid(self.beta * (chosen - rejected)).mean()
+            return (loss, None) if return_outputs else loss
+
+    return AnswerOnlyDPO
+
+
+def answer_logps(causal: Any, inputs: Any) -> Any:
+    """Return each row's summed log-probability of its answer (``completion_mask``) tokens."""
+    import torch
+
+    ids = inputs["input_ids"]
+    mask = inputs["completion_mask"][:, 1:].bool()
+    hidden = causal.model(
+        input_ids=ids, attention_mask=inputs.get("attention_mask"), use_cache=False
+    ).last_hidden_state[:, :-1]
+    logits = _capped(causal, causal.get_output_embeddings()(hidden[mask]).float())
+    tokens = logits.log_softmax(-1).gather(-1, ids[:, 1:][mask].unsqueeze(-1)).squeeze(-1)
+    rows = torch.arange(ids.shape[0]).unsqueeze(1).expand_as(mask)[mask]
+    return torch.zeros(ids.shape[0], dtype=tokens.dtype).index_add(0, rows, tokens)
+
+
+def _causal(model: Any) -> Any:
+    """Return the causal LM inside a PEFT wrapper (its adapters in place), or the model."""
+    return model.get_base_model() if hasattr(model, "get_base_model") else model
+
+
+def _capped(causal: Any, logits: Any) -> Any:
+    """Apply the model's final logit soft-capping, if it has one (Gemma 2 does)."""
+    import torch
+
+    cap = getattr(causal.config, "final_logit_softcapping", None)
+    return torch.tanh(logits / cap) * cap if cap else logits
 
 
 def _common(settings: TrainSettings, steps: int, out: Path) -> dict[str, Any]:

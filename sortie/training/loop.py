@@ -2,9 +2,13 @@
 
 1. The oracle plays household-v1's train tasks; its rounds are exported as SFT and DPO rows
    with homiebot's text prompt (``sortie.training.data``, which checks the test split is out).
-2. The base model is saved as it is (the zero-shot model), then fine-tuned with TRL
+2. The base model is saved as it is (the zero-shot model), then fine-tuned with TRL's SFT
    (``sortie.training.finetune``) and saved again.
-3. Each model is served by ``transformers serve`` on loopback, and ``homiebot`` plays
+3. With DPO steps, as EMMOE does: the SFT model plays some train tasks; each round it lost
+   (failed, or repeated what it had just done) is paired with the oracle's choice from that
+   state, beside the oracle's own re-plans (``sortie.training.data``); DPO on those pairs
+   gives the third model.
+4. Each model is served by ``transformers serve`` on loopback, and ``homiebot`` plays
    household-test-v1 against it with the same prompt settings, greedy, ``repeats`` times.
 
 Everything lands under one folder: the sets, both models, the server logs, the results store
@@ -25,19 +29,44 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from sortie.core.errors import ParameterError
+from sortie.core.errors import ConfigError, ParameterError
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
-from sortie.training.bases import GEMMA, MAX_NEW_TOKENS, load_base, save
-from sortie.training.data import TEST_SUITE, load_rows, make_sets
-from sortie.training.finetune import TrainSettings, describe, describe_steps, fine_tune
+from sortie.training.bases import (
+    GEMMA,
+    MAX_NEW_TOKENS,
+    load_base,
+    load_saved,
+    save,
+    trains_adapters,
+)
+from sortie.training.data import (
+    OWN_RUN,
+    TEST_SUITE,
+    TRAIN_SUITE,
+    TrainingSets,
+    dpo_pairs,
+    load_rows,
+    make_sets,
+    own_pairs,
+    train_tasks,
+)
+from sortie.training.finetune import (
+    Trained,
+    TrainSettings,
+    describe,
+    describe_steps,
+    fine_tune,
+    prefer,
+)
 from sortie.training.folders import check_settings_file
 from sortie.training.pace import Waits, episode_line, machine_load, scaled_waits
 from sortie.training.server import served
 
 BASE_URL_ENV = "SORTIE_MODEL_BASE_URL"
 TIMEOUT_ENV = "SORTIE_MODEL_TIMEOUT"
-MODEL_SETTINGS = ("base", "train", "train_tasks", "window")
+TRAINING_FILE = "training.json"
+MODEL_SETTINGS = ("base", "train", "train_tasks", "window", "own_tasks")
 """The settings that decide the trained model (kept in ``settings.json``)."""
 
 
@@ -54,6 +83,8 @@ class LoopSettings:
     repeats: int = 3
     window: int = 0
     """Earlier rounds homiebot shows in full; 0 keeps requests short for a CPU."""
+    own_tasks: int = 8
+    """Train tasks the SFT model plays for DPO pairs of its own lost rounds (with DPO)."""
     timeout: float | None = None
     """Seconds homiebot waits for one answer; None: 300 s times the machine's load per core
     (``sortie.training.pace``). Not part of the runs' settings: it does not decide results."""
@@ -62,6 +93,10 @@ class LoopSettings:
     times the machine's load per core."""
 
     def __post_init__(self) -> None:
+        if self.own_tasks < 1:
+            raise ParameterError(
+                f"training loop: --own-tasks must be 1 or more, got {self.own_tasks}"
+            )
         for name in ("timeout", "start_timeout"):
             value = getattr(self, name)
             if value is not None and not value > 0:
@@ -70,10 +105,10 @@ class LoopSettings:
 
 @dataclass(frozen=True, slots=True)
 class LoopResult:
-    """Where the scored runs are: the store and the two run ids (zero-shot, fine-tuned)."""
+    """Where the scored runs are: the store and the run ids (zero-shot, SFT, then SFT+DPO)."""
 
     store: Path
-    runs: tuple[str, str]
+    runs: tuple[str, ...]
 
 
 def prompt_args(settings: LoopSettings) -> dict[str, str]:
@@ -82,7 +117,7 @@ def prompt_args(settings: LoopSettings) -> dict[str, str]:
 
 
 def run_loop(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> LoopResult:
-    """Run the whole pipeline under ``out``; return where its two runs are stored.
+    """Run the whole pipeline under ``out``; return where its runs are stored.
 
     Raises:
         ConfigError: ``out`` holds a pipeline made with other settings, the training rows
@@ -93,9 +128,25 @@ def run_loop(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> 
     load = machine_load()
     waits = scaled_waits(settings.timeout, settings.start_timeout, load)
     echo(waits.describe(load))
-    models = _models(settings, out, echo)
+    phases = Phases(4 if settings.train.dpo_steps else 3, echo)
+    models = _models(settings, out, waits, phases)
+    phases.next(f"scoring each model on {TEST_SUITE} ({settings.repeats} repeats)")
     runs = [_score(settings, model, out, waits, echo) for model in models.items()]
-    return LoopResult(out / "results.db", (runs[0], runs[1]))
+    return LoopResult(out / "results.db", tuple(runs))
+
+
+@dataclass(slots=True)
+class Phases:
+    """Says which phase starts (``phase 2/4: …``)."""
+
+    total: int
+    echo: Callable[[str], None]
+    done: int = 0
+
+    def next(self, what: str) -> None:
+        """Say that the next phase, ``what``, starts."""
+        self.done += 1
+        self.echo(f"phase {self.done}/{self.total}: {what}")
 
 
 def _score(
@@ -108,69 +159,155 @@ def _score(
     """Serve one model (its label and folder) and score it; return the run id."""
     label, folder = model
     run_id = f"homiebot-{Path(settings.base).name}-{label}"
+    echo(f"scoring {label}")
+    with _serving(label, folder, out, waits, echo) as args:
+        request = scoring_request(settings, out / "results.db", run_id, args)
+        evaluate(request, lambda line: echo(f"{label}: {line}"))
+    return run_id
+
+
+@contextmanager
+def _serving(
+    label: str, folder: Path, out: Path, waits: Waits, echo: Callable[[str], None]
+) -> Iterator[dict[str, str]]:
+    """Serve a model while the block runs; give homiebot's arguments for it (prompt aside)."""
     log = out / f"serve-{label}.log"
-    echo(f"phase 3/3: scoring {label} on {TEST_SUITE} ({settings.repeats} repeats)")
     echo(f"starting transformers serve for {label} (log {log}) …")
     started = time.monotonic()
     with served(folder, log, waits.start) as server:
         echo(f"server ready in {time.monotonic() - started:.0f} s")
         with _environment({BASE_URL_ENV: server.base_url, TIMEOUT_ENV: str(waits.answer)}):
-            args = {**prompt_args(settings), "model": server.model}
-            args |= {"max_tokens": str(MAX_NEW_TOKENS)}
-            evaluate(
-                settings, out / "results.db", run_id, args, lambda line: echo(f"{label}: {line}")
-            )
-    return run_id
+            yield {"model": server.model, "max_tokens": str(MAX_NEW_TOKENS)}
 
 
-def _models(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> dict[str, Path]:
-    """Return the zero-shot and fine-tuned model folders, training them if not saved yet."""
-    folders = {"zero-shot": out / "models" / "base", "fine-tuned": out / "models" / "tuned"}
-    if all((folder / "config.json").exists() for folder in folders.values()):
-        echo(f"models already trained in {out / 'models'}")
-        return folders
-    echo("phase 1/3: the oracle plays the train tasks; their rounds become training rows")
-    sets = make_sets(out / "data", prompt_args(settings), settings.train_tasks, echo)
-    echo(f"training rows: {dict(sets.rows)} from {len(sets.tasks)} train tasks")
-    sft, dpo = load_rows(sets.sft), load_rows(sets.dpo)
-    base = load_base(settings.base, _texts(sft), settings.train.seed)
-    save(base.model, base.tokenizer, folders["zero-shot"])
-    echo(f"phase 2/3: fine-tuning {settings.base} ({describe_steps(settings.train)})")
-    started, cpu = time.monotonic(), time.process_time()
-    model, stages = fine_tune(base, (sft, dpo), settings.train, out / "checkpoints", echo)
-    seconds = {"cpu_seconds": time.process_time() - cpu, "wall_seconds": time.monotonic() - started}
-    for stage in stages:
-        echo(describe(stage))
-    save(model, base.tokenizer, folders["fine-tuned"])
-    record = {"tasks": list(sets.tasks), "rows": dict(sets.rows), **seconds}
-    record["stages"] = [asdict(stage) for stage in stages]
-    (out / "training.json").write_text(json.dumps(record, indent=1) + "\n")
-    return folders
-
-
-def evaluate(
-    settings: LoopSettings,
-    store: Path,
-    run_id: str,
-    args: dict[str, str],
-    echo: Callable[[str], None],
-) -> None:
-    """Run (or resume) homiebot on the test split against a served model, a line an episode.
-
-    A resumed run plays again the episodes that ended in an error (a server that timed out
-    or stopped): they were not scored attempts.
-    """
-    request = RunRequest(
+def scoring_request(
+    settings: LoopSettings, store: Path, run_id: str, args: dict[str, str]
+) -> RunRequest:
+    """Return the run of homiebot on the test split against a served model."""
+    return RunRequest(
         (TEST_SUITE,),
         "homiebot",
-        agent_args=args,
+        agent_args={**prompt_args(settings), **args},
         store=store,
         run_id=run_id,
         repeats=settings.repeats,
         limit=settings.test_tasks,
         retry_errors=True,
     )
-    with Store(store) as opened:
+
+
+def _models(settings: LoopSettings, out: Path, waits: Waits, phases: Phases) -> dict[str, Path]:
+    """Return each model's folder by label, training those not saved yet."""
+    echo = phases.echo
+    models = out / "models"
+    folders = {"zero-shot": models / "base", "fine-tuned": models / "tuned"}
+    if settings.train.dpo_steps:
+        folders["fine-tuned-dpo"] = models / "dpo"
+    if all((folder / "config.json").exists() for folder in folders.values()):
+        echo(f"models already trained in {models}")
+        return folders
+    phases.next("the oracle plays the train tasks; their rounds become training rows")
+    sets = make_sets(out / "data", prompt_args(settings), settings.train_tasks, echo)
+    echo(f"training rows: {dict(sets.rows)} from {len(sets.tasks)} train tasks")
+    phases.next(f"fine-tuning {settings.base} ({describe_steps(settings.train)})")
+    if not (folders["fine-tuned"] / "config.json").exists():
+        _supervised(settings, sets, folders, out, echo)
+    if settings.train.dpo_steps:
+        phases.next("the SFT model plays train tasks; its lost rounds become DPO pairs")
+        with _serving("sft-own", folders["fine-tuned"], out, waits, echo) as args:
+            own = own_pairs(out / "data", _own_request(settings, out, args), echo)
+        pairs = dpo_pairs(load_rows(sets.dpo), own)
+        if not len(pairs):
+            raise ConfigError(
+                f"{out}: no DPO pairs (the oracle re-planned no failed subtask and the SFT "
+                "model lost no round the oracle could correct); play more tasks "
+                "(--train-tasks, --own-tasks) or train without DPO (--dpo-steps 0)"
+            )
+        echo(f"DPO pairs: {len(pairs)} (the oracle's re-plans and the SFT model's corrections)")
+        _preferred(settings, pairs, folders, out, echo)
+    return folders
+
+
+def _supervised(
+    settings: LoopSettings,
+    sets: TrainingSets,
+    folders: dict[str, Path],
+    out: Path,
+    echo: Callable[[str], None],
+) -> None:
+    """Save the base as the zero-shot model, train SFT on it and save the SFT model."""
+    sft = load_rows(sets.sft)
+    base = load_base(settings.base, _texts(sft), settings.train.seed)
+    save(base.model, base.tokenizer, folders["zero-shot"])
+    model, stage = _timed(out, lambda: fine_tune(base, sft, settings.train, _work(out), echo))
+    echo(describe(stage))
+    save(model, base.tokenizer, folders["fine-tuned"])
+    _note(out, {"tasks": list(sets.tasks), "rows": dict(sets.rows)})
+
+
+def _preferred(
+    settings: LoopSettings,
+    pairs: Any,
+    folders: dict[str, Path],
+    out: Path,
+    echo: Callable[[str], None],
+) -> None:
+    """Train DPO on the SFT model and save the result."""
+    tuned = load_saved(folders["fine-tuned"], trains_adapters(settings.base))
+    model, stage = _timed(out, lambda: prefer(tuned, pairs, settings.train, _work(out), echo))
+    echo(describe(stage))
+    save(model, tuned.tokenizer, folders["fine-tuned-dpo"])
+    _note(out, {"dpo_pairs": len(pairs)})
+
+
+def _own_request(settings: LoopSettings, out: Path, args: dict[str, str]) -> RunRequest:
+    """Return the SFT model's run on the first ``own_tasks`` train tasks."""
+    tasks = train_tasks(settings.train_tasks)[: settings.own_tasks]
+    return RunRequest(
+        (TRAIN_SUITE,),
+        "homiebot",
+        agent_args={**prompt_args(settings), **args},
+        store=out / "data" / "own.db",
+        run_id=OWN_RUN,
+        episodes=tasks,
+        retry_errors=True,
+    )
+
+
+def _timed(out: Path, train: Callable[[], tuple[Any, Trained]]) -> tuple[Any, Trained]:
+    """Train, then add the stage with its CPU and wall time to ``training.json``."""
+    started, cpu = time.monotonic(), time.process_time()
+    model, stage = train()
+    seconds = {"cpu_seconds": time.process_time() - cpu, "wall_seconds": time.monotonic() - started}
+    record = _training(out)
+    record["stages"] = [s for s in record.get("stages", []) if s["stage"] != stage.stage]
+    record["stages"].append(asdict(stage) | seconds)
+    (out / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n")
+    return model, stage
+
+
+def _note(out: Path, values: dict[str, Any]) -> None:
+    """Add ``values`` to ``training.json``."""
+    record = _training(out) | values
+    (out / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def _training(out: Path) -> dict[str, Any]:
+    path = out / TRAINING_FILE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _work(out: Path) -> Path:
+    return out / "checkpoints"
+
+
+def evaluate(request: RunRequest, echo: Callable[[str], None]) -> None:
+    """Run (or resume) homiebot against a served model, a line an episode.
+
+    A resumed run plays again the episodes that ended in an error (a server that timed out
+    or stopped): they were not scored attempts.
+    """
+    with Store(request.store) as opened:
         plan = plan_run(request, opened)
         total, done = len(plan.todo), count(1)
         echo(f"{total} of {len(plan.jobs)} episodes to play")

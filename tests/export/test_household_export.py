@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,16 @@ from sortie.missions.household.executor import parse_verb
 from sortie.missions.household.records import RoundStatus
 from sortie.missions.household.skills import SKILLS, Profile
 from sortie.run.store import Store
-from tests.export.conftest import WRONG_FIRST, HouseholdRuns, cli
+from sortie.testing.model_server import ModelServer
+from tests.export.conftest import (
+    WRONG_FIRST,
+    HouseholdRuns,
+    answers_of,
+    cli,
+    homiebot_args,
+    run,
+)
+from tests.models.conftest import SECRET
 
 
 def export(runs: HouseholdRuns, kind: str, run_id: str, out: Path, *more: str) -> Any:
@@ -121,6 +132,37 @@ def test_dpo_pairs_a_failed_subtask_with_the_replanned_one(household, tmp_path):
     assert answer(replan["rejected"][0])["subtask"] == WRONG_FIRST["subtask"]
     assert answer(replan["chosen"][0])["subtask"]["action"] == "go_to"
     assert "Round 1;" in replan["prompt"][-1]["content"][0]["text"]
+
+
+def test_dpo_corrects_a_failed_round_with_the_experts_choice_from_there(household, tmp_path):
+    """The learner's failed round: the oracle's answer from that state beats the learner's."""
+    rows = export(household, "dpo", "homiebot", tmp_path / "dpo")
+    (correction,) = [row for row in rows if row["kind"] == "correction"]
+    assert correction["round"] == 1
+    assert answer(correction["rejected"][0])["subtask"] == WRONG_FIRST["subtask"]
+    expert = export(household, "sft", "oracle", tmp_path / "sft")
+    assert answer(correction["chosen"][0]) == answer(expert[0]["messages"][-1])
+
+
+def test_a_repeated_subtask_is_corrected_and_never_an_example(household, tmp_path, monkeypatch):
+    """The learner walks to the table twice: the oracle's next subtask beats the repeat.
+
+    The repeat is neither an SFT row nor any other pair.
+    """
+    planned = answers_of(household.oracle)
+    queue = [planned[0], planned[0], *planned[1:]]
+    monkeypatch.setenv("SORTIE_MODEL_API_KEY", SECRET)
+    own = replace(household, store=tmp_path / "s.db")  # the shared store stays as it was
+    shutil.copy(household.store, own.store)
+    with ModelServer(lambda messages: queue.pop(0), models=("test-vlm",)) as server:
+        run(own.store, "household-smoke-v1", "repeat", "homiebot", *homiebot_args(server))
+    pairs = export(own, "dpo", "repeat", tmp_path / "dpo")
+    assert [row["kind"] for row in pairs if row["round"] == 2] == ["correction"]
+    (pair,) = [row for row in pairs if row["round"] == 2]
+    assert answer(pair["rejected"][0])["subtask"] == json.loads(planned[0])["subtask"]
+    assert answer(pair["chosen"][0])["subtask"] == json.loads(planned[1])["subtask"]
+    sft = export(own, "sft", "repeat", tmp_path / "sft")
+    assert 2 not in sft["round"] and 3 in sft["round"]
 
 
 def test_dpo_changes_order_action_and_skill_as_emmoe_does(household, tmp_path):

@@ -1,10 +1,12 @@
 """``sortie train homiebot`` at toy size, through the real server, and its guard rails.
 
-The toy pipeline is the real one with small numbers: the oracle plays three train tasks, the
-export gives SFT and DPO rows, a one-layer model built from scratch (``scratch-tiny``) takes a
-few SFT and DPO steps, ``transformers serve`` serves both models on loopback, and homiebot
-plays one test task against each. The model learns nothing in four steps; what is checked is
-that every stage ran, that the server was really asked, and that a second call resumes.
+The toy pipeline is the real one with small numbers: the oracle plays eight train tasks (the
+eighth holds one of its re-plans, a DPO pair), the export gives SFT and DPO rows, a one-layer
+model built from scratch (``scratch-tiny``) takes a few SFT steps, plays one train task for
+pairs of its own, takes a few DPO steps, ``transformers serve`` serves the three models on
+loopback, and homiebot plays one test task against each. The model learns nothing in four
+steps; what is checked is that every stage ran, that the server was really asked, and that a
+second call resumes.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ TOY = [
     "--dpo-steps",
     "2",
     "--train-tasks",
-    "3",
+    "8",
+    "--own-tasks",
+    "1",
     "--test-tasks",
     "1",
     "--repeats",
@@ -49,20 +53,27 @@ def toy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return out, cli([*TOY, "--out", str(out)])
 
 
-def test_the_toy_loop_trains_serves_and_scores_both_models(toy):
+def test_the_toy_loop_trains_serves_and_scores_the_three_models(toy):
     out, output = toy
     zero, tuned = "homiebot-scratch-tiny-zero-shot", "homiebot-scratch-tiny-fine-tuned"
-    assert zero in output and tuned in output and "(paired)" in output
+    preferred = f"{tuned}-dpo"
+    assert all(run_id in output for run_id in (zero, tuned, preferred))
+    assert output.count("(paired)") == 2
     training = json.loads((out / "training.json").read_text())
     assert [(s["stage"], s["steps"]) for s in training["stages"]] == [("sft", 4), ("dpo", 2)]
     assert all(math.isfinite(s["last_loss"]) for s in training["stages"])
-    assert training["tasks"] == list(train_tasks(3))
-    before = load_file(out / "models" / "base" / "model.safetensors")
-    after = load_file(out / "models" / "tuned" / "model.safetensors")
-    assert any(not before[name].equal(after[name]) for name in before)
+    assert training["tasks"] == list(train_tasks(8)) and training["dpo_pairs"] >= 1
+    weights = {
+        folder: load_file(out / "models" / folder / "model.safetensors")
+        for folder in ("base", "tuned", "dpo")
+    }
+    for before, after in (("base", "tuned"), ("tuned", "dpo")):
+        assert any(not weights[before][k].equal(weights[after][k]) for k in weights[before])
+    with Store(out / "data" / "own.db") as store:  # the SFT model played a train task
+        assert [e.episode_id for e in store.episodes("sft-own")] == list(train_tasks(1))
     with Store(out / "results.db") as store:
-        usage = run_usage(store, [zero, tuned])
-        for run_id, folder in ((zero, "base"), (tuned, "tuned")):
+        usage = run_usage(store, [zero, tuned, preferred])
+        for run_id, folder in ((zero, "base"), (tuned, "tuned"), (preferred, "dpo")):
             assert store.run_config(run_id).agent.args["model"] == str(
                 (out / "models" / folder).resolve()
             )
@@ -179,6 +190,72 @@ def test_the_answer_only_loss_equals_the_models_own_loss_on_the_answer(tmp_path)
         ours = trainer.compute_loss(base.model, batch)
         own = base.model(input_ids=batch["input_ids"], labels=batch["labels"]).loss
     assert torch.allclose(ours, own, rtol=1e-5)
+
+
+@pytest.mark.parametrize("lora", [False, True], ids=["full", "lora"])
+def test_the_answer_only_dpo_loss_equals_trls_own(tmp_path, lora):
+    """The head on the answers' positions only gives TRL's DPO loss, with either reference."""
+    import copy
+
+    import torch
+    from datasets import Dataset
+    from trl import DPOConfig, DPOTrainer
+
+    from sortie.training.finetune import (
+        TrainSettings,
+        _answer_only_dpo,
+        _causal,
+        _lora,
+        answer_logps,
+    )
+
+    prompt = [
+        {"role": "system", "content": "Plan."},
+        {"role": "user", "content": "Task: put the cup_0 on the table_0."},
+    ]
+    pairs = Dataset.from_list(
+        [
+            {
+                "prompt": prompt,
+                "chosen": [{"role": "assistant", "content": '{"action": "go_to"}'}],
+                "rejected": [{"role": "assistant", "content": '{"action": "pick", "x": 1}'}],
+            }
+        ]
+    )
+    texts = [m["content"] for m in prompt] + ['{"action": "go_to"}', '{"action": "pick"}']
+    base = load_base("scratch-tiny", texts, seed=0)
+    config = DPOConfig(output_dir=str(tmp_path), max_steps=1, report_to=[], use_cpu=True)
+    made = {}
+    for name, kind in (("ours", _answer_only_dpo()), ("trl", DPOTrainer)):
+        torch.manual_seed(0)
+        made[name] = kind(
+            model=copy.deepcopy(base.model),
+            ref_model=None if lora else copy.deepcopy(base.model),
+            args=config,
+            train_dataset=pairs,
+            processing_class=base.tokenizer,
+            peft_config=_lora(TrainSettings()) if lora else None,
+        )
+    for trainer in made.values():  # move the policy off the reference, the same way in both
+        with torch.no_grad():
+            for param in trainer.model.parameters():
+                if param.requires_grad:
+                    param.add_(torch.sin(torch.arange(param.numel()).reshape(param.shape)) / 10)
+    batch = made["trl"]._prepare_inputs(next(iter(made["trl"].get_train_dataloader())))
+    with torch.no_grad():
+        ours = made["ours"].compute_loss(made["ours"].model, batch)
+        theirs = made["trl"].compute_loss(made["trl"].model, batch)
+        # Each answer's log-probability is the model's own, from its full logits.
+        policy = made["ours"].model
+        logits = policy(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
+        every = logits.logits[:, :-1].log_softmax(-1)
+        tokens = every.gather(-1, batch["input_ids"][:, 1:, None])[..., 0]
+        own = (tokens * batch["completion_mask"][:, 1:]).sum(1)
+        assert torch.allclose(answer_logps(_causal(policy), batch), own, rtol=1e-6)
+    assert not torch.isclose(theirs, torch.tensor(0.6931), atol=1e-3)  # the policy moved
+    # TRL's fused head on a CPU differs in the fourth digit (it gives the reference's
+    # log-probabilities 1e-3 away from the reference's own logits).
+    assert torch.allclose(ours, theirs, rtol=1e-3)
 
 
 def _config(folder: Path):

@@ -11,7 +11,7 @@ from sortie.core.records import Outcome
 from sortie.run.store import Store
 from sortie.testing.model_server import Fault, ModelServer
 from sortie.training.finetune import TrainSettings
-from sortie.training.loop import LoopSettings, evaluate, prompt_args
+from sortie.training.loop import LoopSettings, evaluate, scoring_request
 from sortie.training.pace import IDLE_WAIT, scaled_waits
 from tests.export.conftest import cli
 
@@ -68,11 +68,11 @@ def test_a_resumed_scoring_plays_an_errored_episode_again(tmp_path, monkeypatch)
         monkeypatch.setenv("SORTIE_MODEL_MAX_RETRIES", "0")
         # The preflight's content probes would take the injected fault, not the episode.
         monkeypatch.setenv("SORTIE_MODEL_CHECK_CONTENT", "false")
-        args = {**prompt_args(settings), "model": "m"}
+        request = scoring_request(settings, store, "r", {"model": "m"})
         server.inject(Fault.SERVER_ERROR)
-        evaluate(settings, store, "r", args, lines.append)
+        evaluate(request, lines.append)
         assert outcomes(store) == [Outcome.ERROR]
-        evaluate(settings, store, "r", args, lines.append)
+        evaluate(request, lines.append)
     assert outcomes(store) != [Outcome.ERROR]
     assert lines[0] == "1 of 1 episodes to play" and lines[2] == "1 of 1 episodes to play"
 
@@ -83,9 +83,7 @@ def test_scoring_says_a_line_per_episode(tmp_path, monkeypatch):
     settings = LoopSettings(test_tasks=2, repeats=1)
     with ModelServer(lambda messages: END, models=("m",)) as server:
         monkeypatch.setenv("SORTIE_MODEL_BASE_URL", server.base_url)
-        evaluate(
-            settings, tmp_path / "r.db", "r", {**prompt_args(settings), "model": "m"}, lines.append
-        )
+        evaluate(scoring_request(settings, tmp_path / "r.db", "r", {"model": "m"}), lines.append)
     assert lines[0] == "2 of 2 episodes to play"
     assert [line.split(":")[0] for line in lines[1:]] == [
         "episode 1/2 household-v1/0091",

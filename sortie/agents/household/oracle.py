@@ -45,6 +45,15 @@ class HouseholdOracle:
 
     def act(self, observation: MissionObservation) -> Action:
         """Return the next subtask of the shortest plan, or ``end`` when nothing is left."""
+        step = self.plan(observation)
+        return step if step is not None else Subtask(Verb.END.value, "", "")
+
+    def plan(self, observation: MissionObservation) -> Subtask | None:
+        """Return the next subtask from where things stand (``end`` when nothing is left).
+
+        None when no plan reaches the goal from here (another planner led the way, e.g. it
+        holds an item the remaining keypaths cannot use): the label an expert cannot give.
+        """
         history = observation.history if isinstance(observation, HouseholdObservation) else ()
         for record in history[self._seen_rounds :]:
             self.state = self.state.observe(record)
@@ -55,7 +64,7 @@ class HouseholdOracle:
         try:
             steps = shortest_plan(self.state, remaining)
         except PlanError:
-            steps = []
+            return None
         if not steps:
             return Subtask(Verb.END.value, "", "")
         step = steps[0]

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sortie.agents.household.oracle import HouseholdOracle
 from sortie.agents.mllm.common import objects_text
 from sortie.agents.mllm.household_prompts import (
     HouseholdPrompter,
@@ -26,7 +27,7 @@ from sortie.agents.mllm.household_prompts import (
 from sortie.agents.mllm.prompts import HEADER, Prompts, recover, without_templates
 from sortie.core.records import Outcome, StepRecord
 from sortie.core.trajectory import Trajectory
-from sortie.export.replay import replay
+from sortie.export.replay import ReplayedStep, replay
 from sortie.export.source import StoredRun
 from sortie.missions.household.observation import HouseholdObservation
 from sortie.missions.household.records import RoundRecord, RoundStatus, Verb
@@ -57,6 +58,12 @@ class PlannedRound:
     """Whether the round's target is furniture or a room (not an item)."""
     task: str = ""
     """The instruction as the request shows it."""
+    lost: bool = False
+    """Whether the round was lost: its subtask failed, or repeated the one just carried out."""
+    correction: dict[str, Any] | None = None
+    """For a lost round of a planner other than the expert: the expert's answer from the
+    state the planner had reached (the oracle labels the visited state, as in DAgger); None
+    when the expert has no plan from there."""
 
     @property
     def answer_text(self) -> str:
@@ -97,18 +104,26 @@ def _episode_rounds(
         name: entry.model_dump(mode="json")
         for name, entry in household_task(trajectory.header.episode).objects.items()
     }
+    name = trajectory.header.agent.name
+    expert: HouseholdOracle | None = None
+    previous: RoundRecord | None = None
     for index, replayed in enumerate(replay(trajectory, episode.record, run.config, sensors)):
         if index == 0:
             prompter.start(replayed.brief)
+            expert = _expert(name, replayed)
         record = round_of(replayed.record)
         observation = replayed.observation
         if record is None or not isinstance(observation, HouseholdObservation):
             continue
         messages, step = prompter.request(observation)
-        name = trajectory.header.agent.name
         answer, said = _answer(name, replayed.record, record, settings, objects)
         if said is not None:
             prompter.remember(step, said)
+        lost = _lost(record, previous)
+        previous = record
+        correction = None
+        if lost and expert is not None:
+            correction = _expert_choice(expert, observation, settings.analysis, objects)
         role = objects.get(record.target_object or "", {}).get("role", "receptacle")
         yield PlannedRound(
             episode.episode_id,
@@ -120,7 +135,50 @@ def _episode_rounds(
             replayed.brief.skills,
             role != "item",
             observation.task or replayed.brief.text,
+            lost,
+            correction,
         )
+
+
+def _expert(agent: str, replayed: ReplayedStep) -> HouseholdOracle | None:
+    """Return the expert, following a planner's episode from its start.
+
+    None for the expert's own run, or a replay without a privileged view.
+    """
+    if agent == "oracle" or replayed.oracle is None:
+        return None
+    return HouseholdOracle(replayed.oracle, replayed.brief)
+
+
+def _lost(record: RoundRecord, previous: RoundRecord | None) -> bool:
+    """Return whether a round failed, or repeated the subtask that had just been carried out."""
+    if record.failed:
+        return True
+    if previous is None or not previous.succeeded or record.verb is None:
+        return False
+    here = (record.verb, record.target_object, record.place_object)
+    return here == (previous.verb, previous.target_object, previous.place_object)
+
+
+def _expert_choice(
+    expert: HouseholdOracle,
+    observation: HouseholdObservation,
+    analysis: bool,
+    roles: Mapping[str, Any],
+) -> dict[str, Any] | None:
+    """Return the expert's answer from the state ``observation`` shows (None: no plan)."""
+    step = expert.plan(observation)
+    if step is None:
+        return None
+    answer = {
+        "subtask": {"action": step.action, "target": step.target, "place": step.place},
+        "skill": step.skill,
+    }
+    if not analysis:
+        return answer
+    held = list(observation.inventory)
+    text = analysis_text(held, step.action, step.target, step.place, step.place, roles)
+    return {"analysis": text} | answer
 
 
 def _prompts(trajectory: Trajectory) -> Prompts:
@@ -193,15 +251,31 @@ def expert_analysis(record: RoundRecord, roles: Mapping[str, Any]) -> str:
 
     ``roles`` is the task's objects (their roles say whether a put goes in or on the place).
     """
+    held = _held_before(record)
     if record.verb is Verb.END:
+        return analysis_text(held, Verb.END.value, "", None, None, roles)
+    place, item = record.place, record.place_object
+    return analysis_text(held, record.action, record.target, place, item, roles)
+
+
+def analysis_text(
+    held: list[str],
+    action: str,
+    target: str,
+    place: str | None,
+    place_object: str | None,
+    roles: Mapping[str, Any],
+) -> str:
+    """Return the templated analysis of an expert's subtask: what is held, what comes next."""
+    if action == Verb.END.value:
         return "Every part of the task is done, so I end."
-    place = ""
-    if record.place:
-        inside = roles.get(record.place_object or "", {}).get("role") == "container"
-        place = f" {'in' if inside else 'on'} the {record.place}"
+    where = ""
+    if place:
+        inside = roles.get(place_object or "", {}).get("role") == "container"
+        where = f" {'in' if inside else 'on'} the {place}"
     return (
-        f"I hold {objects_text(_held_before(record))}. The next step towards the task is "
-        f"to {record.action.replace('_', ' ')} the {record.target}{place}."
+        f"I hold {objects_text(held)}. The next step towards the task is "
+        f"to {action.replace('_', ' ')} the {target}{where}."
     )
 
 

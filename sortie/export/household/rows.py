@@ -3,7 +3,7 @@
 SFT: one conversation per carried-out subtask (the request, then the answer acted on); failed
 subtasks are skipped, and so is the ``end`` of an episode that did not succeed.
 
-DPO: a prompt with a chosen and a rejected answer, of four kinds.
+DPO: a prompt with a chosen and a rejected answer, of five kinds.
 
 - ``replan``: a subtask failed and the next one, re-planned, worked. The failed round's
   request is the prompt, its answer the rejected one, the re-planned answer the chosen one.
@@ -13,6 +13,10 @@ DPO: a prompt with a chosen and a rejected answer, of four kinds.
   not take (a synonym or a verb outside the list): rejected.
 - ``skill``: a subtask that worked, with its skill replaced by an offered one that does the
   same kind of work worse here, else one not made for the action: rejected.
+- ``correction`` (a run of another planner than the expert): a lost round (its subtask failed,
+  or repeated the one just carried out). Its answer is rejected; the expert's answer from the
+  state the planner had reached is chosen (the oracle labels the state the learner visited,
+  as DAgger does). A lost round gives no other pair: it is no example of what to do.
 
 The replacements are drawn from a generator seeded by (seed, episode, round, kind), so the
 same run and seed give the same pairs.
@@ -63,7 +67,7 @@ def sft_rows(rounds: Iterable[PlannedRound], with_images: bool) -> Rows:
 
 
 def dpo_rows(rounds: Iterable[PlannedRound], with_images: bool, seed: int) -> Rows:
-    """Return the DPO pairs of the four kinds (see the module docstring)."""
+    """Return the DPO pairs of the five kinds (see the module docstring)."""
     out = Rows()
     for episode in _episodes(rounds):
         for index, planned in enumerate(episode):
@@ -87,11 +91,15 @@ def _pairs(
     answer = planned.answer
     if answer is None:
         return
-    status = planned.record.status
-    if status is RoundStatus.FAILURE:
+    correction = planned.correction
+    if correction is not None and _differs(correction, answer):
+        yield "correction", answer, correction
+    if planned.record.status is RoundStatus.FAILURE:
         replanned = later.answer if later is not None and _carried_out(later) else None
         if replanned is not None and _differs(replanned, answer):  # not the same one retried
             yield "replan", answer, replanned
+        return
+    if planned.lost:
         return
     if not _carried_out(planned):
         return
@@ -107,7 +115,7 @@ def _pairs(
 
 def _usable(planned: PlannedRound) -> bool:
     """Return whether a round's answer is a good example: it worked (or ended a success)."""
-    if planned.answer is None:
+    if planned.answer is None or planned.lost:
         return False
     if planned.record.status is RoundStatus.END:
         return planned.episode_success
@@ -116,7 +124,12 @@ def _usable(planned: PlannedRound) -> bool:
 
 def _differs(one: dict[str, Any], other: dict[str, Any]) -> bool:
     """Return whether two answers name another subtask or skill (analyses aside)."""
-    return (one["subtask"], one["skill"]) != (other["subtask"], other["skill"])
+    return (_words(one["subtask"]), one["skill"]) != (_words(other["subtask"]), other["skill"])
+
+
+def _words(subtask: dict[str, Any]) -> tuple[str, str, str]:
+    """Return a subtask's action, target and place as compared (no place: empty)."""
+    return (subtask["action"], subtask["target"], subtask.get("place") or "")
 
 
 def _carried_out(planned: PlannedRound) -> bool:
