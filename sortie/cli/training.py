@@ -37,17 +37,17 @@ def homiebot(
     base: Annotated[
         str, _option("gemma-3-270m, scratch, scratch-tiny, or a folder with a model.")
     ] = "gemma-3-270m",
-    sft_steps: Annotated[int, _option("SFT optimiser steps.")] = 240,
-    dpo_steps: Annotated[int, _option("DPO optimiser steps after SFT (0: none).")] = 0,
+    sft_steps: Annotated[int, _option("SFT optimiser steps.")] = 120,
+    dpo_steps: Annotated[int, _option("DPO optimiser steps after SFT (0: none).")] = 24,
     batch: Annotated[int, _option("Rows per optimiser step.")] = 2,
     learning_rate: Annotated[float, _option("Peak learning rate (cosine schedule).")] = 2e-4,
     train_tasks: Annotated[int | None, _option("Only the first N train tasks.")] = None,
     test_tasks: Annotated[int | None, _option("Score on only the first N test tasks.")] = None,
-    repeats: Annotated[int, _option("Runs of each test task per model.")] = 3,
-    window: Annotated[int, _option("Earlier rounds homiebot shows in full.")] = 0,
+    repeats: Annotated[int, _option("Runs of each test task per model.")] = 1,
+    window: Annotated[int, _option("Earlier rounds homiebot shows in full.")] = 1,
     own_tasks: Annotated[
         int, _option("Train tasks the SFT model plays for DPO pairs of its lost rounds.")
-    ] = 8,
+    ] = 6,
     answer_timeout: Annotated[
         float | None,
         _option("Seconds one answer may take (default: 300 times the machine's load per core)."),

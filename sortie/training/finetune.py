@@ -24,8 +24,8 @@ Echo = Callable[[str], None]
 class TrainSettings:
     """How long and how hard to train."""
 
-    sft_steps: int = 240
-    dpo_steps: int = 0
+    sft_steps: int = 120
+    dpo_steps: int = 24
     batch: int = 2
     """Rows per step (gradient accumulation of one-row batches: no padding on a CPU)."""
     learning_rate: float = 2e-4

@@ -80,10 +80,10 @@ class LoopSettings:
     """Play only the first N train tasks (None: all 90)."""
     test_tasks: int | None = None
     """Score on only the first N test tasks (None: all 10)."""
-    repeats: int = 3
-    window: int = 0
-    """Earlier rounds homiebot shows in full; 0 keeps requests short for a CPU."""
-    own_tasks: int = 8
+    repeats: int = 1
+    window: int = 1
+    """Earlier rounds homiebot shows in full (the history and feedback are always shown)."""
+    own_tasks: int = 6
     """Train tasks the SFT model plays for DPO pairs of its own lost rounds (with DPO)."""
     timeout: float | None = None
     """Seconds homiebot waits for one answer; None: 300 s times the machine's load per core
