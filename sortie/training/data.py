@@ -78,22 +78,19 @@ def make_sets(
     return TrainingSets(sets["sft"], sets["dpo"], tasks, counts)
 
 
-def own_pairs(folder: Path, request: RunRequest, echo: Callable[[str], None]) -> Any | None:
-    """Play ``request`` (the SFT model on train tasks) and export its DPO pairs.
+def own_pairs(folder: Path, store: Path, echo: Callable[[str], None]) -> Any | None:
+    """Export the DPO pairs of the SFT model's run on train tasks (``OWN_RUN`` in ``store``).
 
-    The model plays with the prompt it is evaluated with, and each pair's prompt is the
-    request its round was sent. Returns the pairs, or None when no round gave one (no
-    readable answer, or nothing lost).
+    Each pair's prompt is the request its round was sent. Returns the pairs, or None when no
+    round gave one (no readable answer, or nothing lost).
 
     Raises:
         ConfigError: a pair comes from, or quotes, a test task.
     """
-    with Store(request.store) as opened:
-        execute(plan_run(request, opened), request, opened)
     out = folder / "own-dpo"
     if not out.exists():
         try:
-            export_run(ExportRequest("dpo", request.store, OWN_RUN, out, {}), echo)
+            export_run(ExportRequest("dpo", store, OWN_RUN, out, {}), echo)
         except NothingToExport as error:
             echo(f"no pairs of the SFT model's own rounds: {error}")
             return None

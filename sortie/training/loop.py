@@ -210,22 +210,37 @@ def _models(settings: LoopSettings, out: Path, waits: Waits, phases: Phases) -> 
     sets = make_sets(out / "data", prompt_args(settings), settings.train_tasks, echo)
     echo(f"training rows: {dict(sets.rows)} from {len(sets.tasks)} train tasks")
     phases.next(f"fine-tuning {settings.base} ({describe_steps(settings.train)})")
-    if not (folders["fine-tuned"] / "config.json").exists():
+    if (folders["fine-tuned"] / "config.json").exists():
+        echo(f"the SFT model is already trained: {folders['fine-tuned']}")
+    else:
         _supervised(settings, sets, folders, out, echo)
     if settings.train.dpo_steps:
         phases.next("the SFT model plays train tasks; its lost rounds become DPO pairs")
-        with _serving("sft-own", folders["fine-tuned"], out, waits, echo) as args:
-            own = own_pairs(out / "data", _own_request(settings, out, args), echo)
-        pairs = dpo_pairs(load_rows(sets.dpo), own)
-        if not len(pairs):
-            raise ConfigError(
-                f"{out}: no DPO pairs (the oracle re-planned no failed subtask and the SFT "
-                "model lost no round the oracle could correct); play more tasks "
-                "(--train-tasks, --own-tasks) or train without DPO (--dpo-steps 0)"
-            )
-        echo(f"DPO pairs: {len(pairs)} (the oracle's re-plans and the SFT model's corrections)")
-        _preferred(settings, pairs, folders, out, echo)
+        _preferences(settings, load_rows(sets.dpo), folders, out, waits, echo)
     return folders
+
+
+def _preferences(
+    settings: LoopSettings,
+    expert: Any,
+    folders: dict[str, Path],
+    out: Path,
+    waits: Waits,
+    echo: Callable[[str], None],
+) -> None:
+    """Let the SFT model play train tasks, then train DPO on its and the expert's pairs."""
+    with _serving("sft-own", folders["fine-tuned"], out, waits, echo) as args:
+        request = _own_request(settings, out, args)
+        evaluate(request, lambda line: echo(f"sft-own: {line}"))
+    pairs = dpo_pairs(expert, own_pairs(out / "data", request.store, echo))
+    if not len(pairs):
+        raise ConfigError(
+            f"{out}: no DPO pairs (the oracle re-planned no failed subtask and the SFT "
+            "model lost no round the oracle could correct); play more tasks "
+            "(--train-tasks, --own-tasks) or train without DPO (--dpo-steps 0)"
+        )
+    echo(f"DPO pairs: {len(pairs)} (the oracle's re-plans and the SFT model's corrections)")
+    _preferred(settings, pairs, folders, out, echo)
 
 
 def _supervised(
@@ -261,7 +276,7 @@ def _preferred(
 
 
 def _own_request(settings: LoopSettings, out: Path, args: dict[str, str]) -> RunRequest:
-    """Return the SFT model's run on the first ``own_tasks`` train tasks."""
+    """Return the SFT model's run on the first ``own_tasks`` train tasks (played as scored)."""
     tasks = train_tasks(settings.train_tasks)[: settings.own_tasks]
     return RunRequest(
         (TRAIN_SUITE,),
