@@ -30,8 +30,9 @@ EXPERT_RUN = "expert"
 OWN_RUN = "sft-own"
 """The SFT model's run on train tasks, whose lost rounds the oracle corrects."""
 PREFERENCES = ("replan", "correction")
-"""The DPO pairs trained on: a failed subtask against the next one that worked (the oracle's
-re-plans), and the learner's lost round against the oracle's choice from there."""
+"""The DPO pairs trained on: a failed subtask against the next, other, one that worked (the
+oracle's re-plans and the SFT model's), and the SFT model's lost round against the oracle's
+choice from there."""
 
 
 @dataclass(frozen=True, slots=True)

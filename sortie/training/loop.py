@@ -6,12 +6,12 @@
    (``sortie.training.finetune``) and saved again.
 3. With DPO steps, as EMMOE does: the SFT model plays some train tasks; each round it lost
    (failed, or repeated what it had just done) is paired with the oracle's choice from that
-   state, beside the oracle's own re-plans (``sortie.training.data``); DPO on those pairs
-   gives the third model.
+   state, beside the re-plans of both (``sortie.training.data``); DPO on those pairs gives
+   the third model.
 4. Each model is served by ``transformers serve`` on loopback, and ``homiebot`` plays
    household-test-v1 against it with the same prompt settings, greedy, ``repeats`` times.
 
-Everything lands under one folder: the sets, both models, the server logs, the results store
+Everything lands under one folder: the sets, the models, the server logs, the results store
 (``results.db``) and ``training.json``. A pipeline killed half-way resumes there: saved models
 are not trained again and a run resumes at its first unfinished episode. A folder made with
 other settings is refused rather than mixed.
@@ -239,7 +239,7 @@ def _preferences(
             "model lost no round the oracle could correct); play more tasks "
             "(--train-tasks, --own-tasks) or train without DPO (--dpo-steps 0)"
         )
-    echo(f"DPO pairs: {len(pairs)} (the oracle's re-plans and the SFT model's corrections)")
+    echo(f"DPO pairs: {len(pairs)} (re-plans, and the oracle's corrections of the SFT model)")
     _preferred(settings, pairs, folders, out, echo)
 
 
