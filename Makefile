@@ -56,10 +56,11 @@ test-llm: $(TEST_STAMP)
 	$(BIN)/python bench/bench_llm.py
 
 # Opt-in: EMMOE's training loop closed on this machine: the oracle's train-split rounds, Gemma
-# 3 270M fine-tuned with LoRA (TRL), served by transformers on loopback, homiebot scored on the
-# held-out test split against it and against the untrained base. About 2.5 hours on 2 cores
-# (docs/training.md); resumes where it stopped. TRAIN_ARGS passes more options, e.g.
-# TRAIN_ARGS='--base scratch' or, on a GPU machine, a larger base and more steps.
+# 3 270M fine-tuned with LoRA (TRL's SFT, then DPO on the oracle's corrections of the SFT
+# model's own lost rounds), served by transformers on loopback, homiebot scored on the
+# held-out test split against both and against the untrained base. About 2.5 hours on 2
+# cores (docs/training.md); resumes where it stopped. TRAIN_ARGS passes more options, e.g.
+# TRAIN_ARGS='--dpo-steps 0' (SFT only) or, on a GPU machine, a larger base and more steps.
 train-homiebot: $(STAMP)
 	$(BIN)/pip install -q -e '.[train,gemma]'
 	$(BIN)/sortie train homiebot --out train-homiebot $(TRAIN_ARGS)
