@@ -128,25 +128,12 @@ def run_loop(settings: LoopSettings, out: Path, echo: Callable[[str], None]) -> 
     load = machine_load()
     waits = scaled_waits(settings.timeout, settings.start_timeout, load)
     echo(waits.describe(load))
-    phases = Phases(4 if settings.train.dpo_steps else 3, echo)
-    models = _models(settings, out, waits, phases)
-    phases.next(f"scoring each model on {TEST_SUITE} ({settings.repeats} repeats)")
+    phases = 4 if settings.train.dpo_steps else 3
+    models = _models(settings, out, waits, phases, echo)
+    scoring = f"scoring each model on {TEST_SUITE} ({settings.repeats} repeats)"
+    echo(f"phase {phases}/{phases}: {scoring}")
     runs = [_score(settings, model, out, waits, echo) for model in models.items()]
     return LoopResult(out / "results.db", tuple(runs))
-
-
-@dataclass(slots=True)
-class Phases:
-    """Says which phase starts (``phase 2/4: …``)."""
-
-    total: int
-    echo: Callable[[str], None]
-    done: int = 0
-
-    def next(self, what: str) -> None:
-        """Say that the next phase, ``what``, starts."""
-        self.done += 1
-        self.echo(f"phase {self.done}/{self.total}: {what}")
 
 
 def _score(
@@ -196,9 +183,13 @@ def scoring_request(
     )
 
 
-def _models(settings: LoopSettings, out: Path, waits: Waits, phases: Phases) -> dict[str, Path]:
-    """Return each model's folder by label, training those not saved yet."""
-    echo = phases.echo
+def _models(
+    settings: LoopSettings, out: Path, waits: Waits, phases: int, echo: Callable[[str], None]
+) -> dict[str, Path]:
+    """Return each model's folder by label, training those not saved yet.
+
+    ``phases`` is the number of phases (``phase 2/4: …``): 4 with DPO, else 3.
+    """
     models = out / "models"
     folders = {"zero-shot": models / "base", "fine-tuned": models / "tuned"}
     if settings.train.dpo_steps:
@@ -206,16 +197,16 @@ def _models(settings: LoopSettings, out: Path, waits: Waits, phases: Phases) -> 
     if all((folder / "config.json").exists() for folder in folders.values()):
         echo(f"models already trained in {models}")
         return folders
-    phases.next("the oracle plays the train tasks; their rounds become training rows")
+    echo(f"phase 1/{phases}: the oracle plays the train tasks; their rounds become training rows")
     sets = make_sets(out / "data", prompt_args(settings), settings.train_tasks, echo)
     echo(f"training rows: {dict(sets.rows)} from {len(sets.tasks)} train tasks")
-    phases.next(f"fine-tuning {settings.base} ({describe_steps(settings.train)})")
+    echo(f"phase 2/{phases}: fine-tuning {settings.base} ({describe_steps(settings.train)})")
     if (folders["fine-tuned"] / "config.json").exists():
         echo(f"the SFT model is already trained: {folders['fine-tuned']}")
     else:
         _supervised(settings, sets, folders, out, echo)
     if settings.train.dpo_steps:
-        phases.next("the SFT model plays train tasks; its lost rounds become DPO pairs")
+        echo(f"phase 3/{phases}: the SFT model plays train tasks; its lost rounds become DPO pairs")
         _preferences(settings, load_rows(sets.dpo), folders, out, waits, echo)
     return folders
 
@@ -294,10 +285,8 @@ def _timed(out: Path, train: Callable[[], tuple[Any, Trained]]) -> tuple[Any, Tr
     started, cpu = time.monotonic(), time.process_time()
     model, stage = train()
     seconds = {"cpu_seconds": time.process_time() - cpu, "wall_seconds": time.monotonic() - started}
-    record = _training(out)
-    record["stages"] = [s for s in record.get("stages", []) if s["stage"] != stage.stage]
-    record["stages"].append(asdict(stage) | seconds)
-    (out / TRAINING_FILE).write_text(json.dumps(record, indent=1) + "\n")
+    stages = [s for s in _training(out).get("stages", []) if s["stage"] != stage.stage]
+    _note(out, {"stages": [*stages, asdict(stage) | seconds]})
     return model, stage
 
 
