@@ -146,3 +146,76 @@ def test_links_agree_with_numpy_where_heights_differ_by_exactly_a_step(monkeypat
     assert np.any(np.abs(heights[rows] - heights[a.indices]) == EVEN.step)  # edges at a step
     for part in ("indptr", "indices", "data"):
         np.testing.assert_array_equal(getattr(a, part), getattr(b, part))
+
+
+def _search(graph, source, target=-1):
+    n = graph.shape[0]
+    dist, pred = np.empty(n), np.empty(n, np.int32)
+    popped = kernels.extension().search(*kernels.search_arrays(graph), source, target, dist, pred)
+    return dist, pred, popped
+
+
+def test_search_breaks_ties_as_scipy_does_toward_the_larger_node():
+    """Two equal ways round a square: the node of larger index is reached first and kept."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    a, b = [0, 0, 1, 2], [1, 2, 3, 3]
+    square = csr_matrix((np.ones(8), (a + b, b + a)), shape=(4, 4))
+    dist, pred, _ = _search(square, 0)
+    assert dist.tolist() == [0.0, 1.0, 1.0, 2.0]
+    assert pred.tolist() == [-9999, 0, 0, 2]  # worked by hand: 2 pops before 1 and claims 3
+    expected = dijkstra(square, directed=True, indices=0, return_predecessors=True)
+    np.testing.assert_array_equal(pred, expected[1])
+
+
+@pytest.mark.parametrize("closed", [(), ("door_0",)], ids=["open", "a door closed"])
+def test_search_gives_scipys_rows_and_paths_in_a_world_with_doors(closed):
+    """Full rows equal scipy's; a search for one target stops early on the same path."""
+    from scipy.sparse.csgraph import dijkstra
+
+    from sortie.sim.navigation.graph import NavGraph
+
+    nav = NavGraph.build(build_world("flexible_room", 0), PLANNING)
+    graph = nav._closed_adjacency(frozenset(closed))
+    assert (graph.nnz < nav.adjacency.nnz) == bool(closed)  # the door takes edges away
+    rng = np.random.default_rng(3)
+    for source in rng.integers(0, nav.node_count, 4):
+        dist, pred = dijkstra(graph, directed=True, indices=int(source), return_predecessors=True)
+        full = _search(graph, int(source))
+        np.testing.assert_array_equal(full[0], dist)
+        np.testing.assert_array_equal(full[1], pred)
+        for target in rng.integers(0, nav.node_count, 10):
+            part_dist, part_pred, popped = _search(graph, int(source), int(target))
+            assert part_dist[target] == dist[target]
+            assert popped <= full[2]
+            node = int(target)
+            while np.isfinite(dist[target]) and node != source:
+                assert part_pred[node] == pred[node]
+                node = int(pred[node])
+
+
+def test_routes_are_the_same_with_and_without_the_compiled_search(monkeypatch):
+    """NavGraph.route gives the same nodes and waypoints whether or not the extension searches."""
+    from sortie.sim.navigation.graph import NavGraph
+
+    nav = NavGraph.build(build_world("flexible_room", 2), PLANNING)
+    points = [
+        tuple(nav.positions[i]) for i in np.random.default_rng(5).integers(0, nav.node_count, 8)
+    ]
+    pairs = list(zip(points, points[1:], strict=False))
+    with_it = [nav.route(a, b) for a, b in pairs]
+    nav._rows.clear()
+    monkeypatch.setattr(kernels, "extension", lambda: None)
+    without = [nav.route(a, b) for a, b in pairs]
+    assert any(r is not None and len(r.nodes) > 10 for r in with_it)
+    assert with_it == without
+
+
+def test_search_names_a_source_outside_the_graph():
+    """A source that is no node is refused with the range allowed."""
+    from scipy.sparse import csr_matrix
+
+    graph = csr_matrix((np.ones(2), ([0, 1], [1, 0])), shape=(2, 2))
+    with pytest.raises(ValueError, match=r"source 5 .* 0\.\.1"):
+        _search(graph, 5)

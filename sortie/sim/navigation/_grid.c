@@ -293,12 +293,128 @@ done:
     return result;
 }
 
+/* A shortest-path search that pops nodes in the order scipy 1.17's dijkstra pops them, so that
+ * it finds the same distances and the same predecessors: scipy keeps (-distance, node) pairs in
+ * a std::priority_queue, so the nearest node comes first and, among equally near ones, the one
+ * with the larger index; a node is pushed again whenever its distance strictly drops, and a
+ * popped pair whose distance is no longer the node's is skipped. Every pair in the queue is
+ * distinct, so any heap with that order pops the same sequence. Once `target` is popped its
+ * distance and every predecessor on its path are final (weights are not negative: a later pop
+ * can only offer a distance at least as long, and only a strictly shorter one replaces a
+ * predecessor), so the search stops there; target -1 searches every node, as scipy does. */
+typedef struct {
+    double d;
+    uint32_t node;
+} Entry;
+
+static int comes_first(Entry a, Entry b) { return a.d < b.d || (!(b.d < a.d) && a.node > b.node); }
+
+typedef struct {
+    Entry *items;
+    size_t size, room;
+} Heap;
+
+static int heap_push(Heap *h, Entry e) {
+    if (h->size == h->room) {
+        size_t room = h->room ? 2 * h->room : 1024;
+        Entry *items = realloc(h->items, room * sizeof(Entry));
+        if (!items) return -1;
+        h->items = items, h->room = room;
+    }
+    size_t i = h->size++;
+    while (i > 0 && comes_first(e, h->items[(i - 1) / 2])) {
+        h->items[i] = h->items[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->items[i] = e;
+    return 0;
+}
+
+static Entry heap_pop(Heap *h) {
+    Entry top = h->items[0], last = h->items[--h->size];
+    size_t i = 0, n = h->size;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && comes_first(h->items[child + 1], h->items[child])) child++;
+        if (!comes_first(h->items[child], last)) break;
+        h->items[i] = h->items[child];
+        i = child;
+    }
+    if (n) h->items[i] = last;
+    return top;
+}
+
+/* search(indptr (N + 1,) int32, indices (E,) int32, weights (E,) float64, source, target,
+ * dist (N,) float64, pred (N,) int32) -> nodes popped: fills dist (inf where not reached) and
+ * pred (-9999 where none, as scipy) for the nodes the search reached. */
+static PyObject *search(PyObject *self, PyObject *args) {
+    Py_buffer indptr, indices, weights, dist, pred;
+    Py_ssize_t source, target;
+    if (!PyArg_ParseTuple(args, "y*y*y*nnw*w*", &indptr, &indices, &weights, &source, &target, &dist, &pred))
+        return NULL;
+    PyObject *result = NULL;
+    Heap heap = {NULL, 0, 0};
+    Py_ssize_t n = dist.len / (Py_ssize_t)sizeof(double), edges = indices.len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *start = indptr.buf, *to = indices.buf;
+    const double *w = weights.buf;
+    double *d = dist.buf;
+    int32_t *p = pred.buf;
+    if (indptr.len != (n + 1) * (Py_ssize_t)sizeof(int32_t) || pred.len != n * (Py_ssize_t)sizeof(int32_t) ||
+        weights.len != edges * (Py_ssize_t)sizeof(double) || n > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "search: expected indptr (N + 1,) int32, indices (E,) int32, weights "
+                                          "(E,) float64, dist (N,) float64 and pred (N,) int32");
+        goto done;
+    }
+    if (source < 0 || source >= n || target < -1 || target >= n) {
+        PyErr_Format(PyExc_ValueError, "search: source %zd or target %zd is not a node of 0..%zd", source, target,
+                     n - 1);
+        goto done;
+    }
+    if (start[0] != 0 || start[n] != edges) {
+        PyErr_SetString(PyExc_ValueError, "search: indptr does not span the edges");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) d[i] = INFINITY, p[i] = -9999;
+    Py_ssize_t popped = 0;
+    d[source] = 0.0;
+    if (heap_push(&heap, (Entry){0.0, (uint32_t)source})) goto nomemory;
+    while (heap.size) {
+        Entry v = heap_pop(&heap);
+        if (d[v.node] < v.d) continue; /* a shorter way was found after this was pushed */
+        popped++;
+        if ((Py_ssize_t)v.node == target) break;
+        for (int32_t k = start[v.node]; k < start[v.node + 1]; k++) {
+            if (k < 0 || k >= edges || to[k] < 0 || to[k] >= n) {
+                PyErr_SetString(PyExc_ValueError, "search: an edge names no node");
+                goto done;
+            }
+            double next = v.d + w[k];
+            if (d[to[k]] > next) {
+                d[to[k]] = next;
+                if (heap_push(&heap, (Entry){next, (uint32_t)to[k]})) goto nomemory;
+                p[to[k]] = (int32_t)v.node;
+            }
+        }
+    }
+    result = PyLong_FromSsize_t(popped);
+    goto done;
+nomemory:
+    PyErr_NoMemory();
+done:
+    free(heap.items);
+    PyBuffer_Release(&indptr), PyBuffer_Release(&indices), PyBuffer_Release(&weights);
+    PyBuffer_Release(&dist), PyBuffer_Release(&pred);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"crowded", crowded, METH_VARARGS, "crowded(z, up, nx, ny, columns, low, high, offsets, out)."},
     {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(positions, unit, heights, limit, origins, directions, tmax)."},
     {"probe_read", probe_read, METH_VARARGS, "probe_read(origins, directions, t, reach, k, points, blocked)."},
     {"link_pairs", link_pairs, METH_VARARGS, "link_pairs(columns, z, blocked, slots, nx, ny, step, a, b) -> count."},
     {"near_hits", near_hits, METH_VARARGS, "near_hits(positions, points, radius, centre, scale, out)."},
+    {"search", search, METH_VARARGS, "search(indptr, indices, weights, source, target, dist, pred) -> nodes popped."},
     {NULL, NULL, 0, NULL},
 };
 

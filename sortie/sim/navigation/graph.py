@@ -2,7 +2,8 @@
 
 Built once per scene from ray casts (see ``surfaces`` and ``clearance``), with every door
 open; each door remembers the nodes its closed panel blocks, and queries take the set of
-closed doors. Shortest paths come from ``scipy.sparse.csgraph``. Privileged: used by episode
+closed doors. Shortest paths are scipy's Dijkstra (``scipy.sparse.csgraph``), or the compiled
+search that finds the same paths and stops at its target (``kernels``). Privileged: used by episode
 generation, the oracle and the SPL metric, never shown to ordinary agents.
 """
 
@@ -19,7 +20,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
 from sortie.core.errors import ConfigError, did_you_mean
-from sortie.sim.navigation import cache
+from sortie.sim.navigation import cache, kernels
 from sortie.sim.navigation.clearance import near_hits, probe
 from sortie.sim.navigation.doors import door_blocks, walkable_scene
 from sortie.sim.navigation.links import column_slots, link_neighbours
@@ -186,10 +187,9 @@ class NavGraph:
         source, target = self.nearest_node(a, closed=closed), self.nearest_node(b, closed=closed)
         if source is None or target is None:
             return None
-        dist, predecessors = self._search(source, closed)
-        if not np.isfinite(dist[target]):
+        nodes = self._nodes_between(source, target, closed)
+        if nodes is None:
             return None
-        nodes = _walk_back(predecessors, source, target)
         points = np.vstack([a, self.positions[nodes], b])
         if smooth:
             points = straighten(points, self._corridor(closed).clear_each)
@@ -340,11 +340,37 @@ class NavGraph:
     def _search(
         self, node: int, closed: frozenset[str]
     ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
-        def run() -> tuple[NDArray[np.float64], NDArray[np.int32]]:
-            graph = self._remember(("adjacency", closed), lambda: self._closed_adjacency(closed))
-            return dijkstra(graph, directed=True, indices=node, return_predecessors=True)
+        """Return the distances and predecessors of every node from ``node`` (kept)."""
+        return self._remember((node, closed), lambda: self._dijkstra(node, closed), rows=True)
 
-        return self._remember((node, closed), run, rows=True)
+    def _nodes_between(self, source: int, target: int, closed: frozenset[str]) -> list[int] | None:
+        """Return the nodes of the shortest path from ``source`` to ``target``, or None.
+
+        A search for one target stops when it reaches it (with the extension), and its
+        partial rows are not kept; a full row kept from before is used as it is.
+        """
+        known = self._rows.get((source, closed))
+        dist, predecessors = known or self._dijkstra(source, closed, target)
+        if not np.isfinite(dist[target]):
+            return None
+        return _walk_back(predecessors, source, target)
+
+    def _dijkstra(
+        self, source: int, closed: frozenset[str], target: int = -1
+    ) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+        """Search from ``source``: every node, or until ``target`` (-1: none) is reached.
+
+        The extension pops nodes in scipy's order, so both give the same paths (see
+        ``kernels``); only the nodes it reached have their distance and predecessor.
+        """
+        graph = self._remember(("adjacency", closed), lambda: self._closed_adjacency(closed))
+        module = kernels.extension()
+        if module is None:
+            return dijkstra(graph, directed=True, indices=source, return_predecessors=True)
+        arrays = self._remember(("search arrays", closed), lambda: kernels.search_arrays(graph))
+        dist, predecessors = np.empty(self.node_count), np.empty(self.node_count, np.int32)
+        module.search(*arrays, source, target, dist, predecessors)
+        return dist, predecessors
 
     def _corridor(self, closed: frozenset[str]) -> Corridor:
         slots = self._remember("slots", lambda: column_slots(self.grid, self.columns))

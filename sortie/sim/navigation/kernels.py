@@ -8,12 +8,21 @@ each surface and read their hits without intermediate arrays, and ``links.link_n
 has it find the linked pairs. It rounds and compares as the
 numpy forms do, so graphs are the same either way (``tests/sim/test_navigation_kernels.py``).
 Without a C compiler at install, or with ``SORTIE_GRID=0`` in the environment, numpy does it.
+
+The extension also searches the graph for shortest paths (``search``): Dijkstra, popping nodes
+in the order scipy 1.17's ``dijkstra`` pops them (nearest first, then the larger index), so the
+distances and predecessors are scipy's; a search for one target stops when it reaches it,
+which scipy cannot. Without the extension, scipy searches every node each time.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from types import ModuleType
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse import csr_matrix
 
 from sortie.sim.compiled import optional_module
 
@@ -25,3 +34,14 @@ ENV_SWITCH = "SORTIE_GRID"
 def extension() -> ModuleType | None:
     """Return the compiled loops, or None when they are switched off or not built."""
     return optional_module("sortie.sim.navigation._grid", ENV_SWITCH)
+
+
+def search_arrays(
+    graph: csr_matrix,
+) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
+    """Return the row starts, columns and weights of ``graph`` as the compiled search reads them."""
+    return (
+        np.ascontiguousarray(graph.indptr, np.int32),
+        np.ascontiguousarray(graph.indices, np.int32),
+        np.ascontiguousarray(graph.data, np.float64),
+    )
