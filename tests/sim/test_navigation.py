@@ -258,10 +258,17 @@ def _one_stretch(corridor, start, end) -> bool:
     return bool(((ids >= 0) & corridor.usable[ids] & near).any(axis=1).all())
 
 
-def test_stretches_tested_together_answer_as_one_at_a_time():
+@pytest.mark.parametrize("compiled", [True, False], ids=["extension", "numpy"])
+def test_stretches_tested_together_answer_as_one_at_a_time(monkeypatch, compiled):
     """``clear_each`` answers as one stretch at a time would, on a real world's graph."""
+    from sortie.sim.navigation import kernels
     from sortie.sim.navigation.graph import NO_DOORS
     from sortie.sim.worlds import build_world
+
+    if compiled and kernels.extension() is None:
+        pytest.skip("sortie.sim.navigation._grid is not built")
+    if not compiled:
+        monkeypatch.setattr(kernels, "extension", lambda: None)
 
     graph = NavGraph.build(build_world("apartment", 3), WALKER)
     corridor = graph._corridor(NO_DOORS)
@@ -278,3 +285,25 @@ def test_stretches_tested_together_answer_as_one_at_a_time():
     outside = np.array([[1e4, 1e4, 0.0]])
     assert not corridor.clear_each(nodes[0], outside)[0]
     assert not _one_stretch(corridor, nodes[0], outside[0])
+
+
+def test_nodes_within_a_radius_are_those_a_kd_tree_finds_ties_included():
+    """``_within`` returns cKDTree's ``query_ball_point`` nodes, also at exactly the radius."""
+    from scipy.spatial import cKDTree
+
+    from sortie.sim.worlds import build_world
+
+    graph = NavGraph.build(build_world("flexible_room", 1), WALKER)
+    tree = cKDTree(graph.positions)
+    rng = np.random.default_rng(4)
+    nodes = graph.positions[rng.integers(0, graph.node_count, 300)]
+    offsets = rng.integers(-8, 9, (300, 3)) * np.array([0.125, 0.125, 0.25])
+    points = np.vstack([nodes + offsets, rng.uniform(-9, 9, (100, 3))])
+    ties = 0
+    for point in points:
+        for radius in (0.5, 1.0):
+            expected = sorted(tree.query_ball_point(point, radius))
+            assert graph._within(point, radius).tolist() == expected
+            gaps = np.linalg.norm(graph.positions[expected] - point, axis=1)
+            ties += int((gaps == radius).sum())
+    assert ties > 0  # points exactly on the radius were met, and kept alike

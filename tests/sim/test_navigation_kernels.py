@@ -55,6 +55,7 @@ def test_probes_room_and_links_agree_with_numpy_in_every_surface(monkeypatch, wo
     )
     assert a.nnz > len(columns)  # most surfaces have a neighbour or two
     for part in ("indptr", "indices", "data"):
+        assert getattr(a, part).dtype == getattr(b, part).dtype
         np.testing.assert_array_equal(getattr(a, part), getattr(b, part))
 
 
@@ -195,20 +196,23 @@ def test_search_gives_scipys_rows_and_paths_in_a_world_with_doors(closed):
                 node = int(pred[node])
 
 
-def test_routes_are_the_same_with_and_without_the_compiled_search(monkeypatch):
-    """NavGraph.route gives the same nodes and waypoints whether or not the extension searches."""
+@pytest.mark.parametrize("closed", [(), ("door_0",)], ids=["open", "a door closed"])
+def test_routes_are_the_same_with_and_without_the_extension(monkeypatch, closed):
+    """NavGraph.route gives the same nodes and waypoints whether or not the extension runs.
+
+    The extension searches the graph and tests the straight stretches of string pulling.
+    """
     from sortie.sim.navigation.graph import NavGraph
 
     nav = NavGraph.build(build_world("flexible_room", 2), PLANNING)
-    points = [
-        tuple(nav.positions[i]) for i in np.random.default_rng(5).integers(0, nav.node_count, 8)
-    ]
+    picks = np.random.default_rng(5).integers(0, nav.node_count, 12)
+    points = [tuple(nav.positions[i]) for i in picks]
     pairs = list(zip(points, points[1:], strict=False))
-    with_it = [nav.route(a, b) for a, b in pairs]
+    with_it = [nav.route(a, b, closed) for a, b in pairs]
     nav._rows.clear()
     monkeypatch.setattr(kernels, "extension", lambda: None)
-    without = [nav.route(a, b) for a, b in pairs]
-    assert any(r is not None and len(r.nodes) > 10 for r in with_it)
+    without = [nav.route(a, b, closed) for a, b in pairs]
+    assert sum(r is not None and len(r.waypoints) < len(r.nodes) for r in with_it) > 3
     assert with_it == without
 
 
@@ -219,3 +223,13 @@ def test_search_names_a_source_outside_the_graph():
     graph = csr_matrix((np.ones(2), ([0, 1], [1, 0])), shape=(2, 2))
     with pytest.raises(ValueError, match=r"source 5 .* 0\.\.1"):
         _search(graph, 5)
+
+
+def test_edge_rows_leave_a_repeated_pair_to_scipy_which_sums_it():
+    """A pair given twice is summed, as scipy sums it, not kept twice."""
+    from sortie.sim.navigation.links import _compiled_matrix
+
+    positions = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0], [0.0, 0.0, 2.0]])
+    a, b = np.array([0, 1, 0]), np.array([1, 0, 2])
+    matrix = _compiled_matrix(kernels.extension(), a, b, positions)
+    assert matrix.toarray().tolist() == [[0, 10, 2], [10, 0, 0], [2, 0, 0]]

@@ -293,6 +293,138 @@ done:
     return result;
 }
 
+/* edge_rows(a (P,) int64, b (P,) int64, positions (N, 3) float64, indptr (N + 1,) int32, indices
+ * (2P,) int32, lengths (2P,) float64) -> 0, or 1 if a pair repeats: the CSR matrix that scipy
+ * makes of the pairs both ways round (links.link_neighbours), each row's columns in order, the
+ * weights the lengths numpy's norm gives (the squares summed x, y then z, then the root). */
+static PyObject *edge_rows(PyObject *self, PyObject *args) {
+    Py_buffer a, b, positions, indptr, indices, lengths;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*", &a, &b, &positions, &indptr, &indices, &lengths)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t pairs = a.len / (Py_ssize_t)sizeof(int64_t), n = positions.len / (Py_ssize_t)(3 * sizeof(double));
+    if (b.len != a.len || indptr.len != (n + 1) * (Py_ssize_t)sizeof(int32_t) ||
+        indices.len != 2 * pairs * (Py_ssize_t)sizeof(int32_t) || lengths.len != 2 * pairs * (Py_ssize_t)sizeof(double) ||
+        2 * pairs > (Py_ssize_t)INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "edge_rows: expected a and b (P,) int64, positions (N, 3) float64, indptr "
+                                          "(N + 1,) int32, indices (2P,) int32 and lengths (2P,) float64");
+        goto done;
+    }
+    const int64_t *first = a.buf, *second = b.buf;
+    const double *xyz = positions.buf;
+    int32_t *start = indptr.buf, *column = indices.buf;
+    double *weight = lengths.buf;
+    memset(start, 0, indptr.len);
+    for (Py_ssize_t k = 0; k < pairs; k++) {
+        if (first[k] < 0 || first[k] >= n || second[k] < 0 || second[k] >= n) {
+            PyErr_SetString(PyExc_ValueError, "edge_rows: a pair names no node");
+            goto done;
+        }
+        start[first[k] + 1]++, start[second[k] + 1]++;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) start[i + 1] += start[i];
+    for (Py_ssize_t k = 0; k < pairs; k++) { /* fill from each row's end down, then sort */
+        const double *p = xyz + 3 * first[k], *q = xyz + 3 * second[k];
+        double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+        double length = sqrt((dx * dx + dy * dy) + dz * dz);
+        int32_t at = --start[first[k] + 1];
+        column[at] = (int32_t)second[k], weight[at] = length;
+        at = --start[second[k] + 1];
+        column[at] = (int32_t)first[k], weight[at] = length;
+    }
+    /* start[i + 1] now holds row i's start: shift back, then sort each (short) row. */
+    for (Py_ssize_t i = 0; i < n; i++) start[i] = start[i + 1];
+    start[n] = (int32_t)(2 * pairs);
+    int repeated = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int32_t k = start[i] + 1; k < start[i + 1]; k++) {
+            int32_t c = column[k], m = k;
+            double w = weight[k];
+            for (; m > start[i] && column[m - 1] > c; m--) column[m] = column[m - 1], weight[m] = weight[m - 1];
+            column[m] = c, weight[m] = w;
+            if (m > start[i] && column[m - 1] == c) repeated = 1;
+        }
+    result = PyLong_FromLong(repeated);
+done:
+    PyBuffer_Release(&a), PyBuffer_Release(&b), PyBuffer_Release(&positions);
+    PyBuffer_Release(&indptr), PyBuffer_Release(&indices), PyBuffer_Release(&lengths);
+    return result;
+}
+
+/* The grid indices below and above a fractional coordinate, one index on a grid line
+ * (smoothing._corner_indices): numpy's round is rint's, to even. */
+static void corner_indices(double f, int64_t *below, int64_t *above) {
+    double whole = rint(f);
+    if (fabs(f - whole) < 1e-6) { /* smoothing.SNAP */
+        *below = *above = (int64_t)whole;
+    } else {
+        *below = (int64_t)floor(f), *above = (int64_t)(floor(f) + 1);
+    }
+}
+
+/* Whether corner (i, j) is on the grid and holds a usable node within `step` of height z. */
+static int corner_held(const int64_t *slots, Py_ssize_t per, const double *nz, const uint8_t *usable,
+                       Py_ssize_t nodes, int64_t nx, int64_t ny, int64_t i, int64_t j, double z, double step) {
+    if (i < 0 || i >= nx || j < 0 || j >= ny) return 0;
+    const int64_t *ids = slots + (j * nx + i) * per;
+    for (Py_ssize_t k = 0; k < per; k++)
+        if (ids[k] >= 0 && ids[k] < nodes && usable[ids[k]] && fabs(nz[ids[k]] - z) <= step) return 1;
+    return 0;
+}
+
+/* stretches_clear(start (3,) float64, ends (K, 3) float64, counts (K,) int64, slots (C, L)
+ * int64, z (N,) float64, usable (N,) bool, x0, y0, cell, nx, ny, step, out (K,) bool): what
+ * smoothing.Corridor.clear_each answers, by the same operations per sample: counts[k] samples
+ * at np.linspace(0, 1, count) (k times 1 / (count - 1), the last 1), each at
+ * start + sample * (end - start), all four grid corners of each held. */
+static PyObject *stretches_clear(PyObject *self, PyObject *args) {
+    Py_buffer start, ends, counts, slots, z, usable, out;
+    double x0, y0, cell, step;
+    Py_ssize_t nx, ny;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*dddnndw*", &start, &ends, &counts, &slots, &z, &usable, &x0, &y0,
+                          &cell, &nx, &ny, &step, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t k_all = counts.len / (Py_ssize_t)sizeof(int64_t), nodes = z.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t cells = nx * ny, per = cells > 0 ? slots.len / (Py_ssize_t)sizeof(int64_t) / cells : 0;
+    if (start.len != 3 * (Py_ssize_t)sizeof(double) || ends.len != 3 * k_all * (Py_ssize_t)sizeof(double) ||
+        out.len != k_all || usable.len != nodes || cells <= 0 || slots.len != cells * per * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "stretches_clear: expected start (3,) float64, ends (K, 3) float64, "
+                                          "counts (K,) int64, slots (nx * ny, L) int64, z (N,) float64, usable (N,) "
+                                          "bool and out (K,) bool");
+        goto done;
+    }
+    const double *a = start.buf, *e = ends.buf, *nz = z.buf;
+    const int64_t *count = counts.buf, *slot = slots.buf;
+    const uint8_t *use = usable.buf;
+    uint8_t *clear = out.buf;
+    for (Py_ssize_t k = 0; k < k_all; k++) {
+        if (count[k] < 2) {
+            PyErr_SetString(PyExc_ValueError, "stretches_clear: a stretch needs 2 samples or more");
+            goto done;
+        }
+        double d[3] = {e[3 * k] - a[0], e[3 * k + 1] - a[1], e[3 * k + 2] - a[2]};
+        double unit = 1.0 / (double)(count[k] - 1);
+        int held = 1;
+        for (int64_t m = 0; m < count[k] && held; m++) {
+            double s = m == count[k] - 1 ? 1.0 : (double)m * unit + 0.0;
+            double px = a[0] + s * d[0], py = a[1] + s * d[1], pz = a[2] + s * d[2];
+            int64_t i0, i1, j0, j1;
+            corner_indices((px - x0) / cell, &i0, &i1);
+            corner_indices((py - y0) / cell, &j0, &j1);
+            held = corner_held(slot, per, nz, use, nodes, nx, ny, i0, j0, pz, step) &&
+                   corner_held(slot, per, nz, use, nodes, nx, ny, i0, j1, pz, step) &&
+                   corner_held(slot, per, nz, use, nodes, nx, ny, i1, j0, pz, step) &&
+                   corner_held(slot, per, nz, use, nodes, nx, ny, i1, j1, pz, step);
+        }
+        clear[k] = (uint8_t)held;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&start), PyBuffer_Release(&ends), PyBuffer_Release(&counts), PyBuffer_Release(&slots);
+    PyBuffer_Release(&z), PyBuffer_Release(&usable), PyBuffer_Release(&out);
+    return result;
+}
+
 /* A shortest-path search that pops nodes in the order scipy 1.17's dijkstra pops them, so that
  * it finds the same distances and the same predecessors: scipy keeps (-distance, node) pairs in
  * a std::priority_queue, so the nearest node comes first and, among equally near ones, the one
@@ -414,6 +546,9 @@ static PyMethodDef methods[] = {
     {"probe_read", probe_read, METH_VARARGS, "probe_read(origins, directions, t, reach, k, points, blocked)."},
     {"link_pairs", link_pairs, METH_VARARGS, "link_pairs(columns, z, blocked, slots, nx, ny, step, a, b) -> count."},
     {"near_hits", near_hits, METH_VARARGS, "near_hits(positions, points, radius, centre, scale, out)."},
+    {"edge_rows", edge_rows, METH_VARARGS, "edge_rows(a, b, positions, indptr, indices, lengths) -> 1 if a pair repeats."},
+    {"stretches_clear", stretches_clear, METH_VARARGS,
+     "stretches_clear(start, ends, counts, slots, z, usable, x0, y0, cell, nx, ny, step, out)."},
     {"search", search, METH_VARARGS, "search(indptr, indices, weights, source, target, dist, pred) -> nodes popped."},
     {NULL, NULL, 0, NULL},
 };

@@ -17,7 +17,6 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
-from scipy.spatial import cKDTree
 
 from sortie.core.errors import ConfigError, did_you_mean
 from sortie.sim.navigation import cache, kernels
@@ -157,8 +156,7 @@ class NavGraph:
     ) -> int | None:
         """Return the usable node nearest to ``point`` (feet height) within ``tolerance`` m."""
         xyz = np.asarray(tuple(point), np.float64)
-        tree = self._remember("tree", lambda: cKDTree(self.positions))
-        candidates = np.array(sorted(tree.query_ball_point(xyz, tolerance)), np.int64)
+        candidates = self._within(xyz, tolerance)
         if candidates.size:
             candidates = candidates[self.usable(closed)[candidates]]
         if not candidates.size:
@@ -320,6 +318,29 @@ class NavGraph:
             store[key] = make()
         return store[key]
 
+    def _within(self, xyz: NDArray[np.float64], radius: float) -> NDArray[np.int64]:
+        """Return the nodes within ``radius`` of ``xyz``, in order.
+
+        The nodes of the columns around the point are measured as scipy's ``cKDTree`` measures
+        in ``query_ball_point`` (the squares of the x, y and z gaps summed in that order, at
+        most the radius squared), which this replaced: a tree per graph cost more to build
+        than all an episode's queries.
+        """
+        grid = self.grid
+        reach = int(np.ceil(radius / grid.cell)) + 1
+        i, j = (int(v) for v in grid.cell_index(xyz[:2]))
+        ci = np.arange(max(i - reach, 0), min(i + reach + 2, grid.nx))
+        cj = np.arange(max(j - reach, 0), min(j + reach + 2, grid.ny))
+        columns = (cj[:, None] * grid.nx + ci[None, :]).ravel()
+        nodes = self._slots()[columns].ravel()
+        nodes = np.sort(nodes[nodes >= 0])
+        gap = self.positions[nodes] - xyz
+        squared = gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] + gap[:, 2] * gap[:, 2]
+        return nodes[squared <= radius * radius]
+
+    def _slots(self) -> NDArray[np.int64]:
+        return self._remember("slots", lambda: column_slots(self.grid, self.columns))
+
     def _unblocked(self, closed: frozenset[str]) -> NDArray[np.bool_]:
         usable = np.ones(self.node_count, bool)
         for name, nodes in zip(self.doors, self.door_nodes, strict=True):
@@ -373,10 +394,8 @@ class NavGraph:
         return dist, predecessors
 
     def _corridor(self, closed: frozenset[str]) -> Corridor:
-        slots = self._remember("slots", lambda: column_slots(self.grid, self.columns))
-        return Corridor(
-            self.grid, slots, self.positions[:, 2], self.usable(closed), self.shape.step
-        )
+        heights = self._remember("heights", lambda: np.ascontiguousarray(self.positions[:, 2]))
+        return Corridor(self.grid, self._slots(), heights, self.usable(closed), self.shape.step)
 
     def _doors_at(self, nodes: list[int]) -> tuple[str, ...]:
         on_path = np.zeros(self.node_count, bool)

@@ -1,12 +1,13 @@
-"""The compiled loops of a graph build (``_grid.c``), when they are built.
+"""The compiled loops of the navigation graph (``_grid.c``), when they are built.
 
 ``surfaces.crowded`` and ``clearance.near_hits`` ask, for every surface, whether anything lies
 in the walker's body: numpy answers by gathering each neighbour's hits into arrays the size of
 the whole grid, pass after pass, and by pairing points in k-d trees; the extension loops over
 the neighbours of one surface at a time. ``clearance.probe`` has it make the 24 probe rays of
-each surface and read their hits without intermediate arrays, and ``links.link_neighbours``
-has it find the linked pairs. It rounds and compares as the
-numpy forms do, so graphs are the same either way (``tests/sim/test_navigation_kernels.py``).
+each surface and read their hits without intermediate arrays; ``links.link_neighbours`` has it
+find the linked pairs and make the matrix of their edges; ``smoothing.Corridor.clear_each`` has
+it test the straight stretches of string pulling. It rounds and compares as the numpy forms
+do, so graphs and routes are the same either way (``tests/sim/test_navigation_kernels.py``).
 Without a C compiler at install, or with ``SORTIE_GRID=0`` in the environment, numpy does it.
 
 The extension also searches the graph for shortest paths (``search``): Dijkstra, popping nodes

@@ -4,7 +4,8 @@ A straight stretch is accepted when every point along it lies in a grid square w
 columns all hold a usable node at about the stretch's height. Those nodes have the walker's
 clearance, so the stretch keeps nearly all of it (at least ``sqrt(r^2 - (cell / 2)^2)``, as
 good as the grid path's own edges), never crosses a thin wall or a closed door, and never
-jumps between floors or over a drop.
+jumps between floors or over a drop. The extension (``kernels``) tests the samples with the
+same operations as numpy, so either gives the same routes.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sortie.sim.navigation import kernels
 from sortie.sim.navigation.surfaces import Grid
 
 SAMPLES_PER_CELL = 4
@@ -33,7 +36,7 @@ class Corridor:
     Attributes:
         grid: the graph's columns.
         slots: (C, L) node ids in each column, -1 where none.
-        z: (N,) node heights.
+        z: (N,) node heights, contiguous.
         usable: (N,) nodes not blocked by closed doors.
         step: largest height difference between a stretch and the nodes under it.
     """
@@ -61,6 +64,9 @@ class Corridor:
             max(2, math.ceil(math.hypot(*d[:2]) * SAMPLES_PER_CELL / self.grid.cell) + 1)
             for d in deltas
         ]
+        module = kernels.extension()
+        if module is not None:
+            return self._compiled(module, start, ends, counts)
         owner = np.repeat(np.arange(len(ends)), counts)
         steps = np.concatenate([_steps(count) for count in counts])
         points = start + steps[:, None] * deltas[owner]
@@ -71,6 +77,33 @@ class Corridor:
         for i, j in ((i0, j0), (i0, j1), (i1, j0), (i1, j1)):
             held &= self._held(i, j, points[:, 2])
         return np.logical_and.reduceat(held, np.cumsum([0, *counts[:-1]]))
+
+    def _compiled(
+        self,
+        module: ModuleType,
+        start: NDArray[np.float64],
+        ends: NDArray[np.float64],
+        counts: list[int],
+    ) -> NDArray[np.bool_]:
+        """Return ``clear_each``'s answer from the extension: the same samples and tests."""
+        clear = np.empty(len(ends), bool)
+        grid = self.grid
+        module.stretches_clear(
+            np.ascontiguousarray(start, np.float64),
+            np.ascontiguousarray(ends, np.float64),
+            np.array(counts, np.int64),
+            self.slots,
+            self.z,
+            self.usable,
+            grid.x0,
+            grid.y0,
+            grid.cell,
+            grid.nx,
+            grid.ny,
+            self.step,
+            clear,
+        )
+        return clear
 
     def _held(
         self, i: NDArray[np.int64], j: NDArray[np.int64], z: NDArray[np.float64]
