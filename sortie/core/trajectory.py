@@ -32,6 +32,11 @@ class Trajectory:
         self._steps, self._columns = steps, columns
 
     @property
+    def read_with_columns(self) -> bool:
+        """Whether the columns came from the record's columns file (its lines not yet parsed)."""
+        return self._columns is not None and callable(self._steps)
+
+    @property
     def steps(self) -> list[StepRecord]:
         """The step records, read on first use when they were not given."""
         if callable(self._steps):

@@ -24,7 +24,7 @@ from sortie.core.records import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
-from sortie.core.records_io import write_atomic
+from sortie.core.records_io import write_record
 from sortie.missions.runtime import MissionRuntime
 
 T = TypeVar("T")
@@ -180,19 +180,21 @@ class JsonlRecorder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lines: list[str] = []
+        self._steps: list[StepRecord] = []
 
     def on_start(self, header: TrajectoryHeader) -> None:
         """Start the record."""
-        self._lines = [line_of(header)]
+        self._lines, self._steps = [line_of(header)], []
 
     def on_step(self, record: StepRecord) -> None:
         """Add a step line."""
         self._lines.append(line_of(record))
+        self._steps.append(record)
 
     def on_end(self, footer: TrajectoryFooter) -> None:
-        """Add the footer and write the file."""
+        """Add the footer and write the file, with its columns (see ``write_record``)."""
         self._lines.append(line_of(footer))
-        write_atomic(self.path, "\n".join(self._lines) + "\n")
+        write_record(self.path, self._lines, self._steps)
 
 
 def line_of(record: BaseModel) -> str:

@@ -395,7 +395,8 @@ def episode_header(
 def score_record(job: Job, wall_seconds: float) -> JobResult:
     """Read the job's record back and compute its metrics from it alone."""
     trajectory = read_trajectory(job.record, check=check_episode)
-    write_columns(job.record, trajectory)  # later reads (rescore, reports) load the columns
+    if not trajectory.read_with_columns:  # the recorder could not vouch for its lines
+        write_columns(job.record, trajectory)  # later reads (rescore, reports) load them
     failed = trajectory.footer.failed_decision  # a decision that raised took time too
     agent, backend, render = (sum(column) for column in trajectory.columns.timings.T.tolist())
     timings = Timings(

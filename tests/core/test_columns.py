@@ -18,6 +18,7 @@ import pytest
 
 from sortie.core import records_io
 from sortie.core.columns import StepColumns, columns_file, load_columns
+from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
 from sortie.core.records import EventRecord, StepRecord
 from sortie.core.records_io import Suite, SuiteHeader, read_trajectory
@@ -305,3 +306,51 @@ def test_a_columns_file_that_is_a_fifo_is_ignored_without_waiting(records, tmp_p
     os.mkfifo(columns_file(copy))
     with within(10):
         _equal_columns(read_trajectory(copy).columns, _columns(records[1]))
+
+
+def test_scoring_a_run_reads_the_columns_its_recorder_wrote_not_the_lines(tmp_path, monkeypatch):
+    """The recorder vouches for the lines it wrote: scoring parses no step line."""
+    parsed = []
+    original = records_io._parse
+    monkeypatch.setattr(
+        records_io, "_parse", lambda model, *rest: parsed.append(model) or original(model, *rest)
+    )
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue(budget_s=4.0)])
+    (result,) = run_suite(suite, "random", {}, RunSettings(tmp_path))
+    assert result.footer.steps > 10
+    assert StepRecord not in parsed
+
+
+def test_a_line_the_reader_would_refuse_gets_no_columns_and_loses_stale_ones(records, tmp_path):
+    """An integer of 20 digits in an action: the reader refuses it, so no columns vouch for it."""
+    from sortie.core.records import recorded_action
+    from sortie.run.episode import line_of
+
+    path = tmp_path / "long.jsonl"
+    (tmp_path / columns_file(path).name).write_bytes(columns_file(records[0]).read_bytes())
+    read = read_trajectory(records[0])
+    huge = read.steps[0].model_copy(
+        update={"action": recorded_action({"type": "move", "turn": 10**20, "speed": 0.0})}
+    )
+    steps = [huge, *read.steps[1:]]
+    lines = [line_of(read.header), *(line_of(s) for s in steps), line_of(read.footer)]
+    records_io.write_record(path, lines, steps)
+    assert not columns_file(path).exists()
+    with pytest.raises(ConfigError, match="at most ±2\\^63"):
+        _ = read_trajectory(path).steps
+
+
+@pytest.mark.parametrize(
+    ("text", "long"),
+    [
+        (b'{"t":0.0012345678901234567}', False),  # a float's fraction: 19 digits after "."
+        (b'{"t":123456789012345678}', False),  # 18 digits
+        (b'{"t":1234567890123456789}', True),
+        (b'{"t":-12345678901234567890}', True),
+        (b'{"t":"id1234567890123456789"}', True),  # looks like one: no columns, no harm
+        (b"[0.00000000000000000001,1.5]", False),
+    ],
+)
+def test_long_integers_are_told_from_long_fractions(text, long):
+    """Runs of 19 digits or more count unless they follow a decimal point."""
+    assert records_io._long_integer(text) is long

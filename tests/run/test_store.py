@@ -137,16 +137,16 @@ def test_a_full_disk_while_writing_a_record_stops_the_run_and_a_resume_completes
 
     from tests.conftest import comparable
 
-    real, failed = Path.write_text, []
+    real, failed = Path.write_bytes, []
 
     def full_once(self, *args, **kwargs):
         if self.name.endswith(".tmp") and not failed:
             failed.append(self)
-            real(self, "half a record")
+            real(self, b"half a record")
             raise OSError(errno.ENOSPC, "No space left on device", str(self))
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "write_text", full_once)
+    monkeypatch.setattr(Path, "write_bytes", full_once)
     request = RunRequest((str(smoke3),), "random", store=tmp_path / "a" / "s.db", run_id="r")
     with pytest.raises(StoreError, match=r"\.jsonl: the disk is full .*free disk space"):
         run_stored(request)

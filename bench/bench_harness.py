@@ -1,0 +1,141 @@
+"""Benchmark what the harness costs per step next to the simulator it drives.
+
+Runs episodes through ``run_suite`` (mission rules, the runtime, the step record written and
+scored, as ``sortie run`` does in a worker) and sums, in CPU time: the backend's own step,
+the agent's ``act``, the episode's reset (the world built) and the whole episode loop
+(``run_episode``). What the loop costs beyond the backend's step and the agent's act is the
+harness's own cost per step; scoring the record after the episode is timed on its own. The
+speed issue's target: the harness's own cost per step no more than the backend's sensorless
+step. Agents that see no images make the backend step sensorless.
+
+Run: ``.venv/bin/python bench/bench_harness.py [--suite rescue-l5-v2] [--limit 10]
+[--agents random,oracle] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from sortie.agents.base import Agent
+from sortie.backends.embedded import EmbeddedBackend
+from sortie.core.records_io import Suite
+from sortie.missions.loading import load_suite
+from sortie.missions.runtime import MissionRuntime
+from sortie.run import jobs
+from sortie.run.suite import RunSettings, run_suite
+
+PARTS = ("loop", "backend step", "agent act", "reset", "scoring")
+
+
+@contextmanager
+def timing(owner: Any, name: str, part: str, spent: dict[str, float]) -> Iterator[None]:
+    """Add the CPU time of every call of ``owner.name`` to ``spent[part]`` while inside."""
+    original = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent[part] += time.process_time() - start
+
+    setattr(owner, name, timed)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+def measure(suite: Suite, agent: str) -> tuple[dict[str, float], int]:
+    """Run ``suite`` with ``agent``; return CPU seconds per part and the steps taken."""
+    spent: dict[str, float] = defaultdict(float)
+    steps = 0
+    with (
+        _loops_timed(spent),
+        timing(EmbeddedBackend, "step", "backend step", spent),
+        timing(MissionRuntime, "reset", "reset", spent),
+        timing(jobs, "score_record", "scoring", spent),
+        tempfile.TemporaryDirectory() as folder,
+    ):
+        for result in run_suite(suite, agent, {}, RunSettings(Path(folder))):
+            steps += result.footer.steps
+    spent["loop"] -= spent["backend step"] + spent["agent act"] + spent["reset"]
+    return spent, steps
+
+
+@contextmanager
+def _loops_timed(spent: dict[str, float]) -> Iterator[None]:
+    """Time each episode loop ``run_job`` runs, and its agent's ``act`` calls."""
+    original = jobs.run_episode
+
+    def run_episode(runtime: MissionRuntime, agent: Agent, *args: Any, **kwargs: Any) -> Any:
+        act = agent.act
+
+        def timed_act(*act_args: Any) -> Any:
+            start = time.process_time()
+            try:
+                return act(*act_args)
+            finally:
+                spent["agent act"] += time.process_time() - start
+
+        agent.act = timed_act  # type: ignore[method-assign]
+        start = time.process_time()
+        try:
+            return original(runtime, agent, *args, **kwargs)
+        finally:
+            spent["loop"] += time.process_time() - start
+
+    jobs.run_episode = run_episode  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        jobs.run_episode = original  # type: ignore[assignment]
+
+
+def main() -> None:
+    """Time the parts of a run per agent; print µs a step and ms an episode."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", default="rescue-l5-v2")
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--agents", default="random,oracle")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    loaded = load_suite(args.suite)
+    suite = Suite(loaded.header, loaded.episodes[: args.limit])
+    table = Table(title=f"{args.suite}, {len(suite.episodes)} episodes, best of {args.repeats}")
+    for column in ("agent", "steps", "harness µs/step", "backend step µs", "ratio"):
+        table.add_column(column, justify="right")
+    table.add_column("act µs", justify="right")
+    table.add_column("reset ms/ep", justify="right")
+    table.add_column("scoring ms/ep", justify="right")
+    for agent in args.agents.split(","):
+        runs = [measure(suite, agent) for _ in range(args.repeats)]
+        steps = runs[0][1]
+        best = {part: min(run[0][part] for run in runs) for part in PARTS}
+        per_step = {part: best[part] / steps * 1e6 for part in PARTS}
+        per_episode = {part: best[part] / len(suite.episodes) * 1e3 for part in PARTS}
+        table.add_row(
+            agent,
+            f"{steps:,}",
+            f"{per_step['loop']:.1f}",
+            f"{per_step['backend step']:.1f}",
+            f"{per_step['loop'] / per_step['backend step']:.2f}",
+            f"{per_step['agent act']:.1f}",
+            f"{per_episode['reset']:.1f}",
+            f"{per_episode['scoring']:.1f}",
+        )
+    Console(width=120).print(table)
+
+
+if __name__ == "__main__":
+    main()
