@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Frames, Sensor
 from sortie.sim import raster
-from sortie.sim.camera import CameraSpec, dynamic_pixels, world_rays
+from sortie.sim.camera import CameraSpec, dynamic_pixels, pitched_rays, world_rays
 from sortie.sim.linear import product
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.scene import Scene
@@ -30,21 +30,31 @@ class Renderer:
     """Renders a scene from camera poses; keep one per scene."""
 
     def __init__(
-        self, scene: Scene, caster: RayCaster | None = None, rasterise: bool | None = None
+        self,
+        scene: Scene,
+        caster: RayCaster | None = None,
+        rasterise: bool | None = None,
+        compiled_output: bool | None = None,
     ) -> None:
         """Prepare to render ``scene``.
 
         ``rasterise`` None means "when the extension is built"; False casts every pixel's ray
-        (the same frames, for comparisons).
+        (the same frames, for comparisons). ``compiled_output`` likewise: None writes the ids
+        and RGB in the extension when it is built, False in numpy (the reference, same bits).
         """
         self.scene = scene
         self.caster = caster or RayCaster(scene)
         self.rasterise = raster.available() if rasterise is None else rasterise
-        if self.rasterise and not raster.available():
-            raise ConfigError(
-                "Renderer: rasterising asked for, but sortie.sim._raster is not built or is "
-                f"switched off ({raster.ENV_SWITCH}=0); allowed here: rasterise=False or None"
-            )
+        self.compiled_output = raster.available() if compiled_output is None else compiled_output
+        for what, name, asked in (
+            ("rasterising", "rasterise", self.rasterise),
+            ("the compiled output stage", "compiled_output", compiled_output),
+        ):
+            if asked and not raster.available():
+                raise ConfigError(
+                    f"Renderer: {what} asked for, but sortie.sim._raster is not built or is "
+                    f"switched off ({raster.ENV_SWITCH}=0); allowed here: {name}=False or None"
+                )
         self._origins: dict[int, NDArray[np.float32]] = {}
         light = scene.lighting
         sun = np.asarray(light.sun_direction, np.float32)
@@ -67,8 +77,12 @@ class Renderer:
         if not sensors:
             return Frames()
         pitch = spec.pitch if pitch is None else pitch
-        dirs = world_rays(spec, yaw, pitch)
         self.caster.sync()
+        if self.rasterise and self.compiled_output:
+            # Only the pixels cast need their ray here; the extension turns the rest itself.
+            hits, _ = raster.frame_hits(self.caster, spec, eye, yaw, pitch)
+            return self._output(hits, spec, yaw, pitch, None, sensors)
+        dirs = world_rays(spec, yaw, pitch)
         if self.rasterise:
             hits, _ = raster.frame_hits(self.caster, spec, eye, yaw, pitch, dirs)
         elif self.caster.packets:
@@ -78,6 +92,8 @@ class Renderer:
         else:
             rows = dynamic_pixels(spec, eye, yaw, pitch, self.caster.dynamic_boxes)
             hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs, dynamic_rows=rows)
+        if self.compiled_output:
+            return self._output(hits, spec, yaw, pitch, dirs, sensors)
         shape = (spec.height, spec.width)
         depth = hits.t.reshape(shape) if Sensor.DEPTH in sensors else None
         semantic = None
@@ -85,6 +101,42 @@ class Renderer:
             semantic = self.caster.object_ids(hits).reshape(shape)
         rgb = self.shade(hits, dirs).reshape(*shape, 3) if Sensor.RGB in sensors else None
         return Frames(rgb=rgb, depth=depth, semantic=semantic)
+
+    def _output(
+        self,
+        hits: Hits,
+        spec: CameraSpec,
+        yaw: float,
+        pitch: float,
+        dirs: NDArray[np.float32] | None,
+        sensors: Collection[Sensor],
+    ) -> Frames:
+        """Return the frames of ``hits``, ids and RGB written by the extension in one pass.
+
+        Depth is the hits' own distances. ``dirs`` (None: not computed) serve only to make
+        the sky when the camera's sky is not cached.
+        """
+        shape, n = (spec.height, spec.width), len(hits.t)
+        ids = np.empty(n, np.int32) if Sensor.SEMANTIC in sensors else None
+        rgb = np.empty((n, 3), np.uint8) if Sensor.RGB in sensors else None
+        if ids is not None or rgb is not None:
+            sky = self._camera_sky(spec, yaw, pitch, dirs) if rgb is not None else None
+            lit = self._lit_colors()
+            raster.output(
+                hits,
+                self.caster.table,
+                self.caster.atlas.image,
+                lit.color,
+                lit.shade,
+                sky,
+                ids,
+                rgb,
+            )
+        return Frames(
+            rgb=None if rgb is None else rgb.reshape(*shape, 3),
+            depth=hits.t.reshape(shape) if Sensor.DEPTH in sensors else None,
+            semantic=None if ids is None else ids.reshape(shape),
+        )
 
     def _origin_buffer(self, n: int, eye: tuple[float, float, float]) -> NDArray[np.float32]:
         buffer = self._origins.get(n)
@@ -134,13 +186,22 @@ class Renderer:
             self._lit_table = table
         return self._lit
 
+    def _camera_sky(
+        self, spec: CameraSpec, yaw: float, pitch: float, dirs: NDArray[np.float32] | None
+    ) -> NDArray[np.uint8]:
+        """Return ``_sky(world_rays(spec, yaw, pitch))``, turning the rays only if not cached."""
+        cache, z = self._sky_cache, pitched_rays(spec, pitch)[2]
+        if cache is not None and cache[0] == _sky_key(z):
+            return cache[1]
+        return self._sky(world_rays(spec, yaw, pitch) if dirs is None else dirs)
+
     def _sky(self, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
         """Return the sky colour of every ray: a gradient from horizon to zenith.
 
         It depends only on each ray's elevation, which yaw does not change, so it is kept per
         camera and pitch (the last one used; a fixed camera pays for it once).
         """
-        key = (len(dirs), float(dirs[0, 2]), float(dirs[-1, 2]))
+        key = _sky_key(dirs[:, 2])
         if self._sky_cache is None or self._sky_cache[0] != key:
             up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
             blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
@@ -157,6 +218,11 @@ class Renderer:
         col = np.clip(point[:, 0] + 0.5, 0, image.shape[1] - 1).astype(np.intp)
         row = np.clip(point[:, 1] + 0.5, 0, image.shape[0] - 1).astype(np.intp)
         return image[row, col].astype(np.float32)
+
+
+def _sky_key(up: NDArray[np.float32]) -> tuple[int, float, float]:
+    """Return what tells a camera's sky from another's: its rays' first and last elevation."""
+    return len(up), float(up[0]), float(up[-1])
 
 
 @dataclass(frozen=True, slots=True)
