@@ -18,6 +18,9 @@
  *
  * The bands are wide (a fifth of a millimetre, more at grazing angles) against Embree's
  * float32 errors (micrometres), so a pixel left sure is one every CPU agrees on.
+ *
+ * ``output``, once the unsure pixels are cast and merged in, writes the frame's id and RGB
+ * images in one pass (see the comment above it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

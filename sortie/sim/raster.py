@@ -8,8 +8,9 @@ be sure of (a hit near a triangle's outline, two surfaces at one depth, a triang
 edge-on) is cast through the ray caster, whose rules decide it the same way on every CPU. So
 frames are those of the ray caster, pixel for pixel; tests hold the two to that.
 
-With ``SORTIE_RASTER=0`` in the environment, or without the compiled extension, every pixel
-is cast.
+The extension also writes a frame's id and RGB images in one pass (``output``), the same
+bits as ``sortie.sim.render``'s numpy shading. With ``SORTIE_RASTER=0`` in the environment, or
+without the compiled extension, every pixel is cast and shaded in numpy.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ which gives the ray caster's own hits, pixel for pixel, faster; without its exte
 ray is cast. Depth and ids are exact (they come straight from the hit). RGB shades each hit
 with its face colour or texture texel under a sun (Lambert) plus ambient light; rays that hit
 nothing show a sky gradient. Only the sensors asked for are computed.
+
+With the extension built, ids and RGB are written in C in one pass (``raster.output``) and
+only the unsure pixels' rays are made here; ``shade`` and ``RayCaster.object_ids`` are the
+numpy reference (``compiled_output=False``, or ``SORTIE_RASTER=0``), the same bits.
 """
 
 from __future__ import annotations
