@@ -98,7 +98,16 @@ class Renderer:
             hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs, dynamic_rows=rows)
         if self.compiled_output:
             return self._output(hits, spec, yaw, pitch, dirs, sensors)
-        shape = (spec.height, spec.width)
+        return self._numpy_output(hits, (spec.height, spec.width), dirs, sensors)
+
+    def _numpy_output(
+        self,
+        hits: Hits,
+        shape: tuple[int, int],
+        dirs: NDArray[np.float32],
+        sensors: Collection[Sensor],
+    ) -> Frames:
+        """Return the frames of ``hits`` made in numpy: the reference of ``_output``."""
         depth = hits.t.reshape(shape) if Sensor.DEPTH in sensors else None
         semantic = None
         if Sensor.SEMANTIC in sensors:
