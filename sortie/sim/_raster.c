@@ -18,6 +18,9 @@
  *
  * The bands are wide (a fifth of a millimetre, more at grazing angles) against Embree's
  * float32 errors (micrometres), so a pixel left sure is one every CPU agrees on.
+ *
+ * ``output``, once the unsure pixels are cast and merged in, writes the frame's id and RGB
+ * images in one pass (see the comment above it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -58,7 +61,9 @@ typedef struct {
     double eye[3], axes[3][3]; /* axes[k]: camera axis k (forward, left, up) in world terms */
     double focal, reach_max, close;
     int width, height;
-    const float *dirs;
+    const float *dirs; /* each pixel's ray (x, y, z), or with ``turned`` the rows x, y and z at zero yaw */
+    int turned;
+    float cos, sin; /* the yaw's turn (sortie.sim.camera.yaw_turn) */
     Best *best;
     int *columns; /* two a row: a triangle's first and last column */
 } Frame;
@@ -396,14 +401,28 @@ typedef struct {
     uint8_t *unsure;
 } Out;
 
+/* Pixel ``k``'s ray: as given, or turned by the yaw here with world_rays' float32 operations. */
+static inline void ray_of(const Frame *f, size_t k, double d[3]) {
+    if (!f->turned) {
+        const float *dir = f->dirs + 3 * k;
+        d[0] = dir[0], d[1] = dir[1], d[2] = dir[2];
+        return;
+    }
+    size_t n = (size_t)f->width * f->height;
+    float x = f->dirs[k], y = f->dirs[n + k];
+    float dx = f->cos * x - f->sin * y, dy = f->sin * x + f->cos * y;
+    d[0] = dx, d[1] = dy, d[2] = f->dirs[2 * n + k];
+}
+
 static void write_pixels(const Frame *f, const float *corners, int all_unsure, Out out) {
     for (int k = 0; k < f->width * f->height; k++) {
         const Best *p = f->best + k;
         out.t[k] = INFINITY, out.tri[k] = -1, out.u[k] = 0.0f, out.v[k] = 0.0f;
         out.unsure[k] = all_unsure || p->forced || p->flags;
         if (out.unsure[k] || p->tri < 0) continue;
-        const float *a = corners + 9 * (size_t)p->tri, *dir = f->dirs + 3 * (size_t)k;
-        double d[3] = {dir[0], dir[1], dir[2]};
+        const float *a = corners + 9 * (size_t)p->tri;
+        double d[3];
+        ray_of(f, (size_t)k, d);
         Exact hit = measure_corners(a, a + 3, a + 6, f->eye, d); /* the ray caster's formula */
         out.t[k] = (float)hit.t, out.tri[k] = p->tri, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
     }
@@ -513,9 +532,11 @@ static int raster_all(Frame *f, const float *corners, const double *reach, size_
 static PyObject *frame(PyObject *self, PyObject *args) {
     Py_buffer corners, reach, spheres, camera, eye, dirs, t, tri, u, v, unsure;
     Frame f;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*diiw*w*w*w*w*", &corners, &reach, &spheres, &camera, &eye, &dirs, &f.focal,
-                          &f.width, &f.height, &t, &tri, &u, &v, &unsure))
+    f.cos = NAN, f.sin = NAN;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*diiw*w*w*w*w*|ff", &corners, &reach, &spheres, &camera, &eye, &dirs, &f.focal,
+                          &f.width, &f.height, &t, &tri, &u, &v, &unsure, &f.cos, &f.sin))
         return NULL;
+    f.turned = !isnan(f.cos);
     PyObject *result = NULL;
     size_t count = (size_t)corners.len / (9 * sizeof(float)), n = (size_t)f.width * f.height;
     f.best = NULL, f.columns = NULL, f.dirs = dirs.buf;
@@ -548,10 +569,110 @@ done:
     return result;
 }
 
+/* The output stage: each pixel's instance id and RGB from its hit, in one pass. The numpy
+ * path of sortie.sim.render (Renderer.shade, RayCaster.object_ids) is the reference; every
+ * step here is its operation in the same float32 arithmetic (no fused multiply-add), so the
+ * images are the same bit for bit. The tables have one "no hit" row at the end, which a pixel
+ * without a hit reads, as numpy's take of -1 does. */
+typedef struct {
+    const int32_t *tri;
+    const float *u, *v;
+    const int32_t *object_id;
+    const uint8_t *color, *textured, *image, *sky;
+    const float *shade, *uv;
+    int image_width, image_height;
+    int32_t last;
+} Shading;
+
+/* numpy's clip(x, 0, high) of a float32: the larger of x and 0, then the smaller of that and
+ * high (a NaN, which numpy could not index with, reads as 0). */
+static inline float clip_float(float x, float high) {
+    if (!(x >= 0.0f)) return 0.0f;
+    return x > high ? high : x;
+}
+
+/* The texel under a textured face's hit (Renderer._texels), lit by the face's shade. */
+static void texel(const Shading *s, size_t k, int32_t row, uint8_t *rgb) {
+    const float *uv = s->uv + 6 * (size_t)row;
+    float u = s->u[k], v = s->v[k], w = 1.0f - u - v;
+    float x = w * uv[0] + u * uv[2] + v * uv[4], y = w * uv[1] + u * uv[3] + v * uv[5];
+    size_t col = (size_t)clip_float(x + 0.5f, (float)(s->image_width - 1));
+    size_t line = (size_t)clip_float(y + 0.5f, (float)(s->image_height - 1));
+    const uint8_t *texel = s->image + 3 * (line * (size_t)s->image_width + col);
+    float light = s->shade[row];
+    for (int i = 0; i < 3; i++) rgb[i] = (uint8_t)clip_float((float)texel[i] * light, 255.0f);
+}
+
+/* Returns the first pixel whose triangle is not in the tables, or n when all are. */
+static size_t shade_pixels(const Shading *s, size_t n, int32_t *ids, uint8_t *rgb) {
+    for (size_t k = 0; k < n; k++) {
+        int32_t tri = s->tri[k], row = tri >= 0 ? tri : s->last;
+        if (tri >= s->last || tri < -1) return k;
+        if (ids) ids[k] = s->object_id[row];
+        if (!rgb) continue;
+        uint8_t *out = rgb + 3 * k;
+        const uint8_t *color = tri >= 0 ? s->color + 3 * (size_t)row : s->sky + 3 * k;
+        if (s->textured[row])
+            texel(s, k, row, out);
+        else
+            out[0] = color[0], out[1] = color[1], out[2] = color[2];
+    }
+    return n;
+}
+
+/* A writable buffer of ``size`` bytes, or none (``obj`` None): whether that went well. */
+static int optional_out(PyObject *obj, Py_buffer *b, size_t size, const char *name) {
+    b->obj = NULL, b->buf = NULL;
+    if (obj == Py_None) return 1;
+    if (PyObject_GetBuffer(obj, b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        b->obj = NULL;
+        return 0;
+    }
+    return check(b, size, 1, name);
+}
+
+static PyObject *output(PyObject *self, PyObject *args) {
+    Py_buffer tri, u, v, object_id, color, shade, textured, uv, image, sky, ids = {0}, rgb = {0};
+    PyObject *ids_obj, *rgb_obj, *result = NULL;
+    Shading s;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*iiy*OO", &tri, &u, &v, &object_id, &color, &shade, &textured, &uv, &image,
+                          &s.image_width, &s.image_height, &sky, &ids_obj, &rgb_obj))
+        return NULL;
+    size_t n = (size_t)tri.len / sizeof(int32_t), rows = (size_t)object_id.len / sizeof(int32_t);
+    size_t texels = (size_t)(s.image_width > 0 ? s.image_width : 0) * (size_t)(s.image_height > 0 ? s.image_height : 0);
+    if (!check(&u, n, sizeof(float), "u") || !check(&v, n, sizeof(float), "v") || !check(&tri, n, sizeof(int32_t), "triangle") ||
+        rows == 0 || !check(&color, 3 * rows, 1, "color") || !check(&shade, rows, sizeof(float), "shade") ||
+        !check(&textured, rows, 1, "textured") || !check(&uv, 6 * rows, sizeof(float), "uv") ||
+        !check(&image, 3 * texels, 1, "image") || texels == 0 || (rgb_obj != Py_None && !check(&sky, 3 * n, 1, "sky")) ||
+        !optional_out(ids_obj, &ids, n * sizeof(int32_t), "ids") || !optional_out(rgb_obj, &rgb, 3 * n, "rgb"))
+        goto done;
+    s.tri = tri.buf, s.u = u.buf, s.v = v.buf, s.object_id = object_id.buf, s.color = color.buf, s.shade = shade.buf;
+    s.textured = textured.buf, s.uv = uv.buf, s.image = image.buf, s.sky = sky.buf, s.last = (int32_t)(rows - 1);
+    size_t shaded;
+    Py_BEGIN_ALLOW_THREADS;
+    shaded = shade_pixels(&s, n, ids.buf, rgb.buf);
+    Py_END_ALLOW_THREADS;
+    if (shaded < n)
+        PyErr_Format(PyExc_ValueError, "raster.output: pixel %zu hits triangle %d, allowed -1 (none) to %d", shaded,
+                     (int)s.tri[shaded], (int)s.last - 1);
+    else
+        result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&tri), PyBuffer_Release(&u), PyBuffer_Release(&v), PyBuffer_Release(&object_id), PyBuffer_Release(&color);
+    PyBuffer_Release(&shade), PyBuffer_Release(&textured), PyBuffer_Release(&uv), PyBuffer_Release(&image), PyBuffer_Release(&sky);
+    if (ids.obj) PyBuffer_Release(&ids);
+    if (rgb.obj) PyBuffer_Release(&rgb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"frame", frame, METH_VARARGS,
-     "frame(corners, reach, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure) -> bool: "
-     "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure."},
+     "frame(corners, reach, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
+     "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure. "
+     "With cos and sin, dirs holds the rays at zero yaw as rows x, y, z, turned here by that yaw."},
+    {"output", output, METH_VARARGS,
+     "output(triangle, u, v, object_id, color, shade, textured, uv, image, image_width, image_height, sky, ids, rgb) "
+     "-> None: write each pixel's instance id and RGB from its hit (ids or rgb None: not asked for)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -73,8 +73,34 @@ def world_rays(spec: CameraSpec, yaw: float, pitch: float | None = None) -> NDAr
     multiply-adds per axis. A general matrix product would call BLAS, whose worker threads
     keep spinning after each call and slow down a second process on the other core.
     """
-    x, y, z = _pitched(spec.width, spec.height, spec.hfov, spec.pitch if pitch is None else pitch)
-    c, s = np.float32(math.cos(math.radians(yaw))), np.float32(math.sin(math.radians(yaw)))
+    return _turned(pitched_rays(spec, pitch), yaw)
+
+
+def rays_at(
+    spec: CameraSpec, yaw: float, pitch: float | None, pixels: NDArray[np.intp]
+) -> NDArray[np.float32]:
+    """Return ``world_rays(spec, yaw, pitch)[pixels]``, turning only those pixels' rays."""
+    return _turned(pitched_rays(spec, pitch)[:, pixels], yaw)
+
+
+def yaw_turn(yaw: float) -> tuple[np.float32, np.float32]:
+    """Return the float32 cosine and sine that turn pitched rays by ``yaw`` degrees."""
+    return np.float32(math.cos(math.radians(yaw))), np.float32(math.sin(math.radians(yaw)))
+
+
+def pitched_rays(spec: CameraSpec, pitch: float | None = None) -> NDArray[np.float32]:
+    """Return the ray directions at zero yaw as rows x, y, z, (3, H*W), cached per camera.
+
+    Turned by ``yaw_turn`` (``c * x - s * y``, ``s * x + c * y``, ``z`` in float32) they are
+    ``world_rays``; the extension turns them itself, pixel by pixel, with the same operations.
+    """
+    return _pitched(spec.width, spec.height, spec.hfov, spec.pitch if pitch is None else pitch)
+
+
+def _turned(pitched: NDArray[np.float32], yaw: float) -> NDArray[np.float32]:
+    """Return pitched rays (rows x, y, z) turned by ``yaw`` degrees, (N, 3)."""
+    x, y, z = pitched
+    c, s = yaw_turn(yaw)
     out = np.empty((len(x), 3), np.float32)
     out[:, 0] = c * x - s * y
     out[:, 1] = s * x + c * y
@@ -83,15 +109,18 @@ def world_rays(spec: CameraSpec, yaw: float, pitch: float | None = None) -> NDAr
 
 
 @lru_cache(maxsize=32)
-def _pitched(width: int, height: int, hfov: float, pitch: float) -> tuple[NDArray, ...]:
-    """Return the x, y, z columns of the ray directions at zero yaw, each contiguous."""
+def _pitched(width: int, height: int, hfov: float, pitch: float) -> NDArray[np.float32]:
+    """Return the x, y, z rows of the ray directions at zero yaw, (3, N), read-only."""
     rotation = camera_rotation(0.0, pitch).astype(np.float64)
     dirs = local_directions(width, height, hfov).astype(np.float64)
-    columns = [
-        np.ascontiguousarray(sum(dirs[:, k] * rotation[row, k] for k in range(3)), np.float32)
-        for row in range(3)
-    ]
-    return tuple(columns)
+    rows = np.stack(
+        [
+            np.ascontiguousarray(sum(dirs[:, k] * rotation[row, k] for k in range(3)), np.float32)
+            for row in range(3)
+        ]
+    )
+    rows.flags.writeable = False
+    return rows
 
 
 def dynamic_pixels(

@@ -8,8 +8,9 @@ be sure of (a hit near a triangle's outline, two surfaces at one depth, a triang
 edge-on) is cast through the ray caster, whose rules decide it the same way on every CPU. So
 frames are those of the ray caster, pixel for pixel; tests hold the two to that.
 
-With ``SORTIE_RASTER=0`` in the environment, or without the compiled extension, every pixel
-is cast.
+The extension also writes a frame's id and RGB images in one pass (``output``), the same
+bits as ``sortie.sim.render``'s numpy shading. With ``SORTIE_RASTER=0`` in the environment, or
+without the compiled extension, every pixel is cast and shaded in numpy.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
-from sortie.sim.camera import CameraSpec, camera_rotation
+from sortie.sim.camera import CameraSpec, camera_rotation, pitched_rays, rays_at, yaw_turn
 from sortie.sim.compiled import optional_module
 from sortie.sim.raycast import Hits, RayCaster, TriangleTable
 
@@ -47,17 +48,19 @@ def frame_hits(
     eye: tuple[float, float, float],
     yaw: float,
     pitch: float,
-    dirs: NDArray[np.float32],
+    dirs: NDArray[np.float32] | None = None,
 ) -> tuple[Hits, int]:
     """Return the hits of the camera's rays ``dirs`` from ``eye``, and how many were cast.
 
-    ``dirs`` are ``world_rays(spec, yaw, pitch)``; the caster must be in step with its scene.
+    ``dirs`` are ``world_rays(spec, yaw, pitch)``; None turns only the rays needed, to the
+    same bits. The caster must be in step with its scene.
     """
     hits, unsure = drawn(caster, spec, eye, yaw, pitch, dirs)
     rows = np.flatnonzero(unsure)
     if rows.size:
         origin = np.array([eye], np.float32)
-        cast = caster.cast(origin, np.ascontiguousarray(dirs[rows]))
+        rays = rays_at(spec, yaw, pitch, rows) if dirs is None else dirs[rows]
+        cast = caster.cast(origin, np.ascontiguousarray(rays))
         hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
         hits.u[rows], hits.v[rows] = cast.u, cast.v
     return hits, int(rows.size)
@@ -69,15 +72,20 @@ def drawn(
     eye: tuple[float, float, float],
     yaw: float,
     pitch: float,
-    dirs: NDArray[np.float32],
+    dirs: NDArray[np.float32] | None = None,
 ) -> tuple[Hits, NDArray[np.bool_]]:
     """Return what the rasteriser alone finds, and which pixels it leaves to be cast.
 
     The hits of the pixels it leaves are placeholders (no hit); ``frame_hits`` casts them.
+    With ``dirs`` None the extension turns the camera's pitched rays by ``yaw`` itself.
     """
     module = extension()
     assert module is not None, "the rasteriser's extension is not built (check available())"
-    n = len(dirs)
+    n = spec.width * spec.height
+    if dirs is None:  # the pitched rows x, y, z, and the yaw's turn
+        rays, turn = pitched_rays(spec, pitch), tuple(float(x) for x in yaw_turn(yaw))
+    else:
+        rays, turn = np.ascontiguousarray(dirs, np.float32), ()
     t, u, v = (np.empty(n, np.float32) for _ in range(3))
     triangle, unsure = np.empty(n, np.int32), np.empty(n, np.uint8)
     table = caster.table
@@ -87,7 +95,7 @@ def drawn(
         spheres(table),
         np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64),
         np.array(eye, np.float32),
-        np.ascontiguousarray(dirs, np.float32),
+        rays,
         spec.focal,
         spec.width,
         spec.height,
@@ -96,8 +104,45 @@ def drawn(
         u,
         v,
         unsure,
+        *turn,
     )
     return Hits(t, triangle, u, v), unsure.view(bool)
+
+
+def output(
+    hits: Hits,
+    table: TriangleTable,
+    image: NDArray[np.uint8],
+    colors: NDArray[np.uint8],
+    shade: NDArray[np.float32],
+    sky: NDArray[np.uint8] | None,
+    ids: NDArray[np.int32] | None,
+    rgb: NDArray[np.uint8] | None,
+) -> None:
+    """Write each pixel's instance id into ``ids`` and colour into ``rgb`` (None: not asked).
+
+    ``colors`` and ``shade`` are the table's lit face colours and light factors, ``image`` its
+    texture atlas, ``sky`` each pixel's sky colour (needed only with ``rgb``). The result is
+    ``sortie.sim.render``'s numpy shading, bit for bit.
+    """
+    module = extension()
+    assert module is not None, "the rasteriser's extension is not built (check available())"
+    module.output(
+        np.ascontiguousarray(hits.triangle, np.int32),
+        np.ascontiguousarray(hits.u, np.float32),
+        np.ascontiguousarray(hits.v, np.float32),
+        np.ascontiguousarray(table.object_id, np.int32),
+        np.ascontiguousarray(colors, np.uint8),
+        np.ascontiguousarray(shade, np.float32),
+        np.ascontiguousarray(table.textured, np.bool_),
+        np.ascontiguousarray(table.uv, np.float32),
+        np.ascontiguousarray(image),
+        image.shape[1],
+        image.shape[0],
+        b"" if sky is None else np.ascontiguousarray(sky, np.uint8),
+        ids,
+        rgb,
+    )
 
 
 _SPHERES: dict[int, tuple[TriangleTable, NDArray[np.float64]]] = {}

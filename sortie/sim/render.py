@@ -5,6 +5,10 @@ which gives the ray caster's own hits, pixel for pixel, faster; without its exte
 ray is cast. Depth and ids are exact (they come straight from the hit). RGB shades each hit
 with its face colour or texture texel under a sun (Lambert) plus ambient light; rays that hit
 nothing show a sky gradient. Only the sensors asked for are computed.
+
+With the extension built, ids and RGB are written in C in one pass (``raster.output``) and
+only the unsure pixels' rays are made here; ``shade`` and ``RayCaster.object_ids`` are the
+numpy reference (``compiled_output=False``, or ``SORTIE_RASTER=0``), the same bits.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from numpy.typing import NDArray
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Frames, Sensor
 from sortie.sim import raster
-from sortie.sim.camera import CameraSpec, dynamic_pixels, world_rays
+from sortie.sim.camera import CameraSpec, dynamic_pixels, pitched_rays, world_rays
 from sortie.sim.linear import product
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.scene import Scene
@@ -30,21 +34,31 @@ class Renderer:
     """Renders a scene from camera poses; keep one per scene."""
 
     def __init__(
-        self, scene: Scene, caster: RayCaster | None = None, rasterise: bool | None = None
+        self,
+        scene: Scene,
+        caster: RayCaster | None = None,
+        rasterise: bool | None = None,
+        compiled_output: bool | None = None,
     ) -> None:
         """Prepare to render ``scene``.
 
         ``rasterise`` None means "when the extension is built"; False casts every pixel's ray
-        (the same frames, for comparisons).
+        (the same frames, for comparisons). ``compiled_output`` likewise: None writes the ids
+        and RGB in the extension when it is built, False in numpy (the reference, same bits).
         """
         self.scene = scene
         self.caster = caster or RayCaster(scene)
         self.rasterise = raster.available() if rasterise is None else rasterise
-        if self.rasterise and not raster.available():
-            raise ConfigError(
-                "Renderer: rasterising asked for, but sortie.sim._raster is not built or is "
-                f"switched off ({raster.ENV_SWITCH}=0); allowed here: rasterise=False or None"
-            )
+        self.compiled_output = raster.available() if compiled_output is None else compiled_output
+        for what, name, asked in (
+            ("rasterising", "rasterise", self.rasterise),
+            ("the compiled output stage", "compiled_output", compiled_output),
+        ):
+            if asked and not raster.available():
+                raise ConfigError(
+                    f"Renderer: {what} asked for, but sortie.sim._raster is not built or is "
+                    f"switched off ({raster.ENV_SWITCH}=0); allowed here: {name}=False or None"
+                )
         self._origins: dict[int, NDArray[np.float32]] = {}
         light = scene.lighting
         sun = np.asarray(light.sun_direction, np.float32)
@@ -67,8 +81,12 @@ class Renderer:
         if not sensors:
             return Frames()
         pitch = spec.pitch if pitch is None else pitch
-        dirs = world_rays(spec, yaw, pitch)
         self.caster.sync()
+        if self.rasterise and self.compiled_output:
+            # Only the pixels cast need their ray here; the extension turns the rest itself.
+            hits, _ = raster.frame_hits(self.caster, spec, eye, yaw, pitch)
+            return self._output(hits, spec, yaw, pitch, None, sensors)
+        dirs = world_rays(spec, yaw, pitch)
         if self.rasterise:
             hits, _ = raster.frame_hits(self.caster, spec, eye, yaw, pitch, dirs)
         elif self.caster.packets:
@@ -78,13 +96,60 @@ class Renderer:
         else:
             rows = dynamic_pixels(spec, eye, yaw, pitch, self.caster.dynamic_boxes)
             hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs, dynamic_rows=rows)
-        shape = (spec.height, spec.width)
+        if self.compiled_output:
+            return self._output(hits, spec, yaw, pitch, dirs, sensors)
+        return self._numpy_output(hits, (spec.height, spec.width), dirs, sensors)
+
+    def _numpy_output(
+        self,
+        hits: Hits,
+        shape: tuple[int, int],
+        dirs: NDArray[np.float32],
+        sensors: Collection[Sensor],
+    ) -> Frames:
+        """Return the frames of ``hits`` made in numpy: the reference of ``_output``."""
         depth = hits.t.reshape(shape) if Sensor.DEPTH in sensors else None
         semantic = None
         if Sensor.SEMANTIC in sensors:
             semantic = self.caster.object_ids(hits).reshape(shape)
         rgb = self.shade(hits, dirs).reshape(*shape, 3) if Sensor.RGB in sensors else None
         return Frames(rgb=rgb, depth=depth, semantic=semantic)
+
+    def _output(
+        self,
+        hits: Hits,
+        spec: CameraSpec,
+        yaw: float,
+        pitch: float,
+        dirs: NDArray[np.float32] | None,
+        sensors: Collection[Sensor],
+    ) -> Frames:
+        """Return the frames of ``hits``, ids and RGB written by the extension in one pass.
+
+        Depth is the hits' own distances. ``dirs`` (None: not computed) serve only to make
+        the sky when the camera's sky is not cached.
+        """
+        shape, n = (spec.height, spec.width), len(hits.t)
+        ids = np.empty(n, np.int32) if Sensor.SEMANTIC in sensors else None
+        rgb = np.empty((n, 3), np.uint8) if Sensor.RGB in sensors else None
+        if ids is not None or rgb is not None:
+            sky = self._camera_sky(spec, yaw, pitch, dirs) if rgb is not None else None
+            lit = self._lit_colors()
+            raster.output(
+                hits,
+                self.caster.table,
+                self.caster.atlas.image,
+                lit.color,
+                lit.shade,
+                sky,
+                ids,
+                rgb,
+            )
+        return Frames(
+            rgb=None if rgb is None else rgb.reshape(*shape, 3),
+            depth=hits.t.reshape(shape) if Sensor.DEPTH in sensors else None,
+            semantic=None if ids is None else ids.reshape(shape),
+        )
 
     def _origin_buffer(self, n: int, eye: tuple[float, float, float]) -> NDArray[np.float32]:
         buffer = self._origins.get(n)
@@ -134,13 +199,22 @@ class Renderer:
             self._lit_table = table
         return self._lit
 
+    def _camera_sky(
+        self, spec: CameraSpec, yaw: float, pitch: float, dirs: NDArray[np.float32] | None
+    ) -> NDArray[np.uint8]:
+        """Return ``_sky(world_rays(spec, yaw, pitch))``, turning the rays only if not cached."""
+        cache, z = self._sky_cache, pitched_rays(spec, pitch)[2]
+        if cache is not None and cache[0] == _sky_key(z):
+            return cache[1]
+        return self._sky(world_rays(spec, yaw, pitch) if dirs is None else dirs)
+
     def _sky(self, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
         """Return the sky colour of every ray: a gradient from horizon to zenith.
 
         It depends only on each ray's elevation, which yaw does not change, so it is kept per
         camera and pitch (the last one used; a fixed camera pays for it once).
         """
-        key = (len(dirs), float(dirs[0, 2]), float(dirs[-1, 2]))
+        key = _sky_key(dirs[:, 2])
         if self._sky_cache is None or self._sky_cache[0] != key:
             up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
             blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
@@ -157,6 +231,11 @@ class Renderer:
         col = np.clip(point[:, 0] + 0.5, 0, image.shape[1] - 1).astype(np.intp)
         row = np.clip(point[:, 1] + 0.5, 0, image.shape[0] - 1).astype(np.intp)
         return image[row, col].astype(np.float32)
+
+
+def _sky_key(up: NDArray[np.float32]) -> tuple[int, float, float]:
+    """Return what tells a camera's sky from another's: its rays' first and last elevation."""
+    return len(up), float(up[0]), float(up[-1])
 
 
 @dataclass(frozen=True, slots=True)
