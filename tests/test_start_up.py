@@ -43,3 +43,9 @@ def test_import_sortie_registers_the_envs_once_gymnasium_is_imported():
         )
         assert found == ["gymnasium"], code
     assert _imported_after("import sortie", ("gymnasium", "numpy")) == []
+
+
+def test_a_results_table_interval_needs_no_scipy_stats():
+    """The bootstrap of a results table runs without importing scipy.stats (half a second)."""
+    code = "from sortie.metrics.intervals import mean_interval; mean_interval([1.0, 2.0, 4.0])"
+    assert _imported_after(code, ("scipy.stats",)) == []

@@ -32,6 +32,42 @@ def test_the_interval_is_reproducible():
     assert mean_interval([3.0, 1.0, 4.0, 1.0, 5.0]) == mean_interval([3.0, 1.0, 4.0, 1.0, 5.0])
 
 
+@pytest.mark.parametrize("n", [2, 3, 7, 10, 31, 59, 213])
+def test_the_interval_is_scipys_percentile_bootstrap_to_the_bit(n):
+    """sortie's bootstrap gives scipy.stats.bootstrap's interval exactly, on varied samples."""
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    from sortie.metrics.intervals import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
+
+    rng = np.random.default_rng(n)
+    samples = [
+        rng.integers(0, 2, n) * 100.0,  # success rates
+        np.round(rng.uniform(0, 100, n), 2),
+        rng.exponential(3.0, n),
+        rng.integers(0, 5, n) * 25.0,
+    ]
+    for sample in samples:
+        if np.all(sample == sample[0]):
+            continue
+        result = bootstrap(
+            (sample,),
+            np.mean,
+            confidence_level=CONFIDENCE,
+            method="percentile",
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            rng=np.random.default_rng(BOOTSTRAP_SEED),
+        )
+        estimate = mean_interval(sample.tolist())
+        assert (estimate.lo, estimate.hi) == tuple(map(float, result.confidence_interval))
+
+
+def test_a_hand_worked_interval_of_two_values():
+    """Two values 0 and 1: resample means are 0, 0.5 or 1; the 2.5 and 97.5 % points are 0, 1."""
+    estimate = mean_interval([0.0, 1.0])
+    assert (estimate.lo, estimate.hi) == (0.0, 1.0)
+
+
 def test_too_few_or_equal_values_have_no_spread_interval():
     """One value has no interval (NaN bounds); equal values have the point interval."""
     one = mean_interval([2.0, math.nan])
