@@ -34,7 +34,7 @@ def test_the_interval_is_reproducible():
 
 @pytest.mark.parametrize("n", [2, 3, 7, 10, 31, 59, 213])
 def test_the_interval_is_scipys_percentile_bootstrap_to_the_bit(n):
-    """sortie's bootstrap gives scipy.stats.bootstrap's interval exactly, on varied samples."""
+    """The bootstrap gives scipy.stats.bootstrap's interval exactly, on varied samples."""
     import numpy as np
     from scipy.stats import bootstrap
 
