@@ -233,3 +233,20 @@ def test_edge_rows_leave_a_repeated_pair_to_scipy_which_sums_it():
     a, b = np.array([0, 1, 0]), np.array([1, 0, 2])
     matrix = _compiled_matrix(kernels.extension(), a, b, positions)
     assert matrix.toarray().tolist() == [[0, 10, 2], [10, 0, 0], [2, 0, 0]]
+
+
+def test_components_are_numbered_as_scipy_numbers_them():
+    """Labels equal connected_components(directed=False)'s, on a world and a hand-made graph."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from sortie.sim.navigation.graph import NavGraph
+
+    nav = NavGraph.build(build_world("tower", 1), PLANNING)
+    ours, theirs = kernels.components(nav.adjacency), connected_components(nav.adjacency, False)
+    assert theirs[0] > 1  # a roof or a ledge apart from the floors
+    np.testing.assert_array_equal(ours, theirs[1])
+    # nodes 0 and 3 joined, 1 and 2 joined, 4 alone: components in the order of their lowest
+    pairs = ([0, 3, 1, 2], [3, 0, 2, 1])
+    graph = csr_matrix((np.ones(4), pairs), shape=(5, 5))
+    assert kernels.components(graph).tolist() == [0, 1, 1, 0, 2]

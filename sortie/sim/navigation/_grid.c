@@ -425,6 +425,56 @@ done:
     return result;
 }
 
+/* components(indptr (N + 1,) int32, indices (E,) int32, labels (N,) int32) -> count: each
+ * node's connected component, numbered as scipy's connected_components(directed=False)
+ * numbers them on a symmetric graph: in the order of each component's lowest node. */
+static PyObject *components(PyObject *self, PyObject *args) {
+    Py_buffer indptr, indices, labels;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &indptr, &indices, &labels)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = labels.len / (Py_ssize_t)sizeof(int32_t), edges = indices.len / (Py_ssize_t)sizeof(int32_t);
+    int32_t *stack = NULL;
+    if (indptr.len != (n + 1) * (Py_ssize_t)sizeof(int32_t) || n > (Py_ssize_t)INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "components: expected indptr (N + 1,) int32, indices (E,) int32 and "
+                                          "labels (N,) int32");
+        goto done;
+    }
+    const int32_t *start = indptr.buf, *to = indices.buf;
+    int32_t *label = labels.buf, count = 0;
+    stack = malloc((n ? n : 1) * sizeof(int32_t));
+    if (!stack) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) label[i] = -1;
+    for (Py_ssize_t root = 0; root < n; root++) {
+        if (label[root] >= 0) continue;
+        Py_ssize_t top = 0;
+        stack[top++] = (int32_t)root, label[root] = count;
+        while (top) {
+            int32_t node = stack[--top];
+            if (start[node] < 0 || start[node + 1] > edges || start[node] > start[node + 1]) {
+                PyErr_SetString(PyExc_ValueError, "components: indptr does not span the edges");
+                goto done;
+            }
+            for (int32_t k = start[node]; k < start[node + 1]; k++) {
+                int32_t next = to[k];
+                if (next < 0 || next >= n) {
+                    PyErr_SetString(PyExc_ValueError, "components: an edge names no node");
+                    goto done;
+                }
+                if (label[next] < 0) label[next] = count, stack[top++] = next;
+            }
+        }
+        count++;
+    }
+    result = PyLong_FromLong(count);
+done:
+    free(stack);
+    PyBuffer_Release(&indptr), PyBuffer_Release(&indices), PyBuffer_Release(&labels);
+    return result;
+}
+
 /* A shortest-path search that pops nodes in the order scipy 1.17's dijkstra pops them, so that
  * it finds the same distances and the same predecessors: scipy keeps (-distance, node) pairs in
  * a std::priority_queue, so the nearest node comes first and, among equally near ones, the one
@@ -549,6 +599,7 @@ static PyMethodDef methods[] = {
     {"edge_rows", edge_rows, METH_VARARGS, "edge_rows(a, b, positions, indptr, indices, lengths) -> 1 if a pair repeats."},
     {"stretches_clear", stretches_clear, METH_VARARGS,
      "stretches_clear(start, ends, counts, slots, z, usable, x0, y0, cell, nx, ny, step, out)."},
+    {"components", components, METH_VARARGS, "components(indptr, indices, labels) -> count."},
     {"search", search, METH_VARARGS, "search(indptr, indices, weights, source, target, dist, pred) -> nodes popped."},
     {NULL, NULL, 0, NULL},
 };

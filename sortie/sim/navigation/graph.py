@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components, dijkstra
 
 from sortie.core.errors import ConfigError, did_you_mean
 from sortie.sim.navigation import cache, kernels
@@ -387,6 +386,8 @@ class NavGraph:
         graph = self._remember(("adjacency", closed), lambda: self._closed_adjacency(closed))
         module = kernels.extension()
         if module is None:
+            from scipy.sparse.csgraph import dijkstra  # here: csgraph takes 0.13 s to import
+
             return dijkstra(graph, directed=True, indices=source, return_predecessors=True)
         arrays = self._remember(("search arrays", closed), lambda: kernels.search_arrays(graph))
         dist, predecessors = np.empty(self.node_count), np.empty(self.node_count, np.int32)
@@ -407,7 +408,7 @@ class NavGraph:
         )
 
     def _label_components(self) -> NDArray[np.int32]:
-        _, labels = connected_components(self.adjacency, directed=False)
+        labels = kernels.components(self.adjacency)
         sizes = np.bincount(labels)
         rank = np.empty_like(sizes)
         rank[np.argsort(-sizes, kind="stable")] = np.arange(len(sizes))

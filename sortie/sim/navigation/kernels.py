@@ -46,3 +46,20 @@ def search_arrays(
         np.ascontiguousarray(graph.indices, np.int32),
         np.ascontiguousarray(graph.data, np.float64),
     )
+
+
+def components(graph: csr_matrix) -> NDArray[np.int32]:
+    """Return each node's connected component in the symmetric ``graph``, numbered as scipy's.
+
+    ``scipy.sparse.csgraph.connected_components(directed=False)`` numbers components in the
+    order of their lowest node, as the extension does; without it, scipy labels them.
+    """
+    module = extension()
+    if module is None:
+        from scipy.sparse.csgraph import connected_components  # 0.13 s to import
+
+        return connected_components(graph, directed=False)[1]
+    indptr, indices, _ = search_arrays(graph)
+    labels = np.empty(graph.shape[0], np.int32)
+    module.components(indptr, indices, labels)
+    return labels
