@@ -10,7 +10,8 @@ invalid actions and the step records.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sortie.backends.base import Backend, StepOutcome, SupportsCameraInfo
@@ -21,6 +22,7 @@ from sortie.core.observation import Brief, CameraInfo, Event, EventKind, Mission
 from sortie.core.records import (
     EventRecord,
     FailureReason,
+    ModelCallRecord,
     Outcome,
     StepRecord,
     Timings,
@@ -37,6 +39,21 @@ from sortie.missions.stages import Stage, StageTracker
 
 COLLISION_COOLDOWN = 5
 """Steps after a counted collision during which further contacts are not counted again."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSaid:
+    """What a step's record keeps of the agent's decision."""
+
+    seconds: float = 0.0
+    """Wall seconds the decision took."""
+    text: str | None = None
+    """The agent's words (reasoning, raw model text), if any."""
+    calls: Sequence[ModelCallRecord] = ()
+    """The model calls made to decide."""
+
+
+NOTHING_SAID = AgentSaid()
 
 
 def camera_of(backend: Backend) -> CameraInfo | None:
@@ -131,9 +148,13 @@ class MissionRuntime(ABC):
         return self.outcome is not None
 
     def step(
-        self, action: Action, decision_seconds: float = 0.0
+        self, action: Action, decision_seconds: float = 0.0, said: AgentSaid = NOTHING_SAID
     ) -> tuple[MissionObservation, StepRecord]:
-        """Apply one agent action; return what the agent sees and the step's record."""
+        """Apply one agent action; return what the agent sees and the step's record.
+
+        ``said`` is what the record keeps of the agent's decision (its time, words and model
+        calls), so that the record is made once.
+        """
         if self.done:
             raise ConfigError(f"episode {self.spec.episode_id}: step() after the episode ended")
         outcome, events = self._act(action)
@@ -147,7 +168,7 @@ class MissionRuntime(ABC):
         self.tracker.record_step(self.steps, dt_sim, dt_latency, counted)
         self._judge()
         all_events = (*outcome.events, *events)
-        record = self._record(action, all_events, stage, counted, outcome)
+        record = self._record(action, all_events, stage, counted, outcome, said)
         return self._sensed(self._observe(outcome.observation.frames, all_events)), record
 
     def footer(self, error: str | None = None) -> TrajectoryFooter:
@@ -216,6 +237,7 @@ class MissionRuntime(ABC):
         stage: Stage | None,
         collisions: int,
         outcome: StepOutcome,
+        said: AgentSaid,
     ) -> StepRecord:
         return step_model(self.family)(
             index=self.steps,
@@ -224,12 +246,14 @@ class MissionRuntime(ABC):
             events=[EventRecord(kind=e.kind, target=e.target, detail=e.detail) for e in events],
             stages=self.tracker.statuses(),
             stage=stage.name if stage else None,
-            target_distance=None
-            if stage is None or stage.target is None
-            else self._distance(stage.target),
+            target_distance=self.tracker.distance_of(stage),
             collisions=collisions,
             clock_sim=self.clock_sim,
             clock_latency=self.clock_latency,
             holding=self.backend.holding(),
-            timings=Timings(backend=outcome.backend_seconds, render=outcome.render_seconds),
+            timings=Timings(
+                agent=said.seconds, backend=outcome.backend_seconds, render=outcome.render_seconds
+            ),
+            agent_output=said.text,
+            model_calls=list(said.calls),
         )

@@ -90,6 +90,17 @@ class StageTracker:
         self._measure(self._active)
         self._latch(step)
 
+    def distance_of(self, stage: Stage | None) -> float | None:
+        """Return the distance to ``stage``'s target measured after the last step (None: none).
+
+        The tracker measures the active stage's distance every step, even on the step that
+        finishes it, so a step's record reads it here instead of measuring it again.
+        """
+        if stage is None or stage.target is None:
+            return None
+        index = next(i for i, known in enumerate(self.stages) if known is stage)
+        return self._progress[index].d_final
+
     def target_distance(self) -> float | None:
         """Return the active stage's current distance to its target."""
         return None if self.all_done else self._progress[self._active].d_final

@@ -20,12 +20,11 @@ from sortie.core.records import (
     ModelCallRecord,
     Outcome,
     StepRecord,
-    Timings,
     TrajectoryFooter,
     TrajectoryHeader,
 )
 from sortie.core.records_io import write_record
-from sortie.missions.runtime import MissionRuntime
+from sortie.missions.runtime import AgentSaid, MissionRuntime
 
 T = TypeVar("T")
 
@@ -76,9 +75,11 @@ def run_episode(
             thinking = time.perf_counter() - started
             output = output_of()
             charged = thinking if output.decision_seconds is None else output.decision_seconds
-            observation, record = _guard(FailureReason.BACKEND_ERROR, runtime.step, action, charged)
-            frames = keep_frames(observation) if keep_frames is not None else None
-            record = _with_agent_facts(record, thinking, output, frames)
+            said = AgentSaid(thinking, output.text, output.calls)
+            step = runtime.step
+            observation, record = _guard(FailureReason.BACKEND_ERROR, step, action, charged, said)
+            if keep_frames is not None:  # the frames' hashes: known once the step is made
+                record = record.model_copy(update={"frames": keep_frames(observation)})
             for observer in observers:
                 observer.on_step(record)
     except _Failed as failed:
@@ -129,24 +130,6 @@ def _output_reader(agent: Agent) -> Callable[[], StepOutput]:
     if isinstance(agent, SupportsStepOutput):
         return lambda: _guard(FailureReason.AGENT_ERROR, agent.step_output)
     return StepOutput
-
-
-def _with_agent_facts(
-    record: StepRecord, thinking: float, output: StepOutput, frames: dict[str, str] | None
-) -> StepRecord:
-    """Return ``record`` with the agent's time, words and model calls (and its frames' hashes).
-
-    One copy for all of them: a step's record is copied once, not once per addition.
-    """
-    timings = Timings(agent=thinking, backend=record.timings.backend, render=record.timings.render)
-    update: dict[str, Any] = {
-        "timings": timings,
-        "agent_output": output.text,
-        "model_calls": list(output.calls),
-    }
-    if frames is not None:
-        update["frames"] = frames
-    return record.model_copy(update=update)
 
 
 def _finish(
