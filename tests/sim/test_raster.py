@@ -169,3 +169,20 @@ def test_spheres_bound_their_chunks():
     reach = np.linalg.norm(table.corners.astype(np.float64) - centre[:, None], axis=2).max(axis=1)
     assert (reach <= radius).all()
     assert raster.spheres(table) is spheres  # kept for the next frame
+
+
+def test_spheres_are_kept_for_every_live_table():
+    """Each of many live tables (a vector env's copies) keeps its spheres between frames."""
+    tables = [RayCaster(_wall_scene()).table for _ in range(20)]
+    first = [raster.spheres(table) for table in tables]
+    assert all(raster.spheres(t) is s for t, s in zip(tables, first, strict=True))
+
+
+def test_spheres_of_a_table_that_is_gone_are_dropped():
+    """The spheres of a table whose corners are gone are not kept."""
+    table = RayCaster(_wall_scene()).table
+    raster.spheres(table)
+    key = id(table.corners)
+    assert key in raster._SPHERES
+    del table
+    assert key not in raster._SPHERES
