@@ -1,5 +1,7 @@
 """The rasteriser gives the ray caster's hits, pixel for pixel and bit for bit."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -186,3 +188,23 @@ def test_spheres_of_a_table_that_is_gone_are_dropped():
     assert key in raster._SPHERES
     del table
     assert key not in raster._SPHERES
+
+
+@needs_raster
+def test_frames_drawn_at_once_in_two_threads_are_those_drawn_alone():
+    """Two threads drawing at once (the extension lets go of the GIL) get the frames of one."""
+    caster = RayCaster(build_world("station", 0))
+    views = _views(caster.scene, seed=11, count=24)
+    specs = [CameraSpec(64, 48, 90.0), CameraSpec(96, 96, 70.0)]
+    jobs = [(spec, view) for view in views for spec in specs]
+
+    def draw(job):
+        spec, (eye, yaw, pitch) = job
+        return raster.drawn(caster, spec, eye, yaw, pitch)
+
+    alone = [draw(job) for job in jobs]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(draw, jobs))
+    for (hits, unsure), (hits_2, unsure_2) in zip(alone, together, strict=True):
+        _assert_same_hits(hits, hits_2)
+        assert np.array_equal(unsure, unsure_2)

@@ -57,7 +57,6 @@ def test_only_requested_sensors_are_rendered():
     assert renderer.render(CameraSpec(32, 32, 90), (0, 0, 1), 0.0, sensors=()).depth is None
 
 
-
 def test_a_camera_tilting_between_pitches_makes_each_sky_once(monkeypatch):
     """Rendering back and forth between a few pitches makes each pitch's sky only once."""
     renderer, spec = Renderer(_wall_scene()), CameraSpec(32, 32, 90)
