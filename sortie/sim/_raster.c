@@ -473,7 +473,9 @@ typedef struct {
 
 /* The process's scratch, lent to one frame at a time: ``frame`` releases the GIL, so a second
  * thread's frame meanwhile gets a scratch of its own. Both are taken and given back under the
- * GIL. */
+ * GIL. A frame of more than KEPT_PIXELS gets its own too, so that one large picture does not
+ * leave the process holding its scratch (24 bytes a pixel) for good. */
+#define KEPT_PIXELS (640 * 640)
 static Scratch kept;
 static int kept_lent;
 
@@ -584,7 +586,7 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     size_t count = (size_t)corners.len / (9 * sizeof(float)), n = (size_t)f.width * f.height;
     size_t chunks = (count + CHUNK - 1) / CHUNK;
-    Scratch own = {0}, *scratch = kept_lent ? &own : &kept;
+    Scratch own = {0}, *scratch = kept_lent || n > KEPT_PIXELS ? &own : &kept;
     int lent = scratch == &kept;
     kept_lent |= lent;
     f.dirs = dirs.buf;

@@ -208,3 +208,13 @@ def test_frames_drawn_at_once_in_two_threads_are_those_drawn_alone():
     for (hits, unsure), (hits_2, unsure_2) in zip(alone, together, strict=True):
         _assert_same_hits(hits, hits_2)
         assert np.array_equal(unsure, unsure_2)
+
+
+@needs_raster
+def test_frames_larger_than_the_kept_scratch_draw_the_cast_hits():
+    """A frame too large for the process's kept scratch, between small ones, is drawn right."""
+    scene = _wall_scene()
+    views = [((0.5, -1.0, 1.2), 10.0, -5.0)]
+    for spec in (CameraSpec(48, 32, 90.0), CameraSpec(720, 600, 90.0), CameraSpec(48, 32, 90.0)):
+        pixels, unsure = _compare(scene, views, spec)
+        assert unsure < 0.1 * pixels
