@@ -64,7 +64,7 @@ typedef struct {
     const float *dirs; /* each pixel's ray (x, y, z), or with ``turned`` the rows x, y and z at zero yaw */
     int turned;
     float cos, sin; /* the yaw's turn (sortie.sim.camera.yaw_turn) */
-    Best *best;
+    Best *best;   /* the frame's pixels (from its Scratch) */
     int *columns; /* two a row: a triangle's first and last column */
 } Frame;
 
@@ -414,35 +414,33 @@ static inline void ray_of(const Frame *f, size_t k, double d[3]) {
     d[0] = dx, d[1] = dy, d[2] = f->dirs[2 * n + k];
 }
 
+static const Best NO_HIT = {INFINITY, 0.0, -1, 0, 0};
+
+/* Write each pixel's hit from its Best, and leave the Best "no hit" for the next frame (one
+ * pass over the scratch, instead of another to clear it). */
 static void write_pixels(const Frame *f, const float *corners, int all_unsure, Out out) {
     for (int k = 0; k < f->width * f->height; k++) {
-        const Best *p = f->best + k;
+        Best p = f->best[k];
+        f->best[k] = NO_HIT;
         out.t[k] = INFINITY, out.tri[k] = -1, out.u[k] = 0.0f, out.v[k] = 0.0f;
-        out.unsure[k] = all_unsure || p->forced || p->flags;
-        if (out.unsure[k] || p->tri < 0) continue;
-        const float *a = corners + 9 * (size_t)p->tri;
+        out.unsure[k] = all_unsure || p.forced || p.flags;
+        if (out.unsure[k] || p.tri < 0) continue;
+        const float *a = corners + 9 * (size_t)p.tri;
         double d[3];
         ray_of(f, (size_t)k, d);
         Exact hit = measure_corners(a, a + 3, a + 6, f->eye, d); /* the ray caster's formula */
-        out.t[k] = (float)hit.t, out.tri[k] = p->tri, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
+        out.t[k] = (float)hit.t, out.tri[k] = p.tri, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
     }
 }
 
-static int frame_of(Frame *f, const double *camera, const float *eye) {
+static void frame_of(Frame *f, const double *camera, const float *eye) {
     for (int i = 0; i < 3; i++) f->eye[i] = eye[i];
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < 3; i++) f->axes[k][i] = camera[3 * i + k];
-    size_t n = (size_t)f->width * f->height;
-    f->best = malloc(n * sizeof(Best));
-    f->columns = malloc(2 * (size_t)f->height * sizeof(int));
-    if (f->best == NULL || f->columns == NULL) return 0;
-    for (size_t k = 0; k < n; k++)
-        f->best[k].t = INFINITY, f->best[k].margin = 0.0, f->best[k].tri = -1, f->best[k].flags = 0, f->best[k].forced = 0;
     /* The longest ray, through a corner of the image (a little longer: an upper bound). */
     double half_w = f->width / 2.0 / f->focal, half_h = f->height / 2.0 / f->focal;
     f->reach_max = sqrt(1.0 + half_w * half_w + half_h * half_h) * (1.0 + 1e-6);
     f->close = 2.0 * NEAR * f->reach_max;
-    return 1;
 }
 
 static int check(Py_buffer *b, size_t items, size_t size, const char *name) {
@@ -460,6 +458,57 @@ typedef struct {
     int near;
     size_t chunk;
 } Chunk;
+
+/* A frame's working memory, kept from frame to frame: a fresh 24-byte Best a pixel, cleared
+ * every frame, cost as much as a small frame's work and pushed a vector env's other worlds
+ * out of the cache. Between frames every Best is "no hit" (write_pixels leaves it so). */
+typedef struct {
+    Best *best;
+    size_t pixels; /* Bests held */
+    int *columns;
+    size_t rows;
+    Chunk *order;
+    size_t chunks;
+} Scratch;
+
+/* The process's scratch, lent to one frame at a time: ``frame`` releases the GIL, so a second
+ * thread's frame meanwhile gets a scratch of its own. Both are taken and given back under the
+ * GIL. A frame of more than KEPT_PIXELS gets its own too, so that one large picture does not
+ * leave the process holding its scratch (24 bytes a pixel) for good. */
+#define KEPT_PIXELS (640 * 640)
+static Scratch kept;
+static int kept_lent;
+
+static void scratch_free(Scratch *s) {
+    free(s->best), free(s->columns), free(s->order);
+    *s = (Scratch){0};
+}
+
+/* Make ``s`` hold at least ``pixels`` Bests (all "no hit"), ``rows`` rows and ``chunks``
+ * chunks: whether it does. */
+static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks) {
+    if (s->pixels < pixels) {
+        free(s->best);
+        s->pixels = 0;
+        s->best = malloc(pixels * sizeof(Best));
+        if (s->best == NULL) return 0;
+        for (size_t k = 0; k < pixels; k++) s->best[k] = NO_HIT;
+        s->pixels = pixels;
+    }
+    if (s->rows < rows) {
+        free(s->columns);
+        s->rows = 0;
+        if ((s->columns = malloc(2 * rows * sizeof(int))) == NULL) return 0;
+        s->rows = rows;
+    }
+    if (s->chunks < chunks) {
+        free(s->order);
+        s->chunks = 0;
+        if ((s->order = malloc(chunks * sizeof(Chunk))) == NULL) return 0;
+        s->chunks = chunks;
+    }
+    return 1;
+}
 
 /* Whether a chunk (bounding sphere: centre, radius) may show in the frame or come near the
  * eye; if so, fill ``out``. A chunk that does neither is skipped whole. */
@@ -508,11 +557,9 @@ static int by_depth(const void *a, const void *b) {
 }
 
 /* Rasterise every triangle, chunks in view nearest first (so that nearer ones hide farther
- * ones); return 0 if one came too near the eye, -1 if out of memory. */
-static int raster_all(Frame *f, const float *corners, const double *reach, size_t count, const double *spheres) {
+ * ones), ``order`` holding a Chunk per chunk; return 0 if one came too near the eye. */
+static int raster_all(Frame *f, const float *corners, const double *reach, size_t count, const double *spheres, Chunk *order) {
     size_t chunks = (count + CHUNK - 1) / CHUNK, shown = 0;
-    Chunk *order = malloc((chunks ? chunks : 1) * sizeof(Chunk));
-    if (order == NULL) return -1;
     for (size_t k = 0; k < chunks; k++) {
         order[shown].chunk = k;
         if (chunk_matters(f, spheres + 4 * k, order + shown)) shown++;
@@ -525,7 +572,6 @@ static int raster_all(Frame *f, const float *corners, const double *reach, size_
         for (size_t i = first; i < last && whole; i++)
             whole = raster_triangle(f, corners + 9 * i, reach + 3 * i, (int32_t)i, order[k].near);
     }
-    free(order);
     return whole;
 }
 
@@ -539,30 +585,34 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     f.turned = !isnan(f.cos);
     PyObject *result = NULL;
     size_t count = (size_t)corners.len / (9 * sizeof(float)), n = (size_t)f.width * f.height;
-    f.best = NULL, f.columns = NULL, f.dirs = dirs.buf;
+    size_t chunks = (count + CHUNK - 1) / CHUNK;
+    Scratch own = {0}, *scratch = kept_lent || n > KEPT_PIXELS ? &own : &kept;
+    int lent = scratch == &kept;
+    kept_lent |= lent;
+    f.dirs = dirs.buf;
     if (!check(&reach, 3 * count, sizeof(double), "reach") ||
         !check(&spheres, 4 * ((count + CHUNK - 1) / CHUNK), sizeof(double), "spheres") || !check(&camera, 9, sizeof(double), "camera") ||
         !check(&eye, 3, sizeof(float), "eye") || !check(&dirs, 3 * n, sizeof(float), "dirs") ||
         !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
         !check(&u, n, sizeof(float), "u") || !check(&v, n, sizeof(float), "v") || !check(&unsure, n, 1, "unsure"))
         goto done;
-    if (!frame_of(&f, camera.buf, eye.buf)) {
+    if (!scratch_fit(scratch, n, (size_t)f.height, chunks ? chunks : 1)) {
         PyErr_NoMemory();
         goto done;
     }
+    f.best = scratch->best, f.columns = scratch->columns;
+    frame_of(&f, camera.buf, eye.buf);
     int whole;
     Py_BEGIN_ALLOW_THREADS;
-    whole = raster_all(&f, corners.buf, reach.buf, count, spheres.buf);
-    if (whole >= 0) write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
+    whole = raster_all(&f, corners.buf, reach.buf, count, spheres.buf, scratch->order);
+    write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
     Py_END_ALLOW_THREADS;
-    if (whole < 0) {
-        PyErr_NoMemory();
-        goto done;
-    }
     result = PyBool_FromLong(whole);
 done:
-    free(f.best);
-    free(f.columns);
+    if (lent)
+        kept_lent = 0;
+    else
+        scratch_free(&own);
     PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
     PyBuffer_Release(&dirs), PyBuffer_Release(&t), PyBuffer_Release(&tri), PyBuffer_Release(&u);
     PyBuffer_Release(&v), PyBuffer_Release(&unsure);

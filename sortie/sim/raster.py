@@ -15,7 +15,8 @@ without the compiled extension, every pixel is cast and shaded in numpy.
 
 from __future__ import annotations
 
-from functools import cache
+import weakref
+from functools import cache, partial
 from types import ModuleType
 
 import numpy as np
@@ -145,28 +146,42 @@ def output(
     )
 
 
-_SPHERES: dict[int, tuple[TriangleTable, NDArray[np.float64]]] = {}
-"""Recent tables' chunk spheres, by the table's id (the table is kept, so the id holds)."""
+_SPHERES: dict[int, tuple[weakref.ref[NDArray[np.float32]], NDArray[np.float64]]] = {}
+"""Chunk spheres by the id of the corners they bound, for as long as those corners live."""
 
 
 def spheres(table: TriangleTable) -> NDArray[np.float64]:
     """Return a bounding sphere (centre, radius) per ``CHUNK`` triangles of ``table``, (K, 4).
 
-    Kept for the last few tables: a scene's table changes only when a dynamic object moves.
+    Kept while the table's corners live: a scene's table changes only when a dynamic object
+    moves, and the copies of a vector env each hold their own (a bound on how many were kept
+    had 16 copies recompute theirs every frame).
     """
-    kept = _SPHERES.get(id(table))
-    if kept is not None and kept[0] is table:
+    corners = table.corners
+    kept = _SPHERES.get(id(corners))
+    if kept is not None and kept[0]() is corners:
         return kept[1]
-    corners = table.corners.astype(np.float64)
-    pad = (-len(corners)) % CHUNK
+    result = _bounds(corners)
+    key = id(corners)
+    _SPHERES[key] = (weakref.ref(corners, partial(_forget, key)), result)
+    return result
+
+
+def _forget(key: int, ref: weakref.ref[NDArray[np.float32]]) -> None:
+    """Drop the spheres of corners that are gone (unless their id holds newer ones)."""
+    kept = _SPHERES.get(key)
+    if kept is not None and kept[0] is ref:
+        del _SPHERES[key]
+
+
+def _bounds(corners: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Return the bounding sphere of every ``CHUNK`` triangles of ``corners`` (T, 3, 3)."""
+    wide = corners.astype(np.float64)
+    pad = (-len(wide)) % CHUNK
     if pad:  # repeat the last triangle: it changes no bounds
-        corners = np.concatenate([corners, np.repeat(corners[-1:], pad, axis=0)])
-    chunks = corners.reshape(-1, CHUNK * 3, 3)
+        wide = np.concatenate([wide, np.repeat(wide[-1:], pad, axis=0)])
+    chunks = wide.reshape(-1, CHUNK * 3, 3)
     low, high = chunks.min(axis=1), chunks.max(axis=1)
     centre = (low + high) / 2
     radius = np.sqrt(np.square(high - low).sum(axis=1)) / 2 * (1 + 1e-9) + 1e-6
-    result = np.ascontiguousarray(np.column_stack([centre, radius]))
-    if len(_SPHERES) >= 8:
-        _SPHERES.pop(next(iter(_SPHERES)))
-    _SPHERES[id(table)] = (table, result)
-    return result
+    return np.ascontiguousarray(np.column_stack([centre, radius]))

@@ -1,5 +1,7 @@
 """The rasteriser gives the ray caster's hits, pixel for pixel and bit for bit."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -169,3 +171,50 @@ def test_spheres_bound_their_chunks():
     reach = np.linalg.norm(table.corners.astype(np.float64) - centre[:, None], axis=2).max(axis=1)
     assert (reach <= radius).all()
     assert raster.spheres(table) is spheres  # kept for the next frame
+
+
+def test_spheres_are_kept_for_every_live_table():
+    """Each of many live tables (a vector env's copies) keeps its spheres between frames."""
+    tables = [RayCaster(_wall_scene()).table for _ in range(20)]
+    first = [raster.spheres(table) for table in tables]
+    assert all(raster.spheres(t) is s for t, s in zip(tables, first, strict=True))
+
+
+def test_spheres_of_a_table_that_is_gone_are_dropped():
+    """The spheres of a table whose corners are gone are not kept."""
+    table = RayCaster(_wall_scene()).table
+    raster.spheres(table)
+    key = id(table.corners)
+    assert key in raster._SPHERES
+    del table
+    assert key not in raster._SPHERES
+
+
+@needs_raster
+def test_frames_drawn_at_once_in_two_threads_are_those_drawn_alone():
+    """Two threads drawing at once (the extension lets go of the GIL) get the frames of one."""
+    caster = RayCaster(build_world("station", 0))
+    views = _views(caster.scene, seed=11, count=24)
+    specs = [CameraSpec(64, 48, 90.0), CameraSpec(96, 96, 70.0)]
+    jobs = [(spec, view) for view in views for spec in specs]
+
+    def draw(job):
+        spec, (eye, yaw, pitch) = job
+        return raster.drawn(caster, spec, eye, yaw, pitch)
+
+    alone = [draw(job) for job in jobs]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(draw, jobs))
+    for (hits, unsure), (hits_2, unsure_2) in zip(alone, together, strict=True):
+        _assert_same_hits(hits, hits_2)
+        assert np.array_equal(unsure, unsure_2)
+
+
+@needs_raster
+def test_frames_larger_than_the_kept_scratch_draw_the_cast_hits():
+    """A frame too large for the process's kept scratch, between small ones, is drawn right."""
+    scene = _wall_scene()
+    views = [((0.5, -1.0, 1.2), 10.0, -5.0)]
+    for spec in (CameraSpec(48, 32, 90.0), CameraSpec(720, 600, 90.0), CameraSpec(48, 32, 90.0)):
+        pixels, unsure = _compare(scene, views, spec)
+        assert unsure < 0.1 * pixels

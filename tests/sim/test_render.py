@@ -55,3 +55,14 @@ def test_only_requested_sensors_are_rendered():
     frames = renderer.render(CameraSpec(32, 32, 90), (0, 0, 1), 0.0, sensors={Sensor.DEPTH})
     assert frames.depth is not None and frames.rgb is None and frames.semantic is None
     assert renderer.render(CameraSpec(32, 32, 90), (0, 0, 1), 0.0, sensors=()).depth is None
+
+
+def test_a_camera_tilting_between_pitches_makes_each_sky_once(monkeypatch):
+    """Rendering back and forth between a few pitches makes each pitch's sky only once."""
+    renderer, spec = Renderer(_wall_scene()), CameraSpec(32, 32, 90)
+    skies = []
+    sky = renderer._sky
+    monkeypatch.setattr(renderer, "_sky", lambda dirs: skies.append(sky(dirs)) or skies[-1])
+    for pitch in (0.0, 30.0, -30.0, 0.0, 30.0, -30.0):
+        renderer.render(spec, (0.0, 0.0, 1.0), 0.0, pitch, {Sensor.RGB})
+    assert len(skies) == 3
