@@ -49,3 +49,10 @@ def test_a_results_table_interval_needs_no_scipy_stats():
     """The bootstrap of a results table runs without importing scipy.stats (half a second)."""
     code = "from sortie.metrics.intervals import mean_interval; mean_interval([1.0, 2.0, 4.0])"
     assert _imported_after(code, ("scipy.stats",)) == []
+
+
+def test_the_embedded_backend_and_navigation_load_without_scipys_sparse_or_spatial():
+    """Graphs are searched on sortie's own arrays: scipy loads only for numpy's fallbacks."""
+    code = "import sortie.backends.embedded, sortie.sim.navigation"
+    modules = ("scipy.sparse", "scipy.spatial", "scipy.sparse.csgraph")
+    assert _imported_after(code, modules) == []

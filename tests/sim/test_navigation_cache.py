@@ -24,7 +24,7 @@ def _same(a: NavGraph, b: NavGraph) -> bool:
         np.array_equal(a.positions, b.positions)
         and np.array_equal(a.columns, b.columns)
         and np.array_equal(a.semantic, b.semantic)
-        and (a.adjacency != b.adjacency).nnz == 0
+        and a.adjacency.same_as(b.adjacency)
         and a.doors == b.doors
         and all(np.array_equal(x, y) for x, y in zip(a.door_nodes, b.door_nodes, strict=True))
     )

@@ -5,6 +5,7 @@ import pytest
 
 from sortie.sim.navigation import clearance, kernels, surfaces
 from sortie.sim.navigation.doors import walkable_scene
+from sortie.sim.navigation.edges import Edges
 from sortie.sim.navigation.links import link_neighbours
 from sortie.sim.navigation.surfaces import ColumnHits, Grid, peel_columns, standing_surfaces
 from sortie.sim.raycast import RayCaster
@@ -150,9 +151,12 @@ def test_links_agree_with_numpy_where_heights_differ_by_exactly_a_step(monkeypat
 
 
 def _search(graph, source, target=-1):
-    n = graph.shape[0]
+    """Search ``graph`` (scipy CSR matrix or Edges) from ``source`` with the extension."""
+    edges = graph if isinstance(graph, Edges) else Edges.of(graph)
+    n = edges.node_count
     dist, pred = np.empty(n), np.empty(n, np.int32)
-    popped = kernels.extension().search(*kernels.search_arrays(graph), source, target, dist, pred)
+    arrays = (edges.indptr, edges.indices, edges.data)
+    popped = kernels.extension().search(*arrays, source, target, dist, pred)
     return dist, pred, popped
 
 
@@ -182,7 +186,9 @@ def test_search_gives_scipys_rows_and_paths_in_a_world_with_doors(closed):
     assert (graph.nnz < nav.adjacency.nnz) == bool(closed)  # the door takes edges away
     rng = np.random.default_rng(3)
     for source in rng.integers(0, nav.node_count, 4):
-        dist, pred = dijkstra(graph, directed=True, indices=int(source), return_predecessors=True)
+        dist, pred = dijkstra(
+            graph.scipy(), directed=True, indices=int(source), return_predecessors=True
+        )
         full = _search(graph, int(source))
         np.testing.assert_array_equal(full[0], dist)
         np.testing.assert_array_equal(full[1], pred)
@@ -232,7 +238,7 @@ def test_edge_rows_leave_a_repeated_pair_to_scipy_which_sums_it():
     positions = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0], [0.0, 0.0, 2.0]])
     a, b = np.array([0, 1, 0]), np.array([1, 0, 2])
     matrix = _compiled_matrix(kernels.extension(), a, b, positions)
-    assert matrix.toarray().tolist() == [[0, 10, 2], [10, 0, 0], [2, 0, 0]]
+    assert matrix.scipy().toarray().tolist() == [[0, 10, 2], [10, 0, 0], [2, 0, 0]]
 
 
 def test_components_are_numbered_as_scipy_numbers_them():
@@ -243,10 +249,27 @@ def test_components_are_numbered_as_scipy_numbers_them():
     from sortie.sim.navigation.graph import NavGraph
 
     nav = NavGraph.build(build_world("tower", 1), PLANNING)
-    ours, theirs = kernels.components(nav.adjacency), connected_components(nav.adjacency, False)
+    ours = kernels.components(nav.adjacency)
+    theirs = connected_components(nav.adjacency.scipy(), directed=False)
     assert theirs[0] > 1  # a roof or a ledge apart from the floors
     np.testing.assert_array_equal(ours, theirs[1])
     # nodes 0 and 3 joined, 1 and 2 joined, 4 alone: components in the order of their lowest
     pairs = ([0, 3, 1, 2], [3, 0, 2, 1])
-    graph = csr_matrix((np.ones(4), pairs), shape=(5, 5))
+    graph = Edges.of(csr_matrix((np.ones(4), pairs), shape=(5, 5)))
     assert kernels.components(graph).tolist() == [0, 1, 1, 0, 2]
+
+
+def test_edges_among_usable_nodes_are_scipys_rows_of_the_kept_edges():
+    """Closing doors keeps the rows scipy would make of the remaining edges, array for array."""
+    from scipy.sparse import csr_matrix
+
+    from sortie.sim.navigation.graph import NavGraph
+
+    nav = NavGraph.build(build_world("campus", 0), PLANNING)
+    usable = nav.usable(set(nav.doors[:4]))
+    assert not usable.all()
+    full = nav.adjacency.scipy().tocoo()
+    keep = usable[full.row] & usable[full.col]
+    n = nav.node_count
+    expected = csr_matrix((full.data[keep], (full.row[keep], full.col[keep])), shape=(n, n))
+    assert nav.adjacency.among(usable).same_as(Edges.of(expected))

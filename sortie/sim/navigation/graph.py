@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import csr_matrix
 
 from sortie.core.errors import ConfigError, did_you_mean
 from sortie.sim.navigation import cache, kernels
 from sortie.sim.navigation.clearance import near_hits, probe
 from sortie.sim.navigation.doors import door_blocks, walkable_scene
+from sortie.sim.navigation.edges import Edges
 from sortie.sim.navigation.links import column_slots, link_neighbours
 from sortie.sim.navigation.smoothing import Corridor, straighten
 from sortie.sim.navigation.surfaces import Grid, crowded, peel_columns, standing_surfaces
@@ -77,7 +77,7 @@ class NavGraph:
         positions: (N, 3) node positions on the walking surface, sorted by column, then top down.
         columns: (N,) grid column of each node.
         semantic: (N,) semantic class id of the object each node stands on.
-        adjacency: (N, N) symmetric edge lengths in metres, every door open.
+        adjacency: the symmetric edges and their lengths in metres, every door open.
         doors: names of the openable objects.
         door_nodes: for each door, the nodes its closed geometry blocks.
     """
@@ -87,7 +87,7 @@ class NavGraph:
     positions: NDArray[np.float64]
     columns: NDArray[np.int64]
     semantic: NDArray[np.int32]
-    adjacency: csr_matrix
+    adjacency: Edges
     doors: tuple[str, ...]
     door_nodes: tuple[NDArray[np.int64], ...]
     _tables: dict[Any, Any] = field(default_factory=dict, repr=False)
@@ -347,15 +347,10 @@ class NavGraph:
                 usable[nodes] = False
         return usable
 
-    def _closed_adjacency(self, closed: frozenset[str]) -> csr_matrix:
+    def _closed_adjacency(self, closed: frozenset[str]) -> Edges:
         if not closed:
             return self.adjacency
-        usable = self.usable(closed)
-        edges = self.adjacency.tocoo()
-        keep = usable[edges.row] & usable[edges.col]
-        return csr_matrix(
-            (edges.data[keep], (edges.row[keep], edges.col[keep])), shape=self.adjacency.shape
-        )
+        return self.adjacency.among(self.usable(closed))
 
     def _search(
         self, node: int, closed: frozenset[str]
@@ -388,10 +383,10 @@ class NavGraph:
         if module is None:
             from scipy.sparse.csgraph import dijkstra  # here: csgraph takes 0.13 s to import
 
-            return dijkstra(graph, directed=True, indices=source, return_predecessors=True)
-        arrays = self._remember(("search arrays", closed), lambda: kernels.search_arrays(graph))
+            matrix = graph.scipy()
+            return dijkstra(matrix, directed=True, indices=source, return_predecessors=True)
         dist, predecessors = np.empty(self.node_count), np.empty(self.node_count, np.int32)
-        module.search(*arrays, source, target, dist, predecessors)
+        module.search(graph.indptr, graph.indices, graph.data, source, target, dist, predecessors)
         return dist, predecessors
 
     def _corridor(self, closed: frozenset[str]) -> Corridor:

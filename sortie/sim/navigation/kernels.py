@@ -20,12 +20,15 @@ from __future__ import annotations
 
 from functools import cache
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import csr_matrix
 
 from sortie.sim.compiled import optional_module
+
+if TYPE_CHECKING:
+    from sortie.sim.navigation.edges import Edges
 
 ENV_SWITCH = "SORTIE_GRID"
 """Set to 0 to build graphs with numpy alone (for comparisons, or if the extension misbehaves)."""
@@ -37,19 +40,8 @@ def extension() -> ModuleType | None:
     return optional_module("sortie.sim.navigation._grid", ENV_SWITCH)
 
 
-def search_arrays(
-    graph: csr_matrix,
-) -> tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]]:
-    """Return the row starts, columns and weights of ``graph`` as the compiled search reads them."""
-    return (
-        np.ascontiguousarray(graph.indptr, np.int32),
-        np.ascontiguousarray(graph.indices, np.int32),
-        np.ascontiguousarray(graph.data, np.float64),
-    )
-
-
-def components(graph: csr_matrix) -> NDArray[np.int32]:
-    """Return each node's connected component in the symmetric ``graph``, numbered as scipy's.
+def components(edges: Edges) -> NDArray[np.int32]:
+    """Return each node's connected component, numbered as scipy numbers them.
 
     ``scipy.sparse.csgraph.connected_components(directed=False)`` numbers components in the
     order of their lowest node, as the extension does; without it, scipy labels them.
@@ -58,8 +50,7 @@ def components(graph: csr_matrix) -> NDArray[np.int32]:
     if module is None:
         from scipy.sparse.csgraph import connected_components  # 0.13 s to import
 
-        return connected_components(graph, directed=False)[1]
-    indptr, indices, _ = search_arrays(graph)
-    labels = np.empty(graph.shape[0], np.int32)
-    module.components(indptr, indices, labels)
+        return connected_components(edges.scipy(), directed=False)[1]
+    labels = np.empty(edges.node_count, np.int32)
+    module.components(edges.indptr, edges.indices, labels)
     return labels

@@ -6,10 +6,10 @@ from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import csr_matrix
 
 from sortie.sim.navigation import kernels
 from sortie.sim.navigation.clearance import STEPS
+from sortie.sim.navigation.edges import Edges
 from sortie.sim.navigation.surfaces import Grid
 from sortie.sim.shapes import WalkerShape
 
@@ -20,7 +20,7 @@ def link_neighbours(
     positions: NDArray[np.float64],
     blocked_moves: NDArray[np.bool_],
     shape: WalkerShape,
-) -> csr_matrix:
+) -> Edges:
     """Return the edges between neighbours a step apart whose probes at each other hit nothing."""
     slots = column_slots(grid, columns)
     module = kernels.extension()
@@ -32,15 +32,17 @@ def link_neighbours(
     return _compiled_matrix(module, a, b, positions)
 
 
-def _matrix(
-    a: NDArray[np.int64], b: NDArray[np.int64], positions: NDArray[np.float64]
-) -> csr_matrix:
-    """Return the symmetric matrix of the edges ``a[k]``-``b[k]``, weighted by their length."""
+def _matrix(a: NDArray[np.int64], b: NDArray[np.int64], positions: NDArray[np.float64]) -> Edges:
+    """Return the symmetric edges ``a[k]``-``b[k]``, weighted by their length, as scipy would."""
+    from scipy.sparse import csr_matrix  # numpy's form: the extension makes the rows itself
+
     length = np.linalg.norm(positions[a] - positions[b], axis=1)
     n = len(positions)
-    return csr_matrix(
-        (np.concatenate([length, length]), (np.concatenate([a, b]), np.concatenate([b, a]))),
-        shape=(n, n),
+    return Edges.of(
+        csr_matrix(
+            (np.concatenate([length, length]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+            shape=(n, n),
+        )
     )
 
 
@@ -94,14 +96,14 @@ def column_slots(grid: Grid, columns: NDArray[np.int64]) -> NDArray[np.int64]:
 
 def _compiled_matrix(
     module: ModuleType, a: NDArray[np.int64], b: NDArray[np.int64], positions: NDArray[np.float64]
-) -> csr_matrix:
+) -> Edges:
     """Return ``_matrix``'s answer, the same arrays, from the extension (5x cheaper in suburb).
 
-    scipy would sum a repeated pair; the extension does not, so then scipy makes the matrix.
+    scipy would sum a repeated pair; the extension does not, so then scipy makes the rows.
     """
     n = len(positions)
     indptr, indices = np.empty(n + 1, np.int32), np.empty(2 * len(a), np.int32)
     lengths = np.empty(2 * len(a), np.float64)
     if module.edge_rows(a, b, np.ascontiguousarray(positions), indptr, indices, lengths):
         return _matrix(a, b, positions)
-    return csr_matrix((lengths, indices, indptr), shape=(n, n))
+    return Edges(indptr, indices, lengths)
