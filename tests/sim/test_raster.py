@@ -13,6 +13,7 @@ from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene, SceneObject
 from sortie.sim.worlds import FLIGHT_WORLDS, WORLDS, build_world
+from tests.sim.views import random_views
 
 needs_raster = pytest.mark.skipif(
     not raster.available(), reason="the rasteriser extension is not built here"
@@ -43,24 +44,6 @@ def _compare(scene: Scene, views, spec: CameraSpec) -> tuple[int, int]:
     return pixels, unsure
 
 
-def _views(scene: Scene, seed: int, count: int) -> list:
-    """Eyes drawn over the scene at walking and flying heights, any yaw, pitched up or down."""
-    rng = np.random.default_rng(seed)
-    xmin, ymin, xmax, ymax = scene.bounds
-    return [
-        (
-            (
-                float(rng.uniform(xmin, xmax)),
-                float(rng.uniform(ymin, ymax)),
-                float(rng.choice([0.4, 1.6, 6.0])),
-            ),
-            float(rng.uniform(0, 360)),
-            float(rng.uniform(-60, 30)),
-        )
-        for _ in range(count)
-    ]
-
-
 @needs_raster
 @pytest.mark.parametrize("world", sorted(WORLDS.names()))
 def test_every_world_draws_the_cast_hits(world):
@@ -71,7 +54,7 @@ def test_every_world_draws_the_cast_hits(world):
     """
     params = FLIGHT_WORLDS.get(world) or {}
     scene = build_world(world, 3, params)
-    pixels, unsure = _compare(scene, _views(scene, seed=7, count=6), CameraSpec(96, 72, 90.0))
+    pixels, unsure = _compare(scene, random_views(scene, seed=7, count=6), CameraSpec(96, 72, 90.0))
     assert unsure < 0.1 * pixels
 
 
@@ -82,7 +65,7 @@ def test_every_world_draws_the_cast_hits(world):
 def test_any_camera_draws_the_cast_hits(spec):
     """Wide, narrow, tall, tiny and pitched cameras."""
     scene = build_world("apartment", 1)
-    _compare(scene, [(view[0], view[1], spec.pitch) for view in _views(scene, 2, 6)], spec)
+    _compare(scene, [(view[0], view[1], spec.pitch) for view in random_views(scene, 2, 6)], spec)
 
 
 @needs_raster
@@ -91,7 +74,7 @@ def test_moved_doors_are_drawn_where_they_are_now():
     scene = build_world("apartment", 0)
     doors = [o.name for o in scene.objects if o.dynamics is Dynamics.OPENABLE]
     assert doors
-    views = _views(scene, seed=3, count=6)
+    views = random_views(scene, seed=3, count=6)
     _compare(scene, views, CameraSpec(64, 48))
     for name in doors:
         scene.set_open(name, not scene.is_open(name))
@@ -149,7 +132,7 @@ def test_renderer_frames_are_the_same_either_way():
     spec = CameraSpec(64, 48)
     drawn, cast = Renderer(scene), Renderer(scene, rasterise=False)
     assert drawn.rasterise and not cast.rasterise
-    for eye, yaw, pitch in _views(scene, seed=5, count=4):
+    for eye, yaw, pitch in random_views(scene, seed=5, count=4):
         a, b = drawn.render(spec, eye, yaw, pitch), cast.render(spec, eye, yaw, pitch)
         assert np.array_equal(a.rgb, b.rgb) and np.array_equal(a.semantic, b.semantic)
         assert np.array_equal(a.depth, b.depth)
@@ -194,7 +177,7 @@ def test_spheres_of_a_table_that_is_gone_are_dropped():
 def test_frames_drawn_at_once_in_two_threads_are_those_drawn_alone():
     """Two threads drawing at once (the extension lets go of the GIL) get the frames of one."""
     caster = RayCaster(build_world("station", 0))
-    views = _views(caster.scene, seed=11, count=24)
+    views = random_views(caster.scene, seed=11, count=24)
     specs = [CameraSpec(64, 48, 90.0), CameraSpec(96, 96, 70.0)]
     jobs = [(spec, view) for view in views for spec in specs]
 

@@ -12,6 +12,7 @@ from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene, SceneObject
 from sortie.sim.worlds import build_world
+from tests.sim.views import random_views
 
 needs_raster = pytest.mark.skipif(
     not raster.available(), reason="the rasteriser extension is not built here"
@@ -33,24 +34,6 @@ def _poster_scene() -> Scene:
     )
     ground = SceneObject("ground_0", "ground", (box((40, 40, 0.1), (0, 0, -0.05), (90, 140, 60)),))
     return Scene([wall, poster, door, ground], (-10, -10, 10, 10))
-
-
-def _views(scene: Scene, seed: int, count: int) -> list:
-    """Eyes drawn over the scene at walking and flying heights, any yaw, pitched up or down."""
-    rng = np.random.default_rng(seed)
-    xmin, ymin, xmax, ymax = scene.bounds
-    return [
-        (
-            (
-                float(rng.uniform(xmin, xmax)),
-                float(rng.uniform(ymin, ymax)),
-                float(rng.choice([0.4, 1.6, 6.0])),
-            ),
-            float(rng.uniform(0, 360)),
-            float(rng.uniform(-60, 30)),
-        )
-        for _ in range(count)
-    ]
 
 
 def _assert_same_frames(a: Frames, b: Frames) -> None:
@@ -82,7 +65,7 @@ def test_textured_faces_and_sky_are_the_same_either_way():
     """A poster's texels, face colours and sky come out the same from C and from numpy."""
     scene = _poster_scene()
     views = [((0.0, 0.0, 1.6), 0.0, 0.0), ((1.0, 1.0, 1.0), -10.0, 20.0)]
-    views += _views(scene, seed=1, count=6)
+    views += random_views(scene, seed=1, count=6)
     assert _compare(scene, views, CameraSpec(64, 48)) > 0
 
 
@@ -104,7 +87,7 @@ def test_world_frames_are_the_same_either_way(world):
     if world == "apartment":
         for door in [o.name for o in scene.objects if o.dynamics is Dynamics.OPENABLE][::2]:
             scene.set_open(door, True)
-    _compare(scene, _views(scene, seed=7, count=4), CameraSpec(64, 48))
+    _compare(scene, random_views(scene, seed=7, count=4), CameraSpec(64, 48))
 
 
 @needs_raster
@@ -138,7 +121,7 @@ def test_rays_turned_in_c_give_the_same_hits():
     """The rasteriser turning the pitched rays itself finds what it finds with every ray given."""
     scene = build_world("station", 0)
     caster, spec = RayCaster(scene), CameraSpec(48, 40)
-    for eye, yaw, pitch in _views(scene, seed=2, count=3):
+    for eye, yaw, pitch in random_views(scene, seed=2, count=3):
         given, unsure = raster.drawn(caster, spec, eye, yaw, pitch, world_rays(spec, yaw, pitch))
         turned, unsure_turned = raster.drawn(caster, spec, eye, yaw, pitch)
         assert unsure.tobytes() == unsure_turned.tobytes()
