@@ -63,25 +63,26 @@ class StepColumns:
     @classmethod
     def of(cls, steps: Sequence[StepRecord]) -> StepColumns:
         """Return the columns of validated step records."""
-        stage, stage_names = _coded([s.stage for s in steps])
-        action, action_names = _coded([s.action.type for s in steps])
-        kinds = [str(e.kind) for s in steps for e in s.events]
-        event_kind, event_names = _coded(kinds)
-        position = np.array([(s.pose.x, s.pose.y, s.pose.z) for s in steps], float)
+        return cls.of_rows([StepRow.of(s) for s in steps])
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[StepRow]) -> StepColumns:
+        """Return the columns of steps read as rows (``StepRow.of``), in order."""
+        stage, stage_names = _coded([r.stage for r in rows])
+        action, action_names = _coded([r.action for r in rows])
+        event_kind, event_names = _coded([kind for r in rows for kind in r.events])
         return cls(
-            position=position.reshape(-1, 3),
-            collisions=np.array([s.collisions for s in steps], np.int64),
+            position=np.array([r.position for r in rows], float).reshape(-1, 3),
+            collisions=np.array([r.collisions for r in rows], np.int64),
             target_distance=np.array(
-                [np.nan if s.target_distance is None else s.target_distance for s in steps], float
+                [np.nan if r.target_distance is None else r.target_distance for r in rows], float
             ),
             stage=stage,
             stage_names=stage_names,
             action=action,
             action_names=action_names,
-            timings=np.array(
-                [(s.timings.agent, s.timings.backend, s.timings.render) for s in steps], float
-            ).reshape(-1, 3),
-            event_step=np.array([i for i, s in enumerate(steps) for _ in s.events], np.int64),
+            timings=np.array([r.timings for r in rows], float).reshape(-1, 3),
+            event_step=np.array([i for i, r in enumerate(rows) for _ in r.events], np.int64),
             event_kind=event_kind,
             event_names=event_names,
         )
@@ -102,6 +103,33 @@ class StepColumns:
     def events(self, kind: str) -> int:
         """Return how many events of ``kind`` the steps have."""
         return int(np.count_nonzero(self.event_kind == _code(self.event_names, kind)))
+
+
+@dataclass(frozen=True, slots=True)
+class StepRow:
+    """What the columns keep of one step: a recorder keeps this, not the whole record."""
+
+    position: tuple[float, float, float]
+    collisions: int
+    target_distance: float | None
+    stage: str | None
+    action: str
+    timings: tuple[float, float, float]
+    events: tuple[str, ...]
+
+    @classmethod
+    def of(cls, step: StepRecord) -> StepRow:
+        """Return the row of a validated step record."""
+        pose, timings = step.pose, step.timings
+        return cls(
+            (pose.x, pose.y, pose.z),
+            step.collisions,
+            step.target_distance,
+            step.stage,
+            step.action.type,
+            (timings.agent, timings.backend, timings.render),
+            tuple(str(e.kind) for e in step.events),
+        )
 
 
 def columns_file(record: Path) -> Path:

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
 from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
+from sortie.core.columns import StepRow
 from sortie.core.errors import ConfigError
 from sortie.core.observation import MissionObservation
 from sortie.core.records import (
@@ -163,7 +164,7 @@ class JsonlRecorder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lines: list[str] = []
-        self._steps: list[StepRecord] = []
+        self._steps: list[StepRow] = []
 
     def on_start(self, header: TrajectoryHeader) -> None:
         """Start the record."""
@@ -172,7 +173,7 @@ class JsonlRecorder:
     def on_step(self, record: StepRecord) -> None:
         """Add a step line."""
         self._lines.append(line_of(record))
-        self._steps.append(record)
+        self._steps.append(StepRow.of(record))
 
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Add the footer and write the file, with its columns (see ``write_record``)."""
