@@ -318,7 +318,9 @@ class StaticPart:
         dynamic = TriangleTable.build(parts, self.atlas)
         table = self.table.concat(dynamic) if len(dynamic) else self.table
         if not self.packets:
-            return DynamicPart(table, _embree_scene(dynamic.corners), None, None, _part_boxes(parts))
+            return DynamicPart(
+                table, _embree_scene(dynamic.corners), None, None, _part_boxes(parts)
+            )
         decider = packets.new_decider(table.corners, table.faces)
         return DynamicPart(table, None, _packet_scene(dynamic.corners), decider, _part_boxes(parts))
 
