@@ -45,6 +45,9 @@ GRIPPER = (0.45, 0.75)
 """Where a manipulator holds what it picked: metres ahead of the base and above the floor."""
 WORLDS_KEPT = 6
 """Built worlds a process keeps after no backend is in them, for resets that come back."""
+TRIANGLES_KEPT = 300_000
+"""Triangles those worlds may hold together (about 0.7 KB each with their tables and Embree
+scenes: 200 MB); the last world asked for stays whatever its size."""
 
 
 @dataclass(eq=False)
@@ -61,21 +64,29 @@ class SharedWorld:
     static: StaticPart
     base: Scene
 
+    @property
+    def triangles(self) -> int:
+        """Return how many triangles the world has (what its memory grows with)."""
+        return len(self.static.table) + sum(
+            p.triangle_count for _, o in self.static.dynamic_objects for p in o.parts
+        )
+
 
 class SharedWorlds:
     """The worlds built in this process, by world spec and placements.
 
     A world stays while a backend is in it (weakly referenced), and the last ``kept`` worlds
-    asked for stay besides, so that a reset to a world built before (by this backend or
-    another, such as another copy of a vector env) skips the build. Worlds before placements
-    are kept as long as a world built on them. One lock covers look-ups and builds: a thread
-    asking for a world waits while another builds one (vector envs step their copies in one
-    thread, or in processes of their own, each with its own worlds).
+    asked for (at most ``triangles`` triangles together) stay besides, so that a reset to a
+    world built before (by this backend or another, such as another copy of a vector env)
+    skips the build. Worlds before placements are kept as long as a world built on them. One
+    lock covers look-ups and builds: a thread asking for a world waits while another builds
+    one (vector envs step their copies in one thread, or in processes of their own, each with
+    its own worlds).
     """
 
-    def __init__(self, kept: int = WORLDS_KEPT) -> None:
-        """Keep the last ``kept`` worlds used besides those in use."""
-        self.kept = kept
+    def __init__(self, kept: int = WORLDS_KEPT, triangles: int = TRIANGLES_KEPT) -> None:
+        """Keep the last ``kept`` worlds used (``triangles`` at most) besides those in use."""
+        self.kept, self.triangles = kept, triangles
         self._live: weakref.WeakValueDictionary[str, SharedWorld] = weakref.WeakValueDictionary()
         self._recent: OrderedDict[str, SharedWorld] = OrderedDict()
         self._bases: weakref.WeakValueDictionary[str, Scene] = weakref.WeakValueDictionary()
@@ -91,9 +102,14 @@ class SharedWorlds:
                 shared = self._live[key] = self._build(world, world_key, placements)
             self._recent[key] = shared
             self._recent.move_to_end(key)
-            while len(self._recent) > self.kept:
-                self._recent.popitem(last=False)
+            self._bound()
             return shared
+
+    def _bound(self) -> None:
+        """Forget the least recently asked-for worlds beyond the count or the triangles."""
+        total = sum(w.triangles for w in self._recent.values())
+        while len(self._recent) > self.kept or (len(self._recent) > 1 and total > self.triangles):
+            total -= self._recent.popitem(last=False)[1].triangles
 
     def recent(self) -> list[SharedWorld]:
         """Return the worlds kept besides those in use, least recently asked for first."""

@@ -156,3 +156,12 @@ def test_a_world_in_use_stays_past_the_bound(builds):
         worlds.get(_world(seed), [])
     gc.collect()
     assert worlds.get(_world(1), []) is held and builds == [1, 2, 3]
+
+
+def test_the_worlds_kept_hold_at_most_the_triangles_allowed(builds):
+    """Worlds beyond the triangle budget are forgotten, oldest first, but the last one stays."""
+    worlds = SharedWorlds(kept=5, triangles=1)
+    for seed in (1, 2):
+        worlds.get(_world(seed), [])
+    gc.collect()
+    assert [w.base.origin for w in worlds.recent()] == ["flexible_room(seed=2)"]
