@@ -10,10 +10,16 @@ Two engines give the same hits: Embree packets through ``sortie.sim.packets`` (1
 call, both scenes in one pass) when the extension is built, else embreex one ray at a time.
 Either way Embree only finds the triangle: each hit is then measured and settled the same way
 on every CPU (``sortie.sim.exact``), and a ray that met an edge is cast again, nudged.
+
+What depends on the objects alone (the atlas, the static table and Embree scene, and the
+dynamic part of the objects' built state) is a ``StaticPart``, which casters over copies of one
+scene (``Scene.fresh_copy``) share; each caster keeps its own dynamic part once its scene's
+state leaves the built one.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +32,7 @@ from sortie.sim import packets
 from sortie.sim.exact import NUDGES, REMEASURE_TOLERANCE, Faces, exact_hits, settle
 from sortie.sim.mesh import Mesh
 from sortie.sim.packets import PacketScene
-from sortie.sim.scene import Scene
+from sortie.sim.scene import Scene, SceneObject
 
 MISS = np.float32(np.inf)
 
@@ -245,12 +251,38 @@ def grown(limit: NDArray[np.float32]) -> NDArray[np.float32]:
     return bound.astype(np.float32, copy=False)
 
 
-class RayCaster:
-    """Casts batches of rays into a scene, keeping its dynamic part in step with the scene."""
+@dataclass(frozen=True, slots=True)
+class DynamicPart:
+    """What a caster derives from the dynamic objects where they are now.
+
+    Attributes:
+        table: the static table followed by the dynamic triangles (the static one when none).
+        embree: the dynamic triangles' embreex scene (None: none, or packets are used).
+        packet_scene: the dynamic triangles' packet scene (None: none, or embreex is used).
+        decider: the packets' handle on settling hits against ``table`` (None with embreex).
+        boxes: the dynamic meshes' boxes, (K, 2, 3).
+    """
+
+    table: TriangleTable
+    embree: rtcore_scene.EmbreeScene | None
+    packet_scene: PacketScene | None
+    decider: object | None
+    boxes: NDArray[np.float32]
+
+
+class StaticPart:
+    """What a ray caster derives from a scene's objects alone: shared by casters of its copies.
+
+    Read-only once made (Embree scenes and the packets' deciders are safe to trace from several
+    threads), but for the dynamic part of the built state, which is made on first use under a
+    lock and then kept: every caster whose scene is in the built state (``Scene.pristine``)
+    uses that one, so copies of a world share all their tables until one of them moves a door
+    or carries something.
+    """
 
     def __init__(self, scene: Scene, use_packets: bool | None = None) -> None:
-        """Prepare the scene's static part; ``use_packets`` None means "when available"."""
-        self.scene = scene
+        """Tabulate ``scene``'s static objects; ``use_packets`` None means "when available"."""
+        self.objects: tuple[SceneObject, ...] = scene.objects
         self.packets = packets.available() if use_packets is None else use_packets
         if self.packets and not packets.available():
             raise ConfigError(
@@ -261,14 +293,72 @@ class RayCaster:
         all_parts = [p for o in scene.objects for p in o.parts]
         self.atlas = TextureAtlas(all_parts)
         static = [(ids[o.name], p) for o in scene.objects if not o.is_dynamic for p in o.parts]
-        self.static = TriangleTable.build(static, self.atlas)
-        self._static_embree: rtcore_scene.EmbreeScene | None = None
-        self._static_packets: PacketScene | None = None
+        self.table = TriangleTable.build(static, self.atlas)
+        self.embree: rtcore_scene.EmbreeScene | None = None
+        self.packet_scene: PacketScene | None = None
         if self.packets:
-            self._static_packets = _packet_scene(self.static.corners)
+            self.packet_scene = _packet_scene(self.table.corners)
         else:
-            self._static_embree = _embree_scene(self.static.corners)
-        self._dynamic_names = [(ids[o.name], o) for o in scene.objects if o.is_dynamic]
+            self.embree = _embree_scene(self.table.corners)
+        self.dynamic_objects = tuple((ids[o.name], o) for o in scene.objects if o.is_dynamic)
+        self._built: DynamicPart | None = None
+        self._lock = threading.Lock()
+
+    def dynamic_part(self, scene: Scene) -> DynamicPart:
+        """Return the dynamic part of ``scene`` now: the shared one in the built state."""
+        if not scene.pristine:
+            return self._make(scene)
+        with self._lock:
+            if self._built is None:
+                self._built = self._make(scene)
+            return self._built
+
+    def _make(self, scene: Scene) -> DynamicPart:
+        parts = [(i, p) for i, o in self.dynamic_objects for p in scene.current_parts(o)]
+        dynamic = TriangleTable.build(parts, self.atlas)
+        table = self.table.concat(dynamic) if len(dynamic) else self.table
+        if not self.packets:
+            return DynamicPart(
+                table, _embree_scene(dynamic.corners), None, None, _part_boxes(parts)
+            )
+        decider = packets.new_decider(table.corners, table.faces)
+        return DynamicPart(table, None, _packet_scene(dynamic.corners), decider, _part_boxes(parts))
+
+
+class RayCaster:
+    """Casts batches of rays into a scene, keeping its dynamic part in step with the scene."""
+
+    def __init__(
+        self, scene: Scene, use_packets: bool | None = None, static: StaticPart | None = None
+    ) -> None:
+        """Prepare to cast into ``scene``.
+
+        Args:
+            scene: the scene; the caster follows its state.
+            use_packets: whether to trace Embree packets; None means "when available" (or as
+                ``static`` was made).
+            static: the static part of a scene with the same objects (a ``Scene.fresh_copy``
+                of it), to share instead of making one.
+        """
+        if static is None:
+            static = StaticPart(scene, use_packets)
+        elif static.objects is not scene.objects:
+            raise ConfigError(
+                f"RayCaster: the static part given was made for other objects than those of "
+                f"{scene.origin or 'the scene'}; allowed: one made from this scene or a copy of it"
+            )
+        elif use_packets is not None and use_packets != static.packets:
+            raise ConfigError(
+                f"RayCaster: use_packets={use_packets}, but the static part given was made with "
+                f"use_packets={static.packets}; allowed here: None or {static.packets}"
+            )
+        self.scene = scene
+        self.shared = static
+        self.packets = static.packets
+        self.atlas = static.atlas
+        self.static = static.table
+        self._static_embree = static.embree
+        self._static_packets = static.packet_scene
         self._version = -1
         self._dynamic_embree: rtcore_scene.EmbreeScene | None = None
         self._dynamic_packets: PacketScene | None = None
@@ -278,19 +368,12 @@ class RayCaster:
         self.sync()
 
     def sync(self) -> None:
-        """Rebuild the dynamic part if the scene's state changed since the last cast."""
+        """Take the dynamic part of the scene's state if it changed since the last cast."""
         if self._version == self.scene.version:
             return
-        parts = [(i, p) for i, o in self._dynamic_names for p in self.scene.current_parts(o)]
-        dynamic = TriangleTable.build(parts, self.atlas)
-        if self.packets:
-            self._dynamic_packets = _packet_scene(dynamic.corners)
-        else:
-            self._dynamic_embree = _embree_scene(dynamic.corners)
-        self.table = self.static.concat(dynamic) if len(dynamic) else self.static
-        if self.packets:
-            self._decider = packets.new_decider(self.table.corners, self.table.faces)
-        self.dynamic_boxes = _part_boxes(parts)
+        part = self.shared.dynamic_part(self.scene)
+        self.table, self._decider, self.dynamic_boxes = part.table, part.decider, part.boxes
+        self._dynamic_embree, self._dynamic_packets = part.embree, part.packet_scene
         self._version = self.scene.version
 
     def cast(

@@ -3,6 +3,8 @@
 Static objects never move. Dynamic objects (doors, gates, containers, things that can be
 carried) keep their built geometry and a current transform; the renderer and the ray caster
 rebuild only the dynamic part when one of them changes (``Scene.version`` counts changes).
+Copies made by ``Scene.fresh_copy`` share the objects and keep their own state, so several
+episodes can run in one built world at once.
 """
 
 from __future__ import annotations
@@ -142,12 +144,29 @@ class Scene:
             dupes = sorted({n for n in names if names.count(n) > 1})
             raise ConfigError(f"{origin or 'scene'}: duplicate object names: {', '.join(dupes)}")
         self.class_ids = np.array([0] + [class_id(o.semantic) for o in self.objects], np.int32)
+        self.class_ids.flags.writeable = False  # shared by the scene's copies
         self.version = 0
         self._open = {
             o.name: o.starts_open for o in self.objects if o.dynamics is Dynamics.OPENABLE
         }
         self._transforms: dict[str, NDArray[np.float64]] = {}
         self._hidden: set[str] = set()
+        self.pristine = True
+        """Whether every dynamic object is surely in its built state (False: maybe not)."""
+
+    def fresh_copy(self) -> Scene:
+        """Return a scene with the same objects (shared, not copied), in the built state.
+
+        The copy's state is its own: opening a door or moving an object in one leaves the
+        other as it was. Objects, extent, lighting, routes and class ids are shared and never
+        changed.
+        """
+        copy = object.__new__(Scene)
+        copy.__dict__.update(self.__dict__)
+        copy.version = 0
+        copy._open = {n: self[n].starts_open for n in self._open}
+        copy._transforms, copy._hidden, copy.pristine = {}, set(), True
+        return copy
 
     def __getitem__(self, name: str) -> SceneObject:
         return self.objects[self.id_of(name) - 1]
@@ -177,6 +196,7 @@ class Scene:
         if self.is_open(name) != is_open:
             self._open[name] = is_open
             self.version += 1
+            self.pristine = False
 
     def set_transform(self, name: str, matrix: NDArray[np.float64] | None) -> None:
         """Move dynamic object ``name`` by ``matrix`` from where it was built (None: back)."""
@@ -187,12 +207,14 @@ class Scene:
         else:
             self._transforms[name] = np.asarray(matrix, dtype=np.float64)
         self.version += 1
+        self.pristine = False
 
     def set_hidden(self, name: str, hidden: bool) -> None:
         """Hide or show dynamic object ``name`` (a carried body is not drawn)."""
         if hidden != (name in self._hidden):
             self._hidden.symmetric_difference_update({name})
             self.version += 1
+            self.pristine = False
 
     def current_parts(self, obj: SceneObject) -> tuple[Mesh, ...]:
         """Return an object's meshes where they are now (empty when hidden)."""
@@ -211,6 +233,7 @@ class Scene:
         self._transforms.clear()
         self._hidden.clear()
         self.version += 1
+        self.pristine = True
 
     def digest(self) -> str:
         """Return a SHA-256 of the built geometry, names, classes and attributes."""
