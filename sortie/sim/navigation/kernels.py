@@ -13,7 +13,8 @@ Without a C compiler at install, or with ``SORTIE_GRID=0`` in the environment, n
 The extension also searches the graph for shortest paths (``search``): Dijkstra, popping nodes
 in the order scipy 1.17's ``dijkstra`` pops them (nearest first, then the larger index), so the
 distances and predecessors are scipy's; a search for one target stops when it reaches it,
-which scipy cannot. Without the extension, scipy searches every node each time.
+which scipy cannot. It labels the graph's connected components in scipy's order too
+(``components``). Without the extension, scipy does both (imported only then).
 """
 
 from __future__ import annotations
