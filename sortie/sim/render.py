@@ -28,8 +28,6 @@ from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.scene import Scene
 
 ALL_SENSORS = frozenset(Sensor)
-SKIES_KEPT = 4
-"""Skies a renderer keeps (one per camera and pitch): a body's pitches and a goal view's."""
 
 
 class Renderer:
@@ -67,7 +65,7 @@ class Renderer:
         self._sun = sun / np.linalg.norm(sun)
         self._light = light
         self._lit: _LitColors | None = None
-        self._skies: dict[tuple[int, float, float], NDArray[np.uint8]] = {}
+        self._sky_cache: tuple[tuple[int, float, float], NDArray[np.uint8]] | None = None
         self._palette_cache: _Palette | None = None
         self._lit_table: object = None
 
@@ -205,30 +203,25 @@ class Renderer:
         self, spec: CameraSpec, yaw: float, pitch: float, dirs: NDArray[np.float32] | None
     ) -> NDArray[np.uint8]:
         """Return ``_sky(world_rays(spec, yaw, pitch))``, turning the rays only if not cached."""
-        sky = self._skies.get(_sky_key(pitched_rays(spec, pitch)[2]))
-        if sky is not None:
-            return sky
+        cache, z = self._sky_cache, pitched_rays(spec, pitch)[2]
+        if cache is not None and cache[0] == _sky_key(z):
+            return cache[1]
         return self._sky(world_rays(spec, yaw, pitch) if dirs is None else dirs)
 
     def _sky(self, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
         """Return the sky colour of every ray: a gradient from horizon to zenith.
 
         It depends only on each ray's elevation, which yaw does not change, so it is kept per
-        camera and pitch (the last ``SKIES_KEPT`` made: a body that tilts its camera between
-        a few pitches pays for each once).
+        camera and pitch (the last one used; a fixed camera pays for it once).
         """
         key = _sky_key(dirs[:, 2])
-        kept = self._skies.get(key)
-        if kept is not None:
-            return kept
-        up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
-        blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
-        light = self._light
-        sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
-        if len(self._skies) >= SKIES_KEPT:
-            self._skies.pop(next(iter(self._skies)))
-        kept = self._skies[key] = (sky * 255.0 + 0.5).astype(np.uint8)
-        return kept
+        if self._sky_cache is None or self._sky_cache[0] != key:
+            up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
+            blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
+            light = self._light
+            sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
+            self._sky_cache = (key, (sky * 255.0 + 0.5).astype(np.uint8))
+        return self._sky_cache[1]
 
     def _texels(self, hits: Hits, rows: NDArray[np.intp]) -> NDArray[np.float32]:
         uv = self.caster.table.uv[hits.triangle[rows]]
