@@ -97,6 +97,8 @@ def _percentile_bootstrap(data: np.ndarray) -> tuple[float, float]:
     n = len(data)
     picks = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))
     means = np.sort(np.mean(data[picks], axis=-1))
+    if np.isnan(means[-1]):  # +inf and -inf in one resample: scipy's quantile gives NaN
+        return math.nan, math.nan
     alpha = np.float64((1 - CONFIDENCE) / 2)
     p = np.array([alpha, 1 - alpha])
     position = p * len(means) + (1 - p)  # 1-based, between order statistics

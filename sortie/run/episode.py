@@ -129,8 +129,23 @@ def _output_reader(agent: Agent) -> Callable[[], StepOutput]:
     one by one, which cost more than the rest of a step's record.
     """
     if isinstance(agent, SupportsStepOutput):
-        return lambda: _guard(FailureReason.AGENT_ERROR, agent.step_output)
+        return lambda: _guard(FailureReason.AGENT_ERROR, _checked_output, agent)
     return StepOutput
+
+
+def _checked_output(agent: SupportsStepOutput) -> StepOutput:
+    """Return the agent's output once its words and calls are of the kinds a record keeps.
+
+    Checked here, as the agent's doing: the step's record is made inside the runtime's step,
+    where a bad field would read as the backend's failure.
+    """
+    output = agent.step_output()
+    if output.text is not None and not isinstance(output.text, str):
+        raise TypeError(f"step_output(): text must be a str or None, got {type(output.text)}")
+    for call in output.calls:
+        if not isinstance(call, ModelCallRecord):
+            raise TypeError(f"step_output(): calls must be ModelCallRecords, got {type(call)}")
+    return output
 
 
 def _finish(

@@ -62,6 +62,12 @@ def test_the_interval_is_scipys_percentile_bootstrap_to_the_bit(n):
         assert (estimate.lo, estimate.hi) == tuple(map(float, result.confidence_interval))
 
 
+def test_infinities_of_both_signs_give_no_interval_as_in_scipy():
+    """A resample holding +inf and -inf has no mean: scipy's interval is NaN at both ends."""
+    estimate = mean_interval([math.inf, -math.inf, *[1.0] * 30])
+    assert math.isnan(estimate.lo) and math.isnan(estimate.hi)
+
+
 def test_a_hand_worked_interval_of_two_values():
     """Two values 0 and 1: resample means are 0, 0.5 or 1; the 2.5 and 97.5 % points are 0, 1."""
     estimate = mean_interval([0.0, 1.0])

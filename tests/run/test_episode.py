@@ -165,3 +165,24 @@ def test_a_lone_surrogate_in_the_agents_words_is_mended_and_the_step_kept():
     )
     back = StepRecord.model_validate_json(line_of(record))
     assert (back.agent_output, back.action.report) == ("I see ?", "plate ?")
+
+
+class Mumbling(Talking):
+    """An agent whose words are not text: a number."""
+
+    def step_output(self):
+        from sortie.agents.base import StepOutput
+
+        return StepOutput(text=5)  # type: ignore[arg-type]
+
+
+def test_words_that_are_not_text_are_the_agents_error_before_the_step():
+    """A step output the record cannot keep ends the episode as agent_error, no step taken."""
+    import tempfile
+    from pathlib import Path
+
+    with AGENTS.override("mumbling", Mumbling), tempfile.TemporaryDirectory() as folder:
+        suite = Suite(SuiteHeader(suite="t"), [room_rescue()])
+        footer = run_suite(suite, "mumbling", {}, RunSettings(Path(folder)))[0].footer
+    assert footer.failure_reason == "agent_error" and footer.steps == 0
+    assert "text must be a str or None" in (footer.error or "")

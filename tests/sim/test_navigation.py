@@ -307,3 +307,13 @@ def test_nodes_within_a_radius_are_those_a_kd_tree_finds_ties_included():
             gaps = np.linalg.norm(graph.positions[expected] - point, axis=1)
             ties += int((gaps == radius).sum())
     assert ties > 0  # points exactly on the radius were met, and kept alike
+
+
+def test_nodes_within_a_radius_that_is_not_a_length_are_as_the_tree_gives():
+    """An infinite radius takes every node; a negative or NaN one takes none (as cKDTree)."""
+    from sortie.sim.worlds import build_world
+
+    graph = NavGraph.build(build_world("flexible_room", 1), WALKER)
+    point = graph.positions[0]
+    assert graph._within(point, math.inf).tolist() == list(range(graph.node_count))
+    assert graph._within(point, -1.0).size == 0 and graph._within(point, math.nan).size == 0

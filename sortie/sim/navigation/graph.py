@@ -9,6 +9,7 @@ generation, the oracle and the SPL metric, never shown to ordinary agents.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -325,6 +326,8 @@ class NavGraph:
         most the radius squared), which this replaced: a tree per graph cost more to build
         than all an episode's queries.
         """
+        if not 0 <= radius < math.inf:  # as the tree: none for a negative or NaN, all for inf
+            return np.arange(self.node_count) if radius == math.inf else np.zeros(0, np.int64)
         grid = self.grid
         reach = int(np.ceil(radius / grid.cell)) + 1
         i, j = (int(v) for v in grid.cell_index(xyz[:2]))
