@@ -56,3 +56,17 @@ def test_the_embedded_backend_and_navigation_load_without_scipys_sparse_or_spati
     code = "import sortie.backends.embedded, sortie.sim.navigation"
     modules = ("scipy.sparse", "scipy.spatial", "scipy.sparse.csgraph")
     assert _imported_after(code, modules) == []
+
+
+def test_a_familys_step_record_loads_that_family_alone():
+    """Rescue declares no words of its own: learning so loads no other family's descriptor."""
+    code = (
+        "import sortie.missions.registry; from sortie.core.records import step_model; "
+        "step_model('rescue')"
+    )
+    modules = (
+        "sortie.missions.rescue.family",
+        "sortie.missions.aerial.family",
+        "sortie.missions.household.family",
+    )
+    assert _imported_after(code, modules) == ["sortie.missions.rescue.family"]

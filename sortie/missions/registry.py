@@ -33,7 +33,16 @@ def _load_all() -> None:
             continue
 
 
+def _load_one(name: str) -> bool:
+    """Import family ``name``'s descriptor, if it is a family; return whether it is one."""
+    if name not in FAMILIES.names():
+        return False
+    FAMILIES.get(name)
+    return True
+
+
 WORDS.add_finder(_load_all)  # families known without an entry point (an uninstalled checkout)
+WORDS.add_family_finder(_load_one)
 
 
 def check_episode(spec: EpisodeSpec) -> None:
