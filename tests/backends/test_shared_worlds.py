@@ -5,12 +5,13 @@ import gc
 import numpy as np
 import pytest
 
-from sortie.backends.embedded import SHARED_WORLDS, EmbeddedBackend, SharedWorlds
+from sortie.backends.embedded import EmbeddedBackend
 from sortie.core.actions import Move
 from sortie.core.episode import EpisodeSpec, WorldSpec
 from sortie.core.observation import Observation
 from sortie.core.pose import Pose
 from sortie.sim.camera import CameraSpec
+from sortie.sim.shared_worlds import SHARED_WORLDS, SharedWorlds
 
 from .test_embedded import _room
 
@@ -120,16 +121,16 @@ def _world(seed: int) -> WorldSpec:
 @pytest.fixture
 def builds(monkeypatch) -> list[int]:
     """Record the seed of every world built from now on."""
-    import sortie.backends.embedded as embedded
+    import sortie.sim.shared_worlds as shared_worlds
 
     seeds: list[int] = []
-    real = embedded.build_world
+    real = shared_worlds.build_world
 
     def counted(builder, seed, params=None):
         seeds.append(seed)
         return real(builder, seed, params)
 
-    monkeypatch.setattr(embedded, "build_world", counted)
+    monkeypatch.setattr(shared_worlds, "build_world", counted)
     return seeds
 
 
