@@ -26,6 +26,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Click's plain help and usage errors: typer's rich formatter imports rich.markdown and
+    # markdown_it and lays out panels, about 0.1 CPU s of every `--help` (docs/benchmarks.md).
+    rich_markup_mode=None,
 )
 # Piped or logged output has no terminal width to follow; 160 columns keep tables on one line.
 console = Console(width=None if sys.stdout.isatty() else 160)

@@ -21,6 +21,7 @@ COLUMNS = "sr,tp,srr,plwsr,gc"
 train_app = typer.Typer(
     help="Train an agent on sortie's own expert data and score it (homiebot, navigator).",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help, as the main app's (sortie.cli.common)
 )
 app.add_typer(train_app, name="train")
 
