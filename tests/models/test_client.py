@@ -56,8 +56,8 @@ def test_transient_faults_are_retried(secret, fault):
 def test_timeout_is_retried(secret):
     """A server slower than the time-out is asked again, after its health check (local)."""
     with ModelServer(answer) as server:
-        server.inject(Fault.LATENCY, delay=0.6)
-        reply = client(server, timeout="0.2").ask(MESSAGES, Answer)
+        server.inject(Fault.LATENCY, delay=2.5)
+        reply = client(server, timeout="1.0").ask(MESSAGES, Answer)
         probe = server.requests[1]
         assert server.count == 3 and probe["max_tokens"] == 1  # the health check's request
     assert reply.value is not None and reply.calls[0].attempts == 2
@@ -245,7 +245,7 @@ def test_unknown_settings_are_refused():
 def test_calls_in_flight_are_capped_per_process(secret):
     """With concurrency 2, four threads never have more than two requests in flight."""
     with ModelServer(answer) as server:
-        server.inject(Fault.LATENCY, times=4, delay=0.15)
+        server.inject(Fault.LATENCY, times=4, delay=0.5)
         clients = [client(server, concurrency="2") for _ in range(4)]
         threads = [threading.Thread(target=c.ask, args=(MESSAGES, Answer)) for c in clients]
         for thread in threads:

@@ -59,9 +59,9 @@ def test_the_health_wait_is_the_timeout_unless_set(secret):
 def test_a_loading_server_is_asked_until_it_is_healthy(secret):
     """503s from ``/health`` (a model still loading) are waited out before the retry."""
     with ModelServer(answer, health=True) as server:
-        server.inject(Fault.LATENCY, delay=0.6)
+        server.inject(Fault.LATENCY, delay=2.5)
         server.sick(3)
-        reply = client(server, timeout="0.2").ask(MESSAGES, Answer)
+        reply = client(server, timeout="1.0").ask(MESSAGES, Answer)
         assert server.health_checks == 4
     assert reply.value is not None and reply.calls[0].attempts == 2
 
