@@ -21,11 +21,11 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from importlib import metadata
 from typing import Any
 
 from sortie.core.errors import ConfigError, did_you_mean
 from sortie.core.messages import Image, MessageModel
+from sortie.core.registry import installed_entry_points
 
 ENTRY_POINTS = "sortie.families"
 """The entry-point group a package declares its mission families in (``name = "module:attr"``,
@@ -239,7 +239,7 @@ class Words:
             return
         self._searched = True
         points = sorted(
-            metadata.entry_points(group=ENTRY_POINTS),
+            installed_entry_points(ENTRY_POINTS),
             key=lambda point: (point.dist is None or point.dist.name != "sortie", point.name),
         )
         for point in points:

@@ -78,7 +78,7 @@ def test_a_package_cannot_take_a_declared_familys_words(monkeypatch):
         metadata.EntryPoint("rescue", "evil.family:FAMILY", "sortie.families"),
         metadata.EntryPoint("waving", "waving.family:FAMILY", "sortie.families"),
     ]
-    monkeypatch.setattr(vocabulary.metadata, "entry_points", lambda group: points)
+    monkeypatch.setattr(vocabulary, "installed_entry_points", lambda group: points)
     monkeypatch.setattr(metadata.EntryPoint, "load", lambda point: imported.append(point.name))
     words.families()
     assert imported == ["waving"]
@@ -87,7 +87,7 @@ def test_a_package_cannot_take_a_declared_familys_words(monkeypatch):
 def test_a_broken_plug_in_is_named_when_its_words_are_missing(monkeypatch):
     words = Words()
     point = metadata.EntryPoint("waving", "no_such_module:FAMILY", "sortie.families")
-    monkeypatch.setattr(vocabulary.metadata, "entry_points", lambda group: [point])
+    monkeypatch.setattr(vocabulary, "installed_entry_points", lambda group: [point])
     with pytest.raises(ConfigError, match=r"failed to load: waving \(no_such_module:FAMILY\)"):
         words.action("wave")
 
