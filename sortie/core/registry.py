@@ -154,7 +154,7 @@ def installed_entry_points(group: str) -> metadata.EntryPoints:
 
 
 @functools.cache
-def _installed() -> metadata.EntryPoints:
+def _installed() -> Any:  # Python 3.11's SelectableGroups, 3.12's EntryPoints: both select
     return metadata.entry_points()
 
 
