@@ -11,7 +11,7 @@ distort the figures; the title shows the load average.
 Workers forked by the fork server are its children, not the run's, so a run on workers is
 timed by its wall time, and a worker's start by its own CPU clock: the CPU a worker has spent
 when it is ready for its first rescue job, spawned (a fresh interpreter importing sortie) or
-forked from the fork server (``sortie.run.executor.worker_context``).
+forked from the fork server (``sortie.run.fork_server.worker_context``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ if __name__ == "__main__":
     if sys.argv[1] == "spawn":
         context = multiprocessing.get_context("spawn")
     else:
-        context = executor.worker_context()
+        from sortie.run.fork_server import worker_context
+        context = worker_context()
     pool = ProcessPoolExecutor(
         1, mp_context=context, initializer=executor._start_worker, initargs=(os.getpid(),)
     )

@@ -36,10 +36,14 @@ def run(
     Exit codes: 0 done; 1 every episode ended in an error, or the run stopped after too many in
     a row; 2 bad input or an unusable store; 130 stopped by Ctrl-C.
     """
-    from sortie.cli.run_console import run_and_report
-
     with exit_codes():
         request = options.request(run_id)
+        if request.workers > 1 and request.executor == "local":
+            from sortie.run.fork_server import start_worker_server
+
+            start_worker_server()  # the workers' imports go on beside this process's own
+        from sortie.cli.run_console import run_and_report
+
         summary = run_and_report(request, console, options.wide)
         _warn_echoes(request.store, summary.plan.run_id)
     if summary.all_errored:

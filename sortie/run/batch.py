@@ -24,7 +24,8 @@ from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
 from sortie.missions.loading import load_suite
 from sortie.missions.runtime import Clock
-from sortie.run.executor import run_jobs, start_worker_server
+from sortie.run.executor import run_jobs
+from sortie.run.fork_server import start_worker_server
 from sortie.run.jobs import Job, JobResult, RunSpec, make_jobs
 from sortie.run.store import Store
 

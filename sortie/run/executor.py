@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import multiprocessing
-import multiprocessing.forkserver
 import os
 import signal
-import sys
 import threading
 import time
 from collections import Counter, deque
@@ -26,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from sortie.backends import Backend
 from sortie.backends.catalog import build_from_ref
 from sortie.core.records import FailureReason
-from sortie.run import fork_server
+from sortie.run.fork_server import worker_context
 from sortie.run.jobs import Job, JobResult, record_failure, run_job
 from sortie.run.orphans import die_with_parent
 
@@ -36,11 +33,6 @@ Backends = dict[str, Backend]
 """Backends built so far, by name and arguments (body and sensors among them)."""
 _BACKENDS: Backends = {}
 """A worker process's backends by name and arguments: built once, reused by every job."""
-PRELOAD = [fork_server.__name__, "sortie.run.executor", "sortie.backends.embedded"]
-"""What the fork server imports once, in order, so that every worker forked from it starts
-with it (``fork_server`` first: it ties the server's life to the main process's)."""
-_FORK_SERVER = sys.platform.startswith("linux")
-"""Whether workers are forked from a fork server (see ``worker_context``)."""
 
 
 def run_jobs(
@@ -112,30 +104,6 @@ def _exit_when_orphaned(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(0.2)
     os._exit(1)
-
-
-def start_worker_server() -> None:
-    """Start the fork server now, where workers use one, so its imports overlap other work."""
-    if _FORK_SERVER:
-        worker_context()
-        multiprocessing.forkserver.ensure_running()
-
-
-def worker_context() -> multiprocessing.context.BaseContext:
-    """Return how workers start: forked from a fork server on Linux, else spawned.
-
-    The fork server is a fresh interpreter that imports ``PRELOAD`` once; each worker is
-    forked from it, ready at once (a spawned worker spent about 0.6 s of CPU importing them,
-    so two workers paid 1.2 s before their first step). Like spawn, and unlike a plain fork of
-    the main process, no worker inherits the main process's threads, locks or open store.
-    Only on Linux: there the kernel kills the server with the main process (``fork_server``);
-    elsewhere a server would outlive a killed run until its workers finished their episodes.
-    """
-    if not _FORK_SERVER:
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
-    return context
 
 
 class _PoolRun:

@@ -356,7 +356,7 @@ def test_only_the_fork_server_ties_its_life_to_its_parent():
     Its parent has readied workers; the child must not be killed with that parent.
     """
     parent = (
-        "import subprocess, sys; from sortie.run.executor import start_worker_server; "
+        "import subprocess, sys; from sortie.run.fork_server import start_worker_server; "
         "start_worker_server(); subprocess.run([sys.executable, '-c', sys.argv[1]], check=True)"
     )
     out = subprocess.run(
