@@ -184,3 +184,9 @@ def test_an_open_door_shows_what_is_inside():
         scene.reset_state()
     assert seen and all(closed == 0 for closed, _ in seen)
     assert any(shown > 0 for _, shown in seen)
+
+
+def test_a_room_exactly_as_wide_as_a_piece_needs_is_built():
+    """Seed 1672594191 has a room whose free span rounds below zero; it is skipped, not a crash."""
+    scene, layout = _apartment(1672594191)
+    assert len(scene.objects) > 0 and layout.rooms

@@ -389,9 +389,11 @@ def _candidates(rng: np.random.Generator, state: RoomState, piece: Piece) -> lis
     free: list[Placed] = []
     if piece.kind in CENTRE_PIECES:
         reach = max(fx1 - fx0, fy1 - fy0) / 2 + CLEAR + 0.1
-        if x1 - x0 >= 2 * reach and y1 - y0 >= 2 * reach:
-            xs = rng.uniform(x0 + reach, x1 - reach, 12)
-            ys = rng.uniform(y0 + reach, y1 - reach, 12)
+        (xa, xb), (ya, yb) = (x0 + reach, x1 - reach), (y0 + reach, y1 - reach)
+        # Both tests: a room exactly twice the reach wide can round to xa > xb (a crash).
+        if x1 - x0 >= 2 * reach and y1 - y0 >= 2 * reach and xa <= xb and ya <= yb:
+            xs = rng.uniform(xa, xb, 12)
+            ys = rng.uniform(ya, yb, 12)
             yaws = rng.choice([0.0, 90.0], 12)
             free = [
                 _placed(piece, round(float(x), 2), round(float(y), 2), float(a))
@@ -402,7 +404,7 @@ def _candidates(rng: np.random.Generator, state: RoomState, piece: Piece) -> lis
     for side, yaw in enumerate((0.0, 90.0, 180.0, 270.0)):  # facing north, west, south, east
         axis = side % 2  # 0: along x (south and north walls), 1: along y
         lo, hi = (x0, x1) if axis == 0 else (y0, y1)
-        if hi - lo < 2 * half:
+        if hi - lo < 2 * half or lo + half > hi - half:  # the second: rounding, as above
             continue
         alongs = [lo + half, hi - half, *rng.uniform(lo + half, hi - half, 3)]
         for r in state.bodies:
