@@ -65,7 +65,7 @@ class Renderer:
         self._sun = sun / np.linalg.norm(sun)
         self._light = light
         self._lit: _LitColors | None = None
-        self._sky_cache: tuple[tuple[int, float, float], NDArray[np.uint8]] | None = None
+        self._sky_cache: tuple[tuple[int, int, float, float], NDArray[np.uint8]] | None = None
         self._palette_cache: _Palette | None = None
         self._lit_table: object = None
 
@@ -85,7 +85,7 @@ class Renderer:
         if self.rasterise and self.compiled_output:
             # Only the pixels cast need their ray here; the extension turns the rest itself.
             hits, _ = raster.frame_hits(self.caster, spec, eye, yaw, pitch)
-            return self._output(hits, spec, yaw, pitch, None, sensors)
+            return self._output(hits, spec, pitch, sensors)
         dirs = world_rays(spec, yaw, pitch)
         if self.rasterise:
             hits, _ = raster.frame_hits(self.caster, spec, eye, yaw, pitch, dirs)
@@ -97,43 +97,44 @@ class Renderer:
             rows = dynamic_pixels(spec, eye, yaw, pitch, self.caster.dynamic_boxes)
             hits = self.caster.cast(self._origin_buffer(len(dirs), eye), dirs, dynamic_rows=rows)
         if self.compiled_output:
-            return self._output(hits, spec, yaw, pitch, dirs, sensors)
-        return self._numpy_output(hits, (spec.height, spec.width), dirs, sensors)
+            return self._output(hits, spec, pitch, sensors)
+        return self._numpy_output(hits, spec, pitch, dirs, sensors)
 
     def _numpy_output(
         self,
         hits: Hits,
-        shape: tuple[int, int],
+        spec: CameraSpec,
+        pitch: float,
         dirs: NDArray[np.float32],
         sensors: Collection[Sensor],
     ) -> Frames:
         """Return the frames of ``hits`` made in numpy: the reference of ``_output``."""
+        shape = (spec.height, spec.width)
         depth = hits.t.reshape(shape) if Sensor.DEPTH in sensors else None
         semantic = None
         if Sensor.SEMANTIC in sensors:
             semantic = self.caster.object_ids(hits).reshape(shape)
-        rgb = self.shade(hits, dirs).reshape(*shape, 3) if Sensor.RGB in sensors else None
+        rgb = None
+        if Sensor.RGB in sensors:
+            rgb = self.shade(hits, dirs, self._camera_sky(spec, pitch)).reshape(*shape, 3)
         return Frames(rgb=rgb, depth=depth, semantic=semantic)
 
     def _output(
         self,
         hits: Hits,
         spec: CameraSpec,
-        yaw: float,
         pitch: float,
-        dirs: NDArray[np.float32] | None,
         sensors: Collection[Sensor],
     ) -> Frames:
         """Return the frames of ``hits``, ids and RGB written by the extension in one pass.
 
-        Depth is the hits' own distances. ``dirs`` (None: not computed) serve only to make
-        the sky when the camera's sky is not cached.
+        Depth is the hits' own distances.
         """
         shape, n = (spec.height, spec.width), len(hits.t)
         ids = np.empty(n, np.int32) if Sensor.SEMANTIC in sensors else None
         rgb = np.empty((n, 3), np.uint8) if Sensor.RGB in sensors else None
         if ids is not None or rgb is not None:
-            sky = self._camera_sky(spec, yaw, pitch, dirs) if rgb is not None else None
+            sky = self._camera_sky(spec, pitch) if rgb is not None else None
             lit = self._lit_colors()
             raster.output(
                 hits,
@@ -158,9 +159,14 @@ class Renderer:
         buffer[:] = eye
         return buffer
 
-    def shade(self, hits: Hits, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
-        """Return the RGB colour of each ray's hit (or of the sky where it hit nothing)."""
-        palette, sky_rows = self._palette(dirs)
+    def shade(
+        self, hits: Hits, dirs: NDArray[np.float32], sky: NDArray[np.uint8] | None = None
+    ) -> NDArray[np.uint8]:
+        """Return the RGB colour of each ray's hit (or of the sky where it hit nothing).
+
+        ``sky``: each ray's sky colour, if known (a camera's, ``_camera_sky``); else made here.
+        """
+        palette, sky_rows = self._palette(self._sky(dirs) if sky is None else sky)
         tri = hits.triangle
         rgb = np.take(palette, np.where(tri >= 0, tri, sky_rows), axis=0)
         textured = np.flatnonzero(np.take(self.caster.table.textured, tri))
@@ -169,13 +175,13 @@ class Renderer:
             rgb[textured] = np.clip(self._texels(hits, textured) * shade, 0, 255)
         return rgb
 
-    def _palette(self, dirs: NDArray[np.float32]) -> tuple[NDArray[np.uint8], NDArray[np.int32]]:
+    def _palette(self, sky: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], NDArray[np.int32]]:
         """Return every lit face colour followed by every pixel's sky colour, and sky rows.
 
         One gather from this table colours a whole frame, sky included; it is rebuilt only
         when the faces (dynamic geometry) or the camera's sky change.
         """
-        lit, sky = self._lit_colors(), self._sky(dirs)
+        lit = self._lit_colors()
         cache = self._palette_cache
         if cache is None or cache.lit is not lit or cache.sky is not sky:
             rows = np.arange(len(sky), dtype=np.int32) + len(lit.color)
@@ -199,29 +205,26 @@ class Renderer:
             self._lit_table = table
         return self._lit
 
-    def _camera_sky(
-        self, spec: CameraSpec, yaw: float, pitch: float, dirs: NDArray[np.float32] | None
-    ) -> NDArray[np.uint8]:
-        """Return ``_sky(world_rays(spec, yaw, pitch))``, turning the rays only if not cached."""
-        cache, z = self._sky_cache, pitched_rays(spec, pitch)[2]
-        if cache is not None and cache[0] == _sky_key(z):
-            return cache[1]
-        return self._sky(world_rays(spec, yaw, pitch) if dirs is None else dirs)
+    def _camera_sky(self, spec: CameraSpec, pitch: float) -> NDArray[np.uint8]:
+        """Return the sky colour of each of the camera's pixels, kept per camera and pitch.
+
+        A ray's elevation does not change with yaw, so the sky is made from the rays at zero
+        yaw. (Made from the frame's turned rays, whose float32 lengths can differ in the last
+        bit, a few sky pixels took the yaw of the frame that first drew the pitch: a frame then
+        depended on the frames before it.)
+        """
+        key = (spec.width, spec.height, spec.hfov, pitch)
+        if self._sky_cache is None or self._sky_cache[0] != key:
+            self._sky_cache = (key, self._sky(pitched_rays(spec, pitch).T))
+        return self._sky_cache[1]
 
     def _sky(self, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
-        """Return the sky colour of every ray: a gradient from horizon to zenith.
-
-        It depends only on each ray's elevation, which yaw does not change, so it is kept per
-        camera and pitch (the last one used; a fixed camera pays for it once).
-        """
-        key = _sky_key(dirs[:, 2])
-        if self._sky_cache is None or self._sky_cache[0] != key:
-            up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
-            blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
-            light = self._light
-            sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
-            self._sky_cache = (key, (sky * 255.0 + 0.5).astype(np.uint8))
-        return self._sky_cache[1]
+        """Return the sky colour of every ray: a gradient from horizon to zenith."""
+        up = dirs[:, 2] / np.linalg.norm(dirs, axis=1)
+        blend = np.clip(up * 2.5, 0.0, 1.0)[:, None]
+        light = self._light
+        sky = (1 - blend) * np.asarray(light.sky_horizon) + blend * np.asarray(light.sky_top)
+        return (sky * 255.0 + 0.5).astype(np.uint8)
 
     def _texels(self, hits: Hits, rows: NDArray[np.intp]) -> NDArray[np.float32]:
         uv = self.caster.table.uv[hits.triangle[rows]]
@@ -231,11 +234,6 @@ class Renderer:
         col = np.clip(point[:, 0] + 0.5, 0, image.shape[1] - 1).astype(np.intp)
         row = np.clip(point[:, 1] + 0.5, 0, image.shape[0] - 1).astype(np.intp)
         return image[row, col].astype(np.float32)
-
-
-def _sky_key(up: NDArray[np.float32]) -> tuple[int, float, float]:
-    """Return what tells a camera's sky from another's: its rays' first and last elevation."""
-    return len(up), float(up[0]), float(up[-1])
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,11 +58,7 @@ def test_only_requested_sensors_are_rendered():
 
 
 def test_a_pitch_drawn_again_gets_the_sky_a_fresh_renderer_gives():
-    """After another pitch, a pitch's sky is made anew at the current yaw, as a new renderer's.
-
-    A sky's colours can move by a rounding with the yaw its rays were turned by, so keeping
-    skies of earlier pitches would make a frame depend on the frames before it.
-    """
+    """After another pitch, a pitch's frame is the one a new renderer draws."""
     from sortie.sim.scene import LIGHTING_PRESETS
 
     ground = SceneObject("ground_0", "ground", (box((40, 40, 0.1), (0, 0, -0.05), (90, 140, 60)),))
@@ -75,3 +71,21 @@ def test_a_pitch_drawn_again_gets_the_sky_a_fresh_renderer_gives():
     fresh = Renderer(scene).render(spec, eye, 110.0, 0.0, {Sensor.RGB}).rgb
     assert again is not None and fresh is not None
     assert np.array_equal(again, fresh)
+
+
+def test_a_frames_sky_does_not_depend_on_the_yaw_of_earlier_frames():
+    """The sky first drawn at one yaw gives, at another, the frame a new renderer draws there.
+
+    The sky is made from the rays at zero yaw: made from turned rays (float32), a few of its
+    pixels moved by a rounding with the yaw of the frame that first drew the pitch.
+    """
+    from sortie.sim.scene import LIGHTING_PRESETS
+
+    post = SceneObject("pillar_0", "pillar", (box((0.2, 0.2, 1), (0, 0, -5), (90, 140, 60)),))
+    scene = Scene([post], (-10, -10, 10, 10), LIGHTING_PRESETS["dusk"])  # nearly all sky
+    spec, eye = CameraSpec(640, 480, 90), (0.0, 0.0, 1.5)
+    for yaw in (13.0, 77.7, 101.3):
+        fresh = Renderer(scene).render(spec, eye, yaw, 10.0, {Sensor.RGB}).rgb
+        renderer = Renderer(scene)
+        renderer.render(spec, eye, 0.0, 10.0, {Sensor.RGB})
+        assert np.array_equal(renderer.render(spec, eye, yaw, 10.0, {Sensor.RGB}).rgb, fresh)
