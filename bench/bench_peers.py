@@ -41,6 +41,7 @@ import io
 import math
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -211,6 +212,8 @@ class DoomRunner:
             raise SystemExit(f"--scenarios: no {config.name} in vizdoom; shipped: {shipped}")
         game = vzd.DoomGame()
         game.load_config(str(config))
+        # Its settings file, which it writes on closing, away from the working directory.
+        game.set_doom_config_path(str(Path(tempfile.gettempdir()) / "bench_peers_vizdoom.ini"))
         game.set_screen_resolution(resolution)
         game.set_screen_format(vzd.ScreenFormat.RGB24)
         game.set_depth_buffer_enabled(True)
