@@ -303,13 +303,18 @@ def miniworld_factory(env_id: str) -> tuple[Callable[[Size, int], Runner] | None
         return None, "MiniWorld: left out (--miniworld none)"
     os.environ.setdefault("LP_NUM_THREADS", "0")
     try:
+        import gymnasium
         import pyglet
 
         pyglet.options["headless"] = True  # an EGL context: no display needed
         import miniworld  # noqa: F401  (registers the MiniWorld-* environments)
-
+    except ImportError as error:
+        return None, f"MiniWorld: left out, not installed ({error}); `make bench-peers` has it"
+    try:
         MiniWorldRunner(env_id, (16, 16), 1).env.close()
-    except Exception as error:  # any failure of an optional peer is a note, not a stop
+    except gymnasium.error.Error as error:
+        raise SystemExit(f"--miniworld {env_id}: {error}") from error
+    except Exception as error:  # no EGL or no Mesa: an optional peer missing is a note
         return None, f"MiniWorld: left out ({type(error).__name__}: {error})"
     threads = os.environ["LP_NUM_THREADS"]
     return (
