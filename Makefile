@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test test-llm train-homiebot train-navigator lint bench clean
+.PHONY: demo test test-llm train-homiebot train-navigator lint bench bench-peers clean
 
 # The package and the OCR extra: the demo runs the heuristic agent, which reads text.
 $(STAMP): pyproject.toml
@@ -44,6 +44,21 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_oracle.py --workers 2 --runs 2
 	$(BIN)/python bench/bench_household.py --repeats 3 --workers 2
 
+# Opt-in: sortie beside ViZDoom (and MiniWorld) per step at 160×120 and 640×480, RGB + depth +
+# semantic, in a venv of its own so that neither becomes a dependency of sortie: sortie from this
+# tree, vizdoom (its engine and WADs ship in the wheel) and miniworld (OpenGL through the system's
+# Mesa EGL; skipped with a note when there is none). About 3 minutes; PEERS_ARGS passes options,
+# e.g. PEERS_ARGS='--worlds apartment --sizes 640x480'.
+PEERS := bench/.venv-peers
+$(PEERS)/.installed: pyproject.toml setup.py
+	$(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/pip install -q --upgrade pip
+	$(PEERS)/bin/pip install -q -e . vizdoom==1.3.2 miniworld==2.1.0
+	touch $@
+
+bench-peers: $(PEERS)/.installed
+	$(PEERS)/bin/python bench/bench_peers.py $(PEERS_ARGS)
+
 # Opt-in: the model agents against a real local server (llama.cpp, Gemma 3 270M, text mode),
 # one episode each, with their per-call latency. Not part of `make test`: the server
 # (llama-cpp-python) is compiled from source at install, a CPU-bound C++ build (4 to 9 min on an
@@ -76,4 +91,4 @@ train-navigator: $(STAMP)
 	$(BIN)/sortie train navigator --out train-navigator --workers 2 $(TRAIN_ARGS)
 
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PEERS) demo-out .pytest_cache .mypy_cache .ruff_cache
