@@ -31,6 +31,11 @@
 
 #include "_exact.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+#endif
+
 #define NEAR 1e-3          /* metres ahead of the eye: nothing nearer is rasterised */
 #define BAND 2e-4          /* metres: a hit this close to an outline is unsure */
 #define BAND_SLOPE 4e-6    /* and this much more per metre of distance over the cosine */
@@ -47,14 +52,16 @@
 #define SMALL 16           /* pixels: a footprint box this small is tested whole */
 #define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
 
-#define EDGE 1 /* Best.flags, reset when a nearer candidate comes */
+#define EDGE 1 /* Best.state: EDGE and TIE are reset when a nearer candidate comes, */
 #define TIE 2
+#define FORCED 4 /* FORCED stays */
 
-/* A pixel's nearest candidate so far: its depth and tie margin, triangle (-1: none), flags. */
+/* The pixels' nearest candidates so far, an array per field (the vector path reads four
+ * pixels' depths and margins at once): depth and tie margin, triangle (-1: none), state. */
 typedef struct {
-    double t, margin;
-    int32_t tri;
-    uint8_t flags, forced;
+    double *t, *margin;
+    int32_t *tri;
+    uint8_t *state;
 } Best;
 
 typedef struct {
@@ -64,7 +71,7 @@ typedef struct {
     const float *dirs; /* each pixel's ray (x, y, z), or with ``turned`` the rows x, y and z at zero yaw */
     int turned;
     float cos, sin; /* the yaw's turn (sortie.sim.camera.yaw_turn) */
-    Best *best;   /* the frame's pixels (from its Scratch) */
+    Best best;    /* the frame's pixels (from its Scratch) */
     int *columns; /* two a row: a triangle's first and last column */
 } Frame;
 
@@ -74,6 +81,7 @@ typedef struct {
 typedef struct {
     double e1[3], e2[3], sv[3]; /* the corners b - a, c - a and the eye - a */
     double det[3], un[3], vn[3], t0, twice_area, h, scale, reach[3], far_slope, angle;
+    double band_far, spread; /* the pixel test's band beyond BAND * det, and its cosine's numerator */
     int32_t index;
 } Setup;
 
@@ -89,40 +97,44 @@ static void cross3(const double p[3], const double q[3], double out[3]) {
     out[2] = p[0] * q[1] - p[1] * q[0];
 }
 
-/* Keep the nearest candidate of a pixel; mark ties (see the module comment). */
-static void consider(Best *p, double t, double margin, int32_t tri, int edge) {
-    if (p->tri < 0) {
-        p->t = t, p->margin = margin, p->tri = tri, p->flags = edge ? EDGE : 0;
+/* Keep the nearest candidate of pixel ``k``; mark ties (see the module comment). */
+static inline void consider(const Best *b, size_t k, double t, double margin, int32_t tri, int edge) {
+    uint8_t fresh = (b->state[k] & FORCED) | (edge ? EDGE : 0);
+    if (b->tri[k] < 0) {
+        b->t[k] = t, b->margin[k] = margin, b->tri[k] = tri, b->state[k] = fresh;
         return;
     }
-    double m = margin > p->margin ? margin : p->margin;
-    if (t < p->t - m) {
-        p->t = t, p->margin = margin, p->tri = tri, p->flags = edge ? EDGE : 0;
-    } else if (t <= p->t + m) {
-        p->flags |= TIE;
-        if (t < p->t) p->t = t, p->margin = margin, p->tri = tri;
+    double m = margin > b->margin[k] ? margin : b->margin[k];
+    if (t < b->t[k] - m) {
+        b->t[k] = t, b->margin[k] = margin, b->tri[k] = tri, b->state[k] = fresh;
+    } else if (t <= b->t[k] + m) {
+        b->state[k] |= TIE;
+        if (t < b->t[k]) b->t[k] = t, b->margin[k] = margin, b->tri[k] = tri;
     }
 }
 
-/* Test the pixel ``k`` whose numerators are ``det``, ``un``, ``vn`` (see Setup). */
-static inline void test_pixel(const Frame *f, const Setup *s, int k, double det, double un, double vn) {
+/* A candidate of pixel ``k`` at distance ``t`` that passed the tests of test_pixel. */
+static inline void candidate(const Frame *f, const Setup *s, size_t k, double t, double inv_cos, int edge) {
+    if (t < NEAR) {
+        f->best.state[k] |= FORCED;
+        return;
+    }
+    consider(&f->best, k, t, TIE_SLOPE * t + TIE_FLOOR + TIE_GRAZING * t * inv_cos, s->index, edge);
+}
+
+/* Test the pixel ``k`` whose numerators are ``det``, ``un``, ``vn`` (see Setup). Every
+ * operation here is one of test_row_avx2's lanes too, so both paths keep the same bits. */
+static inline void test_pixel(const Frame *f, const Setup *s, size_t k, double det, double un, double vn) {
     if (det <= 0.0) return; /* the plane is behind the eye, or seen edge-on */
-    Best *p = f->best + k;
+    const Best *b = &f->best;
     /* Behind the nearest by more than any tie margin (s->far_slope bounds this one's)? */
-    double far = greater(p->t + p->margin, (p->t + TIE_FLOOR) * s->far_slope);
+    double far = greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * s->far_slope);
     if (s->t0 > far * det) return;
-    /* The ray's length: the longest of the frame's stands for all (a wider band is safe). */
-    double norm = f->reach_max, band = BAND * det + BAND_SLOPE * s->scale * norm * s->twice_area;
+    double band = BAND * det + s->band_far;
     double wn = det - un - vn; /* band and the gaps below are all times det */
     double gap = lesser(lesser(un * s->reach[0], vn * s->reach[1]), wn * s->reach[2]);
     if (gap < -band) return;
-    double t = s->t0 / det;
-    if (t < NEAR) {
-        p->forced = 1;
-        return;
-    }
-    double inv_cos = norm * s->twice_area / det;
-    consider(p, t, TIE_SLOPE * t + TIE_FLOOR + TIE_GRAZING * t * inv_cos, s->index, gap <= band);
+    candidate(f, s, k, s->t0 / det, s->spread / det, gap <= band);
 }
 
 /* Camera coordinates (forward, left, up) of a world point. */
@@ -250,21 +262,108 @@ static void spans(const Frame *f, const Polygon *poly, double grow, const int bo
     }
 }
 
+/* Whether the pixel loops run four pixels an instruction (AVX2): set when the module loads,
+ * off with SORTIE_RASTER_SIMD=0 or on a CPU without AVX2; ``simd`` sets it for tests. */
+static int simd_on;
+
+/* Pixels ``first`` to ``last`` of row ``i``, one at a time. A pixel's numerators are its row's
+ * start plus the column times the step (not a running sum), so that lanes can do the same. */
+static void test_row(const Frame *f, const Setup *s, int i, int first, int last) {
+    double det0 = s->det[0] + s->det[2] * i, un0 = s->un[0] + s->un[2] * i, vn0 = s->vn[0] + s->vn[2] * i;
+    size_t row = (size_t)i * (size_t)f->width;
+    for (int j = first; j <= last; j++)
+        test_pixel(f, s, row + j, det0 + s->det[1] * j, un0 + s->un[1] * j, vn0 + s->vn[1] * j);
+}
+
+#ifdef HAVE_AVX2_PATH
+/* The four 32-bit lanes of a mask of four 64-bit lanes. */
+__attribute__((target("avx2"))) static inline __m128i narrow(__m256d mask) {
+    __m256i picked = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    return _mm256_castsi256_si128(picked);
+}
+
+/* candidate and consider for the pixels ``k`` to ``k + 3`` whose lanes are set in ``keep``,
+ * each lane taking consider's branch as a choice between its old and new values. */
+__attribute__((target("avx2"))) static inline void consider_lanes(const Best *b, size_t k, __m256d keep, __m256d t, __m256d inv_cos,
+                                                                  __m256d edge, int32_t index) {
+    __m256d near = _mm256_and_pd(keep, _mm256_cmp_pd(t, _mm256_set1_pd(NEAR), _CMP_LT_OQ));
+    keep = _mm256_andnot_pd(near, keep);
+    __m256d margin = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(TIE_SLOPE), t), _mm256_set1_pd(TIE_FLOOR)),
+                                   _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(TIE_GRAZING), t), inv_cos));
+    __m256d bt = _mm256_loadu_pd(b->t + k), bm = _mm256_loadu_pd(b->margin + k);
+    __m128i tri = _mm_loadu_si128((const __m128i *)(b->tri + k));
+    uint32_t packed;
+    memcpy(&packed, b->state + k, 4);
+    __m128i state = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)packed));
+    __m256d none = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_cmplt_epi32(tri, _mm_setzero_si128())));
+    __m256d m = _mm256_max_pd(margin, bm);
+    __m256d fresh = _mm256_and_pd(keep, _mm256_or_pd(none, _mm256_cmp_pd(t, _mm256_sub_pd(bt, m), _CMP_LT_OQ)));
+    __m256d tie = _mm256_andnot_pd(fresh, _mm256_and_pd(keep, _mm256_cmp_pd(t, _mm256_add_pd(bt, m), _CMP_LE_OQ)));
+    __m256d move = _mm256_or_pd(fresh, _mm256_and_pd(tie, _mm256_cmp_pd(t, bt, _CMP_LT_OQ)));
+    _mm256_storeu_pd(b->t + k, _mm256_blendv_pd(bt, t, move));
+    _mm256_storeu_pd(b->margin + k, _mm256_blendv_pd(bm, margin, move));
+    _mm_storeu_si128((__m128i *)(b->tri + k), _mm_blendv_epi8(tri, _mm_set1_epi32(index), narrow(move)));
+    __m128i forced = _mm_set1_epi32(FORCED), edges = _mm_and_si128(narrow(edge), _mm_set1_epi32(EDGE));
+    __m128i renewed = _mm_or_si128(_mm_and_si128(state, forced), edges);
+    state = _mm_blendv_epi8(state, _mm_or_si128(state, forced), narrow(near));
+    state = _mm_blendv_epi8(state, renewed, narrow(fresh));
+    state = _mm_blendv_epi8(state, _mm_or_si128(state, _mm_set1_epi32(TIE)), narrow(tie));
+    packed = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(state, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)));
+    memcpy(b->state + k, &packed, 4);
+}
+
+/* test_row four pixels at a time: each lane does test_pixel's IEEE operations in its order
+ * (max and min as greater and lesser: the second operand unless the first is larger or
+ * smaller; comparisons that hold for NaN where test_pixel's rejections do not), so the
+ * candidates kept are the same, and consider_lanes keeps them as consider does. */
+__attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const Setup *s, int i, int first, int last) {
+    double det0 = s->det[0] + s->det[2] * i, un0 = s->un[0] + s->un[2] * i, vn0 = s->vn[0] + s->vn[2] * i;
+    size_t row = (size_t)i * (size_t)f->width;
+    const __m256d d0 = _mm256_set1_pd(det0), u0 = _mm256_set1_pd(un0), v0 = _mm256_set1_pd(vn0);
+    const __m256d d1 = _mm256_set1_pd(s->det[1]), u1 = _mm256_set1_pd(s->un[1]), v1 = _mm256_set1_pd(s->vn[1]);
+    const __m256d zero = _mm256_setzero_pd(), t0 = _mm256_set1_pd(s->t0), floor = _mm256_set1_pd(TIE_FLOOR);
+    const __m256d slope = _mm256_set1_pd(s->far_slope), band0 = _mm256_set1_pd(BAND), band1 = _mm256_set1_pd(s->band_far);
+    const __m256d r0 = _mm256_set1_pd(s->reach[0]), r1 = _mm256_set1_pd(s->reach[1]), r2 = _mm256_set1_pd(s->reach[2]);
+    const __m256d spread = _mm256_set1_pd(s->spread), sign = _mm256_set1_pd(-0.0);
+    const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
+    int j = first;
+    for (; j + 3 <= last; j += 4) {
+        size_t k = row + j;
+        __m256d col = _mm256_cvtepi32_pd(_mm_add_epi32(_mm_set1_epi32(j), lanes));
+        __m256d det = _mm256_add_pd(d0, _mm256_mul_pd(d1, col));
+        __m256d bt = _mm256_loadu_pd(f->best.t + k), bm = _mm256_loadu_pd(f->best.margin + k);
+        __m256d far = _mm256_max_pd(_mm256_add_pd(bt, bm), _mm256_mul_pd(_mm256_add_pd(bt, floor), slope));
+        __m256d keep = _mm256_and_pd(_mm256_cmp_pd(det, zero, _CMP_NLE_UQ), _mm256_cmp_pd(t0, _mm256_mul_pd(far, det), _CMP_NGT_UQ));
+        if (!_mm256_movemask_pd(keep)) continue;
+        __m256d un = _mm256_add_pd(u0, _mm256_mul_pd(u1, col)), vn = _mm256_add_pd(v0, _mm256_mul_pd(v1, col));
+        __m256d band = _mm256_add_pd(_mm256_mul_pd(band0, det), band1);
+        __m256d wn = _mm256_sub_pd(_mm256_sub_pd(det, un), vn);
+        __m256d gap = _mm256_min_pd(_mm256_min_pd(_mm256_mul_pd(un, r0), _mm256_mul_pd(vn, r1)), _mm256_mul_pd(wn, r2));
+        keep = _mm256_and_pd(keep, _mm256_cmp_pd(gap, _mm256_xor_pd(band, sign), _CMP_NLT_UQ));
+        int bits = _mm256_movemask_pd(keep);
+        if (!bits) continue;
+        __m256d t = _mm256_div_pd(t0, det), inv_cos = _mm256_div_pd(spread, det);
+        consider_lanes(&f->best, k, keep, t, inv_cos, _mm256_cmp_pd(gap, band, _CMP_LE_OQ), s->index);
+    }
+    for (; j <= last; j++) test_pixel(f, s, row + j, det0 + s->det[1] * j, un0 + s->un[1] * j, vn0 + s->vn[1] * j);
+}
+#endif
+
 static void test_pixels(const Frame *f, const Setup *s, const int box[4], const int *columns) {
     for (int i = box[2]; i <= box[3]; i++) {
-        int j = columns[2 * i], last = columns[2 * i + 1];
-        double det = s->det[0] + s->det[1] * j + s->det[2] * i;
-        double un = s->un[0] + s->un[1] * j + s->un[2] * i, vn = s->vn[0] + s->vn[1] * j + s->vn[2] * i;
-        for (; j <= last; j++) {
-            test_pixel(f, s, i * f->width + j, det, un, vn);
-            det += s->det[1], un += s->un[1], vn += s->vn[1];
+#ifdef HAVE_AVX2_PATH
+        if (simd_on) {
+            test_row_avx2(f, s, i, columns[2 * i], columns[2 * i + 1]);
+            continue;
         }
+#endif
+        test_row(f, s, i, columns[2 * i], columns[2 * i + 1]);
     }
 }
 
 static void force_pixels(const Frame *f, const int box[4], const int *columns) {
     for (int i = box[2]; i <= box[3]; i++)
-        for (int j = columns[2 * i]; j <= columns[2 * i + 1]; j++) f->best[i * f->width + j].forced = 1;
+        for (int j = columns[2 * i]; j <= columns[2 * i + 1]; j++) f->best.state[(size_t)i * f->width + j] |= FORCED;
 }
 
 /* The linear form, over pixel (column, row), of ``v . d`` for the pixel's ray ``d``. */
@@ -336,6 +435,14 @@ static void forms(const Frame *f, const double *reach, Setup *s) {
     linear(f, n2, sign, s->det), linear(f, un, sign, s->un), linear(f, q, sign, s->vn);
     for (int k = 0; k < 3; k++) s->reach[k] = reach[k];
     s->far_slope = 1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING * s->scale / s->h);
+    /* The ray's length: the longest of the frame's stands for all (a wider band is safe). */
+    double norm = f->reach_max;
+    s->band_far = BAND_SLOPE * s->scale * norm * s->twice_area, s->spread = norm * s->twice_area;
+}
+
+/* Whether pixel ``k`` already holds a hit nearer than ``depth`` by more than any tie margin. */
+static inline int behind(const Best *b, size_t k, double depth) {
+    return b->tri[k] >= 0 && !(depth <= greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * FAR_SLOPE));
 }
 
 /* Whether every pixel of a small ``box`` already holds a hit nearer than ``depth`` by more than
@@ -343,10 +450,8 @@ static void forms(const Frame *f, const double *reach, Setup *s) {
 static int hidden_box(const Frame *f, const int box[4], double depth) {
     if ((box[1] - box[0] + 1) * (box[3] - box[2] + 1) > OCCLUDE_AREA) return 0;
     for (int i = box[2]; i <= box[3]; i++)
-        for (int j = box[0]; j <= box[1]; j++) {
-            const Best *p = f->best + i * f->width + j;
-            if (p->tri < 0 || depth <= greater(p->t + p->margin, (p->t + TIE_FLOOR) * FAR_SLOPE)) return 0;
-        }
+        for (int j = box[0]; j <= box[1]; j++)
+            if (!behind(&f->best, (size_t)i * f->width + j, depth)) return 0;
     return 1;
 }
 
@@ -414,22 +519,113 @@ static inline void ray_of(const Frame *f, size_t k, double d[3]) {
     d[0] = dx, d[1] = dy, d[2] = f->dirs[2 * n + k];
 }
 
-static const Best NO_HIT = {INFINITY, 0.0, -1, 0, 0};
+/* Set pixels ``first`` to ``last`` (excluded) of ``b`` to "no hit". */
+static void clear_best(const Best *b, size_t first, size_t last) {
+    double *restrict t = b->t, *restrict margin = b->margin;
+    int32_t *restrict tri = b->tri;
+    for (size_t k = first; k < last; k++) t[k] = INFINITY, margin[k] = 0.0, tri[k] = -1;
+    memset(b->state + first, 0, last - first);
+}
+
+/* Measure the hits of the ``n`` pixels ``list`` (their triangles in ``out.tri``) with the ray
+ * caster's formula, one at a time. */
+static void measure_pixels(const Frame *f, const float *corners, const int32_t *list, int n, Out out) {
+    for (int m = 0; m < n; m++) {
+        size_t k = (size_t)list[m];
+        const float *a = corners + 9 * (size_t)out.tri[k];
+        double d[3];
+        ray_of(f, k, d);
+        Exact hit = measure_corners(a, a + 3, a + 6, f->eye, d);
+        out.t[k] = (float)hit.t, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
+    }
+}
+
+#ifdef HAVE_AVX2_PATH
+/* Four corners' coordinate ``q`` (of nine), as doubles. */
+__attribute__((target("avx2"))) static inline __m256d corner_lanes(const float *const c[4], int q) {
+    return _mm256_cvtps_pd(_mm_setr_ps(c[0][q], c[1][q], c[2][q], c[3][q]));
+}
+
+/* measure_pixels four pixels at a time: each lane does measure_corners' IEEE operations in
+ * its order (IEEE division is exact in a vector too), so the bits are the same. */
+__attribute__((target("avx2"))) static void measure_pixels_avx2(const Frame *f, const float *corners, const int32_t *list, int n,
+                                                                Out out) {
+    const __m256d ox = _mm256_set1_pd(f->eye[0]), oy = _mm256_set1_pd(f->eye[1]), oz = _mm256_set1_pd(f->eye[2]);
+    int m = 0;
+    for (; m + 4 <= n; m += 4) {
+        const float *c[4];
+        double d[3][4];
+        for (int l = 0; l < 4; l++) {
+            size_t k = (size_t)list[m + l];
+            double ray[3];
+            c[l] = corners + 9 * (size_t)out.tri[k];
+            ray_of(f, k, ray);
+            d[0][l] = ray[0], d[1][l] = ray[1], d[2][l] = ray[2];
+        }
+        __m256d dx = _mm256_loadu_pd(d[0]), dy = _mm256_loadu_pd(d[1]), dz = _mm256_loadu_pd(d[2]);
+        __m256d ax = corner_lanes(c, 0), ay = corner_lanes(c, 1), az = corner_lanes(c, 2);
+        __m256d e1x = _mm256_sub_pd(corner_lanes(c, 3), ax), e1y = _mm256_sub_pd(corner_lanes(c, 4), ay);
+        __m256d e1z = _mm256_sub_pd(corner_lanes(c, 5), az), e2x = _mm256_sub_pd(corner_lanes(c, 6), ax);
+        __m256d e2y = _mm256_sub_pd(corner_lanes(c, 7), ay), e2z = _mm256_sub_pd(corner_lanes(c, 8), az);
+        __m256d px = _mm256_sub_pd(_mm256_mul_pd(dy, e2z), _mm256_mul_pd(dz, e2y));
+        __m256d py = _mm256_sub_pd(_mm256_mul_pd(dz, e2x), _mm256_mul_pd(dx, e2z));
+        __m256d pz = _mm256_sub_pd(_mm256_mul_pd(dx, e2y), _mm256_mul_pd(dy, e2x));
+        __m256d det = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(e1x, px), _mm256_mul_pd(e1y, py)), _mm256_mul_pd(e1z, pz));
+        __m256d sx = _mm256_sub_pd(ox, ax), sy = _mm256_sub_pd(oy, ay), sz = _mm256_sub_pd(oz, az);
+        __m256d qx = _mm256_sub_pd(_mm256_mul_pd(sy, e1z), _mm256_mul_pd(sz, e1y));
+        __m256d qy = _mm256_sub_pd(_mm256_mul_pd(sz, e1x), _mm256_mul_pd(sx, e1z));
+        __m256d qz = _mm256_sub_pd(_mm256_mul_pd(sx, e1y), _mm256_mul_pd(sy, e1x));
+        __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(sx, px), _mm256_mul_pd(sy, py)), _mm256_mul_pd(sz, pz));
+        __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, qx), _mm256_mul_pd(dy, qy)), _mm256_mul_pd(dz, qz));
+        __m256d t = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(e2x, qx), _mm256_mul_pd(e2y, qy)), _mm256_mul_pd(e2z, qz));
+        float ts[4], us[4], vs[4];
+        _mm_storeu_ps(ts, _mm256_cvtpd_ps(_mm256_div_pd(t, det)));
+        _mm_storeu_ps(us, _mm256_cvtpd_ps(_mm256_div_pd(u, det)));
+        _mm_storeu_ps(vs, _mm256_cvtpd_ps(_mm256_div_pd(v, det)));
+        for (int l = 0; l < 4; l++) {
+            size_t k = (size_t)list[m + l];
+            out.t[k] = ts[l], out.u[k] = us[l], out.v[k] = vs[l];
+        }
+    }
+    measure_pixels(f, corners, list + m, n - m, out);
+}
+#endif
+
+#define BLOCK 512 /* pixels written out at a time */
+
+/* Write pixels ``first`` to ``last`` (excluded) as "no hit" or, where sure, the triangle only. */
+static void write_block(Best b, size_t first, size_t last, int all_unsure, Out out) {
+    const uint8_t *restrict state = b.state;
+    const int32_t *restrict best_tri = b.tri;
+    float *restrict t = out.t, *restrict u = out.u, *restrict v = out.v;
+    int32_t *restrict tri = out.tri;
+    uint8_t *restrict unsure = out.unsure;
+    for (size_t k = first; k < last; k++) {
+        uint8_t no = all_unsure || state[k];
+        unsure[k] = no, tri[k] = no ? -1 : best_tri[k];
+        t[k] = INFINITY, u[k] = 0.0f, v[k] = 0.0f;
+    }
+}
 
 /* Write each pixel's hit from its Best, and leave the Best "no hit" for the next frame (one
  * pass over the scratch, instead of another to clear it). */
 static void write_pixels(const Frame *f, const float *corners, int all_unsure, Out out) {
-    for (int k = 0; k < f->width * f->height; k++) {
-        Best p = f->best[k];
-        f->best[k] = NO_HIT;
-        out.t[k] = INFINITY, out.tri[k] = -1, out.u[k] = 0.0f, out.v[k] = 0.0f;
-        out.unsure[k] = all_unsure || p.forced || p.flags;
-        if (out.unsure[k] || p.tri < 0) continue;
-        const float *a = corners + 9 * (size_t)p.tri;
-        double d[3];
-        ray_of(f, (size_t)k, d);
-        Exact hit = measure_corners(a, a + 3, a + 6, f->eye, d); /* the ray caster's formula */
-        out.t[k] = (float)hit.t, out.tri[k] = p.tri, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
+    size_t n = (size_t)f->width * f->height;
+    int32_t list[BLOCK];
+    for (size_t first = 0; first < n; first += BLOCK) {
+        size_t last = first + BLOCK < n ? first + BLOCK : n;
+        int sure = 0;
+        write_block(f->best, first, last, all_unsure, out);
+        for (size_t k = first; k < last; k++)
+            if (out.tri[k] >= 0) list[sure++] = (int32_t)k;
+        clear_best(&f->best, first, last);
+#ifdef HAVE_AVX2_PATH
+        if (simd_on) {
+            measure_pixels_avx2(f, corners, list, sure, out);
+            continue;
+        }
+#endif
+        measure_pixels(f, corners, list, sure, out); /* the ray caster's formula */
     }
 }
 
@@ -459,12 +655,13 @@ typedef struct {
     size_t chunk;
 } Chunk;
 
-/* A frame's working memory, kept from frame to frame: a fresh 24-byte Best a pixel, cleared
+/* A frame's working memory, kept from frame to frame: a fresh Best (21 bytes a pixel), cleared
  * every frame, cost as much as a small frame's work and pushed a vector env's other worlds
- * out of the cache. Between frames every Best is "no hit" (write_pixels leaves it so). */
+ * out of the cache. Between frames every pixel is "no hit" (write_pixels leaves it so). */
 typedef struct {
-    Best *best;
-    size_t pixels; /* Bests held */
+    Best best;
+    void *block; /* the one allocation that holds best's arrays */
+    size_t pixels; /* pixels held */
     int *columns;
     size_t rows;
     Chunk *order;
@@ -474,13 +671,13 @@ typedef struct {
 /* The process's scratch, lent to one frame at a time: ``frame`` releases the GIL, so a second
  * thread's frame meanwhile gets a scratch of its own. Both are taken and given back under the
  * GIL. A frame of more than KEPT_PIXELS gets its own too, so that one large picture does not
- * leave the process holding its scratch (24 bytes a pixel) for good. */
+ * leave the process holding its scratch (21 bytes a pixel) for good. */
 #define KEPT_PIXELS (640 * 640)
 static Scratch kept;
 static int kept_lent;
 
 static void scratch_free(Scratch *s) {
-    free(s->best), free(s->columns), free(s->order);
+    free(s->block), free(s->columns), free(s->order);
     *s = (Scratch){0};
 }
 
@@ -488,11 +685,13 @@ static void scratch_free(Scratch *s) {
  * chunks: whether it does. */
 static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks) {
     if (s->pixels < pixels) {
-        free(s->best);
+        free(s->block);
         s->pixels = 0;
-        s->best = malloc(pixels * sizeof(Best));
-        if (s->best == NULL) return 0;
-        for (size_t k = 0; k < pixels; k++) s->best[k] = NO_HIT;
+        char *block = s->block = malloc(pixels * (2 * sizeof(double) + sizeof(int32_t) + 1));
+        if (block == NULL) return 0;
+        s->best.t = (double *)block, s->best.margin = s->best.t + pixels;
+        s->best.tri = (int32_t *)(s->best.margin + pixels), s->best.state = (uint8_t *)(s->best.tri + pixels);
+        clear_best(&s->best, 0, pixels);
         s->pixels = pixels;
     }
     if (s->rows < rows) {
@@ -543,10 +742,8 @@ static int hidden(const Frame *f, const double *sphere, const Chunk *c) {
     sphere_range(f, cam[1], cam[0], r, f->width / 2.0, f->width, cols);
     sphere_range(f, cam[2], cam[0], r, f->height / 2.0, f->height, rows);
     for (int i = rows[0]; i <= rows[1]; i++)
-        for (int j = cols[0]; j <= cols[1]; j++) {
-            const Best *p = f->best + i * f->width + j;
-            if (p->tri < 0 || c->depth <= greater(p->t + p->margin, (p->t + TIE_FLOOR) * FAR_SLOPE)) return 0;
-        }
+        for (int j = cols[0]; j <= cols[1]; j++)
+            if (!behind(&f->best, (size_t)i * f->width + j, c->depth)) return 0;
     return 1;
 }
 
@@ -715,7 +912,21 @@ done:
     return result;
 }
 
+/* simd([on]) -> bool: whether the pixel loops run four pixels an instruction; ``on`` switches
+ * that (on only where the CPU has AVX2), for tests that compare both paths. */
+static PyObject *simd(PyObject *self, PyObject *args) {
+    int on = -1;
+    if (!PyArg_ParseTuple(args, "|p", &on)) return NULL;
+#ifdef HAVE_AVX2_PATH
+    if (on >= 0) simd_on = on && __builtin_cpu_supports("avx2");
+#endif
+    return PyBool_FromLong(simd_on);
+}
+
 static PyMethodDef methods[] = {
+    {"simd", simd, METH_VARARGS,
+     "simd([on]) -> bool: whether the pixel loops run four pixels an instruction (AVX2); on switches that, "
+     "where the CPU has AVX2 (SORTIE_RASTER_SIMD=0 starts with it off)."},
     {"frame", frame, METH_VARARGS,
      "frame(corners, reach, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
      "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure. "
@@ -729,4 +940,10 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_raster", "The camera as a rasteriser (sortie.sim.raster).", -1,
                                     methods};
 
-PyMODINIT_FUNC PyInit__raster(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__raster(void) {
+#ifdef HAVE_AVX2_PATH
+    const char *simd = getenv("SORTIE_RASTER_SIMD");
+    simd_on = __builtin_cpu_supports("avx2") && !(simd != NULL && strcmp(simd, "0") == 0);
+#endif
+    return PyModule_Create(&module);
+}
