@@ -519,11 +519,12 @@ static inline void ray_of(const Frame *f, size_t k, double d[3]) {
     d[0] = dx, d[1] = dy, d[2] = f->dirs[2 * n + k];
 }
 
-/* Set pixels ``first`` to ``last`` (excluded) of ``b`` to "no hit". */
+/* Set pixels ``first`` to ``last`` (excluded) of ``b`` to "no hit". A margin is read only
+ * beside a triangle (or added to an infinite depth), so an old one may stay. */
 static void clear_best(const Best *b, size_t first, size_t last) {
-    double *restrict t = b->t, *restrict margin = b->margin;
+    double *restrict t = b->t;
     int32_t *restrict tri = b->tri;
-    for (size_t k = first; k < last; k++) t[k] = INFINITY, margin[k] = 0.0, tri[k] = -1;
+    for (size_t k = first; k < last; k++) t[k] = INFINITY, tri[k] = -1;
     memset(b->state + first, 0, last - first);
 }
 
@@ -541,51 +542,93 @@ static void measure_pixels(const Frame *f, const float *corners, const int32_t *
 }
 
 #ifdef HAVE_AVX2_PATH
+/* What measure_corners computes from a triangle and the eye alone, four lanes of it: the
+ * corner a, the edges, the eye from a (s), s x e1 (q) and e2 . q (t's numerator). */
+typedef struct {
+    __m256d ax, ay, az, e1x, e1y, e1z, e2x, e2y, e2z, sx, sy, sz, qx, qy, qz, tn;
+} Lanes;
+
 /* Four corners' coordinate ``q`` (of nine), as doubles. */
 __attribute__((target("avx2"))) static inline __m256d corner_lanes(const float *const c[4], int q) {
     return _mm256_cvtps_pd(_mm_setr_ps(c[0][q], c[1][q], c[2][q], c[3][q]));
 }
 
+/* The Lanes of four triangles' corners ``c``, with measure_corners' operations. */
+__attribute__((target("avx2"))) static inline void lanes_of(const Frame *f, const float *const c[4], Lanes *L) {
+    L->ax = corner_lanes(c, 0), L->ay = corner_lanes(c, 1), L->az = corner_lanes(c, 2);
+    L->e1x = _mm256_sub_pd(corner_lanes(c, 3), L->ax), L->e1y = _mm256_sub_pd(corner_lanes(c, 4), L->ay);
+    L->e1z = _mm256_sub_pd(corner_lanes(c, 5), L->az), L->e2x = _mm256_sub_pd(corner_lanes(c, 6), L->ax);
+    L->e2y = _mm256_sub_pd(corner_lanes(c, 7), L->ay), L->e2z = _mm256_sub_pd(corner_lanes(c, 8), L->az);
+    L->sx = _mm256_sub_pd(_mm256_set1_pd(f->eye[0]), L->ax), L->sy = _mm256_sub_pd(_mm256_set1_pd(f->eye[1]), L->ay);
+    L->sz = _mm256_sub_pd(_mm256_set1_pd(f->eye[2]), L->az);
+    L->qx = _mm256_sub_pd(_mm256_mul_pd(L->sy, L->e1z), _mm256_mul_pd(L->sz, L->e1y));
+    L->qy = _mm256_sub_pd(_mm256_mul_pd(L->sz, L->e1x), _mm256_mul_pd(L->sx, L->e1z));
+    L->qz = _mm256_sub_pd(_mm256_mul_pd(L->sx, L->e1y), _mm256_mul_pd(L->sy, L->e1x));
+    L->tn = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L->e2x, L->qx), _mm256_mul_pd(L->e2y, L->qy)), _mm256_mul_pd(L->e2z, L->qz));
+}
+
+/* The rays of the four pixels ``k``, as ray_of makes them: loaded four at once when they are
+ * neighbours and turned here, else one by one. */
+__attribute__((target("avx2"))) static inline void ray_lanes(const Frame *f, const int32_t *k, __m256d d[3]) {
+    if (f->turned && k[3] == k[0] + 3) {
+        size_t n = (size_t)f->width * f->height;
+        __m128 x = _mm_loadu_ps(f->dirs + k[0]), y = _mm_loadu_ps(f->dirs + n + k[0]);
+        __m128 cos = _mm_set1_ps(f->cos), sin = _mm_set1_ps(f->sin);
+        d[0] = _mm256_cvtps_pd(_mm_sub_ps(_mm_mul_ps(cos, x), _mm_mul_ps(sin, y)));
+        d[1] = _mm256_cvtps_pd(_mm_add_ps(_mm_mul_ps(sin, x), _mm_mul_ps(cos, y)));
+        d[2] = _mm256_cvtps_pd(_mm_loadu_ps(f->dirs + 2 * n + k[0]));
+        return;
+    }
+    double ray[3][4];
+    for (int l = 0; l < 4; l++) {
+        double one[3];
+        ray_of(f, (size_t)k[l], one);
+        ray[0][l] = one[0], ray[1][l] = one[1], ray[2][l] = one[2];
+    }
+    for (int i = 0; i < 3; i++) d[i] = _mm256_loadu_pd(ray[i]);
+}
+
 /* measure_pixels four pixels at a time: each lane does measure_corners' IEEE operations in
- * its order (IEEE division is exact in a vector too), so the bits are the same. */
+ * its order (IEEE division is exact in a vector too), so the bits are the same. What depends
+ * on the triangle alone is computed once while neighbours share one. */
 __attribute__((target("avx2"))) static void measure_pixels_avx2(const Frame *f, const float *corners, const int32_t *list, int n,
                                                                 Out out) {
-    const __m256d ox = _mm256_set1_pd(f->eye[0]), oy = _mm256_set1_pd(f->eye[1]), oz = _mm256_set1_pd(f->eye[2]);
+    Lanes L = {0};
+    int32_t held = -1; /* the triangle whose Lanes L holds in every lane, or -1 */
     int m = 0;
     for (; m + 4 <= n; m += 4) {
-        const float *c[4];
-        double d[3][4];
-        for (int l = 0; l < 4; l++) {
-            size_t k = (size_t)list[m + l];
-            double ray[3];
-            c[l] = corners + 9 * (size_t)out.tri[k];
-            ray_of(f, k, ray);
-            d[0][l] = ray[0], d[1][l] = ray[1], d[2][l] = ray[2];
+        const int32_t *k = list + m;
+        int32_t tri[4] = {out.tri[k[0]], out.tri[k[1]], out.tri[k[2]], out.tri[k[3]]};
+        if (tri[0] == tri[1] && tri[0] == tri[2] && tri[0] == tri[3]) {
+            if (tri[0] != held) {
+                const float *a = corners + 9 * (size_t)tri[0], *c[4] = {a, a, a, a};
+                lanes_of(f, c, &L);
+                held = tri[0];
+            }
+        } else {
+            const float *c[4];
+            for (int l = 0; l < 4; l++) c[l] = corners + 9 * (size_t)tri[l];
+            lanes_of(f, c, &L);
+            held = -1;
         }
-        __m256d dx = _mm256_loadu_pd(d[0]), dy = _mm256_loadu_pd(d[1]), dz = _mm256_loadu_pd(d[2]);
-        __m256d ax = corner_lanes(c, 0), ay = corner_lanes(c, 1), az = corner_lanes(c, 2);
-        __m256d e1x = _mm256_sub_pd(corner_lanes(c, 3), ax), e1y = _mm256_sub_pd(corner_lanes(c, 4), ay);
-        __m256d e1z = _mm256_sub_pd(corner_lanes(c, 5), az), e2x = _mm256_sub_pd(corner_lanes(c, 6), ax);
-        __m256d e2y = _mm256_sub_pd(corner_lanes(c, 7), ay), e2z = _mm256_sub_pd(corner_lanes(c, 8), az);
-        __m256d px = _mm256_sub_pd(_mm256_mul_pd(dy, e2z), _mm256_mul_pd(dz, e2y));
-        __m256d py = _mm256_sub_pd(_mm256_mul_pd(dz, e2x), _mm256_mul_pd(dx, e2z));
-        __m256d pz = _mm256_sub_pd(_mm256_mul_pd(dx, e2y), _mm256_mul_pd(dy, e2x));
-        __m256d det = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(e1x, px), _mm256_mul_pd(e1y, py)), _mm256_mul_pd(e1z, pz));
-        __m256d sx = _mm256_sub_pd(ox, ax), sy = _mm256_sub_pd(oy, ay), sz = _mm256_sub_pd(oz, az);
-        __m256d qx = _mm256_sub_pd(_mm256_mul_pd(sy, e1z), _mm256_mul_pd(sz, e1y));
-        __m256d qy = _mm256_sub_pd(_mm256_mul_pd(sz, e1x), _mm256_mul_pd(sx, e1z));
-        __m256d qz = _mm256_sub_pd(_mm256_mul_pd(sx, e1y), _mm256_mul_pd(sy, e1x));
-        __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(sx, px), _mm256_mul_pd(sy, py)), _mm256_mul_pd(sz, pz));
-        __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, qx), _mm256_mul_pd(dy, qy)), _mm256_mul_pd(dz, qz));
-        __m256d t = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(e2x, qx), _mm256_mul_pd(e2y, qy)), _mm256_mul_pd(e2z, qz));
+        __m256d d[3];
+        ray_lanes(f, k, d);
+        __m256d dx = d[0], dy = d[1], dz = d[2];
+        __m256d px = _mm256_sub_pd(_mm256_mul_pd(dy, L.e2z), _mm256_mul_pd(dz, L.e2y));
+        __m256d py = _mm256_sub_pd(_mm256_mul_pd(dz, L.e2x), _mm256_mul_pd(dx, L.e2z));
+        __m256d pz = _mm256_sub_pd(_mm256_mul_pd(dx, L.e2y), _mm256_mul_pd(dy, L.e2x));
+        __m256d det = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L.e1x, px), _mm256_mul_pd(L.e1y, py)), _mm256_mul_pd(L.e1z, pz));
+        __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L.sx, px), _mm256_mul_pd(L.sy, py)), _mm256_mul_pd(L.sz, pz));
+        __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, L.qx), _mm256_mul_pd(dy, L.qy)), _mm256_mul_pd(dz, L.qz));
+        __m128 t = _mm256_cvtpd_ps(_mm256_div_pd(L.tn, det)), uf = _mm256_cvtpd_ps(_mm256_div_pd(u, det));
+        __m128 vf = _mm256_cvtpd_ps(_mm256_div_pd(v, det));
+        if (k[3] == k[0] + 3) {
+            _mm_storeu_ps(out.t + k[0], t), _mm_storeu_ps(out.u + k[0], uf), _mm_storeu_ps(out.v + k[0], vf);
+            continue;
+        }
         float ts[4], us[4], vs[4];
-        _mm_storeu_ps(ts, _mm256_cvtpd_ps(_mm256_div_pd(t, det)));
-        _mm_storeu_ps(us, _mm256_cvtpd_ps(_mm256_div_pd(u, det)));
-        _mm_storeu_ps(vs, _mm256_cvtpd_ps(_mm256_div_pd(v, det)));
-        for (int l = 0; l < 4; l++) {
-            size_t k = (size_t)list[m + l];
-            out.t[k] = ts[l], out.u[k] = us[l], out.v[k] = vs[l];
-        }
+        _mm_storeu_ps(ts, t), _mm_storeu_ps(us, uf), _mm_storeu_ps(vs, vf);
+        for (int l = 0; l < 4; l++) out.t[k[l]] = ts[l], out.u[k[l]] = us[l], out.v[k[l]] = vs[l];
     }
     measure_pixels(f, corners, list + m, n - m, out);
 }
@@ -607,6 +650,40 @@ static void write_block(Best b, size_t first, size_t last, int all_unsure, Out o
     }
 }
 
+#ifdef HAVE_AVX2_PATH
+/* write_block, the list of its sure pixels (returned: how many) and clear_best, eight pixels
+ * at a time ("no hit" is -1, all bits set, so a pixel's triangle or'ed with its unsure mask). */
+__attribute__((target("avx2"))) static int write_block_avx2(const Best *b, size_t first, size_t last, int all_unsure, Out out,
+                                                            int32_t *list) {
+    const __m256i none = _mm256_set1_epi32(-1), zero = _mm256_setzero_si256(), all = _mm256_set1_epi8(all_unsure ? -1 : 0);
+    const __m256 far = _mm256_set1_ps(INFINITY), nothing = _mm256_setzero_ps();
+    const __m256d far2 = _mm256_set1_pd(INFINITY);
+    int sure = 0;
+    size_t k = first;
+    for (; k + 8 <= last; k += 8) {
+        __m256i state = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(b->state + k)));
+        __m256i unsure = _mm256_or_si256(_mm256_xor_si256(_mm256_cmpeq_epi32(state, zero), none), all);
+        __m256i tri = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(b->tri + k)), unsure);
+        __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(unsure), _mm256_extracti128_si256(unsure, 1));
+        _mm_storel_epi64((__m128i *)(out.unsure + k), _mm_and_si128(_mm_packs_epi16(words, words), _mm_set1_epi8(1)));
+        _mm256_storeu_si256((__m256i *)(out.tri + k), tri);
+        _mm256_storeu_ps(out.t + k, far), _mm256_storeu_ps(out.u + k, nothing), _mm256_storeu_ps(out.v + k, nothing);
+        _mm256_storeu_pd(b->t + k, far2), _mm256_storeu_pd(b->t + k + 4, far2);
+        _mm256_storeu_si256((__m256i *)(b->tri + k), none);
+        memset(b->state + k, 0, 8);
+        for (int bits = ~_mm256_movemask_ps(_mm256_castsi256_ps(tri)) & 0xff; bits; bits &= bits - 1)
+            list[sure++] = (int32_t)(k + __builtin_ctz(bits));
+    }
+    if (k < last) {
+        write_block(*b, k, last, all_unsure, out);
+        for (size_t j = k; j < last; j++)
+            if (out.tri[j] >= 0) list[sure++] = (int32_t)j;
+        clear_best(b, k, last);
+    }
+    return sure;
+}
+#endif
+
 /* Write each pixel's hit from its Best, and leave the Best "no hit" for the next frame (one
  * pass over the scratch, instead of another to clear it). */
 static void write_pixels(const Frame *f, const float *corners, int all_unsure, Out out) {
@@ -614,17 +691,17 @@ static void write_pixels(const Frame *f, const float *corners, int all_unsure, O
     int32_t list[BLOCK];
     for (size_t first = 0; first < n; first += BLOCK) {
         size_t last = first + BLOCK < n ? first + BLOCK : n;
+#ifdef HAVE_AVX2_PATH
+        if (simd_on) {
+            measure_pixels_avx2(f, corners, list, write_block_avx2(&f->best, first, last, all_unsure, out, list), out);
+            continue;
+        }
+#endif
         int sure = 0;
         write_block(f->best, first, last, all_unsure, out);
         for (size_t k = first; k < last; k++)
             if (out.tri[k] >= 0) list[sure++] = (int32_t)k;
         clear_best(&f->best, first, last);
-#ifdef HAVE_AVX2_PATH
-        if (simd_on) {
-            measure_pixels_avx2(f, corners, list, sure, out);
-            continue;
-        }
-#endif
         measure_pixels(f, corners, list, sure, out); /* the ray caster's formula */
     }
 }
@@ -692,6 +769,7 @@ static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks) {
         s->best.t = (double *)block, s->best.margin = s->best.t + pixels;
         s->best.tri = (int32_t *)(s->best.margin + pixels), s->best.state = (uint8_t *)(s->best.tri + pixels);
         clear_best(&s->best, 0, pixels);
+        memset(s->best.margin, 0, pixels * sizeof(double));
         s->pixels = pixels;
     }
     if (s->rows < rows) {
