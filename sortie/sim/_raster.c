@@ -64,6 +64,17 @@ typedef struct {
     uint8_t *state;
 } Best;
 
+#define TILE 8 /* pixels a side of a tile of the coarse depth record */
+
+/* A coarse depth record, a tile per TILE x TILE pixels, to tell at once that a chunk or a
+ * triangle lies behind what is drawn: a tile's farthest depth (with tie margin) over its
+ * pixels, +inf while one has no hit; recomputed when needed after a pixel of it changed. */
+typedef struct {
+    double *far;
+    uint8_t *stale;
+    int across; /* tiles a row */
+} Tiles;
+
 typedef struct {
     double eye[3], axes[3][3]; /* axes[k]: camera axis k (forward, left, up) in world terms */
     double focal, reach_max, close;
@@ -72,6 +83,7 @@ typedef struct {
     int turned;
     float cos, sin; /* the yaw's turn (sortie.sim.camera.yaw_turn) */
     Best best;    /* the frame's pixels (from its Scratch) */
+    Tiles tiles;  /* and its tiles */
     int *columns; /* two a row: a triangle's first and last column */
 } Frame;
 
@@ -445,14 +457,56 @@ static inline int behind(const Best *b, size_t k, double depth) {
     return b->tri[k] >= 0 && !(depth <= greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * FAR_SLOPE));
 }
 
+/* Recompute the far depth of tile (``row``, ``col``) from its pixels: the largest of behind's
+ * bounds, or +inf if a pixel has no hit. */
+static void refresh(const Frame *f, int row, int col) {
+    double most = -INFINITY;
+    int last_i = lesser(f->height, (row + 1) * TILE), last_j = lesser(f->width, (col + 1) * TILE);
+    for (int i = row * TILE; i < last_i && most < INFINITY; i++)
+        for (int j = col * TILE; j < last_j; j++) {
+            size_t k = (size_t)i * f->width + j;
+            const Best *b = &f->best;
+            if (b->tri[k] < 0) {
+                most = INFINITY;
+                break;
+            }
+            double far = greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * FAR_SLOPE);
+            if (far > most) most = far;
+        }
+    size_t at = (size_t)row * f->tiles.across + col;
+    f->tiles.far[at] = most, f->tiles.stale[at] = 0;
+}
+
+/* Whether every pixel of ``box`` (first and last column, first and last row) is behind
+ * ``depth``: a tile whose far depth is nearer is so whole; the others are looked at pixel by
+ * pixel (the same answer as looking at every pixel). */
+static int covered(const Frame *f, const int box[4], double depth) {
+    if (box[0] > box[1] || box[2] > box[3]) return 1; /* no pixel (and its rows may lie outside) */
+    for (int row = box[2] / TILE; row <= box[3] / TILE; row++)
+        for (int col = box[0] / TILE; col <= box[1] / TILE; col++) {
+            size_t at = (size_t)row * f->tiles.across + col;
+            if (f->tiles.stale[at]) refresh(f, row, col);
+            if (depth > f->tiles.far[at]) continue;
+            int last_i = lesser(box[3], row * TILE + TILE - 1), last_j = lesser(box[1], col * TILE + TILE - 1);
+            for (int i = greater(box[2], row * TILE); i <= last_i; i++)
+                for (int j = greater(box[0], col * TILE); j <= last_j; j++)
+                    if (!behind(&f->best, (size_t)i * f->width + j, depth)) return 0;
+        }
+    return 1;
+}
+
+/* Mark the tiles of ``box`` as changed. */
+static void touch(const Frame *f, const int box[4]) {
+    if (box[0] > box[1] || box[2] > box[3]) return;
+    for (int row = box[2] / TILE; row <= box[3] / TILE; row++)
+        memset(f->tiles.stale + (size_t)row * f->tiles.across + box[0] / TILE, 1, (size_t)(box[1] / TILE - box[0] / TILE + 1));
+}
+
 /* Whether every pixel of a small ``box`` already holds a hit nearer than ``depth`` by more than
  * any tie margin: the triangle could then change no pixel, sure or not. */
 static int hidden_box(const Frame *f, const int box[4], double depth) {
     if ((box[1] - box[0] + 1) * (box[3] - box[2] + 1) > OCCLUDE_AREA) return 0;
-    for (int i = box[2]; i <= box[3]; i++)
-        for (int j = box[0]; j <= box[1]; j++)
-            if (!behind(&f->best, (size_t)i * f->width + j, depth)) return 0;
-    return 1;
+    return covered(f, box, depth);
 }
 
 /* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
@@ -497,6 +551,7 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
     }
     forms(f, reach, &s);
     test_pixels(f, &s, box, f->columns);
+    touch(f, box);
     return 1;
 }
 
@@ -739,6 +794,8 @@ typedef struct {
     Best best;
     void *block; /* the one allocation that holds best's arrays */
     size_t pixels; /* pixels held */
+    Tiles tiles;
+    size_t tiles_held;
     int *columns;
     size_t rows;
     Chunk *order;
@@ -754,13 +811,20 @@ static Scratch kept;
 static int kept_lent;
 
 static void scratch_free(Scratch *s) {
-    free(s->block), free(s->columns), free(s->order);
+    free(s->block), free(s->columns), free(s->order), free(s->tiles.far), free(s->tiles.stale);
     *s = (Scratch){0};
 }
 
 /* Make ``s`` hold at least ``pixels`` Bests (all "no hit"), ``rows`` rows and ``chunks``
  * chunks: whether it does. */
-static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks) {
+static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks, size_t tiles) {
+    if (s->tiles_held < tiles) {
+        free(s->tiles.far), free(s->tiles.stale);
+        s->tiles_held = 0;
+        s->tiles.far = malloc(tiles * sizeof(double)), s->tiles.stale = malloc(tiles);
+        if (s->tiles.far == NULL || s->tiles.stale == NULL) return 0;
+        s->tiles_held = tiles;
+    }
     if (s->pixels < pixels) {
         free(s->block);
         s->pixels = 0;
@@ -816,13 +880,10 @@ static int hidden(const Frame *f, const double *sphere, const Chunk *c) {
     if (c->near || c->depth < NEAR) return 0;
     double rel[3] = {sphere[0] - f->eye[0], sphere[1] - f->eye[1], sphere[2] - f->eye[2]}, cam[3], r = sphere[3];
     for (int k = 0; k < 3; k++) cam[k] = dot3(f->axes[k], rel);
-    int cols[2], rows[2];
-    sphere_range(f, cam[1], cam[0], r, f->width / 2.0, f->width, cols);
-    sphere_range(f, cam[2], cam[0], r, f->height / 2.0, f->height, rows);
-    for (int i = rows[0]; i <= rows[1]; i++)
-        for (int j = cols[0]; j <= cols[1]; j++)
-            if (!behind(&f->best, (size_t)i * f->width + j, c->depth)) return 0;
-    return 1;
+    int box[4];
+    sphere_range(f, cam[1], cam[0], r, f->width / 2.0, f->width, box);
+    sphere_range(f, cam[2], cam[0], r, f->height / 2.0, f->height, box + 2);
+    return covered(f, box, c->depth);
 }
 
 static int by_depth(const void *a, const void *b) {
@@ -871,11 +932,14 @@ static PyObject *frame(PyObject *self, PyObject *args) {
         !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
         !check(&u, n, sizeof(float), "u") || !check(&v, n, sizeof(float), "v") || !check(&unsure, n, 1, "unsure"))
         goto done;
-    if (!scratch_fit(scratch, n, (size_t)f.height, chunks ? chunks : 1)) {
+    size_t across = ((size_t)f.width + TILE - 1) / TILE, tiles = across * (((size_t)f.height + TILE - 1) / TILE);
+    if (!scratch_fit(scratch, n, (size_t)f.height, chunks ? chunks : 1, tiles)) {
         PyErr_NoMemory();
         goto done;
     }
-    f.best = scratch->best, f.columns = scratch->columns;
+    f.best = scratch->best, f.columns = scratch->columns, f.tiles = scratch->tiles, f.tiles.across = (int)across;
+    for (size_t k = 0; k < tiles; k++) f.tiles.far[k] = INFINITY; /* every pixel is "no hit" */
+    memset(f.tiles.stale, 0, tiles);
     frame_of(&f, camera.buf, eye.buf);
     int whole;
     Py_BEGIN_ALLOW_THREADS;
