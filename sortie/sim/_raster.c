@@ -338,14 +338,15 @@ __attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const 
     const __m256d r0 = _mm256_set1_pd(s->reach[0]), r1 = _mm256_set1_pd(s->reach[1]), r2 = _mm256_set1_pd(s->reach[2]);
     const __m256d spread = _mm256_set1_pd(s->spread), sign = _mm256_set1_pd(-0.0);
     const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
-    int j = first;
-    for (; j + 3 <= last; j += 4) {
+    const __m256d end = _mm256_set1_pd(last);
+    for (int j = first; j <= last; j += 4) { /* a last group past the row's end: see Scratch */
         size_t k = row + j;
         __m256d col = _mm256_cvtepi32_pd(_mm_add_epi32(_mm_set1_epi32(j), lanes));
         __m256d det = _mm256_add_pd(d0, _mm256_mul_pd(d1, col));
         __m256d bt = _mm256_loadu_pd(f->best.t + k), bm = _mm256_loadu_pd(f->best.margin + k);
         __m256d far = _mm256_max_pd(_mm256_add_pd(bt, bm), _mm256_mul_pd(_mm256_add_pd(bt, floor), slope));
         __m256d keep = _mm256_and_pd(_mm256_cmp_pd(det, zero, _CMP_NLE_UQ), _mm256_cmp_pd(t0, _mm256_mul_pd(far, det), _CMP_NGT_UQ));
+        keep = _mm256_and_pd(keep, _mm256_cmp_pd(col, end, _CMP_LE_OQ));
         if (!_mm256_movemask_pd(keep)) continue;
         __m256d un = _mm256_add_pd(u0, _mm256_mul_pd(u1, col)), vn = _mm256_add_pd(v0, _mm256_mul_pd(v1, col));
         __m256d band = _mm256_add_pd(_mm256_mul_pd(band0, det), band1);
@@ -357,7 +358,6 @@ __attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const 
         __m256d t = _mm256_div_pd(t0, det), inv_cos = _mm256_div_pd(spread, det);
         consider_lanes(&f->best, k, keep, t, inv_cos, _mm256_cmp_pd(gap, band, _CMP_LE_OQ), s->index);
     }
-    for (; j <= last; j++) test_pixel(f, s, row + j, det0 + s->det[1] * j, un0 + s->un[1] * j, vn0 + s->vn[1] * j);
 }
 #endif
 
@@ -789,7 +789,10 @@ typedef struct {
 
 /* A frame's working memory, kept from frame to frame: a fresh Best (21 bytes a pixel), cleared
  * every frame, cost as much as a small frame's work and pushed a vector env's other worlds
- * out of the cache. Between frames every pixel is "no hit" (write_pixels leaves it so). */
+ * out of the cache. Between frames every pixel is "no hit" (write_pixels leaves it so). Each
+ * of Best's arrays has PAD more entries, which test_row_avx2's last group of a row may read
+ * and write back unchanged. */
+#define PAD 4
 typedef struct {
     Best best;
     void *block; /* the one allocation that holds best's arrays */
@@ -828,12 +831,13 @@ static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks, si
     if (s->pixels < pixels) {
         free(s->block);
         s->pixels = 0;
-        char *block = s->block = malloc(pixels * (2 * sizeof(double) + sizeof(int32_t) + 1));
+        size_t held = pixels + PAD;
+        char *block = s->block = malloc(held * (2 * sizeof(double) + sizeof(int32_t) + 1));
         if (block == NULL) return 0;
-        s->best.t = (double *)block, s->best.margin = s->best.t + pixels;
-        s->best.tri = (int32_t *)(s->best.margin + pixels), s->best.state = (uint8_t *)(s->best.tri + pixels);
-        clear_best(&s->best, 0, pixels);
-        memset(s->best.margin, 0, pixels * sizeof(double));
+        s->best.t = (double *)block, s->best.margin = s->best.t + held;
+        s->best.tri = (int32_t *)(s->best.margin + held), s->best.state = (uint8_t *)(s->best.tri + held);
+        clear_best(&s->best, 0, held);
+        memset(s->best.margin, 0, held * sizeof(double));
         s->pixels = pixels;
     }
     if (s->rows < rows) {
