@@ -48,7 +48,6 @@
 
 #define CHUNK 16           /* triangles per bounding sphere (sortie.sim.raster.CHUNK) */
 #define MARGIN 2.0         /* pixels: triangles are clipped this far outside the image */
-#define OCCLUDE_AREA 64    /* pixels: a footprint box this small is checked for being hidden */
 #define SMALL 16           /* pixels: a footprint box this small is tested whole */
 #define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
 
@@ -502,12 +501,11 @@ static void touch(const Frame *f, const int box[4]) {
         memset(f->tiles.stale + (size_t)row * f->tiles.across + box[0] / TILE, 1, (size_t)(box[1] / TILE - box[0] / TILE + 1));
 }
 
-/* Whether every pixel of a small ``box`` already holds a hit nearer than ``depth`` by more than
- * any tie margin: the triangle could then change no pixel, sure or not. */
-static int hidden_box(const Frame *f, const int box[4], double depth) {
-    if ((box[1] - box[0] + 1) * (box[3] - box[2] + 1) > OCCLUDE_AREA) return 0;
-    return covered(f, box, depth);
-}
+/* Whether every pixel of ``box`` already holds a hit nearer than ``depth`` by more than any tie
+ * margin: the triangle could then change no pixel but by forcing it (when seen edge-on), which
+ * would only have its ray cast to find that nearer hit. With the tiles this pays at any size
+ * (before them, only boxes of 64 pixels or fewer were looked at). */
+static int hidden_box(const Frame *f, const int box[4], double depth) { return covered(f, box, depth); }
 
 /* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
  * be cast instead. */
