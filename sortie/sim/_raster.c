@@ -994,19 +994,48 @@ static void texel(const Shading *s, size_t k, int32_t row, uint8_t *rgb) {
     for (int i = 0; i < 3; i++) rgb[i] = (uint8_t)clip_float((float)texel[i] * light, 255.0f);
 }
 
-/* Returns the first pixel whose triangle is not in the tables, or n when all are. */
+#define RUN 8 /* pixels written at once where they share an untextured triangle, or the sky */
+
+/* Whether the RUN triangles from ``tri`` are all ``first``. */
+static inline int one_run(const int32_t *tri, int32_t first) {
+    int same = 1;
+    for (int l = 1; l < RUN; l++) same &= tri[l] == first;
+    return same;
+}
+
+/* Returns the first pixel whose triangle is not in the tables, or n when all are. RUN
+ * neighbours on one untextured face (most of a frame) get its id and colour copied at once:
+ * the values the pixel-by-pixel branch writes. */
 static size_t shade_pixels(const Shading *s, size_t n, int32_t *ids, uint8_t *rgb) {
-    for (size_t k = 0; k < n; k++) {
+    int32_t held = -1; /* the face whose colour ``pattern`` repeats RUN times, or -1 */
+    uint8_t pattern[3 * RUN];
+    size_t k = 0;
+    while (k < n) {
         int32_t tri = s->tri[k], row = tri >= 0 ? tri : s->last;
         if (tri >= s->last || tri < -1) return k;
+        if (k + RUN <= n && !s->textured[row] && one_run(s->tri + k, tri)) {
+            if (ids)
+                for (int l = 0; l < RUN; l++) ids[k + l] = s->object_id[row];
+            if (rgb && tri < 0) memcpy(rgb + 3 * k, s->sky + 3 * k, 3 * RUN);
+            if (rgb && tri >= 0) {
+                if (tri != held)
+                    for (int l = 0; l < RUN; l++) memcpy(pattern + 3 * l, s->color + 3 * (size_t)row, 3);
+                held = tri;
+                memcpy(rgb + 3 * k, pattern, 3 * RUN);
+            }
+            k += RUN;
+            continue;
+        }
         if (ids) ids[k] = s->object_id[row];
-        if (!rgb) continue;
-        uint8_t *out = rgb + 3 * k;
-        const uint8_t *color = tri >= 0 ? s->color + 3 * (size_t)row : s->sky + 3 * k;
-        if (s->textured[row])
-            texel(s, k, row, out);
-        else
-            out[0] = color[0], out[1] = color[1], out[2] = color[2];
+        if (rgb) {
+            uint8_t *out = rgb + 3 * k;
+            const uint8_t *color = tri >= 0 ? s->color + 3 * (size_t)row : s->sky + 3 * k;
+            if (s->textured[row])
+                texel(s, k, row, out);
+            else
+                out[0] = color[0], out[1] = color[1], out[2] = color[2];
+        }
+        k++;
     }
     return n;
 }
