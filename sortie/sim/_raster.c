@@ -305,7 +305,7 @@ __attribute__((target("avx2"))) static inline void consider_lanes(const Best *b,
     __m128i tri = _mm_loadu_si128((const __m128i *)(b->tri + k));
     uint32_t packed;
     memcpy(&packed, b->state + k, 4);
-    __m128i state = _mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)packed));
+    __m256i state = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((int)packed)); /* a 64-bit lane each, as the masks */
     __m256d none = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_cmplt_epi32(tri, _mm_setzero_si128())));
     __m256d m = _mm256_max_pd(margin, bm);
     __m256d fresh = _mm256_and_pd(keep, _mm256_or_pd(none, _mm256_cmp_pd(t, _mm256_sub_pd(bt, m), _CMP_LT_OQ)));
@@ -314,12 +314,14 @@ __attribute__((target("avx2"))) static inline void consider_lanes(const Best *b,
     _mm256_storeu_pd(b->t + k, _mm256_blendv_pd(bt, t, move));
     _mm256_storeu_pd(b->margin + k, _mm256_blendv_pd(bm, margin, move));
     _mm_storeu_si128((__m128i *)(b->tri + k), _mm_blendv_epi8(tri, _mm_set1_epi32(index), narrow(move)));
-    __m128i forced = _mm_set1_epi32(FORCED), edges = _mm_and_si128(narrow(edge), _mm_set1_epi32(EDGE));
-    __m128i renewed = _mm_or_si128(_mm_and_si128(state, forced), edges);
-    state = _mm_blendv_epi8(state, _mm_or_si128(state, forced), narrow(near));
-    state = _mm_blendv_epi8(state, renewed, narrow(fresh));
-    state = _mm_blendv_epi8(state, _mm_or_si128(state, _mm_set1_epi32(TIE)), narrow(tie));
-    packed = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(state, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)));
+    __m256i forced = _mm256_set1_epi64x(FORCED), edges = _mm256_and_si256(_mm256_castpd_si256(edge), _mm256_set1_epi64x(EDGE));
+    __m256i renewed = _mm256_or_si256(_mm256_and_si256(state, forced), edges);
+    state = _mm256_blendv_epi8(state, _mm256_or_si256(state, forced), _mm256_castpd_si256(near));
+    state = _mm256_blendv_epi8(state, renewed, _mm256_castpd_si256(fresh));
+    state = _mm256_blendv_epi8(state, _mm256_or_si256(state, _mm256_set1_epi64x(TIE)), _mm256_castpd_si256(tie));
+    /* each lane's low byte to bytes 0-3 */
+    __m128i low = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(state, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    packed = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(low, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)));
     memcpy(b->state + k, &packed, 4);
 }
 
@@ -336,11 +338,10 @@ __attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const 
     const __m256d slope = _mm256_set1_pd(s->far_slope), band0 = _mm256_set1_pd(BAND), band1 = _mm256_set1_pd(s->band_far);
     const __m256d r0 = _mm256_set1_pd(s->reach[0]), r1 = _mm256_set1_pd(s->reach[1]), r2 = _mm256_set1_pd(s->reach[2]);
     const __m256d spread = _mm256_set1_pd(s->spread), sign = _mm256_set1_pd(-0.0);
-    const __m128i lanes = _mm_setr_epi32(0, 1, 2, 3);
-    const __m256d end = _mm256_set1_pd(last);
-    for (int j = first; j <= last; j += 4) { /* a last group past the row's end: see Scratch */
+    const __m256d end = _mm256_set1_pd(last), four = _mm256_set1_pd(4.0);
+    __m256d col = _mm256_setr_pd(first, first + 1.0, first + 2.0, first + 3.0); /* whole numbers: sums exact */
+    for (int j = first; j <= last; j += 4, col = _mm256_add_pd(col, four)) { /* the last group may pass the row's end: see Scratch */
         size_t k = row + j;
-        __m256d col = _mm256_cvtepi32_pd(_mm_add_epi32(_mm_set1_epi32(j), lanes));
         __m256d det = _mm256_add_pd(d0, _mm256_mul_pd(d1, col));
         __m256d bt = _mm256_loadu_pd(f->best.t + k), bm = _mm256_loadu_pd(f->best.margin + k);
         __m256d far = _mm256_max_pd(_mm256_add_pd(bt, bm), _mm256_mul_pd(_mm256_add_pd(bt, floor), slope));
