@@ -81,6 +81,7 @@ typedef struct {
 typedef struct {
     double eye[3], axes[3][3]; /* axes[k]: camera axis k (forward, left, up) in world terms */
     double focal, reach_max, close;
+    double slope_w, slope_h, side_w, side_h; /* the view's sides, for outside and chunk_matters */
     int width, height;
     const float *dirs; /* each pixel's ray (x, y, z), or with ``turned`` the rows x, y and z at zero yaw */
     int turned;
@@ -99,6 +100,10 @@ typedef struct {
     double band_far, spread; /* the pixel test's band beyond BAND * det, and its cosine's numerator */
     int32_t index;
 } Setup;
+
+/* Whether the pixel loops run four pixels an instruction (AVX2): set when the module loads,
+ * off with SORTIE_RASTER_SIMD=0 or on a CPU without AVX2; ``simd`` sets it for tests. */
+static int simd_on;
 
 /* Plain minimum and maximum: libm's fmin and fmax are calls that also order NaNs. */
 static inline double lesser(double a, double b) { return a < b ? a : b; }
@@ -277,9 +282,6 @@ static void spans(const Frame *f, const Polygon *poly, double grow, const int bo
     }
 }
 
-/* Whether the pixel loops run four pixels an instruction (AVX2): set when the module loads,
- * off with SORTIE_RASTER_SIMD=0 or on a CPU without AVX2; ``simd`` sets it for tests. */
-static int simd_on;
 
 /* Pixels ``first`` to ``last`` of row ``i``, one at a time. A pixel's numerators are its row's
  * start plus the column times the step (not a running sum), so that lanes can do the same. */
@@ -404,7 +406,7 @@ static int within(const Frame *f, const float *c, double h, double distance) {
 
 /* Whether all three corners lie outside one side of the view (``margin`` pixels wider). */
 static int outside(const Frame *f, double cam[3][3]) {
-    double kw = (f->width / 2.0 + MARGIN) / f->focal, kh = (f->height / 2.0 + MARGIN) / f->focal;
+    double kw = f->slope_w, kh = f->slope_h;
     int out[5] = {1, 1, 1, 1, 1};
     for (int k = 0; k < 3; k++) {
         double x = cam[k][0], y = cam[k][1], z = cam[k][2];
@@ -461,9 +463,40 @@ static inline int behind(const Best *b, size_t k, double depth) {
     return b->tri[k] >= 0 && !(depth <= greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * FAR_SLOPE));
 }
 
+#ifdef HAVE_AVX2_PATH
+/* refresh's largest bound of a whole tile (TILE columns), four pixels at a time (the largest
+ * of the same values, so the same number). */
+__attribute__((target("avx2"))) static double tile_far_avx2(const Frame *f, int row, int col, int last_i) {
+    const Best *b = &f->best;
+    const __m256d floor = _mm256_set1_pd(TIE_FLOOR), slope = _mm256_set1_pd(FAR_SLOPE);
+    __m256d most = _mm256_set1_pd(-INFINITY);
+    for (int i = row * TILE; i < last_i; i++) {
+        size_t k = (size_t)i * f->width + (size_t)col * TILE;
+        __m256i tri = _mm256_loadu_si256((const __m256i *)(b->tri + k));
+        if (_mm256_movemask_ps(_mm256_castsi256_ps(tri))) return INFINITY; /* a pixel without a hit */
+        for (int half = 0; half < TILE; half += 4) {
+            __m256d t = _mm256_loadu_pd(b->t + k + half), m = _mm256_loadu_pd(b->margin + k + half);
+            __m256d far = _mm256_max_pd(_mm256_add_pd(t, m), _mm256_mul_pd(_mm256_add_pd(t, floor), slope));
+            most = _mm256_max_pd(far, most);
+        }
+    }
+    double lanes[4];
+    _mm256_storeu_pd(lanes, most);
+    return greater(greater(lanes[0], lanes[1]), greater(lanes[2], lanes[3]));
+}
+#endif
+
 /* Recompute the far depth of tile (``row``, ``col``) from its pixels: the largest of behind's
  * bounds, or +inf if a pixel has no hit. */
 static void refresh(const Frame *f, int row, int col) {
+    size_t at = (size_t)row * f->tiles.across + col;
+    f->tiles.stale[at] = 0;
+#ifdef HAVE_AVX2_PATH
+    if (simd_on && (col + 1) * TILE <= f->width) {
+        f->tiles.far[at] = tile_far_avx2(f, row, col, lesser(f->height, (row + 1) * TILE));
+        return;
+    }
+#endif
     double most = -INFINITY;
     int last_i = lesser(f->height, (row + 1) * TILE), last_j = lesser(f->width, (col + 1) * TILE);
     for (int i = row * TILE; i < last_i && most < INFINITY; i++)
@@ -477,8 +510,7 @@ static void refresh(const Frame *f, int row, int col) {
             double far = greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * FAR_SLOPE);
             if (far > most) most = far;
         }
-    size_t at = (size_t)row * f->tiles.across + col;
-    f->tiles.far[at] = most, f->tiles.stale[at] = 0;
+    f->tiles.far[at] = most;
 }
 
 /* Whether every pixel of ``box`` (first and last column, first and last row) is behind
@@ -772,6 +804,9 @@ static void frame_of(Frame *f, const double *camera, const float *eye) {
     double half_w = f->width / 2.0 / f->focal, half_h = f->height / 2.0 / f->focal;
     f->reach_max = sqrt(1.0 + half_w * half_w + half_h * half_h) * (1.0 + 1e-6);
     f->close = 2.0 * NEAR * f->reach_max;
+    f->slope_w = (f->width / 2.0 + MARGIN) / f->focal, f->slope_h = (f->height / 2.0 + MARGIN) / f->focal;
+    double side_w = f->width / 2.0 + MARGIN, side_h = f->height / 2.0 + MARGIN;
+    f->side_w = sqrt(side_w * side_w + f->focal * f->focal), f->side_h = sqrt(side_h * side_h + f->focal * f->focal);
 }
 
 static int check(Py_buffer *b, size_t items, size_t size, const char *name) {
@@ -868,7 +903,7 @@ static int chunk_matters(const Frame *f, const double *sphere, Chunk *out) {
     if (out->near) return 1;
     if (cam[0] + r < NEAR) return 0;
     double half_w = f->width / 2.0 + MARGIN, half_h = f->height / 2.0 + MARGIN;
-    double side_w = sqrt(half_w * half_w + f->focal * f->focal), side_h = sqrt(half_h * half_h + f->focal * f->focal);
+    double side_w = f->side_w, side_h = f->side_h;
     if (half_w * cam[0] - f->focal * fabs(cam[1]) < -r * side_w) return 0;
     return half_h * cam[0] - f->focal * fabs(cam[2]) >= -r * side_h;
 }
