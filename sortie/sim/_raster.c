@@ -163,9 +163,11 @@ static void to_camera(const Frame *f, const float *corner, double out[3]) {
     for (int k = 0; k < 3; k++) out[k] = dot3(f->axes[k], rel);
 }
 
-/* A convex polygon: in camera space while clipped, then projected to (column, row). */
+/* A convex polygon: in camera space while clipped, then projected to (column, row, depth); or
+ * (band_hull) the outline of a triangle's band, up to four points a corner. */
+#define MOST_POINTS 40
 typedef struct {
-    double p[10][3];
+    double p[MOST_POINTS][3];
     int n;
 } Polygon;
 
@@ -184,12 +186,14 @@ static void clip(Polygon *poly, const double plane[4]) {
             out.n++;
         }
     }
-    *poly = out;
+    memcpy(poly->p, out.p, (size_t)out.n * sizeof(out.p[0]));
+    poly->n = out.n;
 }
 
 /* Clip a triangle (camera coordinates) to what the image may show, ``margin`` pixels wider
- * on each side (``margin`` < 0: to the near plane only), and project it to pixels. Returns
- * the depth of its nearest point, or 0 when nothing is left. */
+ * on each side (``margin`` < 0: to the near plane only), and project it to pixels (each
+ * corner's depth kept third). Returns the depth of its nearest point, or 0 when nothing is
+ * left. */
 static double footprint(const Frame *f, double cam[3][3], double margin, Polygon *poly) {
     poly->n = 3;
     memcpy(poly->p, cam, 9 * sizeof(double));
@@ -208,6 +212,7 @@ static double footprint(const Frame *f, double cam[3][3], double margin, Polygon
         nearest = lesser(nearest, x);
         poly->p[k][0] = f->width / 2.0 - f->focal * poly->p[k][1] / x;
         poly->p[k][1] = f->height / 2.0 - f->focal * poly->p[k][2] / x;
+        poly->p[k][2] = x;
     }
     return poly->n > 0 ? nearest : 0.0;
 }
@@ -262,6 +267,46 @@ static void box_of(const Frame *f, const Polygon *poly, double grow, int box[4])
     box[3] = (int)lesser(f->height - 1.0, floor(lesser(f->height, bottom + grow - 0.5)));
 }
 
+/* Whether the turn a -> b -> c is counter-clockwise (in the image's column and row). */
+static int turns_left(const double *a, const double *b, const double *c) {
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) > 0;
+}
+
+/* The convex hull of a square around each corner of the projected ``poly``, ``grow`` + ``widen``
+ * * BAND / its depth pixels from the corner to each side: where the band of every point of
+ * the polygon lies. That band, in pixels, is at most SLACK + widen * (BAND / depth + angle)
+ * (see raster_triangle), and 1 / depth is affine over a projected plane, so each point's
+ * square is a blend of the corners' and lies in their hull. One size for the whole polygon,
+ * from its nearest depth, can be the whole frame for a face passing by the eye. */
+static void band_hull(const Polygon *poly, double grow, double widen, Polygon *hull) {
+    double points[4 * 10][2];
+    int m = 0;
+    for (int k = 0; k < poly->n; k++) {
+        double g = grow + widen * BAND / poly->p[k][2];
+        for (int corner = 0; corner < 4; corner++, m++) {
+            points[m][0] = poly->p[k][0] + (corner & 1 ? g : -g);
+            points[m][1] = poly->p[k][1] + (corner & 2 ? g : -g);
+        }
+    }
+    for (int i = 1; i < m; i++) /* by column, then row */
+        for (int j = i; j > 0 && (points[j][0] < points[j - 1][0] ||
+                                  (points[j][0] == points[j - 1][0] && points[j][1] < points[j - 1][1])); j--) {
+            double keep[2] = {points[j][0], points[j][1]};
+            memcpy(points[j], points[j - 1], sizeof(keep)), memcpy(points[j - 1], keep, sizeof(keep));
+        }
+    int n = 0; /* Andrew's monotone chain: the lower side, then the upper */
+    for (int pass = 0; pass < 2; pass++) {
+        int start = n;
+        for (int step = 0; step < m; step++) {
+            const double *q = points[pass ? m - 1 - step : step];
+            while (n >= start + 2 && !turns_left(hull->p[n - 2], hull->p[n - 1], q)) n--;
+            hull->p[n][0] = q[0], hull->p[n][1] = q[1], hull->p[n][2] = 0.0, n++;
+        }
+        n--; /* the last point starts the other side */
+    }
+    hull->n = n;
+}
+
 /* Per row of ``box``, the columns whose pixel centres lie within ``grow`` pixels of ``poly``:
  * ``columns`` gets two entries a row (first > last: none). */
 static void spans(const Frame *f, const Polygon *poly, double grow, const int box[4], int *columns) {
@@ -270,7 +315,7 @@ static void spans(const Frame *f, const Polygon *poly, double grow, const int bo
         for (int i = box[2]; i <= box[3]; i++) columns[2 * i] = box[0], columns[2 * i + 1] = box[1];
         return;
     }
-    Edge edges[20];
+    Edge edges[2 * MOST_POINTS];
     int n = edges_of(poly, edges);
     for (int i = box[2]; i <= box[3]; i++) {
         double x0, x1;
@@ -579,11 +624,15 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
     box_of(f, &poly, grow, box);
     /* A candidate just outside the outline may lie nearer than the outline, by the band. */
     if (hidden_box(f, box, nearest - metres)) return 1;
-    spans(f, &poly, grow, box, f->columns);
-    if (state == EDGE_ON) {
+    if (state == EDGE_ON) { /* force the pixels of its band (s.angle is 0 here) */
+        Polygon hull;
+        band_hull(&poly, SLACK, widen, &hull);
+        box_of(f, &hull, 0.0, box);
+        spans(f, &hull, 0.0, box, f->columns);
         force_pixels(f, box, f->columns);
         return 1;
     }
+    spans(f, &poly, grow, box, f->columns);
     forms(f, reach, &s);
     test_pixels(f, &s, box, f->columns);
     touch(f, box);
