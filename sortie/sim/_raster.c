@@ -727,46 +727,75 @@ __attribute__((target("avx2"))) static inline void ray_lanes(const Frame *f, con
     for (int i = 0; i < 3; i++) d[i] = _mm256_loadu_pd(ray[i]);
 }
 
+/* The Lanes of one triangle in every lane, kept while neighbours share it. */
+typedef struct {
+    Lanes L;
+    int32_t tri; /* -1: none held */
+} Held;
+
+__attribute__((target("avx2"))) static inline void hold(const Frame *f, const float *corners, int32_t tri, Held *h) {
+    if (tri == h->tri) return;
+    const float *a = corners + 9 * (size_t)tri, *c[4] = {a, a, a, a};
+    lanes_of(f, c, &h->L);
+    h->tri = tri;
+}
+
+/* measure_corners' t, u and v (as float32) of four rays ``d`` on the triangles of ``L``. */
+__attribute__((target("avx2"))) static inline void hit_lanes(const Lanes *L, const __m256d d[3], __m128 hit[3]) {
+    __m256d dx = d[0], dy = d[1], dz = d[2];
+    __m256d px = _mm256_sub_pd(_mm256_mul_pd(dy, L->e2z), _mm256_mul_pd(dz, L->e2y));
+    __m256d py = _mm256_sub_pd(_mm256_mul_pd(dz, L->e2x), _mm256_mul_pd(dx, L->e2z));
+    __m256d pz = _mm256_sub_pd(_mm256_mul_pd(dx, L->e2y), _mm256_mul_pd(dy, L->e2x));
+    __m256d det = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L->e1x, px), _mm256_mul_pd(L->e1y, py)), _mm256_mul_pd(L->e1z, pz));
+    __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L->sx, px), _mm256_mul_pd(L->sy, py)), _mm256_mul_pd(L->sz, pz));
+    __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, L->qx), _mm256_mul_pd(dy, L->qy)), _mm256_mul_pd(dz, L->qz));
+    hit[0] = _mm256_cvtpd_ps(_mm256_div_pd(L->tn, det));
+    hit[1] = _mm256_cvtpd_ps(_mm256_div_pd(u, det));
+    hit[2] = _mm256_cvtpd_ps(_mm256_div_pd(v, det));
+}
+
+/* Measure the four neighbours from pixel ``k``, all on triangle ``tri``, into ``out``. */
+__attribute__((target("avx2"))) static inline void measure_four(const Frame *f, const float *corners, size_t k, int32_t tri, Held *h,
+                                                                Out out) {
+    hold(f, corners, tri, h);
+    int32_t four[4] = {(int32_t)k, (int32_t)k + 1, (int32_t)k + 2, (int32_t)k + 3};
+    __m256d d[3];
+    __m128 hit[3];
+    ray_lanes(f, four, d);
+    hit_lanes(&h->L, d, hit);
+    _mm_storeu_ps(out.t + k, hit[0]), _mm_storeu_ps(out.u + k, hit[1]), _mm_storeu_ps(out.v + k, hit[2]);
+}
+
 /* measure_pixels four pixels at a time: each lane does measure_corners' IEEE operations in
  * its order (IEEE division is exact in a vector too), so the bits are the same. What depends
- * on the triangle alone is computed once while neighbours share one. */
+ * on the triangle alone is computed once while neighbours share one (``h``). */
 __attribute__((target("avx2"))) static void measure_pixels_avx2(const Frame *f, const float *corners, const int32_t *list, int n,
-                                                                Out out) {
-    Lanes L = {0};
-    int32_t held = -1; /* the triangle whose Lanes L holds in every lane, or -1 */
+                                                                Held *h, Out out) {
     int m = 0;
     for (; m + 4 <= n; m += 4) {
         const int32_t *k = list + m;
         int32_t tri[4] = {out.tri[k[0]], out.tri[k[1]], out.tri[k[2]], out.tri[k[3]]};
-        if (tri[0] == tri[1] && tri[0] == tri[2] && tri[0] == tri[3]) {
-            if (tri[0] != held) {
-                const float *a = corners + 9 * (size_t)tri[0], *c[4] = {a, a, a, a};
-                lanes_of(f, c, &L);
-                held = tri[0];
-            }
+        int same = tri[0] == tri[1] && tri[0] == tri[2] && tri[0] == tri[3];
+        if (same && k[3] == k[0] + 3) {
+            measure_four(f, corners, (size_t)k[0], tri[0], h, out);
+            continue;
+        }
+        Lanes mixed;
+        const Lanes *L = &mixed;
+        if (same) {
+            hold(f, corners, tri[0], h);
+            L = &h->L;
         } else {
             const float *c[4];
             for (int l = 0; l < 4; l++) c[l] = corners + 9 * (size_t)tri[l];
-            lanes_of(f, c, &L);
-            held = -1;
+            lanes_of(f, c, &mixed);
         }
         __m256d d[3];
+        __m128 hit[3];
         ray_lanes(f, k, d);
-        __m256d dx = d[0], dy = d[1], dz = d[2];
-        __m256d px = _mm256_sub_pd(_mm256_mul_pd(dy, L.e2z), _mm256_mul_pd(dz, L.e2y));
-        __m256d py = _mm256_sub_pd(_mm256_mul_pd(dz, L.e2x), _mm256_mul_pd(dx, L.e2z));
-        __m256d pz = _mm256_sub_pd(_mm256_mul_pd(dx, L.e2y), _mm256_mul_pd(dy, L.e2x));
-        __m256d det = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L.e1x, px), _mm256_mul_pd(L.e1y, py)), _mm256_mul_pd(L.e1z, pz));
-        __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L.sx, px), _mm256_mul_pd(L.sy, py)), _mm256_mul_pd(L.sz, pz));
-        __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, L.qx), _mm256_mul_pd(dy, L.qy)), _mm256_mul_pd(dz, L.qz));
-        __m128 t = _mm256_cvtpd_ps(_mm256_div_pd(L.tn, det)), uf = _mm256_cvtpd_ps(_mm256_div_pd(u, det));
-        __m128 vf = _mm256_cvtpd_ps(_mm256_div_pd(v, det));
-        if (k[3] == k[0] + 3) {
-            _mm_storeu_ps(out.t + k[0], t), _mm_storeu_ps(out.u + k[0], uf), _mm_storeu_ps(out.v + k[0], vf);
-            continue;
-        }
+        hit_lanes(L, d, hit);
         float ts[4], us[4], vs[4];
-        _mm_storeu_ps(ts, t), _mm_storeu_ps(us, uf), _mm_storeu_ps(vs, vf);
+        _mm_storeu_ps(ts, hit[0]), _mm_storeu_ps(us, hit[1]), _mm_storeu_ps(vs, hit[2]);
         for (int l = 0; l < 4; l++) out.t[k[l]] = ts[l], out.u[k[l]] = us[l], out.v[k[l]] = vs[l];
     }
     measure_pixels(f, corners, list + m, n - m, out);
@@ -790,10 +819,12 @@ static void write_block(Best b, size_t first, size_t last, int all_unsure, Out o
 }
 
 #ifdef HAVE_AVX2_PATH
-/* write_block, the list of its sure pixels (returned: how many) and clear_best, eight pixels
- * at a time ("no hit" is -1, all bits set, so a pixel's triangle or'ed with its unsure mask). */
-__attribute__((target("avx2"))) static int write_block_avx2(const Best *b, size_t first, size_t last, int all_unsure, Out out,
-                                                            int32_t *list) {
+/* write_block and clear_best eight pixels at a time ("no hit" is -1, all bits set, so a pixel's
+ * triangle or'ed with its unsure mask); eight sure neighbours on one triangle are measured
+ * here, the other sure pixels listed for measure_pixels_avx2 (returned: how many). */
+__attribute__((target("avx2"))) static int write_block_avx2(const Frame *f, const float *corners, size_t first, size_t last,
+                                                            int all_unsure, Held *h, Out out, int32_t *list) {
+    const Best *b = &f->best;
     const __m256i none = _mm256_set1_epi32(-1), zero = _mm256_setzero_si256(), all = _mm256_set1_epi8(all_unsure ? -1 : 0);
     const __m256 far = _mm256_set1_ps(INFINITY), nothing = _mm256_setzero_ps();
     const __m256d far2 = _mm256_set1_pd(INFINITY);
@@ -806,10 +837,16 @@ __attribute__((target("avx2"))) static int write_block_avx2(const Best *b, size_
         __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(unsure), _mm256_extracti128_si256(unsure, 1));
         _mm_storel_epi64((__m128i *)(out.unsure + k), _mm_and_si128(_mm_packs_epi16(words, words), _mm_set1_epi8(1)));
         _mm256_storeu_si256((__m256i *)(out.tri + k), tri);
-        _mm256_storeu_ps(out.t + k, far), _mm256_storeu_ps(out.u + k, nothing), _mm256_storeu_ps(out.v + k, nothing);
         _mm256_storeu_pd(b->t + k, far2), _mm256_storeu_pd(b->t + k + 4, far2);
         _mm256_storeu_si256((__m256i *)(b->tri + k), none);
         memset(b->state + k, 0, 8);
+        int32_t first_tri = _mm256_cvtsi256_si32(tri);
+        __m256i one = _mm256_cmpeq_epi32(tri, _mm256_set1_epi32(first_tri));
+        if (first_tri >= 0 && _mm256_movemask_ps(_mm256_castsi256_ps(one)) == 0xff) { /* sure, one triangle */
+            measure_four(f, corners, k, first_tri, h, out), measure_four(f, corners, k + 4, first_tri, h, out);
+            continue;
+        }
+        _mm256_storeu_ps(out.t + k, far), _mm256_storeu_ps(out.u + k, nothing), _mm256_storeu_ps(out.v + k, nothing);
         for (int bits = ~_mm256_movemask_ps(_mm256_castsi256_ps(tri)) & 0xff; bits; bits &= bits - 1)
             list[sure++] = (int32_t)(k + __builtin_ctz(bits));
     }
@@ -828,11 +865,15 @@ __attribute__((target("avx2"))) static int write_block_avx2(const Best *b, size_
 static void write_pixels(const Frame *f, const float *corners, int all_unsure, Out out) {
     size_t n = (size_t)f->width * f->height;
     int32_t list[BLOCK];
+#ifdef HAVE_AVX2_PATH
+    Held held = {.tri = -1};
+#endif
     for (size_t first = 0; first < n; first += BLOCK) {
         size_t last = first + BLOCK < n ? first + BLOCK : n;
 #ifdef HAVE_AVX2_PATH
         if (simd_on) {
-            measure_pixels_avx2(f, corners, list, write_block_avx2(&f->best, first, last, all_unsure, out, list), out);
+            int sure = write_block_avx2(f, corners, first, last, all_unsure, &held, out, list);
+            measure_pixels_avx2(f, corners, list, sure, &held, out);
             continue;
         }
 #endif
