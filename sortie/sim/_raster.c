@@ -272,14 +272,16 @@ static int turns_left(const double *a, const double *b, const double *c) {
     return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) > 0;
 }
 
-/* The convex hull of a square around each corner of the projected ``poly``, ``grow`` + ``widen``
- * * BAND / its depth pixels from the corner to each side: where the band of every point of
- * the polygon lies. That band, in pixels, is at most SLACK + widen * (BAND / depth + angle)
- * (see raster_triangle), and 1 / depth is affine over a projected plane, so each point's
- * square is a blend of the corners' and lies in their hull. One size for the whole polygon,
- * from its nearest depth, can be the whole frame for a face passing by the eye. */
+/* The convex hull of a square around each corner of the projected ``poly`` (a clipped
+ * triangle: at most 8 corners), reaching grow + widen * BAND / depth pixels from the corner
+ * on each side, its depth the corner's: where the band of every point of the polygon lies.
+ * That band, in pixels, is at most SLACK + widen * (BAND / depth + angle) (see
+ * raster_triangle; ``angle`` is 0 for a face seen edge-on), and 1 / depth is affine over a
+ * projected plane, so each point's square is a blend of the corners' and lies in their hull.
+ * One size for the whole polygon, from its nearest depth, can be the whole frame for a face
+ * passing by the eye. */
 static void band_hull(const Polygon *poly, double grow, double widen, Polygon *hull) {
-    double points[4 * 10][2];
+    double points[4 * 8][2];
     int m = 0;
     for (int k = 0; k < poly->n; k++) {
         double g = grow + widen * BAND / poly->p[k][2];
@@ -326,7 +328,6 @@ static void spans(const Frame *f, const Polygon *poly, double grow, const int bo
         c[1] = (int)lesser(box[1], floor(x1 + grow - 0.5));
     }
 }
-
 
 /* Pixels ``first`` to ``last`` of row ``i``, one at a time. A pixel's numerators are its row's
  * start plus the column times the step (not a running sum), so that lanes can do the same. */
@@ -733,6 +734,7 @@ typedef struct {
     int32_t tri; /* -1: none held */
 } Held;
 
+/* Make ``h`` hold triangle ``tri`` (computing its Lanes only if it held another). */
 __attribute__((target("avx2"))) static inline void hold(const Frame *f, const float *corners, int32_t tri, Held *h) {
     if (tri == h->tri) return;
     const float *a = corners + 9 * (size_t)tri, *c[4] = {a, a, a, a};
