@@ -35,7 +35,9 @@ setup(
             libraries=["m"],
             # -O3 draws frames 9-12 % faster in suburb and the forest (docs/benchmarks.md); the
             # other two gained nothing from it. No flag here lets the compiler reorder or fuse
-            # floating-point operations, so every level gives the same bits.
+            # floating-point operations, so every level gives the same bits. No -mavx2 either:
+            # the AVX2 pixel loops are compiled per function and chosen at run time, so one
+            # build runs on every x86-64 CPU, with the same frames.
             extra_compile_args=["-O3", "-ffp-contract=off"],
             optional=True,
         ),

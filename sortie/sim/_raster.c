@@ -21,6 +21,10 @@
  *
  * ``output``, once the unsure pixels are cast and merged in, writes the frame's id and RGB
  * images in one pass (see the comment above it).
+ *
+ * On a CPU with AVX2 the pixel loops run four pixels at once (``simd_on``); each lane does the
+ * one-pixel path's IEEE operations in its order, so both give the same bits, and a test holds
+ * them to it (SORTIE_RASTER_SIMD=0 or ``simd(False)`` keeps to one pixel at a time).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,6 +34,11 @@
 #include <string.h>
 
 #include "_exact.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+#endif
 
 #define NEAR 1e-3          /* metres ahead of the eye: nothing nearer is rasterised */
 #define BAND 2e-4          /* metres: a hit this close to an outline is unsure */
@@ -43,28 +52,42 @@
 
 #define CHUNK 16           /* triangles per bounding sphere (sortie.sim.raster.CHUNK) */
 #define MARGIN 2.0         /* pixels: triangles are clipped this far outside the image */
-#define OCCLUDE_AREA 64    /* pixels: a footprint box this small is checked for being hidden */
 #define SMALL 16           /* pixels: a footprint box this small is tested whole */
 #define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
 
-#define EDGE 1 /* Best.flags, reset when a nearer candidate comes */
+#define EDGE 1 /* Best.state: EDGE and TIE are reset when a nearer candidate comes, */
 #define TIE 2
+#define FORCED 4 /* FORCED stays */
 
-/* A pixel's nearest candidate so far: its depth and tie margin, triangle (-1: none), flags. */
+/* The pixels' nearest candidates so far, an array per field (the vector path reads four
+ * pixels' depths and margins at once): depth and tie margin, triangle (-1: none), state. */
 typedef struct {
-    double t, margin;
-    int32_t tri;
-    uint8_t flags, forced;
+    double *t, *margin;
+    int32_t *tri;
+    uint8_t *state;
 } Best;
+
+#define TILE 8 /* pixels a side of a tile of the coarse depth record */
+
+/* A coarse depth record, a tile per TILE x TILE pixels, to tell at once that a chunk or a
+ * triangle lies behind what is drawn: a tile's farthest depth (with tie margin) over its
+ * pixels, +inf while one has no hit; recomputed when needed after a pixel of it changed. */
+typedef struct {
+    double *far;
+    uint8_t *stale;
+    int across; /* tiles a row */
+} Tiles;
 
 typedef struct {
     double eye[3], axes[3][3]; /* axes[k]: camera axis k (forward, left, up) in world terms */
     double focal, reach_max, close;
+    double slope_w, slope_h, side_w, side_h; /* the view's sides, for outside and chunk_matters */
     int width, height;
     const float *dirs; /* each pixel's ray (x, y, z), or with ``turned`` the rows x, y and z at zero yaw */
     int turned;
     float cos, sin; /* the yaw's turn (sortie.sim.camera.yaw_turn) */
-    Best *best;   /* the frame's pixels (from its Scratch) */
+    Best best;    /* the frame's pixels (from its Scratch) */
+    Tiles tiles;  /* and its tiles */
     int *columns; /* two a row: a triangle's first and last column */
 } Frame;
 
@@ -74,8 +97,13 @@ typedef struct {
 typedef struct {
     double e1[3], e2[3], sv[3]; /* the corners b - a, c - a and the eye - a */
     double det[3], un[3], vn[3], t0, twice_area, h, scale, reach[3], far_slope, angle;
+    double band_far, spread; /* the pixel test's band beyond BAND * det, and its cosine's numerator */
     int32_t index;
 } Setup;
+
+/* Whether the pixel loops run four pixels an instruction (AVX2): set when the module loads,
+ * off with SORTIE_RASTER_SIMD=0 or on a CPU without AVX2; ``simd`` sets it for tests. */
+static int simd_on;
 
 /* Plain minimum and maximum: libm's fmin and fmax are calls that also order NaNs. */
 static inline double lesser(double a, double b) { return a < b ? a : b; }
@@ -89,40 +117,44 @@ static void cross3(const double p[3], const double q[3], double out[3]) {
     out[2] = p[0] * q[1] - p[1] * q[0];
 }
 
-/* Keep the nearest candidate of a pixel; mark ties (see the module comment). */
-static void consider(Best *p, double t, double margin, int32_t tri, int edge) {
-    if (p->tri < 0) {
-        p->t = t, p->margin = margin, p->tri = tri, p->flags = edge ? EDGE : 0;
+/* Keep the nearest candidate of pixel ``k``; mark ties (see the module comment). */
+static inline void consider(const Best *b, size_t k, double t, double margin, int32_t tri, int edge) {
+    uint8_t fresh = (b->state[k] & FORCED) | (edge ? EDGE : 0);
+    if (b->tri[k] < 0) {
+        b->t[k] = t, b->margin[k] = margin, b->tri[k] = tri, b->state[k] = fresh;
         return;
     }
-    double m = margin > p->margin ? margin : p->margin;
-    if (t < p->t - m) {
-        p->t = t, p->margin = margin, p->tri = tri, p->flags = edge ? EDGE : 0;
-    } else if (t <= p->t + m) {
-        p->flags |= TIE;
-        if (t < p->t) p->t = t, p->margin = margin, p->tri = tri;
+    double m = margin > b->margin[k] ? margin : b->margin[k];
+    if (t < b->t[k] - m) {
+        b->t[k] = t, b->margin[k] = margin, b->tri[k] = tri, b->state[k] = fresh;
+    } else if (t <= b->t[k] + m) {
+        b->state[k] |= TIE;
+        if (t < b->t[k]) b->t[k] = t, b->margin[k] = margin, b->tri[k] = tri;
     }
 }
 
-/* Test the pixel ``k`` whose numerators are ``det``, ``un``, ``vn`` (see Setup). */
-static inline void test_pixel(const Frame *f, const Setup *s, int k, double det, double un, double vn) {
+/* A candidate of pixel ``k`` at distance ``t`` that passed the tests of test_pixel. */
+static inline void candidate(const Frame *f, const Setup *s, size_t k, double t, double inv_cos, int edge) {
+    if (t < NEAR) {
+        f->best.state[k] |= FORCED;
+        return;
+    }
+    consider(&f->best, k, t, TIE_SLOPE * t + TIE_FLOOR + TIE_GRAZING * t * inv_cos, s->index, edge);
+}
+
+/* Test the pixel ``k`` whose numerators are ``det``, ``un``, ``vn`` (see Setup). Every
+ * operation here is one of test_row_avx2's lanes too, so both paths keep the same bits. */
+static inline void test_pixel(const Frame *f, const Setup *s, size_t k, double det, double un, double vn) {
     if (det <= 0.0) return; /* the plane is behind the eye, or seen edge-on */
-    Best *p = f->best + k;
+    const Best *b = &f->best;
     /* Behind the nearest by more than any tie margin (s->far_slope bounds this one's)? */
-    double far = greater(p->t + p->margin, (p->t + TIE_FLOOR) * s->far_slope);
+    double far = greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * s->far_slope);
     if (s->t0 > far * det) return;
-    /* The ray's length: the longest of the frame's stands for all (a wider band is safe). */
-    double norm = f->reach_max, band = BAND * det + BAND_SLOPE * s->scale * norm * s->twice_area;
+    double band = BAND * det + s->band_far;
     double wn = det - un - vn; /* band and the gaps below are all times det */
     double gap = lesser(lesser(un * s->reach[0], vn * s->reach[1]), wn * s->reach[2]);
     if (gap < -band) return;
-    double t = s->t0 / det;
-    if (t < NEAR) {
-        p->forced = 1;
-        return;
-    }
-    double inv_cos = norm * s->twice_area / det;
-    consider(p, t, TIE_SLOPE * t + TIE_FLOOR + TIE_GRAZING * t * inv_cos, s->index, gap <= band);
+    candidate(f, s, k, s->t0 / det, s->spread / det, gap <= band);
 }
 
 /* Camera coordinates (forward, left, up) of a world point. */
@@ -131,9 +163,11 @@ static void to_camera(const Frame *f, const float *corner, double out[3]) {
     for (int k = 0; k < 3; k++) out[k] = dot3(f->axes[k], rel);
 }
 
-/* A convex polygon: in camera space while clipped, then projected to (column, row). */
+/* A convex polygon: in camera space while clipped, then projected to (column, row, depth); or
+ * (band_hull) the outline of a triangle's band, up to four points a corner. */
+#define MOST_POINTS 40
 typedef struct {
-    double p[10][3];
+    double p[MOST_POINTS][3];
     int n;
 } Polygon;
 
@@ -152,12 +186,14 @@ static void clip(Polygon *poly, const double plane[4]) {
             out.n++;
         }
     }
-    *poly = out;
+    memcpy(poly->p, out.p, (size_t)out.n * sizeof(out.p[0]));
+    poly->n = out.n;
 }
 
 /* Clip a triangle (camera coordinates) to what the image may show, ``margin`` pixels wider
- * on each side (``margin`` < 0: to the near plane only), and project it to pixels. Returns
- * the depth of its nearest point, or 0 when nothing is left. */
+ * on each side (``margin`` < 0: to the near plane only), and project it to pixels (each
+ * corner's depth kept third). Returns the depth of its nearest point, or 0 when nothing is
+ * left. */
 static double footprint(const Frame *f, double cam[3][3], double margin, Polygon *poly) {
     poly->n = 3;
     memcpy(poly->p, cam, 9 * sizeof(double));
@@ -176,6 +212,7 @@ static double footprint(const Frame *f, double cam[3][3], double margin, Polygon
         nearest = lesser(nearest, x);
         poly->p[k][0] = f->width / 2.0 - f->focal * poly->p[k][1] / x;
         poly->p[k][1] = f->height / 2.0 - f->focal * poly->p[k][2] / x;
+        poly->p[k][2] = x;
     }
     return poly->n > 0 ? nearest : 0.0;
 }
@@ -230,6 +267,48 @@ static void box_of(const Frame *f, const Polygon *poly, double grow, int box[4])
     box[3] = (int)lesser(f->height - 1.0, floor(lesser(f->height, bottom + grow - 0.5)));
 }
 
+/* Whether the turn a -> b -> c is counter-clockwise (in the image's column and row). */
+static int turns_left(const double *a, const double *b, const double *c) {
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) > 0;
+}
+
+/* The convex hull of a square around each corner of the projected ``poly`` (a clipped
+ * triangle: at most 8 corners), reaching grow + widen * BAND / depth pixels from the corner
+ * on each side, its depth the corner's: where the band of every point of the polygon lies.
+ * That band, in pixels, is at most SLACK + widen * (BAND / depth + angle) (see
+ * raster_triangle; ``angle`` is 0 for a face seen edge-on), and 1 / depth is affine over a
+ * projected plane, so each point's square is a blend of the corners' and lies in their hull.
+ * One size for the whole polygon, from its nearest depth, can be the whole frame for a face
+ * passing by the eye. */
+static void band_hull(const Polygon *poly, double grow, double widen, Polygon *hull) {
+    double points[4 * 8][2];
+    int m = 0;
+    for (int k = 0; k < poly->n; k++) {
+        double g = grow + widen * BAND / poly->p[k][2];
+        for (int corner = 0; corner < 4; corner++, m++) {
+            points[m][0] = poly->p[k][0] + (corner & 1 ? g : -g);
+            points[m][1] = poly->p[k][1] + (corner & 2 ? g : -g);
+        }
+    }
+    for (int i = 1; i < m; i++) /* by column, then row */
+        for (int j = i; j > 0 && (points[j][0] < points[j - 1][0] ||
+                                  (points[j][0] == points[j - 1][0] && points[j][1] < points[j - 1][1])); j--) {
+            double keep[2] = {points[j][0], points[j][1]};
+            memcpy(points[j], points[j - 1], sizeof(keep)), memcpy(points[j - 1], keep, sizeof(keep));
+        }
+    int n = 0; /* Andrew's monotone chain: the lower side, then the upper */
+    for (int pass = 0; pass < 2; pass++) {
+        int start = n;
+        for (int step = 0; step < m; step++) {
+            const double *q = points[pass ? m - 1 - step : step];
+            while (n >= start + 2 && !turns_left(hull->p[n - 2], hull->p[n - 1], q)) n--;
+            hull->p[n][0] = q[0], hull->p[n][1] = q[1], hull->p[n][2] = 0.0, n++;
+        }
+        n--; /* the last point starts the other side */
+    }
+    hull->n = n;
+}
+
 /* Per row of ``box``, the columns whose pixel centres lie within ``grow`` pixels of ``poly``:
  * ``columns`` gets two entries a row (first > last: none). */
 static void spans(const Frame *f, const Polygon *poly, double grow, const int box[4], int *columns) {
@@ -238,7 +317,7 @@ static void spans(const Frame *f, const Polygon *poly, double grow, const int bo
         for (int i = box[2]; i <= box[3]; i++) columns[2 * i] = box[0], columns[2 * i + 1] = box[1];
         return;
     }
-    Edge edges[20];
+    Edge edges[2 * MOST_POINTS];
     int n = edges_of(poly, edges);
     for (int i = box[2]; i <= box[3]; i++) {
         double x0, x1;
@@ -250,21 +329,105 @@ static void spans(const Frame *f, const Polygon *poly, double grow, const int bo
     }
 }
 
+/* Pixels ``first`` to ``last`` of row ``i``, one at a time. A pixel's numerators are its row's
+ * start plus the column times the step (not a running sum), so that lanes can do the same. */
+static void test_row(const Frame *f, const Setup *s, int i, int first, int last) {
+    double det0 = s->det[0] + s->det[2] * i, un0 = s->un[0] + s->un[2] * i, vn0 = s->vn[0] + s->vn[2] * i;
+    size_t row = (size_t)i * (size_t)f->width;
+    for (int j = first; j <= last; j++)
+        test_pixel(f, s, row + j, det0 + s->det[1] * j, un0 + s->un[1] * j, vn0 + s->vn[1] * j);
+}
+
+#ifdef HAVE_AVX2_PATH
+/* The four 32-bit lanes of a mask of four 64-bit lanes. */
+__attribute__((target("avx2"))) static inline __m128i narrow(__m256d mask) {
+    __m256i picked = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask), _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+    return _mm256_castsi256_si128(picked);
+}
+
+/* candidate and consider for the pixels ``k`` to ``k + 3`` whose lanes are set in ``keep``,
+ * each lane taking consider's branch as a choice between its old and new values. */
+__attribute__((target("avx2"))) static inline void consider_lanes(const Best *b, size_t k, __m256d keep, __m256d t, __m256d inv_cos,
+                                                                  __m256d edge, int32_t index) {
+    __m256d near = _mm256_and_pd(keep, _mm256_cmp_pd(t, _mm256_set1_pd(NEAR), _CMP_LT_OQ));
+    keep = _mm256_andnot_pd(near, keep);
+    __m256d margin = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(TIE_SLOPE), t), _mm256_set1_pd(TIE_FLOOR)),
+                                   _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(TIE_GRAZING), t), inv_cos));
+    __m256d bt = _mm256_loadu_pd(b->t + k), bm = _mm256_loadu_pd(b->margin + k);
+    __m128i tri = _mm_loadu_si128((const __m128i *)(b->tri + k));
+    uint32_t packed;
+    memcpy(&packed, b->state + k, 4);
+    __m256i state = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((int)packed)); /* a 64-bit lane each, as the masks */
+    __m256d none = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_cmplt_epi32(tri, _mm_setzero_si128())));
+    __m256d m = _mm256_max_pd(margin, bm);
+    __m256d fresh = _mm256_and_pd(keep, _mm256_or_pd(none, _mm256_cmp_pd(t, _mm256_sub_pd(bt, m), _CMP_LT_OQ)));
+    __m256d tie = _mm256_andnot_pd(fresh, _mm256_and_pd(keep, _mm256_cmp_pd(t, _mm256_add_pd(bt, m), _CMP_LE_OQ)));
+    __m256d move = _mm256_or_pd(fresh, _mm256_and_pd(tie, _mm256_cmp_pd(t, bt, _CMP_LT_OQ)));
+    _mm256_storeu_pd(b->t + k, _mm256_blendv_pd(bt, t, move));
+    _mm256_storeu_pd(b->margin + k, _mm256_blendv_pd(bm, margin, move));
+    _mm_storeu_si128((__m128i *)(b->tri + k), _mm_blendv_epi8(tri, _mm_set1_epi32(index), narrow(move)));
+    __m256i forced = _mm256_set1_epi64x(FORCED), edges = _mm256_and_si256(_mm256_castpd_si256(edge), _mm256_set1_epi64x(EDGE));
+    __m256i renewed = _mm256_or_si256(_mm256_and_si256(state, forced), edges);
+    state = _mm256_blendv_epi8(state, _mm256_or_si256(state, forced), _mm256_castpd_si256(near));
+    state = _mm256_blendv_epi8(state, renewed, _mm256_castpd_si256(fresh));
+    state = _mm256_blendv_epi8(state, _mm256_or_si256(state, _mm256_set1_epi64x(TIE)), _mm256_castpd_si256(tie));
+    /* each lane's low byte to bytes 0-3 */
+    __m128i low = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(state, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    packed = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(low, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)));
+    memcpy(b->state + k, &packed, 4);
+}
+
+/* test_row four pixels at a time: each lane does test_pixel's IEEE operations in its order
+ * (max and min as greater and lesser: the second operand unless the first is larger or
+ * smaller; comparisons that hold for NaN where test_pixel's rejections do not), so the
+ * candidates kept are the same, and consider_lanes keeps them as consider does. */
+__attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const Setup *s, int i, int first, int last) {
+    double det0 = s->det[0] + s->det[2] * i, un0 = s->un[0] + s->un[2] * i, vn0 = s->vn[0] + s->vn[2] * i;
+    size_t row = (size_t)i * (size_t)f->width;
+    const __m256d d0 = _mm256_set1_pd(det0), u0 = _mm256_set1_pd(un0), v0 = _mm256_set1_pd(vn0);
+    const __m256d d1 = _mm256_set1_pd(s->det[1]), u1 = _mm256_set1_pd(s->un[1]), v1 = _mm256_set1_pd(s->vn[1]);
+    const __m256d zero = _mm256_setzero_pd(), t0 = _mm256_set1_pd(s->t0), floor = _mm256_set1_pd(TIE_FLOOR);
+    const __m256d slope = _mm256_set1_pd(s->far_slope), band0 = _mm256_set1_pd(BAND), band1 = _mm256_set1_pd(s->band_far);
+    const __m256d r0 = _mm256_set1_pd(s->reach[0]), r1 = _mm256_set1_pd(s->reach[1]), r2 = _mm256_set1_pd(s->reach[2]);
+    const __m256d spread = _mm256_set1_pd(s->spread), sign = _mm256_set1_pd(-0.0);
+    const __m256d end = _mm256_set1_pd(last), four = _mm256_set1_pd(4.0);
+    __m256d col = _mm256_setr_pd(first, first + 1.0, first + 2.0, first + 3.0); /* whole numbers: sums exact */
+    for (int j = first; j <= last; j += 4, col = _mm256_add_pd(col, four)) { /* the last group may pass the row's end: see Scratch */
+        size_t k = row + j;
+        __m256d det = _mm256_add_pd(d0, _mm256_mul_pd(d1, col));
+        __m256d bt = _mm256_loadu_pd(f->best.t + k), bm = _mm256_loadu_pd(f->best.margin + k);
+        __m256d far = _mm256_max_pd(_mm256_add_pd(bt, bm), _mm256_mul_pd(_mm256_add_pd(bt, floor), slope));
+        __m256d keep = _mm256_and_pd(_mm256_cmp_pd(det, zero, _CMP_NLE_UQ), _mm256_cmp_pd(t0, _mm256_mul_pd(far, det), _CMP_NGT_UQ));
+        keep = _mm256_and_pd(keep, _mm256_cmp_pd(col, end, _CMP_LE_OQ));
+        if (!_mm256_movemask_pd(keep)) continue;
+        __m256d un = _mm256_add_pd(u0, _mm256_mul_pd(u1, col)), vn = _mm256_add_pd(v0, _mm256_mul_pd(v1, col));
+        __m256d band = _mm256_add_pd(_mm256_mul_pd(band0, det), band1);
+        __m256d wn = _mm256_sub_pd(_mm256_sub_pd(det, un), vn);
+        __m256d gap = _mm256_min_pd(_mm256_min_pd(_mm256_mul_pd(un, r0), _mm256_mul_pd(vn, r1)), _mm256_mul_pd(wn, r2));
+        keep = _mm256_and_pd(keep, _mm256_cmp_pd(gap, _mm256_xor_pd(band, sign), _CMP_NLT_UQ));
+        int bits = _mm256_movemask_pd(keep);
+        if (!bits) continue;
+        __m256d t = _mm256_div_pd(t0, det), inv_cos = _mm256_div_pd(spread, det);
+        consider_lanes(&f->best, k, keep, t, inv_cos, _mm256_cmp_pd(gap, band, _CMP_LE_OQ), s->index);
+    }
+}
+#endif
+
 static void test_pixels(const Frame *f, const Setup *s, const int box[4], const int *columns) {
     for (int i = box[2]; i <= box[3]; i++) {
-        int j = columns[2 * i], last = columns[2 * i + 1];
-        double det = s->det[0] + s->det[1] * j + s->det[2] * i;
-        double un = s->un[0] + s->un[1] * j + s->un[2] * i, vn = s->vn[0] + s->vn[1] * j + s->vn[2] * i;
-        for (; j <= last; j++) {
-            test_pixel(f, s, i * f->width + j, det, un, vn);
-            det += s->det[1], un += s->un[1], vn += s->vn[1];
+#ifdef HAVE_AVX2_PATH
+        if (simd_on) {
+            test_row_avx2(f, s, i, columns[2 * i], columns[2 * i + 1]);
+            continue;
         }
+#endif
+        test_row(f, s, i, columns[2 * i], columns[2 * i + 1]);
     }
 }
 
 static void force_pixels(const Frame *f, const int box[4], const int *columns) {
     for (int i = box[2]; i <= box[3]; i++)
-        for (int j = columns[2 * i]; j <= columns[2 * i + 1]; j++) f->best[i * f->width + j].forced = 1;
+        for (int j = columns[2 * i]; j <= columns[2 * i + 1]; j++) f->best.state[(size_t)i * f->width + j] |= FORCED;
 }
 
 /* The linear form, over pixel (column, row), of ``v . d`` for the pixel's ray ``d``. */
@@ -289,7 +452,7 @@ static int within(const Frame *f, const float *c, double h, double distance) {
 
 /* Whether all three corners lie outside one side of the view (``margin`` pixels wider). */
 static int outside(const Frame *f, double cam[3][3]) {
-    double kw = (f->width / 2.0 + MARGIN) / f->focal, kh = (f->height / 2.0 + MARGIN) / f->focal;
+    double kw = f->slope_w, kh = f->slope_h;
     int out[5] = {1, 1, 1, 1, 1};
     for (int k = 0; k < 3; k++) {
         double x = cam[k][0], y = cam[k][1], z = cam[k][2];
@@ -336,19 +499,96 @@ static void forms(const Frame *f, const double *reach, Setup *s) {
     linear(f, n2, sign, s->det), linear(f, un, sign, s->un), linear(f, q, sign, s->vn);
     for (int k = 0; k < 3; k++) s->reach[k] = reach[k];
     s->far_slope = 1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING * s->scale / s->h);
+    /* The ray's length: the longest of the frame's stands for all (a wider band is safe). */
+    double norm = f->reach_max;
+    s->band_far = BAND_SLOPE * s->scale * norm * s->twice_area, s->spread = norm * s->twice_area;
 }
 
-/* Whether every pixel of a small ``box`` already holds a hit nearer than ``depth`` by more than
- * any tie margin: the triangle could then change no pixel, sure or not. */
-static int hidden_box(const Frame *f, const int box[4], double depth) {
-    if ((box[1] - box[0] + 1) * (box[3] - box[2] + 1) > OCCLUDE_AREA) return 0;
-    for (int i = box[2]; i <= box[3]; i++)
-        for (int j = box[0]; j <= box[1]; j++) {
-            const Best *p = f->best + i * f->width + j;
-            if (p->tri < 0 || depth <= greater(p->t + p->margin, (p->t + TIE_FLOOR) * FAR_SLOPE)) return 0;
+/* Whether pixel ``k`` already holds a hit nearer than ``depth`` by more than any tie margin. */
+static inline int behind(const Best *b, size_t k, double depth) {
+    return b->tri[k] >= 0 && !(depth <= greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * FAR_SLOPE));
+}
+
+#ifdef HAVE_AVX2_PATH
+/* refresh's largest bound of a whole tile (TILE columns), four pixels at a time (the largest
+ * of the same values, so the same number). */
+__attribute__((target("avx2"))) static double tile_far_avx2(const Frame *f, int row, int col, int last_i) {
+    const Best *b = &f->best;
+    const __m256d floor = _mm256_set1_pd(TIE_FLOOR), slope = _mm256_set1_pd(FAR_SLOPE);
+    __m256d most = _mm256_set1_pd(-INFINITY);
+    for (int i = row * TILE; i < last_i; i++) {
+        size_t k = (size_t)i * f->width + (size_t)col * TILE;
+        __m256i tri = _mm256_loadu_si256((const __m256i *)(b->tri + k));
+        if (_mm256_movemask_ps(_mm256_castsi256_ps(tri))) return INFINITY; /* a pixel without a hit */
+        for (int half = 0; half < TILE; half += 4) {
+            __m256d t = _mm256_loadu_pd(b->t + k + half), m = _mm256_loadu_pd(b->margin + k + half);
+            __m256d far = _mm256_max_pd(_mm256_add_pd(t, m), _mm256_mul_pd(_mm256_add_pd(t, floor), slope));
+            most = _mm256_max_pd(far, most);
+        }
+    }
+    double lanes[4];
+    _mm256_storeu_pd(lanes, most);
+    return greater(greater(lanes[0], lanes[1]), greater(lanes[2], lanes[3]));
+}
+#endif
+
+/* Recompute the far depth of tile (``row``, ``col``) from its pixels: the largest of behind's
+ * bounds, or +inf if a pixel has no hit. */
+static void refresh(const Frame *f, int row, int col) {
+    size_t at = (size_t)row * f->tiles.across + col;
+    f->tiles.stale[at] = 0;
+#ifdef HAVE_AVX2_PATH
+    if (simd_on && (col + 1) * TILE <= f->width) {
+        f->tiles.far[at] = tile_far_avx2(f, row, col, lesser(f->height, (row + 1) * TILE));
+        return;
+    }
+#endif
+    double most = -INFINITY;
+    int last_i = lesser(f->height, (row + 1) * TILE), last_j = lesser(f->width, (col + 1) * TILE);
+    for (int i = row * TILE; i < last_i && most < INFINITY; i++)
+        for (int j = col * TILE; j < last_j; j++) {
+            size_t k = (size_t)i * f->width + j;
+            const Best *b = &f->best;
+            if (b->tri[k] < 0) {
+                most = INFINITY;
+                break;
+            }
+            double far = greater(b->t[k] + b->margin[k], (b->t[k] + TIE_FLOOR) * FAR_SLOPE);
+            if (far > most) most = far;
+        }
+    f->tiles.far[at] = most;
+}
+
+/* Whether every pixel of ``box`` (first and last column, first and last row) is behind
+ * ``depth``: a tile whose far depth is nearer is so whole; the others are looked at pixel by
+ * pixel (the same answer as looking at every pixel). */
+static int covered(const Frame *f, const int box[4], double depth) {
+    if (box[0] > box[1] || box[2] > box[3]) return 1; /* no pixel (and its rows may lie outside) */
+    for (int row = box[2] / TILE; row <= box[3] / TILE; row++)
+        for (int col = box[0] / TILE; col <= box[1] / TILE; col++) {
+            size_t at = (size_t)row * f->tiles.across + col;
+            if (f->tiles.stale[at]) refresh(f, row, col);
+            if (depth > f->tiles.far[at]) continue;
+            int last_i = lesser(box[3], row * TILE + TILE - 1), last_j = lesser(box[1], col * TILE + TILE - 1);
+            for (int i = greater(box[2], row * TILE); i <= last_i; i++)
+                for (int j = greater(box[0], col * TILE); j <= last_j; j++)
+                    if (!behind(&f->best, (size_t)i * f->width + j, depth)) return 0;
         }
     return 1;
 }
+
+/* Mark the tiles of ``box`` as changed. */
+static void touch(const Frame *f, const int box[4]) {
+    if (box[0] > box[1] || box[2] > box[3]) return;
+    for (int row = box[2] / TILE; row <= box[3] / TILE; row++)
+        memset(f->tiles.stale + (size_t)row * f->tiles.across + box[0] / TILE, 1, (size_t)(box[1] / TILE - box[0] / TILE + 1));
+}
+
+/* Whether every pixel of ``box`` already holds a hit nearer than ``depth`` by more than any tie
+ * margin: the triangle could then change no pixel but by forcing it (when seen edge-on), which
+ * would only have its ray cast to find that nearer hit. With the tiles this pays at any size
+ * (before them, only boxes of 64 pixels or fewer were looked at). */
+static int hidden_box(const Frame *f, const int box[4], double depth) { return covered(f, box, depth); }
 
 /* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
  * be cast instead. */
@@ -385,13 +625,18 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
     box_of(f, &poly, grow, box);
     /* A candidate just outside the outline may lie nearer than the outline, by the band. */
     if (hidden_box(f, box, nearest - metres)) return 1;
-    spans(f, &poly, grow, box, f->columns);
-    if (state == EDGE_ON) {
+    if (state == EDGE_ON) { /* force the pixels of its band (s.angle is 0 here) */
+        Polygon hull;
+        band_hull(&poly, SLACK, widen, &hull);
+        box_of(f, &hull, 0.0, box);
+        spans(f, &hull, 0.0, box, f->columns);
         force_pixels(f, box, f->columns);
         return 1;
     }
+    spans(f, &poly, grow, box, f->columns);
     forms(f, reach, &s);
     test_pixels(f, &s, box, f->columns);
+    touch(f, box);
     return 1;
 }
 
@@ -414,22 +659,232 @@ static inline void ray_of(const Frame *f, size_t k, double d[3]) {
     d[0] = dx, d[1] = dy, d[2] = f->dirs[2 * n + k];
 }
 
-static const Best NO_HIT = {INFINITY, 0.0, -1, 0, 0};
+/* Set pixels ``first`` to ``last`` (excluded) of ``b`` to "no hit". A margin is read only
+ * beside a triangle (or added to an infinite depth), so an old one may stay. */
+static void clear_best(const Best *b, size_t first, size_t last) {
+    double *restrict t = b->t;
+    int32_t *restrict tri = b->tri;
+    for (size_t k = first; k < last; k++) t[k] = INFINITY, tri[k] = -1;
+    memset(b->state + first, 0, last - first);
+}
+
+/* Measure the hits of the ``n`` pixels ``list`` (their triangles in ``out.tri``) with the ray
+ * caster's formula, one at a time. */
+static void measure_pixels(const Frame *f, const float *corners, const int32_t *list, int n, Out out) {
+    for (int m = 0; m < n; m++) {
+        size_t k = (size_t)list[m];
+        const float *a = corners + 9 * (size_t)out.tri[k];
+        double d[3];
+        ray_of(f, k, d);
+        Exact hit = measure_corners(a, a + 3, a + 6, f->eye, d);
+        out.t[k] = (float)hit.t, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
+    }
+}
+
+#ifdef HAVE_AVX2_PATH
+/* What measure_corners computes from a triangle and the eye alone, four lanes of it: the
+ * corner a, the edges, the eye from a (s), s x e1 (q) and e2 . q (t's numerator). */
+typedef struct {
+    __m256d ax, ay, az, e1x, e1y, e1z, e2x, e2y, e2z, sx, sy, sz, qx, qy, qz, tn;
+} Lanes;
+
+/* Four corners' coordinate ``q`` (of nine), as doubles. */
+__attribute__((target("avx2"))) static inline __m256d corner_lanes(const float *const c[4], int q) {
+    return _mm256_cvtps_pd(_mm_setr_ps(c[0][q], c[1][q], c[2][q], c[3][q]));
+}
+
+/* The Lanes of four triangles' corners ``c``, with measure_corners' operations. */
+__attribute__((target("avx2"))) static inline void lanes_of(const Frame *f, const float *const c[4], Lanes *L) {
+    L->ax = corner_lanes(c, 0), L->ay = corner_lanes(c, 1), L->az = corner_lanes(c, 2);
+    L->e1x = _mm256_sub_pd(corner_lanes(c, 3), L->ax), L->e1y = _mm256_sub_pd(corner_lanes(c, 4), L->ay);
+    L->e1z = _mm256_sub_pd(corner_lanes(c, 5), L->az), L->e2x = _mm256_sub_pd(corner_lanes(c, 6), L->ax);
+    L->e2y = _mm256_sub_pd(corner_lanes(c, 7), L->ay), L->e2z = _mm256_sub_pd(corner_lanes(c, 8), L->az);
+    L->sx = _mm256_sub_pd(_mm256_set1_pd(f->eye[0]), L->ax), L->sy = _mm256_sub_pd(_mm256_set1_pd(f->eye[1]), L->ay);
+    L->sz = _mm256_sub_pd(_mm256_set1_pd(f->eye[2]), L->az);
+    L->qx = _mm256_sub_pd(_mm256_mul_pd(L->sy, L->e1z), _mm256_mul_pd(L->sz, L->e1y));
+    L->qy = _mm256_sub_pd(_mm256_mul_pd(L->sz, L->e1x), _mm256_mul_pd(L->sx, L->e1z));
+    L->qz = _mm256_sub_pd(_mm256_mul_pd(L->sx, L->e1y), _mm256_mul_pd(L->sy, L->e1x));
+    L->tn = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L->e2x, L->qx), _mm256_mul_pd(L->e2y, L->qy)), _mm256_mul_pd(L->e2z, L->qz));
+}
+
+/* The rays of the four pixels ``k``, as ray_of makes them: loaded four at once when they are
+ * neighbours and turned here, else one by one. */
+__attribute__((target("avx2"))) static inline void ray_lanes(const Frame *f, const int32_t *k, __m256d d[3]) {
+    if (f->turned && k[3] == k[0] + 3) {
+        size_t n = (size_t)f->width * f->height;
+        __m128 x = _mm_loadu_ps(f->dirs + k[0]), y = _mm_loadu_ps(f->dirs + n + k[0]);
+        __m128 cos = _mm_set1_ps(f->cos), sin = _mm_set1_ps(f->sin);
+        d[0] = _mm256_cvtps_pd(_mm_sub_ps(_mm_mul_ps(cos, x), _mm_mul_ps(sin, y)));
+        d[1] = _mm256_cvtps_pd(_mm_add_ps(_mm_mul_ps(sin, x), _mm_mul_ps(cos, y)));
+        d[2] = _mm256_cvtps_pd(_mm_loadu_ps(f->dirs + 2 * n + k[0]));
+        return;
+    }
+    double ray[3][4];
+    for (int l = 0; l < 4; l++) {
+        double one[3];
+        ray_of(f, (size_t)k[l], one);
+        ray[0][l] = one[0], ray[1][l] = one[1], ray[2][l] = one[2];
+    }
+    for (int i = 0; i < 3; i++) d[i] = _mm256_loadu_pd(ray[i]);
+}
+
+/* The Lanes of one triangle in every lane, kept while neighbours share it. */
+typedef struct {
+    Lanes L;
+    int32_t tri; /* -1: none held */
+} Held;
+
+/* Make ``h`` hold triangle ``tri`` (computing its Lanes only if it held another). */
+__attribute__((target("avx2"))) static inline void hold(const Frame *f, const float *corners, int32_t tri, Held *h) {
+    if (tri == h->tri) return;
+    const float *a = corners + 9 * (size_t)tri, *c[4] = {a, a, a, a};
+    lanes_of(f, c, &h->L);
+    h->tri = tri;
+}
+
+/* measure_corners' t, u and v (as float32) of four rays ``d`` on the triangles of ``L``. */
+__attribute__((target("avx2"))) static inline void hit_lanes(const Lanes *L, const __m256d d[3], __m128 hit[3]) {
+    __m256d dx = d[0], dy = d[1], dz = d[2];
+    __m256d px = _mm256_sub_pd(_mm256_mul_pd(dy, L->e2z), _mm256_mul_pd(dz, L->e2y));
+    __m256d py = _mm256_sub_pd(_mm256_mul_pd(dz, L->e2x), _mm256_mul_pd(dx, L->e2z));
+    __m256d pz = _mm256_sub_pd(_mm256_mul_pd(dx, L->e2y), _mm256_mul_pd(dy, L->e2x));
+    __m256d det = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L->e1x, px), _mm256_mul_pd(L->e1y, py)), _mm256_mul_pd(L->e1z, pz));
+    __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L->sx, px), _mm256_mul_pd(L->sy, py)), _mm256_mul_pd(L->sz, pz));
+    __m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, L->qx), _mm256_mul_pd(dy, L->qy)), _mm256_mul_pd(dz, L->qz));
+    hit[0] = _mm256_cvtpd_ps(_mm256_div_pd(L->tn, det));
+    hit[1] = _mm256_cvtpd_ps(_mm256_div_pd(u, det));
+    hit[2] = _mm256_cvtpd_ps(_mm256_div_pd(v, det));
+}
+
+/* Measure the four neighbours from pixel ``k``, all on triangle ``tri``, into ``out``. */
+__attribute__((target("avx2"))) static inline void measure_four(const Frame *f, const float *corners, size_t k, int32_t tri, Held *h,
+                                                                Out out) {
+    hold(f, corners, tri, h);
+    int32_t four[4] = {(int32_t)k, (int32_t)k + 1, (int32_t)k + 2, (int32_t)k + 3};
+    __m256d d[3];
+    __m128 hit[3];
+    ray_lanes(f, four, d);
+    hit_lanes(&h->L, d, hit);
+    _mm_storeu_ps(out.t + k, hit[0]), _mm_storeu_ps(out.u + k, hit[1]), _mm_storeu_ps(out.v + k, hit[2]);
+}
+
+/* measure_pixels four pixels at a time: each lane does measure_corners' IEEE operations in
+ * its order (IEEE division is exact in a vector too), so the bits are the same. What depends
+ * on the triangle alone is computed once while neighbours share one (``h``). */
+__attribute__((target("avx2"))) static void measure_pixels_avx2(const Frame *f, const float *corners, const int32_t *list, int n,
+                                                                Held *h, Out out) {
+    int m = 0;
+    for (; m + 4 <= n; m += 4) {
+        const int32_t *k = list + m;
+        int32_t tri[4] = {out.tri[k[0]], out.tri[k[1]], out.tri[k[2]], out.tri[k[3]]};
+        int same = tri[0] == tri[1] && tri[0] == tri[2] && tri[0] == tri[3];
+        if (same && k[3] == k[0] + 3) {
+            measure_four(f, corners, (size_t)k[0], tri[0], h, out);
+            continue;
+        }
+        Lanes mixed;
+        const Lanes *L = &mixed;
+        if (same) {
+            hold(f, corners, tri[0], h);
+            L = &h->L;
+        } else {
+            const float *c[4];
+            for (int l = 0; l < 4; l++) c[l] = corners + 9 * (size_t)tri[l];
+            lanes_of(f, c, &mixed);
+        }
+        __m256d d[3];
+        __m128 hit[3];
+        ray_lanes(f, k, d);
+        hit_lanes(L, d, hit);
+        float ts[4], us[4], vs[4];
+        _mm_storeu_ps(ts, hit[0]), _mm_storeu_ps(us, hit[1]), _mm_storeu_ps(vs, hit[2]);
+        for (int l = 0; l < 4; l++) out.t[k[l]] = ts[l], out.u[k[l]] = us[l], out.v[k[l]] = vs[l];
+    }
+    measure_pixels(f, corners, list + m, n - m, out);
+}
+#endif
+
+#define BLOCK 512 /* pixels written out at a time */
+
+/* Write pixels ``first`` to ``last`` (excluded) as "no hit" or, where sure, the triangle only. */
+static void write_block(Best b, size_t first, size_t last, int all_unsure, Out out) {
+    const uint8_t *restrict state = b.state;
+    const int32_t *restrict best_tri = b.tri;
+    float *restrict t = out.t, *restrict u = out.u, *restrict v = out.v;
+    int32_t *restrict tri = out.tri;
+    uint8_t *restrict unsure = out.unsure;
+    for (size_t k = first; k < last; k++) {
+        uint8_t no = all_unsure || state[k];
+        unsure[k] = no, tri[k] = no ? -1 : best_tri[k];
+        t[k] = INFINITY, u[k] = 0.0f, v[k] = 0.0f;
+    }
+}
+
+#ifdef HAVE_AVX2_PATH
+/* write_block and clear_best eight pixels at a time ("no hit" is -1, all bits set, so a pixel's
+ * triangle or'ed with its unsure mask); eight sure neighbours on one triangle are measured
+ * here, the other sure pixels listed for measure_pixels_avx2 (returned: how many). */
+__attribute__((target("avx2"))) static int write_block_avx2(const Frame *f, const float *corners, size_t first, size_t last,
+                                                            int all_unsure, Held *h, Out out, int32_t *list) {
+    const Best *b = &f->best;
+    const __m256i none = _mm256_set1_epi32(-1), zero = _mm256_setzero_si256(), all = _mm256_set1_epi8(all_unsure ? -1 : 0);
+    const __m256 far = _mm256_set1_ps(INFINITY), nothing = _mm256_setzero_ps();
+    const __m256d far2 = _mm256_set1_pd(INFINITY);
+    int sure = 0;
+    size_t k = first;
+    for (; k + 8 <= last; k += 8) {
+        __m256i state = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(b->state + k)));
+        __m256i unsure = _mm256_or_si256(_mm256_xor_si256(_mm256_cmpeq_epi32(state, zero), none), all);
+        __m256i tri = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(b->tri + k)), unsure);
+        __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(unsure), _mm256_extracti128_si256(unsure, 1));
+        _mm_storel_epi64((__m128i *)(out.unsure + k), _mm_and_si128(_mm_packs_epi16(words, words), _mm_set1_epi8(1)));
+        _mm256_storeu_si256((__m256i *)(out.tri + k), tri);
+        _mm256_storeu_pd(b->t + k, far2), _mm256_storeu_pd(b->t + k + 4, far2);
+        _mm256_storeu_si256((__m256i *)(b->tri + k), none);
+        memset(b->state + k, 0, 8);
+        int32_t first_tri = _mm256_cvtsi256_si32(tri);
+        __m256i one = _mm256_cmpeq_epi32(tri, _mm256_set1_epi32(first_tri));
+        if (first_tri >= 0 && _mm256_movemask_ps(_mm256_castsi256_ps(one)) == 0xff) { /* sure, one triangle */
+            measure_four(f, corners, k, first_tri, h, out), measure_four(f, corners, k + 4, first_tri, h, out);
+            continue;
+        }
+        _mm256_storeu_ps(out.t + k, far), _mm256_storeu_ps(out.u + k, nothing), _mm256_storeu_ps(out.v + k, nothing);
+        for (int bits = ~_mm256_movemask_ps(_mm256_castsi256_ps(tri)) & 0xff; bits; bits &= bits - 1)
+            list[sure++] = (int32_t)(k + __builtin_ctz(bits));
+    }
+    if (k < last) {
+        write_block(*b, k, last, all_unsure, out);
+        for (size_t j = k; j < last; j++)
+            if (out.tri[j] >= 0) list[sure++] = (int32_t)j;
+        clear_best(b, k, last);
+    }
+    return sure;
+}
+#endif
 
 /* Write each pixel's hit from its Best, and leave the Best "no hit" for the next frame (one
  * pass over the scratch, instead of another to clear it). */
 static void write_pixels(const Frame *f, const float *corners, int all_unsure, Out out) {
-    for (int k = 0; k < f->width * f->height; k++) {
-        Best p = f->best[k];
-        f->best[k] = NO_HIT;
-        out.t[k] = INFINITY, out.tri[k] = -1, out.u[k] = 0.0f, out.v[k] = 0.0f;
-        out.unsure[k] = all_unsure || p.forced || p.flags;
-        if (out.unsure[k] || p.tri < 0) continue;
-        const float *a = corners + 9 * (size_t)p.tri;
-        double d[3];
-        ray_of(f, (size_t)k, d);
-        Exact hit = measure_corners(a, a + 3, a + 6, f->eye, d); /* the ray caster's formula */
-        out.t[k] = (float)hit.t, out.tri[k] = p.tri, out.u[k] = (float)hit.u, out.v[k] = (float)hit.v;
+    size_t n = (size_t)f->width * f->height;
+    int32_t list[BLOCK];
+#ifdef HAVE_AVX2_PATH
+    Held held = {.tri = -1};
+#endif
+    for (size_t first = 0; first < n; first += BLOCK) {
+        size_t last = first + BLOCK < n ? first + BLOCK : n;
+#ifdef HAVE_AVX2_PATH
+        if (simd_on) {
+            int sure = write_block_avx2(f, corners, first, last, all_unsure, &held, out, list);
+            measure_pixels_avx2(f, corners, list, sure, &held, out);
+            continue;
+        }
+#endif
+        int sure = 0;
+        write_block(f->best, first, last, all_unsure, out);
+        for (size_t k = first; k < last; k++)
+            if (out.tri[k] >= 0) list[sure++] = (int32_t)k;
+        clear_best(&f->best, first, last);
+        measure_pixels(f, corners, list, sure, out); /* the ray caster's formula */
     }
 }
 
@@ -441,6 +896,9 @@ static void frame_of(Frame *f, const double *camera, const float *eye) {
     double half_w = f->width / 2.0 / f->focal, half_h = f->height / 2.0 / f->focal;
     f->reach_max = sqrt(1.0 + half_w * half_w + half_h * half_h) * (1.0 + 1e-6);
     f->close = 2.0 * NEAR * f->reach_max;
+    f->slope_w = (f->width / 2.0 + MARGIN) / f->focal, f->slope_h = (f->height / 2.0 + MARGIN) / f->focal;
+    double side_w = f->width / 2.0 + MARGIN, side_h = f->height / 2.0 + MARGIN;
+    f->side_w = sqrt(side_w * side_w + f->focal * f->focal), f->side_h = sqrt(side_h * side_h + f->focal * f->focal);
 }
 
 static int check(Py_buffer *b, size_t items, size_t size, const char *name) {
@@ -459,12 +917,18 @@ typedef struct {
     size_t chunk;
 } Chunk;
 
-/* A frame's working memory, kept from frame to frame: a fresh 24-byte Best a pixel, cleared
+/* A frame's working memory, kept from frame to frame: a fresh Best (21 bytes a pixel), cleared
  * every frame, cost as much as a small frame's work and pushed a vector env's other worlds
- * out of the cache. Between frames every Best is "no hit" (write_pixels leaves it so). */
+ * out of the cache. Between frames every pixel is "no hit" (write_pixels leaves it so). Each
+ * of Best's arrays has PAD more entries, which test_row_avx2's last group of a row may read
+ * and write back unchanged. */
+#define PAD 4
 typedef struct {
-    Best *best;
-    size_t pixels; /* Bests held */
+    Best best;
+    void *block; /* the one allocation that holds best's arrays */
+    size_t pixels; /* pixels held */
+    Tiles tiles;
+    size_t tiles_held;
     int *columns;
     size_t rows;
     Chunk *order;
@@ -474,25 +938,36 @@ typedef struct {
 /* The process's scratch, lent to one frame at a time: ``frame`` releases the GIL, so a second
  * thread's frame meanwhile gets a scratch of its own. Both are taken and given back under the
  * GIL. A frame of more than KEPT_PIXELS gets its own too, so that one large picture does not
- * leave the process holding its scratch (24 bytes a pixel) for good. */
+ * leave the process holding its scratch (21 bytes a pixel) for good. */
 #define KEPT_PIXELS (640 * 640)
 static Scratch kept;
 static int kept_lent;
 
 static void scratch_free(Scratch *s) {
-    free(s->best), free(s->columns), free(s->order);
+    free(s->block), free(s->columns), free(s->order), free(s->tiles.far), free(s->tiles.stale);
     *s = (Scratch){0};
 }
 
 /* Make ``s`` hold at least ``pixels`` Bests (all "no hit"), ``rows`` rows and ``chunks``
  * chunks: whether it does. */
-static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks) {
+static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks, size_t tiles) {
+    if (s->tiles_held < tiles) {
+        free(s->tiles.far), free(s->tiles.stale);
+        s->tiles_held = 0;
+        s->tiles.far = malloc(tiles * sizeof(double)), s->tiles.stale = malloc(tiles);
+        if (s->tiles.far == NULL || s->tiles.stale == NULL) return 0;
+        s->tiles_held = tiles;
+    }
     if (s->pixels < pixels) {
-        free(s->best);
+        free(s->block);
         s->pixels = 0;
-        s->best = malloc(pixels * sizeof(Best));
-        if (s->best == NULL) return 0;
-        for (size_t k = 0; k < pixels; k++) s->best[k] = NO_HIT;
+        size_t held = pixels + PAD;
+        char *block = s->block = malloc(held * (2 * sizeof(double) + sizeof(int32_t) + 1));
+        if (block == NULL) return 0;
+        s->best.t = (double *)block, s->best.margin = s->best.t + held;
+        s->best.tri = (int32_t *)(s->best.margin + held), s->best.state = (uint8_t *)(s->best.tri + held);
+        clear_best(&s->best, 0, held);
+        memset(s->best.margin, 0, held * sizeof(double));
         s->pixels = pixels;
     }
     if (s->rows < rows) {
@@ -520,7 +995,7 @@ static int chunk_matters(const Frame *f, const double *sphere, Chunk *out) {
     if (out->near) return 1;
     if (cam[0] + r < NEAR) return 0;
     double half_w = f->width / 2.0 + MARGIN, half_h = f->height / 2.0 + MARGIN;
-    double side_w = sqrt(half_w * half_w + f->focal * f->focal), side_h = sqrt(half_h * half_h + f->focal * f->focal);
+    double side_w = f->side_w, side_h = f->side_h;
     if (half_w * cam[0] - f->focal * fabs(cam[1]) < -r * side_w) return 0;
     return half_h * cam[0] - f->focal * fabs(cam[2]) >= -r * side_h;
 }
@@ -539,15 +1014,10 @@ static int hidden(const Frame *f, const double *sphere, const Chunk *c) {
     if (c->near || c->depth < NEAR) return 0;
     double rel[3] = {sphere[0] - f->eye[0], sphere[1] - f->eye[1], sphere[2] - f->eye[2]}, cam[3], r = sphere[3];
     for (int k = 0; k < 3; k++) cam[k] = dot3(f->axes[k], rel);
-    int cols[2], rows[2];
-    sphere_range(f, cam[1], cam[0], r, f->width / 2.0, f->width, cols);
-    sphere_range(f, cam[2], cam[0], r, f->height / 2.0, f->height, rows);
-    for (int i = rows[0]; i <= rows[1]; i++)
-        for (int j = cols[0]; j <= cols[1]; j++) {
-            const Best *p = f->best + i * f->width + j;
-            if (p->tri < 0 || c->depth <= greater(p->t + p->margin, (p->t + TIE_FLOOR) * FAR_SLOPE)) return 0;
-        }
-    return 1;
+    int box[4];
+    sphere_range(f, cam[1], cam[0], r, f->width / 2.0, f->width, box);
+    sphere_range(f, cam[2], cam[0], r, f->height / 2.0, f->height, box + 2);
+    return covered(f, box, c->depth);
 }
 
 static int by_depth(const void *a, const void *b) {
@@ -596,11 +1066,14 @@ static PyObject *frame(PyObject *self, PyObject *args) {
         !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
         !check(&u, n, sizeof(float), "u") || !check(&v, n, sizeof(float), "v") || !check(&unsure, n, 1, "unsure"))
         goto done;
-    if (!scratch_fit(scratch, n, (size_t)f.height, chunks ? chunks : 1)) {
+    size_t across = ((size_t)f.width + TILE - 1) / TILE, tiles = across * (((size_t)f.height + TILE - 1) / TILE);
+    if (!scratch_fit(scratch, n, (size_t)f.height, chunks ? chunks : 1, tiles)) {
         PyErr_NoMemory();
         goto done;
     }
-    f.best = scratch->best, f.columns = scratch->columns;
+    f.best = scratch->best, f.columns = scratch->columns, f.tiles = scratch->tiles, f.tiles.across = (int)across;
+    for (size_t k = 0; k < tiles; k++) f.tiles.far[k] = INFINITY; /* every pixel is "no hit" */
+    memset(f.tiles.stale, 0, tiles);
     frame_of(&f, camera.buf, eye.buf);
     int whole;
     Py_BEGIN_ALLOW_THREADS;
@@ -653,19 +1126,48 @@ static void texel(const Shading *s, size_t k, int32_t row, uint8_t *rgb) {
     for (int i = 0; i < 3; i++) rgb[i] = (uint8_t)clip_float((float)texel[i] * light, 255.0f);
 }
 
-/* Returns the first pixel whose triangle is not in the tables, or n when all are. */
+#define RUN 8 /* pixels written at once where they share an untextured triangle, or the sky */
+
+/* Whether the RUN triangles from ``tri`` are all ``first``. */
+static inline int one_run(const int32_t *tri, int32_t first) {
+    int same = 1;
+    for (int l = 1; l < RUN; l++) same &= tri[l] == first;
+    return same;
+}
+
+/* Returns the first pixel whose triangle is not in the tables, or n when all are. RUN
+ * neighbours on one untextured face (most of a frame) get its id and colour copied at once:
+ * the values the pixel-by-pixel branch writes. */
 static size_t shade_pixels(const Shading *s, size_t n, int32_t *ids, uint8_t *rgb) {
-    for (size_t k = 0; k < n; k++) {
+    int32_t held = -1; /* the face whose colour ``pattern`` repeats RUN times, or -1 */
+    uint8_t pattern[3 * RUN];
+    size_t k = 0;
+    while (k < n) {
         int32_t tri = s->tri[k], row = tri >= 0 ? tri : s->last;
         if (tri >= s->last || tri < -1) return k;
+        if (k + RUN <= n && !s->textured[row] && one_run(s->tri + k, tri)) {
+            if (ids)
+                for (int l = 0; l < RUN; l++) ids[k + l] = s->object_id[row];
+            if (rgb && tri < 0) memcpy(rgb + 3 * k, s->sky + 3 * k, 3 * RUN);
+            if (rgb && tri >= 0) {
+                if (tri != held)
+                    for (int l = 0; l < RUN; l++) memcpy(pattern + 3 * l, s->color + 3 * (size_t)row, 3);
+                held = tri;
+                memcpy(rgb + 3 * k, pattern, 3 * RUN);
+            }
+            k += RUN;
+            continue;
+        }
         if (ids) ids[k] = s->object_id[row];
-        if (!rgb) continue;
-        uint8_t *out = rgb + 3 * k;
-        const uint8_t *color = tri >= 0 ? s->color + 3 * (size_t)row : s->sky + 3 * k;
-        if (s->textured[row])
-            texel(s, k, row, out);
-        else
-            out[0] = color[0], out[1] = color[1], out[2] = color[2];
+        if (rgb) {
+            uint8_t *out = rgb + 3 * k;
+            const uint8_t *color = tri >= 0 ? s->color + 3 * (size_t)row : s->sky + 3 * k;
+            if (s->textured[row])
+                texel(s, k, row, out);
+            else
+                out[0] = color[0], out[1] = color[1], out[2] = color[2];
+        }
+        k++;
     }
     return n;
 }
@@ -715,7 +1217,21 @@ done:
     return result;
 }
 
+/* simd([on]) -> bool: whether the pixel loops run four pixels an instruction; ``on`` switches
+ * that (on only where the CPU has AVX2), for tests that compare both paths. */
+static PyObject *simd(PyObject *self, PyObject *args) {
+    int on = -1;
+    if (!PyArg_ParseTuple(args, "|p", &on)) return NULL;
+#ifdef HAVE_AVX2_PATH
+    if (on >= 0) simd_on = on && __builtin_cpu_supports("avx2");
+#endif
+    return PyBool_FromLong(simd_on);
+}
+
 static PyMethodDef methods[] = {
+    {"simd", simd, METH_VARARGS,
+     "simd([on]) -> bool: whether the pixel loops run four pixels an instruction (AVX2); on switches that, "
+     "where the CPU has AVX2 (SORTIE_RASTER_SIMD=0 starts with it off)."},
     {"frame", frame, METH_VARARGS,
      "frame(corners, reach, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
      "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure. "
@@ -729,4 +1245,10 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_raster", "The camera as a rasteriser (sortie.sim.raster).", -1,
                                     methods};
 
-PyMODINIT_FUNC PyInit__raster(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__raster(void) {
+#ifdef HAVE_AVX2_PATH
+    const char *simd = getenv("SORTIE_RASTER_SIMD");
+    simd_on = __builtin_cpu_supports("avx2") && !(simd != NULL && strcmp(simd, "0") == 0);
+#endif
+    return PyModule_Create(&module);
+}

@@ -11,6 +11,10 @@ frames are those of the ray caster, pixel for pixel; tests hold the two to that.
 The extension also writes a frame's id and RGB images in one pass (``output``), the same
 bits as ``sortie.sim.render``'s numpy shading. With ``SORTIE_RASTER=0`` in the environment, or
 without the compiled extension, every pixel is cast and shaded in numpy.
+
+On a CPU with AVX2 the extension's pixel loops run four pixels an instruction, each lane doing
+the one-pixel path's IEEE operations in its order, so both give the same bits (``simd``;
+``SORTIE_RASTER_SIMD=0`` keeps to one pixel at a time).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ CHUNK = 16
 """Triangles per bounding sphere: the extension skips a chunk out of view whole."""
 ENV_SWITCH = "SORTIE_RASTER"
 """Set to 0 to cast every camera pixel (for comparisons, or if the extension misbehaves)."""
+SIMD_SWITCH = "SORTIE_RASTER_SIMD"
+"""Set to 0 to run the extension's pixel loops one pixel at a time (the same frames)."""
 
 
 @cache
@@ -41,6 +47,18 @@ def extension() -> ModuleType | None:
 def available() -> bool:
     """Return whether camera frames are rasterised in this process."""
     return extension() is not None
+
+
+def simd(on: bool | None = None) -> bool:
+    """Return whether the extension's pixel loops run four pixels at a time (AVX2).
+
+    ``on`` switches that for this process first (on only where the CPU has AVX2), so that
+    tests can compare both paths; without the extension, False.
+    """
+    module = extension()
+    if module is None:
+        return False
+    return bool(module.simd() if on is None else module.simd(on))
 
 
 def frame_hits(

@@ -1,5 +1,8 @@
 """The rasteriser gives the ray caster's hits, pixel for pixel and bit for bit."""
 
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -136,6 +139,41 @@ def test_renderer_frames_are_the_same_either_way():
         a, b = drawn.render(spec, eye, yaw, pitch), cast.render(spec, eye, yaw, pitch)
         assert np.array_equal(a.rgb, b.rgb) and np.array_equal(a.semantic, b.semantic)
         assert np.array_equal(a.depth, b.depth)
+
+
+def _drawn_both_ways(scene: Scene, views, spec: CameraSpec) -> list[tuple[Hits, np.ndarray]]:
+    """Return each view's rasterised hits and unsure pixels, four pixels at a time then one."""
+    caster, found = RayCaster(scene), []
+    try:
+        for eye, yaw, pitch in views:
+            for on in (True, False):
+                raster.simd(on)
+                found.append(raster.drawn(caster, spec, eye, yaw, pitch))
+    finally:
+        raster.simd(True)
+    return found
+
+
+@needs_raster
+@pytest.mark.skipif(not raster.simd(), reason="this CPU has no AVX2, or SORTIE_RASTER_SIMD=0")
+@pytest.mark.parametrize("world", ["apartment", "forest", "suburb"])
+def test_the_vector_path_draws_the_one_pixel_paths_bits(world):
+    """AVX2 lanes keep the same candidates as one pixel at a time: same hits, same unsure."""
+    scene = build_world(world, 2)
+    views = random_views(scene, seed=13, count=4)
+    for spec in (CameraSpec(97, 61, 90.0), CameraSpec(128, 128, 90.0), CameraSpec(9, 8, 120.0)):
+        found = _drawn_both_ways(scene, views, spec)
+        for (hits, unsure), (hits_2, unsure_2) in zip(found[::2], found[1::2], strict=True):
+            _assert_same_hits(hits, hits_2)
+            assert np.array_equal(unsure, unsure_2)
+
+
+def test_the_vector_path_can_be_switched_off():
+    """SORTIE_RASTER_SIMD=0 starts a process with one pixel at a time."""
+    code = "from sortie.sim import raster; print(raster.simd())"
+    env = {**os.environ, raster.SIMD_SWITCH: "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 def test_rasterising_without_the_extension_is_refused(monkeypatch):
