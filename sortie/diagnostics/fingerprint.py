@@ -128,6 +128,7 @@ def kernels() -> dict[str, object]:
         "packets": module is not None,
         "packet_width": module.packet_width() if module is not None else 1,
         "raster": raster.available(),
+        "raster_simd": raster.simd(),
         "graph_loops": graph_kernels.extension() is not None,
         "numpy": [name for name in __cpu_dispatch__ if __cpu_features__.get(name)],
     }

@@ -34,9 +34,9 @@ def configurations() -> dict[str, dict[str, str]]:
 
     Embree: SSE4.2 runs on every x86-64 CPU sortie supports, AVX2 where the CPU has it.
     numpy: with its lowest dispatched level only (X86_V3: an AVX2 machine without AVX-512),
-    or none when that is all this CPU has; then with none (the build's baseline). The lowest
-    also casts every camera pixel's ray instead of rasterising the frame, and builds graphs with
-    numpy alone.
+    or none when that is all this CPU has; then with none (the build's baseline). The lower
+    rasterises one pixel at a time (no AVX2 pixel loops); the lowest casts every camera pixel's
+    ray instead of rasterising the frame, and builds graphs with numpy alone.
     """
     levels = _numpy_levels()
     avx2 = "avx2" in _cpu_flags()
@@ -45,6 +45,7 @@ def configurations() -> dict[str, dict[str, str]]:
         "lower": {
             packets.ENV_ISA: "avx2" if avx2 else "sse4.2",
             "NPY_DISABLE_CPU_FEATURES": " ".join(levels[1:] if len(levels) > 1 else levels),
+            raster.SIMD_SWITCH: "0",
         },
         "lowest": {
             packets.ENV_ISA: "sse4.2",
@@ -81,6 +82,7 @@ def test_each_configuration_ran_other_kernels(fingerprints):
     assert all(k["packets"] for k in kernels.values())
     assert kernels["best"]["embree"] == "best" and kernels["lowest"]["embree"] == "sse4.2"
     assert kernels["best"]["raster"] == raster.available() and not kernels["lowest"]["raster"]
+    assert kernels["best"]["raster_simd"] == raster.simd() and not kernels["lower"]["raster_simd"]
     assert kernels["best"]["graph_loops"] == (graph_kernels.extension() is not None)
     assert not kernels["lowest"]["graph_loops"]
     if "avx2" in _cpu_flags():  # Embree's AVX2 kernels are 8 wide: sortie casts 8 rays a call
