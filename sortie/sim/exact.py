@@ -288,10 +288,24 @@ def _overlapping_in_plane(
     counts = end - np.arange(len(order)) - 1
     i = np.repeat(np.arange(len(order)), counts)
     j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts))
-    first, second = order[i], order[j]
-    overlap = np.all((low[first] <= high[second]) & (low[second] <= high[first]), axis=1)
-    first, second = first[overlap], second[overlap]
+    first, second = _boxes_overlap(order[i], order[j], low, high)
     return np.minimum(first, second), np.maximum(first, second)
+
+
+def _boxes_overlap(
+    first: NDArray[np.int64], second: NDArray[np.int64], low: Floats, high: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the pairs whose boxes (``low``, ``high``: (T, 3)) overlap on every axis, in order.
+
+    One axis at a time, each on the pairs the axes before it kept: a large scene has hundreds
+    of thousands of candidates, most of them on one wide floor or ground plane, where y rules
+    out most (the sort by x keeps only pairs that start before the other ends along x).
+    """
+    for axis in (1, 2, 0):
+        lo, hi = np.ascontiguousarray(low[:, axis]), np.ascontiguousarray(high[:, axis])
+        keep = (lo[first] <= hi[second]) & (lo[second] <= hi[first])
+        first, second = first[keep], second[keep]
+    return first, second
 
 
 def _row_labels(keys: Floats) -> NDArray[np.int64]:

@@ -365,15 +365,23 @@ class RayCaster:
         self.dynamic_boxes = np.zeros((0, 2, 3), np.float32)
         self.table = self.static
         self._decider: object | None = None
+        self._state: tuple[object, ...] | None = None
         self.sync()
 
     def sync(self) -> None:
-        """Take the dynamic part of the scene's state if it changed since the last cast."""
+        """Take the dynamic part of the scene's state if it changed since the last cast.
+
+        A change that moves no drawn mesh (a hidden, carried body following its carrier) keeps
+        the part: remaking it would tabulate the same triangles (every door) again each step.
+        """
         if self._version == self.scene.version:
             return
-        part = self.shared.dynamic_part(self.scene)
-        self.table, self._decider, self.dynamic_boxes = part.table, part.decider, part.boxes
-        self._dynamic_embree, self._dynamic_packets = part.embree, part.packet_scene
+        state = self.scene.dynamic_state()
+        if state != self._state:
+            part = self.shared.dynamic_part(self.scene)
+            self.table, self._decider, self.dynamic_boxes = part.table, part.decider, part.boxes
+            self._dynamic_embree, self._dynamic_packets = part.embree, part.packet_scene
+            self._state = state
         self._version = self.scene.version
 
     def cast(
