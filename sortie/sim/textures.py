@@ -28,7 +28,23 @@ def text_texture(
     paper: Color = (245, 245, 245),
     border: Color | None = None,
 ) -> NDArray[np.uint8]:
-    """Return an RGB image of ``text`` centred and as large as fits, (height, width, 3)."""
+    """Return an RGB image of ``text`` centred and as large as fits, (height, width, 3).
+
+    Each call returns an image of its own (read-only): a scene's texture atlas holds one copy
+    per image, so sharing one between two signs would move the other textures in it.
+    """
+    edge = None if border is None else tuple(border)
+    array = _drawn_text(text, width, height, tuple(ink), tuple(paper), edge)
+    copy = array.copy()
+    copy.flags.writeable = False
+    return copy
+
+
+@lru_cache(maxsize=256)
+def _drawn_text(
+    text: str, width: int, height: int, ink: Color, paper: Color, border: Color | None
+) -> NDArray[np.uint8]:
+    """Return ``text_texture``'s image, kept per process: house numbers, shop names recur."""
     image = Image.new("RGB", (width, height), paper)
     draw = ImageDraw.Draw(image)
     pad = max(2, height // 10)

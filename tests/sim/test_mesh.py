@@ -1,10 +1,11 @@
-"""The mesh primitives' kept frames and tables give the bits of their plain, one-call forms."""
+"""The mesh primitives' kept frames and tables give the bits of their plain forms."""
 
 import math
 
 import numpy as np
 import pytest
 
+from sortie.sim.assets.props import facing_quad
 from sortie.sim.linear import product
 from sortie.sim.mesh import (
     Mesh,
@@ -13,6 +14,7 @@ from sortie.sim.mesh import (
     cylinder,
     merge,
     pose_matrix,
+    quad,
     sphere,
 )
 
@@ -126,3 +128,16 @@ def test_merge_matches_shifting_each_mesh_s_faces():
     faces = np.concatenate([m.faces + o for m, o in zip(parts, offsets, strict=True)])
     merged = merge(parts)
     assert merged.faces.dtype == np.int32 and np.array_equal(merged.faces, faces)
+
+
+@pytest.mark.parametrize(("facing", "width"), [(0.0, 2.0), (37.5, 1.25), (-90.0, np.float32(0.7))])
+def test_facing_quad_matches_its_vector_form(facing, width):
+    """A facing quad's corners from plain floats are those of the numpy vector sums."""
+    center, height = (1.5, -2.0, 3.25), 0.8
+    c, s = math.cos(math.radians(facing)), math.sin(math.radians(facing))
+    left = np.array([s, -c, 0.0]) * width / 2
+    up = np.array([0.0, 0.0, height / 2])
+    mid = np.asarray(center, dtype=np.float64)
+    corners = [mid + left + up, mid - left + up, mid - left - up, mid + left - up]
+    expected = quad([tuple(p) for p in corners])
+    assert same_mesh(facing_quad(center, facing, width, height), expected)
