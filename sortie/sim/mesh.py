@@ -53,12 +53,19 @@ class Mesh:
 
     def transformed(self, matrix: NDArray[np.float64]) -> Mesh:
         """Return a copy moved by a 4x4 homogeneous transform."""
-        verts = product(self.vertices.astype(np.float64), matrix[:3, :3].T) + matrix[:3, 3]
-        return Mesh(verts.astype(np.float32), self.faces, self.colors, self.uvs, self.texture)
+        return self._placed(matrix[:3, :3].T, matrix[:3, 3])
 
     def moved(self, offset: Vec3 = (0.0, 0.0, 0.0), yaw: float = 0.0) -> Mesh:
-        """Return a copy rotated by ``yaw`` degrees about z, then translated by ``offset``."""
-        return self.transformed(pose_matrix(offset, yaw))
+        """Return a copy rotated by ``yaw`` degrees about z, then translated by ``offset``.
+
+        The same as ``transformed(pose_matrix(offset, yaw))``, without making the matrix.
+        """
+        return self._placed(_turning(yaw, 0.0)[:3, :3].T, np.array(offset, np.float64))
+
+    def _placed(self, turn: NDArray[np.float64], shift: NDArray[np.float64]) -> Mesh:
+        """Return a copy whose vertices are ``vertices @ turn + shift`` (``turn``: (3, 3))."""
+        verts = product(self.vertices.astype(np.float64), turn) + shift
+        return Mesh(verts.astype(np.float32), self.faces, self.colors, self.uvs, self.texture)
 
     def bounds(self) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Return the (min, max) corners of the axis-aligned bounding box (read-only arrays).
@@ -76,13 +83,17 @@ class Mesh:
 
 def pose_matrix(offset: Vec3 = (0.0, 0.0, 0.0), yaw: float = 0.0, pitch: float = 0.0) -> NDArray:
     """Return the 4x4 transform: pitch about y (degrees, nose up), then yaw about z, then move."""
-    try:
-        turn = _kept_turn(yaw, pitch, math.copysign(1.0, yaw), math.copysign(1.0, pitch))
-    except TypeError:  # an angle that cannot be a key (a 0-d array)
-        turn = _turn(yaw, pitch)
-    matrix = turn.copy()
+    matrix = _turning(yaw, pitch).copy()
     matrix[:3, 3] = offset
     return matrix
+
+
+def _turning(yaw: float, pitch: float) -> NDArray:
+    """Return the 4x4 turn of ``pose_matrix`` without a move (read-only, kept when it can be)."""
+    try:
+        return _kept_turn(yaw, pitch, math.copysign(1.0, yaw), math.copysign(1.0, pitch))
+    except TypeError:  # an angle that cannot be a key (a 0-d array)
+        return _turn(yaw, pitch)
 
 
 @functools.lru_cache(maxsize=4096)

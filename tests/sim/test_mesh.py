@@ -141,3 +141,10 @@ def test_facing_quad_matches_its_vector_form(facing, width):
     corners = [mid + left + up, mid - left + up, mid - left - up, mid + left - up]
     expected = quad([tuple(p) for p in corners])
     assert same_mesh(facing_quad(center, facing, width, height), expected)
+
+
+@pytest.mark.parametrize(("offset", "yaw"), [*PLACES, ((np.float32(0.1), 2, -0.0), 33.3)])
+def test_moved_matches_transforming_by_the_pose_matrix(offset, yaw):
+    """Moving a mesh is transforming it by ``pose_matrix(offset, yaw)``, bit for bit."""
+    mesh = sphere(0.7, (0.2, -0.0, 1.1), rings=5, segments=7)
+    assert same_mesh(mesh.moved(offset, yaw), mesh.transformed(pose_matrix(offset, yaw)))
