@@ -50,14 +50,15 @@ def _drawn_text(
     pad = max(2, height // 10)
     if border is not None:
         draw.rectangle([0, 0, width - 1, height - 1], outline=border, width=pad // 2 + 1)
-    size = height - 2 * pad
+    size, fitted = height - 2 * pad, None
     while size > 6:
         left, top, right, bottom = draw.textbbox((0, 0), text, font=_font(size))
         if right - left <= width - 2 * pad and bottom - top <= height - 2 * pad:
+            fitted = (left, top, right, bottom)  # the box at the size drawn: not measured again
             break
         size -= 2
     font = _font(size)
-    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+    left, top, right, bottom = fitted or draw.textbbox((0, 0), text, font=font)
     origin = ((width - (right - left)) / 2 - left, (height - (bottom - top)) / 2 - top)
     draw.text(origin, text, fill=ink, font=font)
     array = np.asarray(image, dtype=np.uint8).copy()
