@@ -73,14 +73,14 @@ def facing_quad(
     c, s = math.cos(math.radians(facing)), math.sin(math.radians(facing))
     # Plain floats (float64, the same operations in the same order as numpy vectors would
     # take): a sign of a shop or a plate is four corners, and numpy's calls cost more.
-    w, mid = float(width), [float(v) for v in center]
-    left = (s * w / 2, -c * w / 2, 0.0 * w / 2)  # the viewer faces -facing
-    up = (0.0, 0.0, float(height) / 2)
+    w, (mx, my, mz) = float(width), (float(v) for v in center)
+    lx, ly, lz = s * w / 2, -c * w / 2, 0.0 * w / 2  # the viewer faces -facing
+    ux, uy, uz = 0.0, 0.0, float(height) / 2
     corners = [
-        tuple(m + a + b for m, a, b in zip(mid, left, up, strict=True)),
-        tuple(m - a + b for m, a, b in zip(mid, left, up, strict=True)),
-        tuple(m - a - b for m, a, b in zip(mid, left, up, strict=True)),
-        tuple(m + a - b for m, a, b in zip(mid, left, up, strict=True)),
+        (mx + lx + ux, my + ly + uy, mz + lz + uz),
+        (mx - lx + ux, my - ly + uy, mz - lz + uz),
+        (mx - lx - ux, my - ly - uy, mz - lz - uz),
+        (mx + lx - ux, my + ly - uy, mz + lz - uz),
     ]
     return quad(corners, texture, color)
 
