@@ -104,20 +104,15 @@ class TriangleTable:
         """Tabulate ``(object id, mesh)`` pairs."""
         if not parts:
             return cls.empty()
-        corners = np.concatenate([m.triangles() for _, m in parts]).astype(np.float32)
-        ids = np.concatenate([np.full(m.triangle_count, i, np.int32) for i, m in parts])
+        counts = [m.triangle_count for _, m in parts]
+        corners = _corners(parts, counts)
+        ids = np.repeat(np.array([i for i, _ in parts], np.int32), counts)
         colors = np.concatenate([m.colors for _, m in parts]).astype(np.float32) / 255.0
-        textured = np.concatenate(
-            [np.full(m.triangle_count, m.texture is not None) for _, m in parts]
-        )
-        uv = np.concatenate(
-            [
-                atlas.pixel_uvs(m)
-                if m.texture is not None
-                else np.zeros((m.triangle_count, 3, 2), np.float32)
-                for _, m in parts
-            ]
-        )
+        textured = np.repeat([m.texture is not None for _, m in parts], counts)
+        uv = np.zeros((len(corners), 3, 2), np.float32)
+        for start, (_, m) in zip(np.cumsum([0, *counts[:-1]]).tolist(), parts, strict=True):
+            if m.texture is not None:
+                uv[start : start + m.triangle_count] = atlas.pixel_uvs(m)
         cross = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
         normal = cross / np.maximum(np.linalg.norm(cross, axis=1, keepdims=True), 1e-12)
         return cls(
@@ -153,6 +148,14 @@ class TriangleTable:
             np.concatenate([self.uv[:-1], other.uv]),
             self.faces.followed_by(other.faces),
         )
+
+
+def _corners(parts: list[tuple[int, Mesh]], counts: list[int]) -> NDArray[np.float32]:
+    """Return the corners of every triangle of the meshes, in order: one gather for them all."""
+    vertices = np.concatenate([m.vertices for _, m in parts]).astype(np.float32, copy=False)
+    shifts = np.cumsum([0, *(len(m.vertices) for _, m in parts[:-1])])
+    faces = np.concatenate([m.faces for _, m in parts]) + np.repeat(shifts, counts)[:, None]
+    return vertices[faces]
 
 
 def _read_only_empty() -> TriangleTable:
@@ -365,15 +368,23 @@ class RayCaster:
         self.dynamic_boxes = np.zeros((0, 2, 3), np.float32)
         self.table = self.static
         self._decider: object | None = None
+        self._state: tuple[object, ...] | None = None
         self.sync()
 
     def sync(self) -> None:
-        """Take the dynamic part of the scene's state if it changed since the last cast."""
+        """Take the dynamic part of the scene's state if it changed since the last cast.
+
+        A change that moves no drawn mesh (a hidden, carried body following its carrier) keeps
+        the part: remaking it would tabulate the same triangles (every door) again each step.
+        """
         if self._version == self.scene.version:
             return
-        part = self.shared.dynamic_part(self.scene)
-        self.table, self._decider, self.dynamic_boxes = part.table, part.decider, part.boxes
-        self._dynamic_embree, self._dynamic_packets = part.embree, part.packet_scene
+        state = self.scene.dynamic_state()
+        if state != self._state:
+            part = self.shared.dynamic_part(self.scene)
+            self.table, self._decider, self.dynamic_boxes = part.table, part.decider, part.boxes
+            self._dynamic_embree, self._dynamic_packets = part.embree, part.packet_scene
+            self._state = state
         self._version = self.scene.version
 
     def cast(

@@ -227,6 +227,21 @@ class Scene:
             parts = tuple(p.transformed(self._transforms[obj.name]) for p in parts)
         return parts
 
+    def dynamic_state(self) -> tuple[object, ...]:
+        """Return what decides where the dynamic objects' meshes are now (``current_parts``).
+
+        Two states that compare equal give the same meshes, bit for bit: a hidden object's
+        move changes nothing drawn (a carried body follows its carrier every step).
+        """
+        hidden = self._hidden
+        opened = tuple(
+            sorted(n for n, is_open in self._open.items() if is_open and n not in hidden)
+        )
+        moved = tuple(
+            (n, m.tobytes()) for n, m in sorted(self._transforms.items()) if n not in hidden
+        )
+        return tuple(sorted(hidden)), opened, moved
+
     def reset_state(self) -> None:
         """Put every dynamic object back in its built state."""
         self._open = {n: self[n].starts_open for n in self._open}

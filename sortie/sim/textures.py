@@ -28,20 +28,37 @@ def text_texture(
     paper: Color = (245, 245, 245),
     border: Color | None = None,
 ) -> NDArray[np.uint8]:
-    """Return an RGB image of ``text`` centred and as large as fits, (height, width, 3)."""
+    """Return an RGB image of ``text`` centred and as large as fits, (height, width, 3).
+
+    Each call returns an image of its own (read-only): a scene's texture atlas holds one copy
+    per image, so sharing one between two signs would move the other textures in it.
+    """
+    edge = None if border is None else tuple(border)
+    array = _drawn_text(text, width, height, tuple(ink), tuple(paper), edge)
+    copy = array.copy()
+    copy.flags.writeable = False
+    return copy
+
+
+@lru_cache(maxsize=256)
+def _drawn_text(
+    text: str, width: int, height: int, ink: Color, paper: Color, border: Color | None
+) -> NDArray[np.uint8]:
+    """Return ``text_texture``'s image, kept per process: house numbers, shop names recur."""
     image = Image.new("RGB", (width, height), paper)
     draw = ImageDraw.Draw(image)
     pad = max(2, height // 10)
     if border is not None:
         draw.rectangle([0, 0, width - 1, height - 1], outline=border, width=pad // 2 + 1)
-    size = height - 2 * pad
+    size, fitted = height - 2 * pad, None
     while size > 6:
         left, top, right, bottom = draw.textbbox((0, 0), text, font=_font(size))
         if right - left <= width - 2 * pad and bottom - top <= height - 2 * pad:
+            fitted = (left, top, right, bottom)  # the box at the size drawn: not measured again
             break
         size -= 2
     font = _font(size)
-    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+    left, top, right, bottom = fitted or draw.textbbox((0, 0), text, font=font)
     origin = ((width - (right - left)) / 2 - left, (height - (bottom - top)) / 2 - top)
     draw.text(origin, text, fill=ink, font=font)
     array = np.asarray(image, dtype=np.uint8).copy()

@@ -121,3 +121,15 @@ def test_plane_labels_are_numpy_uniques_ranks_with_signed_zeros_and_repeats():
     labels = exact._row_labels(keys)
     np.testing.assert_array_equal(labels[flat], expected.ravel()[flat])
     assert len(np.unique(labels[flat])) < flat.sum()  # repeated planes share a label
+
+
+def test_boxes_overlap_one_axis_at_a_time_keeps_the_pairs_of_the_all_axes_test():
+    """Pairs kept axis by axis are those the three-axis test keeps, in the same order."""
+    rng = np.random.default_rng(7)
+    low = rng.integers(0, 6, (40, 3)).astype(np.float64)
+    high = low + rng.integers(0, 3, (40, 3))
+    first, second = rng.integers(0, 40, 500), rng.integers(0, 40, 500)
+    keep = np.all((low[first] <= high[second]) & (low[second] <= high[first]), axis=1)
+    kept = exact._boxes_overlap(first, second, low, high)
+    assert 0 < keep.sum() < len(keep)
+    assert np.array_equal(kept[0], first[keep]) and np.array_equal(kept[1], second[keep])

@@ -5,8 +5,10 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.sim.camera import CameraSpec
+from sortie.sim.mesh import box, pose_matrix
 from sortie.sim.raycast import RayCaster, StaticPart
 from sortie.sim.render import Renderer
+from sortie.sim.scene import Dynamics, Scene, SceneObject
 
 from .test_render import _wall_scene
 
@@ -72,3 +74,46 @@ def test_a_static_part_of_other_objects_is_refused():
     static = StaticPart(_wall_scene())
     with pytest.raises(ConfigError, match="other objects.*allowed: one made from this scene"):
         RayCaster(_wall_scene(), static=static)
+
+
+def _scene_with_a_crate() -> Scene:
+    crate = SceneObject(
+        "crate_0", "crate", (box((0.5, 0.5, 0.5), (3, 0, 0.25)),), dynamics=Dynamics.PORTABLE
+    )
+    return Scene([*_wall_scene().objects, crate], (-10, -10, 10, 10))
+
+
+def test_a_hidden_object_moving_keeps_the_casters_dynamic_part():
+    """Moving a hidden (carried) object changes nothing drawn: the caster keeps its tables."""
+    scene = _scene_with_a_crate()
+    scene.set_hidden("crate_0", True)
+    caster = RayCaster(scene)
+    kept = caster.table
+    scene.set_transform("crate_0", pose_matrix((1.0, 2.0, 0.0)))
+    caster.sync()
+    assert caster.table is kept
+
+
+def test_a_shown_object_moving_remakes_the_casters_dynamic_part():
+    """Moving a drawn dynamic object remakes the tables, with its triangles where it is now."""
+    scene = _scene_with_a_crate()
+    caster = RayCaster(scene)
+    kept = caster.table
+    scene.set_transform("crate_0", pose_matrix((1.0, 2.0, 0.0)))
+    caster.sync()
+    assert caster.table is not kept
+    assert np.array_equal(caster.table.corners[-12:], kept.corners[-12:] + [1.0, 2.0, 0.0])
+
+
+def test_dynamic_states_are_equal_when_the_drawn_meshes_are():
+    """States differ by a drawn object's move or a door, not by a hidden object's move."""
+    scene = _scene_with_a_crate()
+    built = scene.dynamic_state()
+    scene.set_hidden("crate_0", True)
+    hidden = scene.dynamic_state()
+    scene.set_transform("crate_0", pose_matrix((1.0, 0.0, 0.0)))
+    assert scene.dynamic_state() == hidden != built
+    scene.set_hidden("crate_0", False)
+    moved = scene.dynamic_state()
+    scene.set_open("door_0", True)
+    assert len({built, moved, scene.dynamic_state()}) == 3

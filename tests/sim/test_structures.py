@@ -3,7 +3,7 @@ import math
 import numpy as np
 
 from sortie.sim.assets.climbs import Run, railing, ramp_runs, stair_runs, stairwell
-from sortie.sim.assets.structures import gate, slab_with_holes
+from sortie.sim.assets.structures import gate, jitter_color, slab_with_holes
 from sortie.sim.assets.terrain import rolling_terrain, scatter
 from sortie.sim.kit import WorldKit
 from sortie.sim.mesh import merge
@@ -160,3 +160,37 @@ def test_rolling_terrain_respects_its_slope_limit():
 def test_merge_keeps_railing_meshes_closed():
     """A railing is two closed boxes: 24 triangles."""
     assert merge([railing((0, 0), (1, 0), 0.0)]).triangle_count == 24
+
+
+def _scatter_by_rows(rng, area, radii, gap, taken, tries=24):
+    """Return ``scatter``'s circles as it first placed them: one stacked row per circle."""
+    x0, y0, x1, y1 = area
+    placed = np.asarray(list(taken), np.float64).reshape(-1, 3)
+    keep = len(placed)
+    for radius in radii:
+        xs = rng.uniform(x0 + radius, x1 - radius, tries)
+        ys = rng.uniform(y0 + radius, y1 - radius, tries)
+        dist = np.hypot(xs[:, None] - placed[:, 0], ys[:, None] - placed[:, 1])
+        free = np.all(dist >= placed[:, 2] + radius + gap, axis=1)
+        if free.any():
+            k = int(np.argmax(free))
+            placed = np.vstack([placed, [xs[k], ys[k], radius]])
+    return [(float(x), float(y), float(r)) for x, y, r in placed[keep:]]
+
+
+def test_scatter_places_what_stacking_rows_placed():
+    """Circles in preallocated columns are the stacked rows' circles, and the draws are in step."""
+    radii = np.random.default_rng(1).uniform(0.2, 1.5, 120).tolist()
+    made, plain = np.random.default_rng(4), np.random.default_rng(4)
+    circles = scatter(made, (0, 0, 25, 25), radii, 0.8, [(5.0, 5.0, 2.0)])
+    assert circles == _scatter_by_rows(plain, (0, 0, 25, 25), radii, 0.8, [(5.0, 5.0, 2.0)])
+    assert len(circles) < len(radii) and made.random() == plain.random()
+
+
+def test_jitter_color_of_ints_matches_the_clipped_array_form():
+    """Plain ints jittered and clipped one by one give the colour numpy's clip gave."""
+    for seed in range(40):
+        made, plain = np.random.default_rng(seed), np.random.default_rng(seed)
+        color = (250, 3, 128)
+        shifted = np.clip(np.asarray(color) + plain.integers(-20, 21, 3), 0, 255)
+        assert jitter_color(made, color) == tuple(int(v) for v in shifted)

@@ -71,11 +71,18 @@ def facing_quad(
     A textured quad reads left to right for someone standing in front of it.
     """
     c, s = math.cos(math.radians(facing)), math.sin(math.radians(facing))
-    left = np.array([s, -c, 0.0]) * width / 2  # the viewer faces -facing
-    up = np.array([0.0, 0.0, height / 2])
-    mid = np.asarray(center, dtype=np.float64)
-    corners = [mid + left + up, mid - left + up, mid - left - up, mid + left - up]
-    return quad([tuple(p) for p in corners], texture, color)
+    # Plain floats (float64, the same operations in the same order as numpy vectors would
+    # take): a sign of a shop or a plate is four corners, and numpy's calls cost more.
+    w, (mx, my, mz) = float(width), (float(v) for v in center)
+    lx, ly, lz = s * w / 2, -c * w / 2, 0.0 * w / 2  # the viewer faces -facing
+    ux, uy, uz = 0.0, 0.0, float(height) / 2
+    corners = [
+        (mx + lx + ux, my + ly + uy, mz + lz + uz),
+        (mx - lx + ux, my - ly + uy, mz - lz + uz),
+        (mx - lx - ux, my - ly - uy, mz - lz - uz),
+        (mx + lx - ux, my + ly - uy, mz + lz - uz),
+    ]
+    return quad(corners, texture, color)
 
 
 def local_point(

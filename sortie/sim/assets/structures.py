@@ -96,7 +96,11 @@ def floor_slab(
 
 def jitter_color(rng: np.random.Generator, color: Color, amount: int = 20) -> Color:
     """Return ``color`` with each channel moved by up to ``amount``."""
-    shifted = np.clip(np.asarray(color) + rng.integers(-amount, amount + 1, 3), 0, 255)
+    moves = rng.integers(-amount, amount + 1, 3)
+    if all(type(c) is int for c in color):  # the usual case: plain ints, without numpy's clip
+        r, g, b = (min(255, max(0, c + int(m))) for c, m in zip(color, moves, strict=True))
+        return (r, g, b)
+    shifted = np.clip(np.asarray(color) + moves, 0, 255)
     return (int(shifted[0]), int(shifted[1]), int(shifted[2]))
 
 

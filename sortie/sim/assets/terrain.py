@@ -114,17 +114,24 @@ def scatter(
     (clearings, paths, buildings) are kept clear too but not returned.
     """
     x0, y0, x1, y1 = area
-    placed = np.asarray(list(taken), np.float64).reshape(-1, 3)
-    keep = len(placed)
+    given = np.asarray(list(taken), np.float64).reshape(-1, 3)
+    keep = n = len(given)
+    # Columns with room for every circle (no copy of the placed ones per circle placed).
+    xs_all, ys_all, rs_all = np.empty((3, keep + len(radii)))
+    xs_all[:n], ys_all[:n], rs_all[:n] = given.T
     for radius in radii:
         xs = rng.uniform(x0 + radius, x1 - radius, tries)
         ys = rng.uniform(y0 + radius, y1 - radius, tries)
-        dist = np.hypot(xs[:, None] - placed[:, 0], ys[:, None] - placed[:, 1])
-        free = np.all(dist >= placed[:, 2] + radius + gap, axis=1)
+        dist = np.hypot(xs[:, None] - xs_all[:n], ys[:, None] - ys_all[:n])
+        free = np.all(dist >= rs_all[:n] + radius + gap, axis=1)
         if free.any():
             k = int(np.argmax(free))
-            placed = np.vstack([placed, [xs[k], ys[k], radius]])
-    return [(float(x), float(y), float(r)) for x, y, r in placed[keep:]]
+            xs_all[n], ys_all[n], rs_all[n] = xs[k], ys[k], radius
+            n += 1
+    return [
+        (float(x), float(y), float(r))
+        for x, y, r in zip(xs_all[keep:n], ys_all[keep:n], rs_all[keep:n], strict=True)
+    ]
 
 
 # --- what grows and lies on the ground ---------------------------------------------------

@@ -6,6 +6,7 @@ Vehicles are built in a local frame (front towards +x, wheels on z = 0) and then
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -74,6 +75,20 @@ def car_meshes(color: str, plate: str, roof_plate: bool = False) -> list[Mesh]:
     ``roof_plate`` also paints the plate large on the roof, as fleet cars carry their number
     for helicopters: a drone can read it from a few metres up.
     """
+    texture = plate_texture(plate)
+    parts = [_car_body(color), *_plates(texture, 2.1, 0.55)]
+    if roof_plate:
+        # Across the roof: it reads left to right for a drone behind the car.
+        parts.append(ground_label((-0.15, 0.0, 1.5 + PROUD), -90.0, 1.56, 0.42, texture))
+    return parts
+
+
+@functools.lru_cache(maxsize=32)
+def _car_body(color: str) -> Mesh:
+    """Return a car's untextured parts merged in its local frame, kept per colour (read-only).
+
+    Every car of a colour has the same body: built once per process, each car moves a copy.
+    """
     rgb = PALETTE[color]
     body = slab(-2.1, -0.88, 2.1, 0.88, 0.3, 0.95, rgb)
     cabin = slab(-1.2, -0.78, 0.9, 0.78, 0.95, 1.42, (60, 72, 86))
@@ -86,13 +101,14 @@ def car_meshes(color: str, plate: str, roof_plate: bool = False) -> list[Mesh]:
         facing_quad((-2.1 - PROUD, side * 0.62, 0.8), 180.0, 0.3, 0.12, color=(200, 20, 20))
         for side in (-1, 1)
     ]
-    solid = merge([body, cabin, roof, *lights, *_wheels(1.35, 0.8)])
-    texture = plate_texture(plate)
-    parts = [solid, *_plates(texture, 2.1, 0.55)]
-    if roof_plate:
-        # Across the roof: it reads left to right for a drone behind the car.
-        parts.append(ground_label((-0.15, 0.0, 1.5 + PROUD), -90.0, 1.56, 0.42, texture))
-    return parts
+    return _read_only(merge([body, cabin, roof, *lights, *_wheels(1.35, 0.8)]))
+
+
+def _read_only(mesh: Mesh) -> Mesh:
+    """Return ``mesh`` with its arrays made read-only (it is kept and shared)."""
+    for array in (mesh.vertices, mesh.faces, mesh.colors):
+        array.flags.writeable = False
+    return mesh
 
 
 def add_car(
@@ -119,6 +135,19 @@ def add_car(
 def ambulance_meshes(plate: str) -> list[Mesh]:
     """Return a white box ambulance with a red stripe, AMBULANCE lettering and plates."""
     white, red = PALETTE["white"], PALETTE["red"]
+    word = text_texture("AMBULANCE", 256, 48, ink=red, paper=white)
+    letters = [
+        facing_quad((-0.75, side * (1.05 + PROUD), 1.85), side * 90.0, 3.4, 0.64, word)
+        for side in (-1, 1)
+    ]
+    letters.append(facing_quad((-2.8 - PROUD, 0.0, 1.85), 180.0, 1.8, 0.34, word))
+    return [_ambulance_body(), *letters, *_plates(plate_texture(plate), 2.8, 0.6)]
+
+
+@functools.lru_cache(maxsize=1)
+def _ambulance_body() -> Mesh:
+    """Return the ambulance's untextured parts merged in its local frame, kept (read-only)."""
+    white, red = PALETTE["white"], PALETTE["red"]
     box_body = slab(-2.8, -1.05, 1.3, 1.05, 0.45, 2.75, white)
     cab = slab(1.3, -1.0, 2.8, 1.0, 0.45, 2.15, white)
     stripe = slab(-2.81, -1.06, 2.81, 1.06, 1.0, 1.25, red)  # 1 cm proud of the body
@@ -128,14 +157,9 @@ def ambulance_meshes(plate: str) -> list[Mesh]:
         for side in (-1, 1)
     ]
     beacons = [box((0.3, 0.5, 0.15), (1.1, side * 0.6, 2.825), PALETTE["blue"]) for side in (-1, 1)]
-    solid = merge([box_body, cab, stripe, screen, *side_windows, *beacons, *_wheels(1.8, 0.88)])
-    word = text_texture("AMBULANCE", 256, 48, ink=red, paper=white)
-    letters = [
-        facing_quad((-0.75, side * (1.05 + PROUD), 1.85), side * 90.0, 3.4, 0.64, word)
-        for side in (-1, 1)
-    ]
-    letters.append(facing_quad((-2.8 - PROUD, 0.0, 1.85), 180.0, 1.8, 0.34, word))
-    return [solid, *letters, *_plates(plate_texture(plate), 2.8, 0.6)]
+    return _read_only(
+        merge([box_body, cab, stripe, screen, *side_windows, *beacons, *_wheels(1.8, 0.88)])
+    )
 
 
 def add_ambulance(
