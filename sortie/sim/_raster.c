@@ -626,6 +626,11 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
     /* A candidate just outside the outline may lie nearer than the outline, by the band. */
     if (hidden_box(f, box, nearest - metres)) return 1;
     if (state == EDGE_ON) { /* force the pixels of its band (s.angle is 0 here) */
+        if (poly.n > 8) { /* never for a clipped triangle; band_hull holds 8 corners: the box */
+            spans(f, &poly, grow, box, f->columns);
+            force_pixels(f, box, f->columns);
+            return 1;
+        }
         Polygon hull;
         band_hull(&poly, SLACK, widen, &hull);
         box_of(f, &hull, 0.0, box);
