@@ -58,6 +58,7 @@ class _World:
     )
     _nav: NavGraph | None = field(default=None, repr=False)
     _layout: HouseLayout | None = field(default=None, repr=False)
+    _doors: tuple[str, ...] | None = field(default=None, repr=False)
     names: dict[int, str] | None = field(default=None, repr=False)
     """Instance id -> object name, made on first use."""
 
@@ -83,14 +84,26 @@ class _World:
             self._nav = NavGraph.build(self.scene, PLANNING)
         return self._nav
 
+    @property
+    def doors(self) -> tuple[str, ...]:
+        """Return the names of the world's doors and gates, found once (missions ask each step)."""
+        if self._doors is None:
+            self._doors = tuple(
+                o.name
+                for o in self.scene.objects
+                if o.semantic in ("door", "gate") and o.dynamics is Dynamics.OPENABLE
+            )
+        return self._doors
+
     def base_of(self, name: str) -> tuple[float, float, float]:
         """Return the base centre (x, y, lowest z) of object ``name`` where it is now.
 
-        Kept per scene state (static objects never move), because oracles and missions ask
-        for the same objects every step and a box over many vertices is not free.
+        Kept per object state (static objects never move, a door only when it turns), because
+        oracles and missions ask for the same objects every step and a box over many vertices
+        is not free.
         """
         obj = self.scene[name]
-        version = self.scene.version if obj.is_dynamic else -1
+        version = self.scene.changed_at(name) if obj.is_dynamic else -1
         known = self._bases.get(name)
         if known is None or known[0] != version:
             parts = self.scene.current_parts(obj)
@@ -208,12 +221,7 @@ class EmbeddedBackend(PositionQueries):
 
     def doors(self) -> list[str]:
         """Return the names of the world's doors and gates."""
-        scene = self._require_world().scene
-        return [
-            o.name
-            for o in scene.objects
-            if o.semantic in ("door", "gate") and o.dynamics is Dynamics.OPENABLE
-        ]
+        return list(self._require_world().doors)
 
     def camera_info(self) -> CameraInfo:
         """Return the body's camera as agents are told of it."""

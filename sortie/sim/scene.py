@@ -151,6 +151,8 @@ class Scene:
         }
         self._transforms: dict[str, NDArray[np.float64]] = {}
         self._hidden: set[str] = set()
+        self._changed: dict[str, int] = {}  # the version of each object's last change
+        self._reset = 0  # the version of the last reset, which changed every dynamic object
         self.pristine = True
         """Whether every dynamic object is surely in its built state (False: maybe not)."""
 
@@ -166,6 +168,7 @@ class Scene:
         copy.version = 0
         copy._open = {n: self[n].starts_open for n in self._open}
         copy._transforms, copy._hidden, copy.pristine = {}, set(), True
+        copy._changed, copy._reset = {}, 0
         return copy
 
     def __getitem__(self, name: str) -> SceneObject:
@@ -195,8 +198,7 @@ class Scene:
         """Open or close openable object ``name``."""
         if self.is_open(name) != is_open:
             self._open[name] = is_open
-            self.version += 1
-            self.pristine = False
+            self._change(name)
 
     def set_transform(self, name: str, matrix: NDArray[np.float64] | None) -> None:
         """Move dynamic object ``name`` by ``matrix`` from where it was built (None: back)."""
@@ -206,15 +208,27 @@ class Scene:
             self._transforms.pop(name, None)
         else:
             self._transforms[name] = np.asarray(matrix, dtype=np.float64)
-        self.version += 1
-        self.pristine = False
+        self._change(name)
 
     def set_hidden(self, name: str, hidden: bool) -> None:
         """Hide or show dynamic object ``name`` (a carried body is not drawn)."""
         if hidden != (name in self._hidden):
             self._hidden.symmetric_difference_update({name})
-            self.version += 1
-            self.pristine = False
+            self._change(name)
+
+    def _change(self, name: str) -> None:
+        """Count a change of object ``name``'s state."""
+        self.version += 1
+        self._changed[name] = self.version
+        self.pristine = False
+
+    def changed_at(self, name: str) -> int:
+        """Return the ``version`` at which object ``name``'s state last changed (0: never).
+
+        What ``current_parts`` gives for an object depends on its own state only, so what is
+        derived from its meshes holds while this stays the same, whatever else moves.
+        """
+        return max(self._changed.get(name, 0), self._reset)
 
     def current_parts(self, obj: SceneObject) -> tuple[Mesh, ...]:
         """Return an object's meshes where they are now (empty when hidden)."""
@@ -248,6 +262,8 @@ class Scene:
         self._transforms.clear()
         self._hidden.clear()
         self.version += 1
+        self._changed.clear()
+        self._reset = self.version
         self.pristine = True
 
     def digest(self) -> str:

@@ -122,6 +122,27 @@ def test_oracle_view_gives_positions_and_paths():
     assert oracle.geodesic_distance((0.0, 0.0, 0.0), goal) >= np.hypot(x, y + 1.0) - 0.3
 
 
+def _base_now(backend: EmbeddedBackend, name: str) -> tuple[float, float, float]:
+    """Return object ``name``'s base centre worked out afresh from its meshes where they are."""
+    scene = backend._require_world().scene  # noqa: SLF001
+    parts = scene.current_parts(scene[name])
+    low = np.min([p.bounds()[0] for p in parts], axis=0)
+    high = np.max([p.bounds()[1] for p in parts], axis=0)
+    return (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
+
+
+def test_a_door_s_position_follows_its_own_opening_and_the_reset():
+    """position_of a door is kept per door state: opened it moves, reset it is back."""
+    backend = EmbeddedBackend(sensors=())
+    backend.reset(_room(), 0)
+    shut = backend.position_of("door_0")
+    backend.set_door("door_0", True)
+    opened = backend.position_of("door_0")
+    assert opened != shut and opened == _base_now(backend, "door_0")
+    backend.reset(_room(), 0)
+    assert backend.position_of("door_0") == shut == _base_now(backend, "door_0")
+
+
 def _casualty_room(kit, rng, params):
     """A small room with a lying person 3 m ahead of the origin."""
     from sortie.sim.assets.people import add_person
