@@ -93,9 +93,10 @@ class RescueOracle:
         oracle = self.view
         pose = oracle.pose()
         for door, is_open in oracle.door_states().items():
+            if is_open:
+                continue
             x, y, _ = oracle.position_of(door)
-            near = math.hypot(x - pose.x, y - pose.y) <= 1.4
-            if not is_open and near and abs(pose.bearing_to(x, y)) <= 30:
+            if math.hypot(x - pose.x, y - pose.y) <= 1.4 and abs(pose.bearing_to(x, y)) <= 30:
                 return True
         return False
 

@@ -102,15 +102,15 @@ class _World:
         oracles and missions ask for the same objects every step and a box over many vertices
         is not free.
         """
-        obj = self.scene[name]
-        version = self.scene.changed_at(name) if obj.is_dynamic else -1
         known = self._bases.get(name)
-        if known is None or known[0] != version:
-            parts = self.scene.current_parts(obj)
-            low = np.min([p.bounds()[0] for p in parts], axis=0)
-            high = np.max([p.bounds()[1] for p in parts], axis=0)
-            base = (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
-            known = self._bases[name] = (version, base)
+        if known is not None and (known[0] < 0 or known[0] == self.scene.changed_at(name)):
+            return known[1]
+        obj = self.scene[name]
+        parts = self.scene.current_parts(obj)
+        low = np.min([p.bounds()[0] for p in parts], axis=0)
+        high = np.max([p.bounds()[1] for p in parts], axis=0)
+        base = (float(low[0] + high[0]) / 2, float(low[1] + high[1]) / 2, float(low[2]))
+        known = self._bases[name] = (self.scene.changed_at(name) if obj.is_dynamic else -1, base)
         return known[1]
 
 
