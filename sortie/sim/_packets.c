@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "_exact.h"
@@ -537,21 +538,143 @@ static void trace_all(const Batch *b, Py_ssize_t n, Py_ssize_t width) {
     }
 }
 
+/* Casting unsure rays again, as sortie.sim.raycast.RayCaster._retry and _remeasure do for
+ * embreex (the same rules and operations, so the same bits): every unsure ray is traced again
+ * from its origin moved by each of ``nudges`` in turn (runs of 16 in row order, both scenes,
+ * settled), until the nudged ray is sure; the ray itself then takes the triangle the nudged
+ * one found, measured along itself when that lies ahead of it and within the tolerance of the
+ * nudged hit point, else at that point. */
+#define REMEASURE_TOLERANCE 0.01
+
+/* A sum of three doubles in numpy's order for ``sum(axis=1)`` of an (N, 3) array: from 0.0,
+ * left to right (the 0.0 makes a sum of negative zeros a positive one, as numpy's does). */
+static double sum3(double a, double b, double c) { return ((0.0 + a) + b) + c; }
+
+/* Write row ``row``'s hit from its nudged copy's (``nt``, ``ntri``, ``nu``, ``nv``), the ray
+ * starting at ``start`` un-nudged. */
+static void remeasure(const Batch *b, Py_ssize_t row, const float start[3], const float nudge[3], float nt,
+                      int32_t ntri, float nu, float nv) {
+    const float *dir = b->directions + 3 * row;
+    double limit = b->tmax ? (double)b->tmax[row] : INFINITY;
+    double t = INFINITY, u = 0.0, v = 0.0;
+    if (ntri >= 0) {
+        const float *a = b->decider->corners + 9 * (size_t)ntri;
+        double o[3] = {start[0], start[1], start[2]}, d[3] = {dir[0], dir[1], dir[2]};
+        Exact own = measure_corners(a, a + 3, a + 6, o, d);
+        double shift = sum3((double)nudge[0] * d[0], (double)nudge[1] * d[1], (double)nudge[2] * d[2]) /
+                       sum3(d[0] * d[0], d[1] * d[1], d[2] * d[2]);
+        double seen = (double)nt + shift; /* the nudged hit point, on the ray; np.maximum(seen, 0.0): */
+        if (!(seen > 0.0) && !isnan(seen)) seen = 0.0;
+        int ahead = own.t >= 0 && fabs(own.t - seen) <= REMEASURE_TOLERANCE;
+        t = ahead ? own.t : seen;
+        u = ahead ? own.u : (double)nu;
+        v = ahead ? own.v : (double)nv;
+    }
+    if (ntri >= 0 && t <= limit) {
+        b->t[row] = (float)t;
+        b->triangle[row] = ntri;
+        b->u[row] = (float)u;
+        b->v[row] = (float)v;
+    } else {
+        b->t[row] = INFINITY;
+        b->triangle[row] = -1;
+        b->u[row] = b->v[row] = 0.0f;
+    }
+}
+
+/* The rays left to nudge: their rows, un-nudged origins, directions and limits, and the
+ * nudged copies' origins and hits; one allocation. */
+typedef struct {
+    Py_ssize_t *rows;
+    float *starts, *origins, *directions, *limits, *t, *u, *v;
+    int32_t *triangle;
+    uint8_t *unsure;
+    void *block;
+} Retry;
+
+static int retry_alloc(Retry *r, Py_ssize_t m) {
+    size_t n = (size_t)m;
+    char *p = malloc(n * (sizeof(Py_ssize_t) + 13 * sizeof(float) + sizeof(int32_t) + 1));
+    if (p == NULL) return -1;
+    r->block = p;
+    r->rows = (Py_ssize_t *)p, p += n * sizeof(Py_ssize_t);
+    r->starts = (float *)p, p += 3 * n * sizeof(float);
+    r->origins = (float *)p, p += 3 * n * sizeof(float);
+    r->directions = (float *)p, p += 3 * n * sizeof(float);
+    r->limits = (float *)p, p += n * sizeof(float);
+    r->t = (float *)p, p += n * sizeof(float);
+    r->u = (float *)p, p += n * sizeof(float);
+    r->v = (float *)p, p += n * sizeof(float);
+    r->triangle = (int32_t *)p, p += n * sizeof(int32_t);
+    r->unsure = (uint8_t *)p;
+    return 0;
+}
+
+/* Keep entry ``i`` of the rays left as entry ``k`` (k <= i). */
+static void retry_keep(Retry *r, Py_ssize_t i, Py_ssize_t k) {
+    r->rows[k] = r->rows[i];
+    r->limits[k] = r->limits[i];
+    for (int j = 0; j < 3; j++) {
+        r->starts[3 * k + j] = r->starts[3 * i + j];
+        r->directions[3 * k + j] = r->directions[3 * i + j];
+    }
+}
+
+/* Cast the rays of ``b`` it marked unsure again, nudged (``count`` nudges of three floats);
+ * return -1 when out of memory, else 0. */
+static int retry(const Batch *b, Py_ssize_t n, const float *nudges, int count) {
+    Py_ssize_t m = 0;
+    for (Py_ssize_t row = 0; row < n; row++) m += b->unsure[row] != 0;
+    if (m == 0 || count == 0) return 0;
+    Retry r;
+    if (retry_alloc(&r, m) < 0) return -1;
+    m = 0;
+    for (Py_ssize_t row = 0; row < n; row++) {
+        if (!b->unsure[row]) continue;
+        const float *origin = b->origins + (b->one_origin ? 0 : 3 * row);
+        r.rows[m] = row;
+        r.limits[m] = b->tmax ? b->tmax[row] : INFINITY;
+        for (int j = 0; j < 3; j++) r.starts[3 * m + j] = origin[j], r.directions[3 * m + j] = b->directions[3 * row + j];
+        m++;
+    }
+    Batch nudged = *b;
+    nudged.origins = r.origins, nudged.directions = r.directions, nudged.tmax = b->tmax ? r.limits : NULL;
+    nudged.dynamic_rows = NULL, nudged.one_origin = 0;
+    nudged.t = r.t, nudged.triangle = r.triangle, nudged.u = r.u, nudged.v = r.v, nudged.unsure = r.unsure;
+    for (int k = 0; k < count && m > 0; k++) {
+        const float *nudge = nudges + 3 * k;
+        for (Py_ssize_t i = 0; i < m; i++)
+            for (int j = 0; j < 3; j++) r.origins[3 * i + j] = r.starts[3 * i + j] + nudge[j];
+        trace_all(&nudged, m, 0);
+        Py_ssize_t kept = 0;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            remeasure(b, r.rows[i], r.starts + 3 * i, nudge, r.t[i], r.triangle[i], r.u[i], r.v[i]);
+            if (r.unsure[i]) retry_keep(&r, i, kept++);
+        }
+        m = kept;
+    }
+    free(r.block);
+    return 0;
+}
+
 static Scene *scene_of(PyObject *capsule) {
     if (capsule == Py_None) return NULL;
     return PyCapsule_GetPointer(capsule, "sortie.embree.scene");
 }
 
-/* trace(static, dynamic, offset, origins, directions, tmax, dynamic_rows, width, t, triangle, u, v)
+/* trace(static, dynamic, offset, origins, directions, tmax, dynamic_rows, width, t, triangle, u, v
+ *       [, decider, unsure, nudges])
  * origins: float32 (N, 3), or (1, 3) for one origin of every ray; directions: float32 (N, 3); tmax: float32 (N,) or None; dynamic_rows: uint8 (N,) or
- * None (which rays also meet the dynamic scene); outputs: float32/int32 (N,), written. */
+ * None (which rays also meet the dynamic scene); outputs: float32/int32 (N,), written. With a decider, each hit is
+ * settled and ``unsure`` (uint8 (N,)) marks the rays that met an edge; with ``nudges`` too (float32 (K, 3)), those
+ * rays are cast again, nudged, before returning (``retry``). */
 static PyObject *trace(PyObject *self, PyObject *args) {
-    PyObject *fixed, *moving, *tmax_obj, *rows_obj, *decider_obj = Py_None, *unsure_obj = Py_None;
-    int offset;
+    PyObject *fixed, *moving, *tmax_obj, *rows_obj, *decider_obj = Py_None, *unsure_obj = Py_None, *nudges_obj = Py_None;
+    int offset, short_of_memory = 0;
     Py_ssize_t width;
-    Py_buffer o, d, t, tri, u, v, tmax = {0}, rows = {0}, unsure = {0};
-    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*|OO", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
-                          &width, &t, &tri, &u, &v, &decider_obj, &unsure_obj))
+    Py_buffer o, d, t, tri, u, v, tmax = {0}, rows = {0}, unsure = {0}, nudges = {0};
+    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*|OOO", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
+                          &width, &t, &tri, &u, &v, &decider_obj, &unsure_obj, &nudges_obj))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = t.len / (Py_ssize_t)sizeof(float);
@@ -574,6 +697,16 @@ static PyObject *trace(PyObject *self, PyObject *args) {
         }
         b.unsure = unsure.buf;
     }
+    if (nudges_obj != Py_None) {
+        if (b.decider == NULL || PyObject_GetBuffer(nudges_obj, &nudges, PyBUF_C_CONTIGUOUS) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "trace: nudges need a decider");
+            goto done;
+        }
+        if (nudges.len % (3 * (Py_ssize_t)sizeof(float))) {
+            PyErr_SetString(PyExc_ValueError, "trace: nudges must be float32 (K, 3)");
+            goto done;
+        }
+    }
     if ((o.len != 3 * t.len && o.len != 3 * (Py_ssize_t)sizeof(float)) || d.len != 3 * t.len || tri.len != t.len || u.len != t.len || v.len != t.len ||
         (tmax.obj && tmax.len != t.len) || (rows.obj && rows.len != n)) {
         PyErr_SetString(PyExc_ValueError, "trace: buffer sizes do not match the ray count");
@@ -589,8 +722,14 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     b.u = u.buf;
     b.v = v.buf;
     b.offset = offset;
+    int count = nudges.obj ? (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float))) : 0;
     Py_BEGIN_ALLOW_THREADS trace_all(&b, n, width);
-    Py_END_ALLOW_THREADS result = Py_None;
+    if (count) short_of_memory = retry(&b, n, nudges.buf, count) < 0;
+    Py_END_ALLOW_THREADS if (short_of_memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_None;
     Py_INCREF(result);
 done:
     PyBuffer_Release(&o);
@@ -602,6 +741,7 @@ done:
     if (tmax.obj) PyBuffer_Release(&tmax);
     if (rows.obj) PyBuffer_Release(&rows);
     if (unsure.obj) PyBuffer_Release(&unsure);
+    if (nudges.obj) PyBuffer_Release(&nudges);
     return result;
 }
 
@@ -746,7 +886,7 @@ static PyMethodDef methods[] = {
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},
     {"packet_width", packet_width, METH_VARARGS, "packet_width([lanes]): lanes per Embree call (8 or 16 sets it)."},
-    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure])."},
+    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure, nudges])."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -116,6 +116,7 @@ def trace(
     out: HitArrays | None = None,
     decider: object | None = None,
     unsure: NDArray[np.uint8] | None = None,
+    nudges: NDArray[np.float32] | None = None,
 ) -> HitArrays:
     """Trace rays against a static and a dynamic scene; return ``t, triangle, u, v``.
 
@@ -126,7 +127,9 @@ def trace(
     (one origin for every ray, such as a camera's eye). ``out`` receives the hits instead of
     new arrays (a body's probe reads them at once and casts again). With a ``decider``
     (``new_decider``) each hit is settled as ``sortie.sim.exact.settle`` does, and ``unsure``
-    (uint8, one per ray) marks the rays to cast again, nudged.
+    (uint8, one per ray) marks the rays to cast again, nudged. With ``nudges`` too (float32
+    (K, 3), ``sortie.sim.exact.NUDGES``) the extension casts those again itself, as
+    ``RayCaster._retry`` does for embreex, and the hits returned are final.
     """
     module = extension()
     assert module is not None, "trace needs the extension (check available())"
@@ -148,6 +151,7 @@ def trace(
         v,
         decider,
         unsure,
+        nudges,
     )
     return t, tri, u, v
 

@@ -9,7 +9,10 @@ coordinates) are indexed by the hit triangle; their last row is the "no hit" row
 Two engines give the same hits: Embree packets through ``sortie.sim.packets`` (16 rays per
 call, both scenes in one pass) when the extension is built, else embreex one ray at a time.
 Either way Embree only finds the triangle: each hit is then measured and settled the same way
-on every CPU (``sortie.sim.exact``), and a ray that met an edge is cast again, nudged.
+on every CPU (``sortie.sim.exact``), and a ray that met an edge is cast again, nudged. With
+packets all of that happens in the one call to the extension (``_packets.c`` does what
+``settle``, ``_retry`` and ``_remeasure`` do here, operation for operation), so a cast of a
+dozen rays, such as a camera frame's unsure pixels, costs little more than Embree's own work.
 
 What depends on the objects alone (the atlas, the static table and Embree scene, and the
 dynamic part of the objects' built state) is a ``StaticPart``, which casters over copies of one
@@ -35,6 +38,8 @@ from sortie.sim.packets import PacketScene
 from sortie.sim.scene import Scene, SceneObject
 
 MISS = np.float32(np.inf)
+NUDGE_TABLE = np.array(NUDGES, np.float32)
+"""``NUDGES`` as one (K, 3) float32 array, for the packet extension."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,7 +414,9 @@ class RayCaster:
         if tmax is not None:
             # A copy: Embree needs a writable buffer, and broadcast_to gives a read-only view.
             limit = np.array(np.broadcast_to(tmax, (len(directions),)), np.float32)
-        hits, unsure = self._trace(origins, directions, limit, dynamic_rows, width)
+        if self.packets:
+            return self._cast_packets(origins, directions, limit, dynamic_rows, width)
+        hits, unsure = self._trace(origins, directions, limit, dynamic_rows)
         self._retry(hits, unsure, origins, directions, limit)
         return hits
 
@@ -429,9 +436,7 @@ class RayCaster:
         if not self.packets:
             return self.cast(origins, directions, tmax)
         self.sync()
-        hits, unsure = self._cast_packets(origins, directions, tmax, None, 0, out)
-        self._retry(hits, unsure, origins, directions, tmax)
-        return hits
+        return self._cast_packets(origins, directions, tmax, None, 0, out)
 
     def _trace(
         self,
@@ -439,14 +444,11 @@ class RayCaster:
         directions: NDArray[np.float32],
         limit: NDArray[np.float32] | None,
         dynamic_rows: NDArray[np.intp] | None,
-        width: int,
     ) -> tuple[Hits, NDArray[np.bool_]]:
-        """Cast through this caster's engine, each hit settled (``exact.settle``).
+        """Cast through embreex, each hit settled (``exact.settle``).
 
         Also returns which rays are ambiguous (met an edge), to be cast again nudged.
         """
-        if self.packets:
-            return self._cast_packets(origins, directions, limit, dynamic_rows, width)
         if len(origins) != len(directions):
             origins = np.array(np.broadcast_to(origins, directions.shape))
         rays = Rays.bounded(origins, directions, limit)
@@ -476,6 +478,7 @@ class RayCaster:
         Which of two triangles meeting at an edge Embree reports depends on the CPU, so such a
         ray is decided by a nudged copy that meets no edge (``exact.settle``, ``NUDGES``). Every
         nudged ray is tested against the dynamic scene too, whatever ``dynamic_rows`` said.
+        With packets the extension does this itself (``retry`` in ``_packets.c``), the same way.
         """
         rows = np.flatnonzero(unsure)
         if not rows.size:
@@ -486,7 +489,7 @@ class RayCaster:
             ways = np.ascontiguousarray(directions[rows])
             sub_limit = None if limit is None else np.ascontiguousarray(limit[rows])
             again, again_unsure = self._trace(
-                np.ascontiguousarray(starts + nudge), ways, sub_limit, None, 0
+                np.ascontiguousarray(starts + nudge), ways, sub_limit, None
             )
             self._remeasure(hits, rows, again, nudge, starts, ways, sub_limit)
             rows, starts = rows[again_unsure], starts[again_unsure]
@@ -532,8 +535,12 @@ class RayCaster:
         dynamic_rows: NDArray[np.intp] | None,
         width: int,
         out: packets.HitArrays | None = None,
-    ) -> tuple[Hits, NDArray[np.bool_]]:
-        """Cast through Embree packets, static and dynamic scene in one pass, hits settled."""
+    ) -> Hits:
+        """Cast through Embree packets, static and dynamic scene in one pass, hits final.
+
+        The extension settles each hit and casts the rays that met an edge again, nudged, in
+        the same call.
+        """
         moving, mask = self._dynamic_packets, None
         if moving is not None and dynamic_rows is not None:
             if len(dynamic_rows):
@@ -553,8 +560,9 @@ class RayCaster:
             out,
             decider=self._decider,
             unsure=unsure,
+            nudges=NUDGE_TABLE,
         )
-        return Hits(t, triangle, u, v), unsure.view(bool)
+        return Hits(t, triangle, u, v)
 
     def _may_reach_dynamic(
         self, origins: NDArray, directions: NDArray, limit: NDArray | None
