@@ -745,6 +745,99 @@ done:
     return result;
 }
 
+/* Cast the rays of the ``marked`` pixels of a camera frame from its eye, as the ray caster's
+ * cast does (one origin, runs of 16 in row order, settled, the unsure ones cast again nudged),
+ * and write their hits at their rows of the frame's arrays. ``rays`` are the frame's
+ * directions (N, 3), or with ``pitched`` its rows x, y, z at zero yaw (3, N), turned here by
+ * cosine ``c`` and sine ``s`` with sortie.sim.camera's float32 operations (c x - s y, s x + c y,
+ * z). Returns how many rays were cast, or -1 when out of memory. */
+typedef struct {
+    Batch batch; /* origin, decider, scenes; its directions and outputs are filled here */
+    const float *rays;
+    const uint8_t *marked;
+    Py_ssize_t n;
+    int pitched;
+    float c, s;
+    float *t, *u, *v; /* the frame's, (N,) */
+    int32_t *triangle;
+} Pixels;
+
+static Py_ssize_t cast_pixels_in(Pixels *px, const float *nudges, int count) {
+    Py_ssize_t m = 0, n = px->n;
+    for (Py_ssize_t row = 0; row < n; row++) m += px->marked[row] != 0;
+    if (m == 0) return 0;
+    size_t size = (size_t)m;
+    char *block = malloc(size * (sizeof(Py_ssize_t) + 6 * sizeof(float) + sizeof(int32_t) + 1));
+    if (block == NULL) return -1;
+    Py_ssize_t *rows = (Py_ssize_t *)block;
+    float *directions = (float *)(rows + size), *t = directions + 3 * size, *u = t + size, *v = u + size;
+    int32_t *triangle = (int32_t *)(v + size);
+    uint8_t *unsure = (uint8_t *)(triangle + size);
+    Py_ssize_t i = 0;
+    for (Py_ssize_t row = 0; row < n; row++) {
+        if (!px->marked[row]) continue;
+        float *d = directions + 3 * i;
+        rows[i++] = row;
+        if (px->pitched) {
+            float x = px->rays[row], y = px->rays[n + row], cx = px->c * x, sy = px->s * y, sx = px->s * x, cy = px->c * y;
+            d[0] = cx - sy, d[1] = sx + cy, d[2] = px->rays[2 * n + row];
+        } else {
+            d[0] = px->rays[3 * row], d[1] = px->rays[3 * row + 1], d[2] = px->rays[3 * row + 2];
+        }
+    }
+    Batch *b = &px->batch;
+    b->directions = directions, b->t = t, b->u = u, b->v = v, b->triangle = triangle, b->unsure = unsure;
+    b->one_origin = 1, b->tmax = NULL, b->dynamic_rows = NULL;
+    trace_all(b, m, 0);
+    int failed = retry(b, m, nudges, count) < 0;
+    for (i = 0; i < m && !failed; i++) {
+        Py_ssize_t row = rows[i];
+        px->t[row] = t[i], px->u[row] = u[i], px->v[row] = v[i], px->triangle[row] = triangle[i];
+    }
+    free(block);
+    return failed ? -1 : m;
+}
+
+/* cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, triangle, u, v, decider, nudges)
+ * -> how many were cast. origin: float32 (3,); rays: float32 (N, 3), or (3, N) when pitched; marked: uint8 (N,);
+ * t, triangle, u, v: the frame's float32/int32 (N,), written at the marked rows; nudges: float32 (K, 3). */
+static PyObject *cast_pixels(PyObject *self, PyObject *args) {
+    PyObject *fixed, *moving, *decider_obj;
+    int offset, pitched;
+    double c, s;
+    Py_buffer o, rays, marked, t, tri, u, v, nudges;
+    if (!PyArg_ParseTuple(args, "OOiy*y*pddy*w*w*w*w*Oy*", &fixed, &moving, &offset, &o, &rays, &pitched, &c, &s,
+                          &marked, &t, &tri, &u, &v, &decider_obj, &nudges))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = marked.len;
+    Pixels px = {{0}};
+    px.batch.fixed = scene_of(fixed);
+    px.batch.moving = scene_of(moving);
+    if (PyErr_Occurred()) goto done;
+    px.batch.decider = PyCapsule_GetPointer(decider_obj, "sortie.embree.decider");
+    if (px.batch.decider == NULL) goto done;
+    if (o.len != 3 * (Py_ssize_t)sizeof(float) || rays.len != 3 * n * (Py_ssize_t)sizeof(float) ||
+        t.len != n * (Py_ssize_t)sizeof(float) || tri.len != t.len || u.len != t.len || v.len != t.len ||
+        nudges.len % (3 * (Py_ssize_t)sizeof(float))) {
+        PyErr_SetString(PyExc_ValueError, "cast_pixels: expected an origin of 3 float32, N rays of 3, N marks and hits, "
+                                          "float32 (K, 3) nudges");
+        goto done;
+    }
+    px.batch.origins = o.buf, px.batch.offset = offset;
+    px.rays = rays.buf, px.marked = marked.buf, px.n = n, px.pitched = pitched, px.c = (float)c, px.s = (float)s;
+    px.t = t.buf, px.triangle = tri.buf, px.u = u.buf, px.v = v.buf;
+    int count = (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float)));
+    Py_ssize_t cast;
+    Py_BEGIN_ALLOW_THREADS cast = cast_pixels_in(&px, nudges.buf, count);
+    Py_END_ALLOW_THREADS if (cast < 0) PyErr_NoMemory();
+    else result = PyLong_FromSsize_t(cast);
+done:
+    PyBuffer_Release(&o), PyBuffer_Release(&rays), PyBuffer_Release(&marked), PyBuffer_Release(&t);
+    PyBuffer_Release(&tri), PyBuffer_Release(&u), PyBuffer_Release(&v), PyBuffer_Release(&nudges);
+    return result;
+}
+
 /* out[r] = sum over k of a[r][k] * b[k], from 0.0, adding k = 0 .. width - 1: the order of
  * sortie.sim.linear.product (numpy's einsum), so the bits are the same. */
 static void affine(const double *a, const double *b, size_t rows, int width, float *out) {
@@ -886,6 +979,7 @@ static PyMethodDef methods[] = {
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},
     {"packet_width", packet_width, METH_VARARGS, "packet_width([lanes]): lanes per Embree call (8 or 16 sets it)."},
+    {"cast_pixels", cast_pixels, METH_VARARGS, "cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, tri, u, v, decider, nudges)."},
     {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure, nudges])."},
     {NULL, NULL, 0, NULL},
 };

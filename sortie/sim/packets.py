@@ -156,6 +156,45 @@ def trace(
     return t, tri, u, v
 
 
+def cast_pixels(
+    fixed: PacketScene | None,
+    moving: PacketScene | None,
+    origin: NDArray[np.float32],
+    rays: NDArray[np.float32],
+    turn: tuple[float, float] | None,
+    marked: NDArray[np.bool_],
+    hits: HitArrays,
+    decider: object,
+    nudges: NDArray[np.float32],
+) -> int:
+    """Cast the ``marked`` rays of a camera frame from ``origin``; write their hits into ``hits``.
+
+    The hits are ``trace``'s with the decider and the nudges (settled, the unsure ones cast
+    again), one call for the whole batch. ``rays`` are the frame's directions (N, 3), or with
+    ``turn`` (the yaw's float32 cosine and sine, ``camera.yaw_turn``) its rows x, y, z at zero
+    yaw (3, N), turned as ``camera.world_rays`` turns them. Returns how many rays were cast.
+    """
+    module = extension()
+    assert module is not None, "cast_pixels needs the extension (check available())"
+    c, s = (0.0, 0.0) if turn is None else turn
+    return int(
+        module.cast_pixels(
+            None if fixed is None else fixed.handle,
+            None if moving is None else moving.handle,
+            fixed.triangles if fixed is not None else 0,
+            origin,
+            rays,
+            turn is not None,
+            c,
+            s,
+            marked.view(np.uint8),
+            *hits,
+            decider,
+            nudges,
+        )
+    )
+
+
 def new_decider(corners: NDArray[np.float32], faces: Faces) -> object:
     """Return the extension's handle on what settling hits needs (it keeps the arrays alive)."""
     module = extension()

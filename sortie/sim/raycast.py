@@ -420,6 +420,37 @@ class RayCaster:
         self._retry(hits, unsure, origins, directions, limit)
         return hits
 
+    def cast_marked(
+        self,
+        origin: tuple[float, float, float],
+        rays: NDArray[np.float32],
+        marked: NDArray[np.bool_],
+        hits: Hits,
+        turn: tuple[np.float32, np.float32] | None = None,
+    ) -> int:
+        """Cast the ``marked`` rows' rays from ``origin``, writing their hits into ``hits``.
+
+        The hits ``cast`` gives those rays (a camera frame's unsure pixels), found in one call
+        to the packet extension. ``rays`` are (N, 3) directions, or with ``turn`` (a yaw's
+        float32 cosine and sine, ``camera.yaw_turn``) rows x, y, z at zero yaw, (3, N), turned
+        as ``camera.world_rays`` turns them. Returns how many rays were cast.
+        """
+        self.sync()
+        eye = np.array([origin], np.float32)
+        if self.packets:
+            arrays = (hits.t, hits.triangle, hits.u, hits.v)
+            fixed, moving = self._static_packets, self._dynamic_packets
+            return packets.cast_pixels(
+                fixed, moving, eye, rays, turn, marked, arrays, self._decider, NUDGE_TABLE
+            )
+        rows = np.flatnonzero(marked)
+        if rows.size:
+            ways = rays[rows] if turn is None else _turned(rays[:, rows], turn)
+            cast = self.cast(eye, np.ascontiguousarray(ways))
+            hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
+            hits.u[rows], hits.v[rows] = cast.u, cast.v
+        return int(rows.size)
+
     def cast_prepared(
         self,
         origins: NDArray[np.float32],
@@ -604,6 +635,16 @@ def _part_boxes(parts: list[tuple[int, Mesh]]) -> NDArray[np.float32]:
     if not parts:
         return np.zeros((0, 2, 3), np.float32)
     return np.array([m.bounds() for _, m in parts], np.float32)
+
+
+def _turned(rows: NDArray[np.float32], turn: tuple[np.float32, np.float32]) -> NDArray[np.float32]:
+    """Return rays given as rows x, y, z turned by a yaw's cosine and sine, (N, 3), in float32.
+
+    ``camera.world_rays``'s operations (``_packets.c`` and ``_raster.c`` repeat them).
+    """
+    x, y, z = rows
+    c, s = turn
+    return np.column_stack([c * x - s * y, s * x + c * y, z]).astype(np.float32, copy=False)
 
 
 def _no_hits(n: int) -> Hits:
