@@ -161,7 +161,7 @@ def cast_pixels(
     moving: PacketScene | None,
     origin: NDArray[np.float32],
     rays: NDArray[np.float32],
-    turn: tuple[float, float] | None,
+    turn: tuple[np.float32, np.float32] | None,
     marked: NDArray[np.bool_],
     hits: HitArrays,
     decider: object,
@@ -176,7 +176,7 @@ def cast_pixels(
     """
     module = extension()
     assert module is not None, "cast_pixels needs the extension (check available())"
-    c, s = (0.0, 0.0) if turn is None else turn
+    c, s = (0.0, 0.0) if turn is None else (float(turn[0]), float(turn[1]))
     return int(
         module.cast_pixels(
             None if fixed is None else fixed.handle,
