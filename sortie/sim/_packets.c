@@ -762,9 +762,20 @@ typedef struct {
     int32_t *triangle;
 } Pixels;
 
+/* Return the first row from ``row`` on whose mark is set (``n``: none). Marks are sparse (a few
+ * in a thousand), so eight are skipped at once while they are all clear. */
+static Py_ssize_t next_marked(const uint8_t *marked, Py_ssize_t n, Py_ssize_t row) {
+    for (uint64_t word; row + 8 <= n; row += 8) {
+        memcpy(&word, marked + row, 8);
+        if (word) break;
+    }
+    while (row < n && !marked[row]) row++;
+    return row;
+}
+
 static Py_ssize_t cast_pixels_in(Pixels *px, const float *nudges, int count) {
     Py_ssize_t m = 0, n = px->n;
-    for (Py_ssize_t row = 0; row < n; row++) m += px->marked[row] != 0;
+    for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) m++;
     if (m == 0) return 0;
     size_t size = (size_t)m;
     char *block = malloc(size * (sizeof(Py_ssize_t) + 6 * sizeof(float) + sizeof(int32_t) + 1));
@@ -774,8 +785,7 @@ static Py_ssize_t cast_pixels_in(Pixels *px, const float *nudges, int count) {
     int32_t *triangle = (int32_t *)(v + size);
     uint8_t *unsure = (uint8_t *)(triangle + size);
     Py_ssize_t i = 0;
-    for (Py_ssize_t row = 0; row < n; row++) {
-        if (!px->marked[row]) continue;
+    for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) {
         float *d = directions + 3 * i;
         rows[i++] = row;
         if (px->pitched) {
