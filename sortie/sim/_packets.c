@@ -699,11 +699,13 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     }
     if (nudges_obj != Py_None) {
         if (b.decider == NULL || PyObject_GetBuffer(nudges_obj, &nudges, PyBUF_C_CONTIGUOUS) < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "trace: nudges need a decider");
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "trace: nudges given without a decider; allowed: nudges with a "
+                                                  "decider and an unsure buffer, or neither");
             goto done;
         }
         if (nudges.len % (3 * (Py_ssize_t)sizeof(float))) {
-            PyErr_SetString(PyExc_ValueError, "trace: nudges must be float32 (K, 3)");
+            PyErr_Format(PyExc_ValueError, "trace: nudges of %zd bytes; allowed: float32 (K, 3)", nudges.len);
             goto done;
         }
     }
@@ -825,13 +827,20 @@ static PyObject *cast_pixels(PyObject *self, PyObject *args) {
     px.batch.fixed = scene_of(fixed);
     px.batch.moving = scene_of(moving);
     if (PyErr_Occurred()) goto done;
+    if (decider_obj == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "cast_pixels: got no decider; allowed: a capsule from new_decider");
+        goto done;
+    }
     px.batch.decider = PyCapsule_GetPointer(decider_obj, "sortie.embree.decider");
     if (px.batch.decider == NULL) goto done;
     if (o.len != 3 * (Py_ssize_t)sizeof(float) || rays.len != 3 * n * (Py_ssize_t)sizeof(float) ||
         t.len != n * (Py_ssize_t)sizeof(float) || tri.len != t.len || u.len != t.len || v.len != t.len ||
         nudges.len % (3 * (Py_ssize_t)sizeof(float))) {
-        PyErr_SetString(PyExc_ValueError, "cast_pixels: expected an origin of 3 float32, N rays of 3, N marks and hits, "
-                                          "float32 (K, 3) nudges");
+        PyErr_Format(PyExc_ValueError,
+                     "cast_pixels: got an origin of %zd bytes, rays of %zd, %zd marks, hits of %zd, %zd, %zd and %zd "
+                     "bytes, nudges of %zd; allowed: 3 float32, 3N float32, N marks, N float32/int32 each, "
+                     "float32 (K, 3)",
+                     o.len, rays.len, n, t.len, tri.len, u.len, v.len, nudges.len);
         goto done;
     }
     px.batch.origins = o.buf, px.batch.offset = offset;

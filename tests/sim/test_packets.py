@@ -306,9 +306,28 @@ def test_nudges_without_a_decider_are_refused():
     """Nudging needs the decider's tables to settle and measure: the extension says so."""
     caster = RayCaster(build_world("station", 0))
     origins = np.zeros((1, 3), np.float32)
-    with pytest.raises(ValueError, match="nudges need a decider"):
+    with pytest.raises(ValueError, match="nudges given without a decider"):
         packets.trace(
             caster._static_packets, None, origins, np.ones((1, 3), np.float32), nudges=NUDGE_TABLE
+        )
+
+
+@needs_packets
+def test_marked_rays_of_the_wrong_count_are_refused_naming_the_sizes():
+    """Three rays for two marks: cast_pixels names what it got and what it allows."""
+    caster = RayCaster(build_world("station", 0))
+    hits = packets.hit_arrays(2)
+    with pytest.raises(ValueError, match="rays of 36, 2 marks.*allowed: 3 float32, 3N float32"):
+        packets.cast_pixels(
+            caster._static_packets,
+            None,
+            np.zeros((1, 3), np.float32),
+            np.zeros((3, 3), np.float32),
+            None,
+            np.zeros(2, bool),
+            hits,
+            caster._decider,
+            NUDGE_TABLE,
         )
 
 
