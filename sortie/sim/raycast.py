@@ -574,11 +574,9 @@ class RayCaster:
         """
         moving, mask = self._dynamic_packets, None
         if moving is not None and dynamic_rows is not None:
-            if len(dynamic_rows):
-                mask = np.zeros(len(directions), np.uint8)
-                mask[dynamic_rows] = 1
-            else:
-                moving = None
+            # A mask even when no row is listed: the nudged rays still meet the dynamic scene.
+            mask = np.zeros(len(directions), np.uint8)
+            mask[dynamic_rows] = 1
         unsure = np.empty(len(directions), np.uint8)
         t, triangle, u, v = packets.trace(
             self._static_packets,

@@ -331,6 +331,24 @@ def test_marked_rays_of_the_wrong_count_are_refused_naming_the_sizes():
         )
 
 
+@needs_packets
+def test_rays_cast_again_meet_moving_objects_whatever_dynamic_rows_said():
+    """Rays at a door's edges, none in ``dynamic_rows``: nudged, they meet it, as embreex's do."""
+    scene = build_world("campus", 0)
+    fast, slow = RayCaster(scene, use_packets=True), RayCaster(scene, use_packets=False)
+    table = fast.table
+    doors = np.arange(len(fast.static), len(table.corners))
+    chosen = np.random.default_rng(9).choice(doors, 500)
+    a, b = (table.corners[chosen, i].astype(np.float64) for i in range(2))
+    target = a + np.random.default_rng(10).random((500, 1)) * (b - a)
+    origins = (target + table.normal[chosen] * 0.5).astype(np.float32)
+    directions = (target - origins).astype(np.float32)
+    none = np.array([], np.intp)
+    hits = fast.cast(origins, directions, dynamic_rows=none)
+    assert _bits(hits) == _bits(slow.cast(origins, directions, dynamic_rows=none))
+    assert (hits.triangle >= len(fast.static)).any()
+
+
 def test_switching_packets_off_keeps_casts_on_embreex(monkeypatch):
     """With SORTIE_PACKETS=0 the extension is not used and casters fall back to embreex."""
     monkeypatch.setenv(packets.ENV_SWITCH, "0")
