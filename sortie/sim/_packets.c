@@ -582,6 +582,17 @@ static void remeasure(const Batch *b, Py_ssize_t row, const float start[3], cons
     }
 }
 
+/* Return the first row from ``row`` on whose mark is set (``n``: none). Marks are mostly sparse
+ * (a frame's unsure pixels are a few in a thousand), so eight are skipped at once while clear. */
+static Py_ssize_t next_marked(const uint8_t *marked, Py_ssize_t n, Py_ssize_t row) {
+    for (uint64_t word; row + 8 <= n; row += 8) {
+        memcpy(&word, marked + row, 8);
+        if (word) break;
+    }
+    while (row < n && !marked[row]) row++;
+    return row;
+}
+
 /* The rays left to nudge: their rows, un-nudged origins, directions and limits, and the
  * nudged copies' origins and hits; one allocation. */
 typedef struct {
@@ -624,13 +635,12 @@ static void retry_keep(Retry *r, Py_ssize_t i, Py_ssize_t k) {
  * return -1 when out of memory, else 0. */
 static int retry(const Batch *b, Py_ssize_t n, const float *nudges, int count) {
     Py_ssize_t m = 0;
-    for (Py_ssize_t row = 0; row < n; row++) m += b->unsure[row] != 0;
+    for (Py_ssize_t row = next_marked(b->unsure, n, 0); row < n; row = next_marked(b->unsure, n, row + 1)) m++;
     if (m == 0 || count == 0) return 0;
     Retry r;
     if (retry_alloc(&r, m) < 0) return -1;
     m = 0;
-    for (Py_ssize_t row = 0; row < n; row++) {
-        if (!b->unsure[row]) continue;
+    for (Py_ssize_t row = next_marked(b->unsure, n, 0); row < n; row = next_marked(b->unsure, n, row + 1)) {
         const float *origin = b->origins + (b->one_origin ? 0 : 3 * row);
         r.rows[m] = row;
         r.limits[m] = b->tmax ? b->tmax[row] : INFINITY;
@@ -763,17 +773,6 @@ typedef struct {
     float *t, *u, *v; /* the frame's, (N,) */
     int32_t *triangle;
 } Pixels;
-
-/* Return the first row from ``row`` on whose mark is set (``n``: none). Marks are sparse (a few
- * in a thousand), so eight are skipped at once while they are all clear. */
-static Py_ssize_t next_marked(const uint8_t *marked, Py_ssize_t n, Py_ssize_t row) {
-    for (uint64_t word; row + 8 <= n; row += 8) {
-        memcpy(&word, marked + row, 8);
-        if (word) break;
-    }
-    while (row < n && !marked[row]) row++;
-    return row;
-}
 
 static Py_ssize_t cast_pixels_in(Pixels *px, const float *nudges, int count) {
     Py_ssize_t m = 0, n = px->n;
