@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "_exact.h"
@@ -537,21 +538,153 @@ static void trace_all(const Batch *b, Py_ssize_t n, Py_ssize_t width) {
     }
 }
 
+/* Casting unsure rays again, as sortie.sim.raycast.RayCaster._retry and _remeasure do for
+ * embreex (the same rules and operations, so the same bits): every unsure ray is traced again
+ * from its origin moved by each of ``nudges`` in turn (runs of 16 in row order, both scenes,
+ * settled), until the nudged ray is sure; the ray itself then takes the triangle the nudged
+ * one found, measured along itself when that lies ahead of it and within the tolerance of the
+ * nudged hit point, else at that point. */
+#define REMEASURE_TOLERANCE 0.01
+
+/* A sum of three doubles in numpy's order for ``sum(axis=1)`` of an (N, 3) array: from 0.0,
+ * left to right (the 0.0 makes a sum of negative zeros a positive one, as numpy's does). */
+static double sum3(double a, double b, double c) { return ((0.0 + a) + b) + c; }
+
+/* Write row ``row``'s hit from its nudged copy's (``nt``, ``ntri``, ``nu``, ``nv``), the ray
+ * starting at ``start`` un-nudged. */
+static void remeasure(const Batch *b, Py_ssize_t row, const float start[3], const float nudge[3], float nt,
+                      int32_t ntri, float nu, float nv) {
+    const float *dir = b->directions + 3 * row;
+    double limit = b->tmax ? (double)b->tmax[row] : INFINITY;
+    double t = INFINITY, u = 0.0, v = 0.0;
+    if (ntri >= 0) {
+        const float *a = b->decider->corners + 9 * (size_t)ntri;
+        double o[3] = {start[0], start[1], start[2]}, d[3] = {dir[0], dir[1], dir[2]};
+        Exact own = measure_corners(a, a + 3, a + 6, o, d);
+        double shift = sum3((double)nudge[0] * d[0], (double)nudge[1] * d[1], (double)nudge[2] * d[2]) /
+                       sum3(d[0] * d[0], d[1] * d[1], d[2] * d[2]);
+        double seen = (double)nt + shift; /* the nudged hit point, on the ray; np.maximum(seen, 0.0): */
+        if (!(seen > 0.0) && !isnan(seen)) seen = 0.0;
+        int ahead = own.t >= 0 && fabs(own.t - seen) <= REMEASURE_TOLERANCE;
+        t = ahead ? own.t : seen;
+        u = ahead ? own.u : (double)nu;
+        v = ahead ? own.v : (double)nv;
+    }
+    if (ntri >= 0 && t <= limit) {
+        b->t[row] = (float)t;
+        b->triangle[row] = ntri;
+        b->u[row] = (float)u;
+        b->v[row] = (float)v;
+    } else {
+        b->t[row] = INFINITY;
+        b->triangle[row] = -1;
+        b->u[row] = b->v[row] = 0.0f;
+    }
+}
+
+/* Return the first row from ``row`` on whose mark is set (``n``: none). Marks are mostly sparse
+ * (a frame's unsure pixels are a few in a thousand), so eight are skipped at once while clear. */
+static Py_ssize_t next_marked(const uint8_t *marked, Py_ssize_t n, Py_ssize_t row) {
+    for (uint64_t word; row + 8 <= n; row += 8) {
+        memcpy(&word, marked + row, 8);
+        if (word) break;
+    }
+    while (row < n && !marked[row]) row++;
+    return row;
+}
+
+/* The rays left to nudge: their rows, un-nudged origins, directions and limits, and the
+ * nudged copies' origins and hits; one allocation. */
+typedef struct {
+    Py_ssize_t *rows;
+    float *starts, *origins, *directions, *limits, *t, *u, *v;
+    int32_t *triangle;
+    uint8_t *unsure;
+    void *block;
+} Retry;
+
+static int retry_alloc(Retry *r, Py_ssize_t m) {
+    size_t n = (size_t)m;
+    char *p = malloc(n * (sizeof(Py_ssize_t) + 13 * sizeof(float) + sizeof(int32_t) + 1));
+    if (p == NULL) return -1;
+    r->block = p;
+    r->rows = (Py_ssize_t *)p, p += n * sizeof(Py_ssize_t);
+    r->starts = (float *)p, p += 3 * n * sizeof(float);
+    r->origins = (float *)p, p += 3 * n * sizeof(float);
+    r->directions = (float *)p, p += 3 * n * sizeof(float);
+    r->limits = (float *)p, p += n * sizeof(float);
+    r->t = (float *)p, p += n * sizeof(float);
+    r->u = (float *)p, p += n * sizeof(float);
+    r->v = (float *)p, p += n * sizeof(float);
+    r->triangle = (int32_t *)p, p += n * sizeof(int32_t);
+    r->unsure = (uint8_t *)p;
+    return 0;
+}
+
+/* Keep entry ``i`` of the rays left as entry ``k`` (k <= i). */
+static void retry_keep(Retry *r, Py_ssize_t i, Py_ssize_t k) {
+    r->rows[k] = r->rows[i];
+    r->limits[k] = r->limits[i];
+    for (int j = 0; j < 3; j++) {
+        r->starts[3 * k + j] = r->starts[3 * i + j];
+        r->directions[3 * k + j] = r->directions[3 * i + j];
+    }
+}
+
+/* Cast the rays of ``b`` it marked unsure again, nudged (``count`` nudges of three floats);
+ * return -1 when out of memory, else 0. */
+static int retry(const Batch *b, Py_ssize_t n, const float *nudges, int count) {
+    Py_ssize_t m = 0;
+    for (Py_ssize_t row = next_marked(b->unsure, n, 0); row < n; row = next_marked(b->unsure, n, row + 1)) m++;
+    if (m == 0 || count == 0) return 0;
+    Retry r;
+    if (retry_alloc(&r, m) < 0) return -1;
+    m = 0;
+    for (Py_ssize_t row = next_marked(b->unsure, n, 0); row < n; row = next_marked(b->unsure, n, row + 1)) {
+        const float *origin = b->origins + (b->one_origin ? 0 : 3 * row);
+        r.rows[m] = row;
+        r.limits[m] = b->tmax ? b->tmax[row] : INFINITY;
+        for (int j = 0; j < 3; j++) r.starts[3 * m + j] = origin[j], r.directions[3 * m + j] = b->directions[3 * row + j];
+        m++;
+    }
+    Batch nudged = *b;
+    nudged.origins = r.origins, nudged.directions = r.directions, nudged.tmax = b->tmax ? r.limits : NULL;
+    nudged.dynamic_rows = NULL, nudged.one_origin = 0;
+    nudged.t = r.t, nudged.triangle = r.triangle, nudged.u = r.u, nudged.v = r.v, nudged.unsure = r.unsure;
+    for (int k = 0; k < count && m > 0; k++) {
+        const float *nudge = nudges + 3 * k;
+        for (Py_ssize_t i = 0; i < m; i++)
+            for (int j = 0; j < 3; j++) r.origins[3 * i + j] = r.starts[3 * i + j] + nudge[j];
+        trace_all(&nudged, m, 0);
+        Py_ssize_t kept = 0;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            remeasure(b, r.rows[i], r.starts + 3 * i, nudge, r.t[i], r.triangle[i], r.u[i], r.v[i]);
+            if (r.unsure[i]) retry_keep(&r, i, kept++);
+        }
+        m = kept;
+    }
+    free(r.block);
+    return 0;
+}
+
 static Scene *scene_of(PyObject *capsule) {
     if (capsule == Py_None) return NULL;
     return PyCapsule_GetPointer(capsule, "sortie.embree.scene");
 }
 
-/* trace(static, dynamic, offset, origins, directions, tmax, dynamic_rows, width, t, triangle, u, v)
+/* trace(static, dynamic, offset, origins, directions, tmax, dynamic_rows, width, t, triangle, u, v
+ *       [, decider, unsure, nudges])
  * origins: float32 (N, 3), or (1, 3) for one origin of every ray; directions: float32 (N, 3); tmax: float32 (N,) or None; dynamic_rows: uint8 (N,) or
- * None (which rays also meet the dynamic scene); outputs: float32/int32 (N,), written. */
+ * None (which rays also meet the dynamic scene); outputs: float32/int32 (N,), written. With a decider, each hit is
+ * settled and ``unsure`` (uint8 (N,)) marks the rays that met an edge; with ``nudges`` too (float32 (K, 3)), those
+ * rays are cast again, nudged, before returning (``retry``). */
 static PyObject *trace(PyObject *self, PyObject *args) {
-    PyObject *fixed, *moving, *tmax_obj, *rows_obj, *decider_obj = Py_None, *unsure_obj = Py_None;
-    int offset;
+    PyObject *fixed, *moving, *tmax_obj, *rows_obj, *decider_obj = Py_None, *unsure_obj = Py_None, *nudges_obj = Py_None;
+    int offset, short_of_memory = 0;
     Py_ssize_t width;
-    Py_buffer o, d, t, tri, u, v, tmax = {0}, rows = {0}, unsure = {0};
-    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*|OO", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
-                          &width, &t, &tri, &u, &v, &decider_obj, &unsure_obj))
+    Py_buffer o, d, t, tri, u, v, tmax = {0}, rows = {0}, unsure = {0}, nudges = {0};
+    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*|OOO", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
+                          &width, &t, &tri, &u, &v, &decider_obj, &unsure_obj, &nudges_obj))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = t.len / (Py_ssize_t)sizeof(float);
@@ -574,6 +707,18 @@ static PyObject *trace(PyObject *self, PyObject *args) {
         }
         b.unsure = unsure.buf;
     }
+    if (nudges_obj != Py_None) {
+        if (b.decider == NULL || PyObject_GetBuffer(nudges_obj, &nudges, PyBUF_C_CONTIGUOUS) < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "trace: nudges given without a decider; allowed: nudges with a "
+                                                  "decider and an unsure buffer, or neither");
+            goto done;
+        }
+        if (nudges.len % (3 * (Py_ssize_t)sizeof(float))) {
+            PyErr_Format(PyExc_ValueError, "trace: nudges of %zd bytes; allowed: float32 (K, 3)", nudges.len);
+            goto done;
+        }
+    }
     if ((o.len != 3 * t.len && o.len != 3 * (Py_ssize_t)sizeof(float)) || d.len != 3 * t.len || tri.len != t.len || u.len != t.len || v.len != t.len ||
         (tmax.obj && tmax.len != t.len) || (rows.obj && rows.len != n)) {
         PyErr_SetString(PyExc_ValueError, "trace: buffer sizes do not match the ray count");
@@ -589,8 +734,14 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     b.u = u.buf;
     b.v = v.buf;
     b.offset = offset;
+    int count = nudges.obj ? (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float))) : 0;
     Py_BEGIN_ALLOW_THREADS trace_all(&b, n, width);
-    Py_END_ALLOW_THREADS result = Py_None;
+    if (count) short_of_memory = retry(&b, n, nudges.buf, count) < 0;
+    Py_END_ALLOW_THREADS if (short_of_memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_None;
     Py_INCREF(result);
 done:
     PyBuffer_Release(&o);
@@ -602,6 +753,106 @@ done:
     if (tmax.obj) PyBuffer_Release(&tmax);
     if (rows.obj) PyBuffer_Release(&rows);
     if (unsure.obj) PyBuffer_Release(&unsure);
+    if (nudges.obj) PyBuffer_Release(&nudges);
+    return result;
+}
+
+/* Cast the rays of the ``marked`` pixels of a camera frame from its eye, as the ray caster's
+ * cast does (one origin, runs of 16 in row order, settled, the unsure ones cast again nudged),
+ * and write their hits at their rows of the frame's arrays. ``rays`` are the frame's
+ * directions (N, 3), or with ``pitched`` its rows x, y, z at zero yaw (3, N), turned here by
+ * cosine ``c`` and sine ``s`` with sortie.sim.camera's float32 operations (c x - s y, s x + c y,
+ * z). Returns how many rays were cast, or -1 when out of memory. */
+typedef struct {
+    Batch batch; /* origin, decider, scenes; its directions and outputs are filled here */
+    const float *rays;
+    const uint8_t *marked;
+    Py_ssize_t n;
+    int pitched;
+    float c, s;
+    float *t, *u, *v; /* the frame's, (N,) */
+    int32_t *triangle;
+} Pixels;
+
+static Py_ssize_t cast_pixels_in(Pixels *px, const float *nudges, int count) {
+    Py_ssize_t m = 0, n = px->n;
+    for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) m++;
+    if (m == 0) return 0;
+    size_t size = (size_t)m;
+    char *block = malloc(size * (sizeof(Py_ssize_t) + 6 * sizeof(float) + sizeof(int32_t) + 1));
+    if (block == NULL) return -1;
+    Py_ssize_t *rows = (Py_ssize_t *)block;
+    float *directions = (float *)(rows + size), *t = directions + 3 * size, *u = t + size, *v = u + size;
+    int32_t *triangle = (int32_t *)(v + size);
+    uint8_t *unsure = (uint8_t *)(triangle + size);
+    Py_ssize_t i = 0;
+    for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) {
+        float *d = directions + 3 * i;
+        rows[i++] = row;
+        if (px->pitched) {
+            float x = px->rays[row], y = px->rays[n + row], cx = px->c * x, sy = px->s * y, sx = px->s * x, cy = px->c * y;
+            d[0] = cx - sy, d[1] = sx + cy, d[2] = px->rays[2 * n + row];
+        } else {
+            d[0] = px->rays[3 * row], d[1] = px->rays[3 * row + 1], d[2] = px->rays[3 * row + 2];
+        }
+    }
+    Batch *b = &px->batch;
+    b->directions = directions, b->t = t, b->u = u, b->v = v, b->triangle = triangle, b->unsure = unsure;
+    b->one_origin = 1, b->tmax = NULL, b->dynamic_rows = NULL;
+    trace_all(b, m, 0);
+    int failed = retry(b, m, nudges, count) < 0;
+    for (i = 0; i < m && !failed; i++) {
+        Py_ssize_t row = rows[i];
+        px->t[row] = t[i], px->u[row] = u[i], px->v[row] = v[i], px->triangle[row] = triangle[i];
+    }
+    free(block);
+    return failed ? -1 : m;
+}
+
+/* cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, triangle, u, v, decider, nudges)
+ * -> how many were cast. origin: float32 (3,); rays: float32 (N, 3), or (3, N) when pitched; marked: uint8 (N,);
+ * t, triangle, u, v: the frame's float32/int32 (N,), written at the marked rows; nudges: float32 (K, 3). */
+static PyObject *cast_pixels(PyObject *self, PyObject *args) {
+    PyObject *fixed, *moving, *decider_obj;
+    int offset, pitched;
+    double c, s;
+    Py_buffer o, rays, marked, t, tri, u, v, nudges;
+    if (!PyArg_ParseTuple(args, "OOiy*y*pddy*w*w*w*w*Oy*", &fixed, &moving, &offset, &o, &rays, &pitched, &c, &s,
+                          &marked, &t, &tri, &u, &v, &decider_obj, &nudges))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = marked.len;
+    Pixels px = {{0}};
+    px.batch.fixed = scene_of(fixed);
+    px.batch.moving = scene_of(moving);
+    if (PyErr_Occurred()) goto done;
+    if (decider_obj == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "cast_pixels: got no decider; allowed: a capsule from new_decider");
+        goto done;
+    }
+    px.batch.decider = PyCapsule_GetPointer(decider_obj, "sortie.embree.decider");
+    if (px.batch.decider == NULL) goto done;
+    if (o.len != 3 * (Py_ssize_t)sizeof(float) || rays.len != 3 * n * (Py_ssize_t)sizeof(float) ||
+        t.len != n * (Py_ssize_t)sizeof(float) || tri.len != t.len || u.len != t.len || v.len != t.len ||
+        nudges.len % (3 * (Py_ssize_t)sizeof(float))) {
+        PyErr_Format(PyExc_ValueError,
+                     "cast_pixels: got an origin of %zd bytes, rays of %zd, %zd marks, hits of %zd, %zd, %zd and %zd "
+                     "bytes, nudges of %zd; allowed: 3 float32, 3N float32, N marks, N float32/int32 each, "
+                     "float32 (K, 3)",
+                     o.len, rays.len, n, t.len, tri.len, u.len, v.len, nudges.len);
+        goto done;
+    }
+    px.batch.origins = o.buf, px.batch.offset = offset;
+    px.rays = rays.buf, px.marked = marked.buf, px.n = n, px.pitched = pitched, px.c = (float)c, px.s = (float)s;
+    px.t = t.buf, px.triangle = tri.buf, px.u = u.buf, px.v = v.buf;
+    int count = (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float)));
+    Py_ssize_t cast;
+    Py_BEGIN_ALLOW_THREADS cast = cast_pixels_in(&px, nudges.buf, count);
+    Py_END_ALLOW_THREADS if (cast < 0) PyErr_NoMemory();
+    else result = PyLong_FromSsize_t(cast);
+done:
+    PyBuffer_Release(&o), PyBuffer_Release(&rays), PyBuffer_Release(&marked), PyBuffer_Release(&t);
+    PyBuffer_Release(&tri), PyBuffer_Release(&u), PyBuffer_Release(&v), PyBuffer_Release(&nudges);
     return result;
 }
 
@@ -746,7 +997,8 @@ static PyMethodDef methods[] = {
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},
     {"packet_width", packet_width, METH_VARARGS, "packet_width([lanes]): lanes per Embree call (8 or 16 sets it)."},
-    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure])."},
+    {"cast_pixels", cast_pixels, METH_VARARGS, "cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, tri, u, v, decider, nudges)."},
+    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure, nudges])."},
     {NULL, NULL, 0, NULL},
 };
 

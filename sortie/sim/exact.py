@@ -18,8 +18,9 @@ So Embree only *finds* the triangle; what a hit is, is decided here, the same wa
 - **Edges**: a hit within ``EDGE_BAND`` of its triangle's edge (or just outside it), or of a
   partner's, is ambiguous; the caller casts that ray again from an origin nudged by about a
   millimetre (``NUDGES``) until it meets no edge, and measures the original ray on the
-  triangle found (``RayCaster._remeasure``: unless that lies behind the ray or more than
-  ``REMEASURE_TOLERANCE`` from the nudged hit, when the nudged point is used).
+  triangle found (``RayCaster._remeasure``, and ``retry`` in ``_packets.c`` the same way:
+  unless that lies behind the ray or more than ``REMEASURE_TOLERANCE`` from the nudged hit,
+  when the nudged point is used).
 
 What remains CPU-dependent is a ray that passes within float32 rounding (about a micrometre) of
 a triangle's outline without meeting any face there; docs/simulator.md states the promise.

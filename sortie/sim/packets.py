@@ -116,6 +116,7 @@ def trace(
     out: HitArrays | None = None,
     decider: object | None = None,
     unsure: NDArray[np.uint8] | None = None,
+    nudges: NDArray[np.float32] | None = None,
 ) -> HitArrays:
     """Trace rays against a static and a dynamic scene; return ``t, triangle, u, v``.
 
@@ -126,7 +127,9 @@ def trace(
     (one origin for every ray, such as a camera's eye). ``out`` receives the hits instead of
     new arrays (a body's probe reads them at once and casts again). With a ``decider``
     (``new_decider``) each hit is settled as ``sortie.sim.exact.settle`` does, and ``unsure``
-    (uint8, one per ray) marks the rays to cast again, nudged.
+    (uint8, one per ray) marks the rays to cast again, nudged. With ``nudges`` too (float32
+    (K, 3), ``sortie.sim.exact.NUDGES``) the extension casts those again itself, as
+    ``RayCaster._retry`` does for embreex, and the hits returned are final.
     """
     module = extension()
     assert module is not None, "trace needs the extension (check available())"
@@ -148,8 +151,48 @@ def trace(
         v,
         decider,
         unsure,
+        nudges,
     )
     return t, tri, u, v
+
+
+def cast_pixels(
+    fixed: PacketScene | None,
+    moving: PacketScene | None,
+    origin: NDArray[np.float32],
+    rays: NDArray[np.float32],
+    turn: tuple[np.float32, np.float32] | None,
+    marked: NDArray[np.bool_],
+    hits: HitArrays,
+    decider: object,
+    nudges: NDArray[np.float32],
+) -> int:
+    """Cast the ``marked`` rays of a camera frame from ``origin``; write their hits into ``hits``.
+
+    The hits are ``trace``'s with the decider and the nudges (settled, the unsure ones cast
+    again), one call for the whole batch. ``rays`` are the frame's directions (N, 3), or with
+    ``turn`` (the yaw's float32 cosine and sine, ``camera.yaw_turn``) its rows x, y, z at zero
+    yaw (3, N), turned as ``camera.world_rays`` turns them. Returns how many rays were cast.
+    """
+    module = extension()
+    assert module is not None, "cast_pixels needs the extension (check available())"
+    c, s = (0.0, 0.0) if turn is None else (float(turn[0]), float(turn[1]))
+    return int(
+        module.cast_pixels(
+            None if fixed is None else fixed.handle,
+            None if moving is None else moving.handle,
+            fixed.triangles if fixed is not None else 0,
+            origin,
+            rays,
+            turn is not None,
+            c,
+            s,
+            marked.view(np.uint8),
+            *hits,
+            decider,
+            nudges,
+        )
+    )
 
 
 def new_decider(corners: NDArray[np.float32], faces: Faces) -> object:

@@ -26,7 +26,7 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
-from sortie.sim.camera import CameraSpec, camera_rotation, pitched_rays, rays_at, yaw_turn
+from sortie.sim.camera import CameraSpec, camera_rotation, pitched_rays, yaw_turn
 from sortie.sim.compiled import optional_module
 from sortie.sim.raycast import Hits, RayCaster, TriangleTable
 
@@ -75,14 +75,9 @@ def frame_hits(
     same bits. The caster must be in step with its scene.
     """
     hits, unsure = drawn(caster, spec, eye, yaw, pitch, dirs)
-    rows = np.flatnonzero(unsure)
-    if rows.size:
-        origin = np.array([eye], np.float32)
-        rays = rays_at(spec, yaw, pitch, rows) if dirs is None else dirs[rows]
-        cast = caster.cast(origin, np.ascontiguousarray(rays))
-        hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
-        hits.u[rows], hits.v[rows] = cast.u, cast.v
-    return hits, int(rows.size)
+    if dirs is None:
+        return hits, caster.cast_marked(eye, pitched_rays(spec, pitch), unsure, hits, yaw_turn(yaw))
+    return hits, caster.cast_marked(eye, np.ascontiguousarray(dirs, np.float32), unsure, hits)
 
 
 def drawn(

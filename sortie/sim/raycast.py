@@ -9,7 +9,10 @@ coordinates) are indexed by the hit triangle; their last row is the "no hit" row
 Two engines give the same hits: Embree packets through ``sortie.sim.packets`` (16 rays per
 call, both scenes in one pass) when the extension is built, else embreex one ray at a time.
 Either way Embree only finds the triangle: each hit is then measured and settled the same way
-on every CPU (``sortie.sim.exact``), and a ray that met an edge is cast again, nudged.
+on every CPU (``sortie.sim.exact``), and a ray that met an edge is cast again, nudged. With
+packets all of that happens in the one call to the extension (``_packets.c`` does what
+``settle``, ``_retry`` and ``_remeasure`` do here, operation for operation), so a cast of a
+dozen rays, such as a camera frame's unsure pixels, costs little more than Embree's own work.
 
 What depends on the objects alone (the atlas, the static table and Embree scene, and the
 dynamic part of the objects' built state) is a ``StaticPart``, which casters over copies of one
@@ -35,6 +38,8 @@ from sortie.sim.packets import PacketScene
 from sortie.sim.scene import Scene, SceneObject
 
 MISS = np.float32(np.inf)
+NUDGE_TABLE = np.array(NUDGES, np.float32)
+"""``NUDGES`` as one (K, 3) float32 array, for the packet extension."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,9 +414,42 @@ class RayCaster:
         if tmax is not None:
             # A copy: Embree needs a writable buffer, and broadcast_to gives a read-only view.
             limit = np.array(np.broadcast_to(tmax, (len(directions),)), np.float32)
-        hits, unsure = self._trace(origins, directions, limit, dynamic_rows, width)
+        if self.packets:
+            return self._cast_packets(origins, directions, limit, dynamic_rows, width)
+        hits, unsure = self._trace(origins, directions, limit, dynamic_rows)
         self._retry(hits, unsure, origins, directions, limit)
         return hits
+
+    def cast_marked(
+        self,
+        origin: tuple[float, float, float],
+        rays: NDArray[np.float32],
+        marked: NDArray[np.bool_],
+        hits: Hits,
+        turn: tuple[np.float32, np.float32] | None = None,
+    ) -> int:
+        """Cast the ``marked`` rows' rays from ``origin``, writing their hits into ``hits``.
+
+        The hits ``cast`` gives those rays (a camera frame's unsure pixels), found in one call
+        to the packet extension. ``rays`` are (N, 3) directions, or with ``turn`` (a yaw's
+        float32 cosine and sine, ``camera.yaw_turn``) rows x, y, z at zero yaw, (3, N), turned
+        as ``camera.world_rays`` turns them. Returns how many rays were cast.
+        """
+        self.sync()
+        eye = np.array([origin], np.float32)
+        if self.packets:
+            arrays = (hits.t, hits.triangle, hits.u, hits.v)
+            fixed, moving = self._static_packets, self._dynamic_packets
+            return packets.cast_pixels(
+                fixed, moving, eye, rays, turn, marked, arrays, self._decider, NUDGE_TABLE
+            )
+        rows = np.flatnonzero(marked)
+        if rows.size:
+            ways = rays[rows] if turn is None else _turned(rays[:, rows], turn)
+            cast = self.cast(eye, np.ascontiguousarray(ways))
+            hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
+            hits.u[rows], hits.v[rows] = cast.u, cast.v
+        return int(rows.size)
 
     def cast_prepared(
         self,
@@ -429,9 +467,7 @@ class RayCaster:
         if not self.packets:
             return self.cast(origins, directions, tmax)
         self.sync()
-        hits, unsure = self._cast_packets(origins, directions, tmax, None, 0, out)
-        self._retry(hits, unsure, origins, directions, tmax)
-        return hits
+        return self._cast_packets(origins, directions, tmax, None, 0, out)
 
     def _trace(
         self,
@@ -439,14 +475,11 @@ class RayCaster:
         directions: NDArray[np.float32],
         limit: NDArray[np.float32] | None,
         dynamic_rows: NDArray[np.intp] | None,
-        width: int,
     ) -> tuple[Hits, NDArray[np.bool_]]:
-        """Cast through this caster's engine, each hit settled (``exact.settle``).
+        """Cast through embreex, each hit settled (``exact.settle``).
 
         Also returns which rays are ambiguous (met an edge), to be cast again nudged.
         """
-        if self.packets:
-            return self._cast_packets(origins, directions, limit, dynamic_rows, width)
         if len(origins) != len(directions):
             origins = np.array(np.broadcast_to(origins, directions.shape))
         rays = Rays.bounded(origins, directions, limit)
@@ -476,6 +509,7 @@ class RayCaster:
         Which of two triangles meeting at an edge Embree reports depends on the CPU, so such a
         ray is decided by a nudged copy that meets no edge (``exact.settle``, ``NUDGES``). Every
         nudged ray is tested against the dynamic scene too, whatever ``dynamic_rows`` said.
+        With packets the extension does this itself (``retry`` in ``_packets.c``), the same way.
         """
         rows = np.flatnonzero(unsure)
         if not rows.size:
@@ -486,7 +520,7 @@ class RayCaster:
             ways = np.ascontiguousarray(directions[rows])
             sub_limit = None if limit is None else np.ascontiguousarray(limit[rows])
             again, again_unsure = self._trace(
-                np.ascontiguousarray(starts + nudge), ways, sub_limit, None, 0
+                np.ascontiguousarray(starts + nudge), ways, sub_limit, None
             )
             self._remeasure(hits, rows, again, nudge, starts, ways, sub_limit)
             rows, starts = rows[again_unsure], starts[again_unsure]
@@ -532,15 +566,17 @@ class RayCaster:
         dynamic_rows: NDArray[np.intp] | None,
         width: int,
         out: packets.HitArrays | None = None,
-    ) -> tuple[Hits, NDArray[np.bool_]]:
-        """Cast through Embree packets, static and dynamic scene in one pass, hits settled."""
+    ) -> Hits:
+        """Cast through Embree packets, static and dynamic scene in one pass, hits final.
+
+        The extension settles each hit and casts the rays that met an edge again, nudged, in
+        the same call.
+        """
         moving, mask = self._dynamic_packets, None
         if moving is not None and dynamic_rows is not None:
-            if len(dynamic_rows):
-                mask = np.zeros(len(directions), np.uint8)
-                mask[dynamic_rows] = 1
-            else:
-                moving = None
+            # A mask even when no row is listed: the nudged rays still meet the dynamic scene.
+            mask = np.zeros(len(directions), np.uint8)
+            mask[dynamic_rows] = 1
         unsure = np.empty(len(directions), np.uint8)
         t, triangle, u, v = packets.trace(
             self._static_packets,
@@ -553,8 +589,9 @@ class RayCaster:
             out,
             decider=self._decider,
             unsure=unsure,
+            nudges=NUDGE_TABLE,
         )
-        return Hits(t, triangle, u, v), unsure.view(bool)
+        return Hits(t, triangle, u, v)
 
     def _may_reach_dynamic(
         self, origins: NDArray, directions: NDArray, limit: NDArray | None
@@ -596,6 +633,16 @@ def _part_boxes(parts: list[tuple[int, Mesh]]) -> NDArray[np.float32]:
     if not parts:
         return np.zeros((0, 2, 3), np.float32)
     return np.array([m.bounds() for _, m in parts], np.float32)
+
+
+def _turned(rows: NDArray[np.float32], turn: tuple[np.float32, np.float32]) -> NDArray[np.float32]:
+    """Return rays given as rows x, y, z turned by a yaw's cosine and sine, (N, 3), in float32.
+
+    ``camera.world_rays``'s operations (``_packets.c`` and ``_raster.c`` repeat them).
+    """
+    x, y, z = rows
+    c, s = turn
+    return np.column_stack([c * x - s * y, s * x + c * y, z]).astype(np.float32, copy=False)
 
 
 def _no_hits(n: int) -> Hits:

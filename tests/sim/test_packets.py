@@ -7,10 +7,10 @@ from sortie.sim import packets
 from sortie.sim.bodies import Walker
 from sortie.sim.bodies.walker import _Stride
 from sortie.sim.bodies.walker_rays import template
-from sortie.sim.camera import CameraSpec
+from sortie.sim.camera import CameraSpec, pitched_rays, world_rays, yaw_turn
 from sortie.sim.linear import product
 from sortie.sim.mesh import Mesh, box
-from sortie.sim.raycast import RayCaster
+from sortie.sim.raycast import NUDGE_TABLE, Hits, RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene, SceneObject
 from sortie.sim.worlds import build_world
@@ -245,6 +245,108 @@ def test_dynamic_rows_limit_the_rays_that_meet_moving_objects():
     directions = np.float32([[1, 0, 0], [1, 0, 0]])
     hits = caster.cast(np.float32([[0, 0, 1]]), directions, dynamic_rows=np.array([1]))
     assert caster.object_ids(hits).tolist() == [scene.id_of("wall"), scene.id_of("door")]
+
+
+def _edge_rays(caster: RayCaster, seed: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return rays from in front of random triangles aimed at points on their edges and corners."""
+    rng = np.random.default_rng(seed)
+    chosen = rng.integers(0, len(caster.table.corners), count)
+    a, b, c = (caster.table.corners[chosen, i].astype(np.float64) for i in range(3))
+    s = rng.random((count, 1))
+    target = np.where(s < 0.3, a, np.where(s < 0.6, a + s * (b - a), b + s * (c - b)))
+    ahead = caster.table.normal[chosen] * 0.3 + rng.normal(size=(count, 3)) * 0.1
+    origins = (target + ahead).astype(np.float32)
+    return origins, (target - origins).astype(np.float32)
+
+
+def _bits(hits) -> list[bytes]:
+    return [np.asarray(x).tobytes() for x in (hits.t, hits.triangle, hits.u, hits.v)]
+
+
+@needs_packets
+@pytest.mark.parametrize("world", ["campus", "forest"])
+def test_rays_at_edges_are_cast_again_in_c_as_embreex_casts_them(world):
+    """Rays aimed at edges and corners, cast again nudged in the extension: embreex's hits."""
+    scene = build_world(world, 0)
+    fast = RayCaster(scene, use_packets=True)
+    slow = RayCaster(scene, use_packets=False)
+    origins, directions = _edge_rays(fast, seed=3, count=600)
+    tmax = np.random.default_rng(4).uniform(0.5, 4.0, len(directions)).astype(np.float32)
+    unsure = np.empty(len(directions), np.uint8)
+    packets.trace(
+        fast._static_packets, None, origins, directions, tmax, decider=fast._decider, unsure=unsure
+    )
+    assert unsure.sum() > 100  # many rays met an edge and were cast again
+    for limit in (None, tmax):
+        assert _bits(fast.cast(origins, directions, limit)) == _bits(
+            slow.cast(origins, directions, limit)
+        )
+
+
+@needs_packets
+def test_a_marked_cast_writes_the_hits_cast_gives_at_the_marked_rows_only():
+    """cast_marked turns the pitched rays, casts the marked ones and leaves the others as given."""
+    scene = build_world("campus", 0)
+    caster = RayCaster(scene)
+    spec, eye, yaw = CameraSpec(40, 30, 90.0), (1.0, -20.0, 1.6), 35.0
+    dirs = world_rays(spec, yaw, 0.0)
+    marked = np.random.default_rng(5).random(len(dirs)) < 0.3
+    hits = Hits(
+        *(np.full(len(dirs), 7, dtype) for dtype in (np.float32, np.int32, np.float32, np.float32))
+    )
+    count = caster.cast_marked(eye, pitched_rays(spec, 0.0), marked, hits, yaw_turn(yaw))
+    expected = caster.cast(np.array([eye], np.float32), dirs[marked])
+    assert count == marked.sum()
+    assert _bits(hits.subset(marked)) == _bits(expected)
+    assert (hits.triangle[~marked] == 7).all() and (hits.t[~marked] == 7).all()
+
+
+@needs_packets
+def test_nudges_without_a_decider_are_refused():
+    """Nudging needs the decider's tables to settle and measure: the extension says so."""
+    caster = RayCaster(build_world("station", 0))
+    origins = np.zeros((1, 3), np.float32)
+    with pytest.raises(ValueError, match="nudges given without a decider"):
+        packets.trace(
+            caster._static_packets, None, origins, np.ones((1, 3), np.float32), nudges=NUDGE_TABLE
+        )
+
+
+@needs_packets
+def test_marked_rays_of_the_wrong_count_are_refused_naming_the_sizes():
+    """Three rays for two marks: cast_pixels names what it got and what it allows."""
+    caster = RayCaster(build_world("station", 0))
+    hits = packets.hit_arrays(2)
+    with pytest.raises(ValueError, match="rays of 36, 2 marks.*allowed: 3 float32, 3N float32"):
+        packets.cast_pixels(
+            caster._static_packets,
+            None,
+            np.zeros((1, 3), np.float32),
+            np.zeros((3, 3), np.float32),
+            None,
+            np.zeros(2, bool),
+            hits,
+            caster._decider,
+            NUDGE_TABLE,
+        )
+
+
+@needs_packets
+def test_rays_cast_again_meet_moving_objects_whatever_dynamic_rows_said():
+    """Rays at a door's edges, none in ``dynamic_rows``: nudged, they meet it, as embreex's do."""
+    scene = build_world("campus", 0)
+    fast, slow = RayCaster(scene, use_packets=True), RayCaster(scene, use_packets=False)
+    table = fast.table
+    doors = np.arange(len(fast.static), len(table.corners))
+    chosen = np.random.default_rng(9).choice(doors, 500)
+    a, b = (table.corners[chosen, i].astype(np.float64) for i in range(2))
+    target = a + np.random.default_rng(10).random((500, 1)) * (b - a)
+    origins = (target + table.normal[chosen] * 0.5).astype(np.float32)
+    directions = (target - origins).astype(np.float32)
+    none = np.array([], np.intp)
+    hits = fast.cast(origins, directions, dynamic_rows=none)
+    assert _bits(hits) == _bits(slow.cast(origins, directions, dynamic_rows=none))
+    assert (hits.triangle >= len(fast.static)).any()
 
 
 def test_switching_packets_off_keeps_casts_on_embreex(monkeypatch):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sortie.core.errors import ConfigError
-from sortie.sim import raster
+from sortie.sim import packets, raster
 from sortie.sim.camera import CameraSpec, world_rays
 from sortie.sim.mesh import box
 from sortie.sim.raycast import Hits, RayCaster
@@ -94,6 +94,24 @@ def _wall_scene() -> Scene:
         ],
         (0, -5, 10, 5),
     )
+
+
+@needs_raster
+@pytest.mark.skipif(not packets.available(), reason="the Embree packet extension is not built here")
+@pytest.mark.parametrize("given", [False, True], ids=["turned", "given"])
+def test_unsure_pixels_cast_through_embreex_get_the_packets_hits(given):
+    """cast_marked's numpy path (embreex) turns and casts the unsure pixels as the C one does."""
+    scene = build_world("campus", 0)
+    spec, cast = CameraSpec(80, 60, 90.0), 0
+    engines = RayCaster(scene, use_packets=True), RayCaster(scene, use_packets=False)
+    for eye, yaw, pitch in random_views(scene, seed=11, count=6):
+        dirs = world_rays(spec, yaw, pitch) if given else None
+        (fast, count), (slow, _) = (
+            raster.frame_hits(c, spec, eye, yaw, pitch, dirs) for c in engines
+        )
+        _assert_same_hits(slow, fast)
+        cast += count
+    assert cast > 0
 
 
 @needs_raster
