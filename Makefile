@@ -34,11 +34,12 @@ test: $(TEST_STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	SORTIE_REQUIRE_BROWSER=1 $(BIN)/pytest
 
-# About 7.5 minutes on the shared machine (what each measures, and the figures:
+# About 8 minutes on the shared machine (what each measures, and the figures:
 # docs/benchmarks.md). The simulator rows are the ground worlds; the oracle runs twice, the
 # second time with its navigation graphs cached.
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_sim.py --worlds ground
+	$(BIN)/python bench/bench_floor.py --worlds ground
 	$(BIN)/python bench/bench_navigation.py
 	$(BIN)/python bench/bench_records.py
 	$(BIN)/python bench/bench_oracle.py --workers 2 --runs 2
