@@ -20,18 +20,15 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, CameraInfo, Event, EventKind, MissionObservation
 from sortie.core.records import (
-    EventRecord,
     FailureReason,
     ModelCallRecord,
     Outcome,
     StepRecord,
-    Timings,
     TrajectoryFooter,
-    recorded_action,
-    step_model,
 )
 from sortie.core.run_config import PoseSettings
 from sortie.core.serialize import action_to_dict
+from sortie.core.step_lines import StepDraft
 from sortie.missions.clock import Clock as Clock
 from sortie.missions.family import FamilySettings
 from sortie.missions.pose_sensor import PoseSensor
@@ -155,6 +152,17 @@ class MissionRuntime(ABC):
         ``said`` is what the record keeps of the agent's decision (its time, words and model
         calls), so that the record is made once.
         """
+        observation, draft = self.advance(action, decision_seconds, said)
+        return observation, draft.record()
+
+    def advance(
+        self, action: Action, decision_seconds: float = 0.0, said: AgentSaid = NOTHING_SAID
+    ) -> tuple[MissionObservation, StepDraft]:
+        """Apply one agent action, as ``step`` does; return the step's record as a draft.
+
+        The episode loop writes the draft's line without building the record's model
+        (``sortie.core.step_lines``); its values are checked there, not here.
+        """
         if self.done:
             raise ConfigError(f"episode {self.spec.episode_id}: step() after the episode ended")
         outcome, events = self._act(action)
@@ -238,22 +246,21 @@ class MissionRuntime(ABC):
         collisions: int,
         outcome: StepOutcome,
         said: AgentSaid,
-    ) -> StepRecord:
-        return step_model(self.family)(
-            index=self.steps,
-            pose=self.backend.pose(),
-            action=recorded_action(action_to_dict(action)),
-            events=[EventRecord(kind=e.kind, target=e.target, detail=e.detail) for e in events],
-            stages=self.tracker.statuses(),
-            stage=stage.name if stage else None,
-            target_distance=self.tracker.distance_of(stage),
-            collisions=collisions,
-            clock_sim=self.clock_sim,
-            clock_latency=self.clock_latency,
-            holding=self.backend.holding(),
-            timings=Timings(
-                agent=said.seconds, backend=outcome.backend_seconds, render=outcome.render_seconds
-            ),
-            agent_output=said.text,
-            model_calls=list(said.calls),
+    ) -> StepDraft:
+        return StepDraft(
+            self.family,
+            self.steps,
+            self.backend.pose(),
+            action_to_dict(action),
+            events,
+            self.tracker.statuses(),
+            stage.name if stage else None,
+            self.tracker.distance_of(stage),
+            collisions,
+            self.clock_sim,
+            self.clock_latency,
+            self.backend.holding(),
+            (said.seconds, outcome.backend_seconds, outcome.render_seconds),
+            said.text,
+            said.calls,
         )

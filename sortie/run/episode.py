@@ -8,9 +8,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError
-
 from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.columns import StepRow
 from sortie.core.errors import ConfigError
@@ -25,6 +22,7 @@ from sortie.core.records import (
     TrajectoryHeader,
 )
 from sortie.core.records_io import write_record
+from sortie.core.step_lines import StepDraft, line_of
 from sortie.missions.runtime import AgentSaid, MissionRuntime
 
 T = TypeVar("T")
@@ -70,6 +68,8 @@ def run_episode(
     try:
         _guard(FailureReason.AGENT_ERROR, agent.reset, runtime.brief, header.seed)
         output_of = _output_reader(agent)
+        told = [_step_taker(observer) for observer in observers]
+        advance = runtime.advance
         while not runtime.done:
             started = time.perf_counter()
             action = _decide(agent, observation, started)
@@ -77,15 +77,39 @@ def run_episode(
             output = output_of()
             charged = thinking if output.decision_seconds is None else output.decision_seconds
             said = AgentSaid(thinking, output.text, output.calls)
-            step = runtime.step
-            observation, record = _guard(FailureReason.BACKEND_ERROR, step, action, charged, said)
+            observation, draft = _guard(BACKEND_ERROR, advance, action, charged, said)
             if keep_frames is not None:  # the frames' hashes: known once the step is made
-                record = record.model_copy(update={"frames": keep_frames(observation)})
-            for observer in observers:
-                observer.on_step(record)
+                draft.frames = keep_frames(observation)
+            # The step's values checked as its record's model would (a NaN the backend reported
+            # ends the episode): writing its line does it.
+            _guard(BACKEND_ERROR, draft.line)
+            for tell in told:
+                tell(draft)
     except _Failed as failed:
         return _finish(runtime, observers, failed)
     return _finish(runtime, observers, None)
+
+
+BACKEND_ERROR = FailureReason.BACKEND_ERROR
+
+
+class DraftObserver(Protocol):
+    """An observer that takes a step as its draft (``StepDraft``), not as a built record.
+
+    The recorder is one: it keeps the step's line and row, so no step's model is built.
+    """
+
+    def on_draft(self, draft: StepDraft) -> None:
+        """Called after every step, once the draft's line is written (its values checked)."""
+        ...
+
+
+def _step_taker(observer: Observer) -> Callable[[StepDraft], None]:
+    """Return what hands ``observer`` each step: its draft, or its built record."""
+    on_draft = getattr(observer, "on_draft", None)
+    if on_draft is not None:
+        return on_draft  # type: ignore[no-any-return]
+    return lambda draft: observer.on_step(draft.record())
 
 
 class _Failed(Exception):
@@ -190,30 +214,12 @@ class JsonlRecorder:
         self._lines.append(line_of(record))
         self._steps.append(StepRow.of(record))
 
+    def on_draft(self, draft: StepDraft) -> None:
+        """Add a step line, written from the step's draft (the same bytes as its record's)."""
+        self._lines.append(draft.line())
+        self._steps.append(draft.row())
+
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Add the footer and write the file, with its columns (see ``write_record``)."""
         self._lines.append(line_of(footer))
         write_record(self.path, self._lines, self._steps)
-
-
-def line_of(record: BaseModel) -> str:
-    """Return ``record`` as one JSON line; text that is not valid Unicode is mended first.
-
-    An agent's words may hold a lone surrogate (from a model server's escaped half of an emoji,
-    say), which UTF-8 cannot carry: it becomes "?", so the step is kept and reads back.
-    """
-    try:
-        return record.model_dump_json()
-    except PydanticSerializationError:
-        mended = _mended(record.model_dump())
-        return type(record).model_validate(mended).model_dump_json()
-
-
-def _mended(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, dict):
-        return {_mended(k): _mended(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_mended(v) for v in value]
-    return value
