@@ -74,7 +74,7 @@ class StepDraft:
     frames: dict[str, str] | None = None
     """The frames' hashes, when they are kept (None: the record's default, none)."""
     part: StepPart | None = None
-    _line: str | None = field(default=None, repr=False)
+    _line: bytes | None = field(default=None, repr=False)
     _record: StepRecord | None = field(default=None, repr=False)
 
     def record(self) -> StepRecord:
@@ -108,16 +108,14 @@ class StepDraft:
             self._record = record.model_copy(update=update) if update else record
         return self._record
 
-    def line(self) -> str:
-        """Return the step's JSON line: the record's ``model_dump_json()``, byte for byte.
+    def line(self) -> bytes:
+        """Return the step's JSON line in UTF-8: the record's ``model_dump_json()``, byte for byte.
 
         Raises as ``record`` does on a value the model refuses.
         """
         if self._line is None:
             fast = _step_line(self)
-            if fast is None:
-                fast = line_of(self.record())
-            self._line = fast
+            self._line = line_of(self.record()).encode() if fast is None else fast
         return self._line
 
     def row(self) -> StepRow:
@@ -125,15 +123,15 @@ class StepDraft:
         self.line()  # the values checked (or the record made, when they were not plain)
         if self._record is not None:
             return StepRow.of(self._record)
-        pose, timings = self.pose, self.timings
+        pose, events = self.pose, self.events
         return StepRow(
             (pose.x, pose.y, pose.z),
             self.collisions,
             self.target_distance,
             self.stage,
             self.action["type"],
-            timings,
-            tuple(e.kind.value for e in self.events),
+            self.timings,
+            tuple([e.kind._value_ for e in events]) if events else (),
         )
 
 
@@ -161,7 +159,7 @@ def _mended(value: Any) -> Any:
 
 
 # --- the fast writer ------------------------------------------------------------------------
-def _step_line(draft: StepDraft) -> str | None:
+def _step_line(draft: StepDraft) -> bytes | None:
     """Return the draft's line as the model writes it, or None when a value is not plain.
 
     The line is the same dict the model dumps, written by pydantic's own JSON writer
@@ -173,7 +171,7 @@ def _step_line(draft: StepDraft) -> str | None:
     if values is None:
         return None
     try:
-        return to_json(values, inf_nan_mode="null").decode()
+        return to_json(values, inf_nan_mode="null")
     except PydanticSerializationError:
         return None  # a lone surrogate in some text: the model's writer mends it
 
@@ -191,9 +189,10 @@ def _plain_values(draft: StepDraft) -> dict[str, Any] | None:
         _plain_model(draft.family)
         and type(draft.index) is int
         and type(pose) is Pose
-        and _coordinates(pose.x, pose.y, pose.z, pose.yaw)
-        and _action_plain(draft.action)
-        and _stages_plain(draft.stages)
+        and _coordinate(pose.x)
+        and _coordinate(pose.y)
+        and _coordinate(pose.z)
+        and _coordinate(pose.yaw)
         and (stage is None or type(stage) is str)
         and (draft.target_distance is None or _finite(draft.target_distance))
         and type(draft.collisions) is int
@@ -206,13 +205,15 @@ def _plain_values(draft: StepDraft) -> dict[str, Any] | None:
         and _finite(timings[1])
         and _finite(timings[2])
         and (said is None or type(said) is str)
-        and all(type(call) is ModelCallRecord for call in draft.model_calls)
+        and (not draft.model_calls or _calls_plain(draft.model_calls))
         and (draft.frames is None or _texts_plain(draft.frames))
         and (draft.part is None or isinstance(draft.part, StepPart))
+        and _action_plain(draft.action)
     ):
         return None
-    events = _events(draft.events)
-    if events is None:
+    stages = _stages(draft.stages)
+    events = _events(draft.events) if draft.events else []
+    if stages is None or events is None:
         return None
     return {
         "kind": "step",
@@ -220,7 +221,7 @@ def _plain_values(draft: StepDraft) -> dict[str, Any] | None:
         "pose": [pose.x, pose.y, pose.z, pose.yaw],
         "action": draft.action,
         "events": events,
-        "stages": {name: status.value for name, status in draft.stages.items()},
+        "stages": stages,
         "stage": stage,
         "target_distance": draft.target_distance,
         "collisions": draft.collisions,
@@ -276,21 +277,31 @@ def _finite(value: Any) -> bool:
     return type(value) is float and value - value == 0.0
 
 
-def _coordinates(*values: Any) -> bool:
-    """Return whether each value is a float a pose keeps unchanged (``episode.PoseField``)."""
-    return all(type(v) is float and -MAX_COORDINATE <= v <= MAX_COORDINATE for v in values)
+def _coordinate(value: Any) -> bool:
+    """Return whether ``value`` is a float a pose keeps unchanged (``episode.PoseField``)."""
+    return type(value) is float and -MAX_COORDINATE <= value <= MAX_COORDINATE
 
 
-def _stages_plain(stages: Any) -> bool:
-    return type(stages) is dict and all(
-        type(name) is str and type(status) is StageStatus for name, status in stages.items()
-    )
+def _stages(stages: Any) -> dict[str, str] | None:
+    """Return each stage's status value by name, or None if one is not a name and a status."""
+    if type(stages) is not dict:
+        return None
+    values = {}
+    for name, status in stages.items():
+        if type(name) is not str or type(status) is not StageStatus:
+            return None
+        values[name] = status._value_  # the enum's own value, without its property's cost
+    return values
 
 
 def _texts_plain(texts: Any) -> bool:
     return type(texts) is dict and all(
         type(key) is str and type(value) is str for key, value in texts.items()
     )
+
+
+def _calls_plain(calls: Any) -> bool:
+    return all(type(call) is ModelCallRecord for call in calls)
 
 
 def _events(events: Sequence[Event]) -> list[dict[str, Any]] | None:
@@ -306,7 +317,7 @@ def _events(events: Sequence[Event]) -> list[dict[str, Any]] | None:
             and type(detail) is str
         ):
             return None
-        dumped.append({"kind": kind.value, "target": target, "detail": detail})
+        dumped.append({"kind": kind._value_, "target": target, "detail": detail})
     return dumped
 
 
@@ -331,7 +342,10 @@ def _action_plain(data: Any) -> bool:
         return False
     values = iter(data.values())
     next(values)  # the type, checked above
-    return all(check(value) for check, value in zip(fields[1], values, strict=True))
+    for check in fields[1]:
+        if not check(next(values)):
+            return False
+    return True
 
 
 _ACTION_FIELDS: dict[str, tuple[tuple[str, ...], tuple[Check, ...]] | None] = {}

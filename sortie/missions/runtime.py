@@ -211,11 +211,10 @@ class MissionRuntime(ABC):
 
     def _count_collision(self, events: tuple[Event, ...]) -> int:
         """Count a contact once, then ignore contacts for the cooldown's steps."""
-        touched = any(e.kind is EventKind.CONTACT for e in events)
         if self._cooldown > 0:
             self._cooldown -= 1
             return 0
-        if touched:
+        if events and any(e.kind is EventKind.CONTACT for e in events):
             self._cooldown = COLLISION_COOLDOWN
             self._collisions += 1
             return 1
@@ -229,13 +228,14 @@ class MissionRuntime(ABC):
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> MissionObservation:
         assert self.brief is not None
+        used = self.clock_used
         return MissionObservation(
             frames,
             self.backend.holding() is not None,
             tuple(events),
             self.steps,
-            self.clock_used,
-            max(0.0, self.brief.budget_s - self.clock_used),
+            used,
+            max(0.0, self.brief.budget_s - used),
         )
 
     def _record(

@@ -202,16 +202,16 @@ class JsonlRecorder:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lines: list[str] = []
+        self._lines: list[bytes] = []
         self._steps: list[StepRow] = []
 
     def on_start(self, header: TrajectoryHeader) -> None:
         """Start the record."""
-        self._lines, self._steps = [line_of(header)], []
+        self._lines, self._steps = [line_of(header).encode()], []
 
     def on_step(self, record: StepRecord) -> None:
         """Add a step line."""
-        self._lines.append(line_of(record))
+        self._lines.append(line_of(record).encode())
         self._steps.append(StepRow.of(record))
 
     def on_draft(self, draft: StepDraft) -> None:
@@ -221,5 +221,5 @@ class JsonlRecorder:
 
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Add the footer and write the file, with its columns (see ``write_record``)."""
-        self._lines.append(line_of(footer))
+        self._lines.append(line_of(footer).encode())
         write_record(self.path, self._lines, self._steps)

@@ -334,7 +334,7 @@ def test_a_line_the_reader_would_refuse_gets_no_columns_and_loses_stale_ones(rec
     )
     steps = [huge, *read.steps[1:]]
     lines = [line_of(read.header), *(line_of(s) for s in steps), line_of(read.footer)]
-    records_io.write_record(path, lines, [StepRow.of(s) for s in steps])
+    records_io.write_record(path, [line.encode() for line in lines], [StepRow.of(s) for s in steps])
     assert not columns_file(path).exists()
     with pytest.raises(ConfigError, match="at most ±2\\^63"):
         _ = read_trajectory(path).steps

@@ -68,9 +68,9 @@ def draft(**changes) -> StepDraft:
     return StepDraft(**{**values, **changes})
 
 
-def model_line(step: StepDraft) -> str:
+def model_line(step: StepDraft) -> bytes:
     """Return the line the record's model writes for ``step`` (a copy: nothing cached)."""
-    return line_of(dataclasses.replace(step, _line=None, _record=None).record())
+    return line_of(dataclasses.replace(step, _line=None, _record=None).record()).encode()
 
 
 def assert_fast_and_same(step: StepDraft) -> None:
@@ -190,7 +190,7 @@ def test_an_actions_non_finite_number_is_written_as_null(value):
     """An agent's NaN or infinity is kept in the action as null, as its model writes it."""
     step = draft(action=action_to_dict(Move(value, 1.0, value)))
     assert_fast_and_same(step)
-    assert '"turn":null' in step.line()
+    assert b'"turn":null' in step.line()
 
 
 @pytest.mark.parametrize(

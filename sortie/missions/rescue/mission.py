@@ -95,6 +95,8 @@ class RescueMission(MissionRuntime):
         return stages, self._brief(spec, stages)
 
     def _stages(self) -> list[Stage]:
+        # S1 and S3 are done within a distance of their own target: the tracker has just
+        # measured it, in the state it asks them in (``StageTracker.target_distance``).
         r, b = self.rules, self.backend
         return [
             Stage(
@@ -102,7 +104,7 @@ class RescueMission(MissionRuntime):
                 "explore",
                 "Search the area until you come near the casualty.",
                 self.casualty,
-                lambda: b.distance_to(self.casualty) <= r.sighting_radius,
+                lambda: self._target_distance() <= r.sighting_radius,
             ),
             Stage(
                 "S2",
@@ -119,7 +121,7 @@ class RescueMission(MissionRuntime):
                 lambda: (
                     self.picked_up
                     and b.holding() == self.casualty
-                    and b.distance_to(self.stretcher) <= r.sighting_radius
+                    and self._target_distance() <= r.sighting_radius
                 ),
             ),
             Stage(
@@ -130,6 +132,11 @@ class RescueMission(MissionRuntime):
                 lambda: self.dropped_in_zone,
             ),
         ]
+
+    def _target_distance(self) -> float:
+        distance = self.tracker.target_distance()
+        assert distance is not None  # asked only of S1 and S3, which have targets
+        return distance
 
     def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
         labels = {}
