@@ -140,21 +140,28 @@ def write_columns(path: Path, trajectory: Trajectory) -> None:
     write_atomic(columns_file(path), save_columns(trajectory.columns, digest))
 
 
-def write_record(path: Path, lines: Sequence[bytes], steps: Sequence[StepRow]) -> None:
+def write_record(
+    path: Path, lines: Sequence[bytes], steps: Sequence[StepRow], readable: bool = False
+) -> None:
     """Write a record made of ``lines`` (UTF-8 JSON, no newline) and, when it can, its columns.
 
     ``steps`` are the rows of the steps the step lines were written from (a recorder keeps
     these, not the records). Their columns are the ones a read of the lines would make (each
     number reads back as written) when every step line passes the reader's checks by
     construction: short enough, nothing nested too deep, no escape that could be a lone
-    surrogate, no integer of 19 digits or more. Then scoring the record loads its columns
-    instead of parsing every line it has just written; otherwise the columns are left for a
-    full read to make (``write_columns``).
+    surrogate, no integer of 19 digits or more. ``readable``: the writer of the step lines
+    knows they do (``StepDraft.readable``); otherwise they are scanned for it. Then scoring
+    the record loads its columns instead of parsing every line it has just written;
+    otherwise the columns are left for a full read to make (``write_columns``).
     """
     data = b"\n".join(lines) + b"\n"
     write_atomic(path, data)
     side = columns_file(path)
-    if _vouched(data, len(lines[0]), len(lines[-1])) and not _long_integer(data):
+    ends = _long_integer(lines[0]) or _long_integer(lines[-1])  # the header's and footer's
+    steps_read = readable or (
+        _vouched(data, len(lines[0]), len(lines[-1])) and not _long_integer(data)
+    )
+    if not ends and steps_read:
         columns = StepColumns.of_rows(steps)
         write_atomic(side, save_columns(columns, hashlib.sha256(data).digest()))
     else:

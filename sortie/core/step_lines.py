@@ -40,6 +40,7 @@ from sortie.core.records import (
     recorded_action,
     step_model,
 )
+from sortie.core.records_io import MAX_LINE_BYTES
 from sortie.core.serialize import action_model
 from sortie.core.vocabulary import WORDS
 
@@ -76,6 +77,8 @@ class StepDraft:
     part: StepPart | None = None
     _line: bytes | None = field(default=None, repr=False)
     _record: StepRecord | None = field(default=None, repr=False)
+    _plain: bool = field(default=False, repr=False)
+    """Whether the line was written from checked plain values (``_step_line``)."""
 
     def record(self) -> StepRecord:
         """Return the step's validated record (raises as the model does on a bad value)."""
@@ -115,8 +118,25 @@ class StepDraft:
         """
         if self._line is None:
             fast = _step_line(self)
+            self._plain = fast is not None
             self._line = line_of(self.record()).encode() if fast is None else fast
         return self._line
+
+    def readable(self) -> bool:
+        """Return whether the step's line passes a reader's checks by how it was written.
+
+        True for a line written from checked plain values with no model calls and no part:
+        nested three deep at most, finite numbers, integers of at most 18 digits, text that
+        is valid Unicode (``records_io`` reads it back as written). Otherwise a recorder
+        scans the line for what a reader refuses.
+        """
+        line = self.line()
+        return (
+            self._plain
+            and not self.model_calls
+            and self.part is None
+            and len(line) <= MAX_LINE_BYTES
+        )
 
     def row(self) -> StepRow:
         """Return what the columns keep of the step: the values its line was written from."""
@@ -187,7 +207,7 @@ def _plain_values(draft: StepDraft) -> dict[str, Any] | None:
     )
     if not (
         _plain_model(draft.family)
-        and type(draft.index) is int
+        and _small_integer(draft.index)
         and type(pose) is Pose
         and _coordinate(pose.x)
         and _coordinate(pose.y)
@@ -195,7 +215,7 @@ def _plain_values(draft: StepDraft) -> dict[str, Any] | None:
         and _coordinate(pose.yaw)
         and (stage is None or type(stage) is str)
         and (draft.target_distance is None or _finite(draft.target_distance))
-        and type(draft.collisions) is int
+        and _small_integer(draft.collisions)
         and _finite(draft.clock_sim)
         and _finite(draft.clock_latency)
         and (holding is None or type(holding) is str)
@@ -270,6 +290,15 @@ def _shape(model: type[StepRecord]) -> tuple[Any, ...]:
         tuple(decorators.model_validators),
         tuple(model.model_computed_fields),
     )
+
+
+SMALL_INTEGER = 10**18
+"""Integers written by the fast writer stay below this: 18 digits, which every reader takes
+(a larger one goes through the model, and its record is scanned for it: ``records_io``)."""
+
+
+def _small_integer(value: Any) -> bool:
+    return type(value) is int and -SMALL_INTEGER < value < SMALL_INTEGER
 
 
 def _finite(value: Any) -> bool:
@@ -390,7 +419,9 @@ def _check(annotation: Any) -> Check | None:
         return None if inner is None else _or_none(inner)
     if get_origin(annotation) is Literal:
         return _literal(frozenset(get_args(annotation)))
-    exact = {str: str, bool: bool, int: int}.get(annotation)
+    if annotation is int:
+        return _small_integer
+    exact = {str: str, bool: bool}.get(annotation)
     if exact is not None:
         return lambda value: type(value) is exact
     if isinstance(annotation, type) and issubclass(annotation, StrEnum):
@@ -400,7 +431,7 @@ def _check(annotation: Any) -> Check | None:
 
 def _recorded_number(value: Any) -> bool:
     """Return whether ``value`` is a number a record keeps as sent (a NaN: written as null)."""
-    return value is None or type(value) is float or type(value) is int
+    return value is None or type(value) is float or _small_integer(value)
 
 
 def _or_none(check: Check) -> Check:

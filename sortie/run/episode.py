@@ -74,9 +74,13 @@ def run_episode(
             started = time.perf_counter()
             action = _decide(agent, observation, started)
             thinking = time.perf_counter() - started
-            output = output_of()
-            charged = thinking if output.decision_seconds is None else output.decision_seconds
-            said = AgentSaid(thinking, output.text, output.calls)
+            if output_of is None:  # an agent that says nothing
+                charged, said = thinking, AgentSaid(thinking)
+            else:
+                output = output_of()
+                stated = output.decision_seconds
+                charged = thinking if stated is None else stated
+                said = AgentSaid(thinking, output.text, output.calls)
             observation, draft = _guard(BACKEND_ERROR, advance, action, charged, said)
             if keep_frames is not None:  # the frames' hashes: known once the step is made
                 draft.frames = keep_frames(observation)
@@ -146,15 +150,16 @@ def _decide(agent: Agent, observation: Any, started: float) -> Any:
         raise
 
 
-def _output_reader(agent: Agent) -> Callable[[], StepOutput]:
+def _output_reader(agent: Agent) -> Callable[[], StepOutput] | None:
     """Return what reads the agent's words and model calls after each of its actions.
 
-    Asked once an episode: a check against a runtime protocol looks up the agent's attributes
-    one by one, which cost more than the rest of a step's record.
+    None: the agent says nothing of them. Asked once an episode: a check against a runtime
+    protocol looks up the agent's attributes one by one, which cost more than the rest of a
+    step's record.
     """
     if isinstance(agent, SupportsStepOutput):
         return lambda: _guard(FailureReason.AGENT_ERROR, _checked_output, agent)
-    return StepOutput
+    return None
 
 
 def _checked_output(agent: SupportsStepOutput) -> StepOutput:
@@ -204,22 +209,27 @@ class JsonlRecorder:
         self.path = path
         self._lines: list[bytes] = []
         self._steps: list[StepRow] = []
+        self._readable = True
+        """Whether every step line so far reads back by how it was written."""
 
     def on_start(self, header: TrajectoryHeader) -> None:
         """Start the record."""
         self._lines, self._steps = [line_of(header).encode()], []
+        self._readable = True
 
     def on_step(self, record: StepRecord) -> None:
         """Add a step line."""
         self._lines.append(line_of(record).encode())
         self._steps.append(StepRow.of(record))
+        self._readable = False  # a model's line: scanned at the end
 
     def on_draft(self, draft: StepDraft) -> None:
         """Add a step line, written from the step's draft (the same bytes as its record's)."""
         self._lines.append(draft.line())
         self._steps.append(draft.row())
+        self._readable = self._readable and draft.readable()
 
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Add the footer and write the file, with its columns (see ``write_record``)."""
         self._lines.append(line_of(footer).encode())
-        write_record(self.path, self._lines, self._steps)
+        write_record(self.path, self._lines, self._steps, self._readable)
