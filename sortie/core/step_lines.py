@@ -38,7 +38,6 @@ from sortie.core.records import (
     StepRecord,
     Timings,
     recorded_action,
-    step_model,
 )
 from sortie.core.records_io import MAX_LINE_BYTES
 from sortie.core.serialize import action_model
@@ -55,7 +54,8 @@ class StepDraft:
     ``line`` and ``record`` are made once each; ``frames`` and ``part`` may be set before.
     """
 
-    family: str
+    model: type[StepRecord]
+    """The step record model of the episode's family (``records.step_model``)."""
     index: int
     pose: Pose
     action: dict[str, Any]
@@ -83,7 +83,7 @@ class StepDraft:
     def record(self) -> StepRecord:
         """Return the step's validated record (raises as the model does on a bad value)."""
         if self._record is None:
-            record = step_model(self.family)(
+            record = self.model(
                 index=self.index,
                 pose=self.pose,
                 action=recorded_action(self.action),
@@ -130,7 +130,7 @@ class StepDraft:
         is valid Unicode (``records_io`` reads it back as written). Otherwise a recorder
         scans the line for what a reader refuses.
         """
-        line = self.line()
+        line = self.line() if self._line is None else self._line
         return (
             self._plain
             and not self.model_calls
@@ -140,7 +140,8 @@ class StepDraft:
 
     def row(self) -> StepRow:
         """Return what the columns keep of the step: the values its line was written from."""
-        self.line()  # the values checked (or the record made, when they were not plain)
+        if self._line is None:
+            self.line()  # the values checked (or the record made, when they were not plain)
         if self._record is not None:
             return StepRow.of(self._record)
         pose, events = self.pose, self.events
@@ -206,7 +207,7 @@ def _plain_values(draft: StepDraft) -> dict[str, Any] | None:
         draft.agent_output,
     )
     if not (
-        _plain_model(draft.family)
+        _plain_model(draft.model)
         and _small_integer(draft.index)
         and type(pose) is Pose
         and _coordinate(pose.x)
@@ -259,13 +260,12 @@ def _plain_values(draft: StepDraft) -> dict[str, Any] | None:
 _PLAIN_MODELS: dict[type[StepRecord], bool] = {}
 
 
-def _plain_model(family: str) -> bool:
-    """Return whether ``family``'s step model dumps what ``_plain_values`` gives (asked once).
+def _plain_model(model: type[StepRecord]) -> bool:
+    """Return whether ``model`` dumps a step as ``_plain_values`` gives it (asked once a model).
 
     A family's own model may add fields or change how one is written: its steps go through
     the model.
     """
-    model = step_model(family)
     plain = _PLAIN_MODELS.get(model)
     if plain is None:
         plain = _PLAIN_MODELS[model] = model is StepRecord or (

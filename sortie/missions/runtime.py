@@ -25,6 +25,7 @@ from sortie.core.records import (
     Outcome,
     StepRecord,
     TrajectoryFooter,
+    step_model,
 )
 from sortie.core.run_config import PoseSettings
 from sortie.core.serialize import action_to_dict
@@ -126,6 +127,7 @@ class MissionRuntime(ABC):
                 f"runtime runs {self.family!r} episodes"
             )
         self.spec = spec
+        self._step_model = step_model(self.family)
         observation = self.backend.reset(spec, seed)
         stages, self.brief = self._setup(spec)
         self.tracker = StageTracker(stages, self._distance)
@@ -248,7 +250,7 @@ class MissionRuntime(ABC):
         said: AgentSaid,
     ) -> StepDraft:
         return StepDraft(
-            self.family,
+            self._step_model,
             self.steps,
             self.backend.pose(),
             action_to_dict(action),

@@ -6,7 +6,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.columns import StepRow
@@ -97,6 +97,7 @@ def run_episode(
 BACKEND_ERROR = FailureReason.BACKEND_ERROR
 
 
+@runtime_checkable
 class DraftObserver(Protocol):
     """An observer that takes a step as its draft (``StepDraft``), not as a built record.
 
@@ -109,10 +110,12 @@ class DraftObserver(Protocol):
 
 
 def _step_taker(observer: Observer) -> Callable[[StepDraft], None]:
-    """Return what hands ``observer`` each step: its draft, or its built record."""
-    on_draft = getattr(observer, "on_draft", None)
-    if on_draft is not None:
-        return on_draft  # type: ignore[no-any-return]
+    """Return what hands ``observer`` each step: its draft, or its built record.
+
+    Asked once an episode (a check against a runtime protocol is not free).
+    """
+    if isinstance(observer, DraftObserver):
+        return observer.on_draft
     return lambda draft: observer.on_step(draft.record())
 
 

@@ -13,7 +13,7 @@ from sortie.core.actions import FlightPrimitive, Fly, Interact, Interaction, Inv
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Event, EventKind
 from sortie.core.pose import Pose
-from sortie.core.records import ModelCallRecord, StageStatus, StepRecord
+from sortie.core.records import ModelCallRecord, StageStatus, StepRecord, step_model
 from sortie.core.serialize import action_to_dict
 from sortie.core.step_lines import StepDraft, _step_line, line_of
 from sortie.missions.aerial.vocabulary import AerialEvent, TaskAction, TaskActionKind
@@ -51,7 +51,7 @@ SPECIAL_FLOATS = [
 def draft(**changes) -> StepDraft:
     """Return a plain rescue step's draft, with ``changes``."""
     values = {
-        "family": "rescue",
+        "model": StepRecord,
         "index": 3,
         "pose": Pose(1.5, -2.25, 0.0, 90.0),
         "action": action_to_dict(Move(12.5, 0.75)),
@@ -152,7 +152,7 @@ def any_draft(rng: random.Random) -> StepDraft:
     ]
     floats = [any_float(rng) for _ in range(6)]
     return draft(
-        family="household" if household else rng.choice(["rescue", "aerial"]),
+        model=step_model("household") if household else StepRecord,
         index=rng.choice([1, 1500, 10**18 - 1]),
         pose=Pose(*(coordinate(rng) for _ in range(4))),
         action=any_action(rng),
@@ -255,7 +255,7 @@ def test_a_plain_steps_line_is_vouched_for_unless_it_holds_calls_or_a_part():
     rng = random.Random(3)
     assert draft().readable()
     assert not draft(model_calls=(any_call(rng),)).readable()
-    assert not draft(family="household", part=any_round(rng)).readable()
+    assert not draft(model=step_model("household"), part=any_round(rng)).readable()
 
 
 def test_an_undeclared_event_kind_is_refused_as_the_model_refuses_it():
@@ -296,7 +296,6 @@ def test_the_row_is_the_one_the_record_gives():
 
 def test_every_line_vouched_for_passes_the_readers_checks():
     """A line a draft calls readable decodes with the reader's checks and reads back as written."""
-    from sortie.core.records import step_model
     from sortie.core.records_io import _decode_line
 
     rng = random.Random(5)
@@ -307,6 +306,6 @@ def test_every_line_vouched_for_passes_the_readers_checks():
             vouched += 1
             value, problem = _decode_line(step.line())
             assert problem is None
-            back = step_model(step.family).model_validate(value)
+            back = step.model.model_validate(value)
             assert back.model_dump_json().encode() == step.line()
     assert vouched > 200
