@@ -21,6 +21,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -406,11 +407,29 @@ def _plain(line: bytes) -> bool:
     r"""Return whether no value of ``line`` can be nested too deep or hold a lone surrogate.
 
     A surrogate comes only from a ``\u`` escape, and nothing is nested deeper than there are
-    brackets: two byte scans that spare most lines the walk over every value, which took
-    about as long as parsing them.
+    brackets, or than its brackets outside strings nest: byte scans that spare most lines
+    the walk over every value, which took about as long as parsing them. ``line`` is JSON
+    that decoded.
     """
-    brackets = line.count(b"[") + line.count(b"{")
-    return brackets < MAX_DEPTH and b"\\u" not in line
+    if b"\\u" in line:
+        return False
+    return line.count(b"[") + line.count(b"{") < MAX_DEPTH or _nesting(line) < MAX_DEPTH
+
+
+def _nesting(line: bytes) -> int:
+    """Return how deep the brackets of the JSON text ``line`` nest, outside its strings.
+
+    With every escaped backslash and escaped quote taken out, the quotes left delimit the
+    strings; the text between them holds the brackets that nest. A value inside the deepest
+    brackets lies one level deeper than they nest.
+    """
+    unescaped = line.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(unescaped.split(b'"')[::2]).translate(None, _NOT_NESTING)
+    return max(accumulate(map(_NESTING_STEP.__getitem__, outside)), default=0)
+
+
+_NOT_NESTING = bytes(b for b in range(256) if b not in b"[]{}")
+_NESTING_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
 def _refuse_constant(name: str) -> Any:
