@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import glob
 import hashlib
 import json
 import math
@@ -577,11 +576,18 @@ def writing(folder: Path, doing: str) -> Iterator[None]:
 
 
 def _remove_stale_temporaries(path: Path) -> None:
-    """Remove the temporary files of ``path`` left by processes that are gone."""
-    for temporary in path.parent.glob(f"{glob.escape(path.name)}.*.tmp"):
-        pid = temporary.name[len(path.name) + 1 : -len(".tmp")]
+    """Remove the temporary files of ``path`` left by processes that are gone.
+
+    Names are matched by their ends, not by a glob: a glob compiles a pattern for every new
+    name, which cost more than writing a small file.
+    """
+    prefix = f"{path.name}."
+    with os.scandir(path.parent) as entries:
+        names = [e.name for e in entries if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+    for name in names:
+        pid = name[len(prefix) : -len(".tmp")]
         if pid.isascii() and pid.isdigit() and not _alive(int(pid)):
-            temporary.unlink(missing_ok=True)
+            (path.parent / name).unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:

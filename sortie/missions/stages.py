@@ -51,6 +51,10 @@ class _Progress:
     done_step: int | None = None
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(_Progress))
+"""What a stage's record keeps of its progress (plain values: read, not deep-copied)."""
+
+
 @dataclass
 class StageTracker:
     """Follows a mission's stages through an episode."""
@@ -121,7 +125,7 @@ class StageTracker:
     def records(self) -> list[StageRecord]:
         """Return one StageRecord per stage."""
         return [
-            StageRecord(name=s.name, target=s.target, **dataclasses.asdict(p))
+            StageRecord(name=s.name, target=s.target, **{f: getattr(p, f) for f in _FIELDS})
             for s, p in zip(self.stages, self._progress, strict=True)
         ]
 
