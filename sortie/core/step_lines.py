@@ -15,8 +15,8 @@ step through the model (``StepDraft.record``), which refuses or converts it as i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
@@ -111,6 +111,19 @@ class StepDraft:
             self._record = record.model_copy(update=update) if update else record
         return self._record
 
+    def model_copy(self, *, update: Mapping[str, Any]) -> StepDraft:
+        """Return a copy with ``update``'s fields set, as a record's ``model_copy`` does.
+
+        So a family that sets its step's part on what its base's ``_record`` made keeps
+        working: ``super()._record(...).model_copy(update={"part": ...})``. Only the fields a
+        draft holds as its record does can be set (``COPIED``).
+        """
+        if not update.keys() <= COPIED:
+            unknown = ", ".join(sorted(update.keys() - COPIED))
+            allowed = ", ".join(sorted(COPIED))
+            raise TypeError(f"StepDraft.model_copy: cannot set {unknown}; allowed: {allowed}")
+        return replace(self, **update, _line=None, _record=None, _plain=False)
+
     def line(self) -> bytes:
         """Return the step's JSON line in UTF-8: the record's ``model_dump_json()``, byte for byte.
 
@@ -154,6 +167,13 @@ class StepDraft:
             self.timings,
             tuple([e.kind._value_ for e in events]) if events else (),
         )
+
+
+COPIED = frozenset(
+    {"index", "pose", "stages", "stage", "target_distance", "collisions", "clock_sim"}
+    | {"clock_latency", "holding", "agent_output", "model_calls", "frames", "part"}
+)
+"""The fields a draft holds as its record does (``StepDraft.model_copy`` may set them)."""
 
 
 def line_of(record: BaseModel) -> str:

@@ -26,6 +26,7 @@ from sortie.core.step_lines import StepDraft, line_of
 from sortie.missions.runtime import AgentSaid, MissionRuntime
 
 T = TypeVar("T")
+BACKEND_ERROR = FailureReason.BACKEND_ERROR
 
 
 class Observer(Protocol):
@@ -92,9 +93,6 @@ def run_episode(
     except _Failed as failed:
         return _finish(runtime, observers, failed)
     return _finish(runtime, observers, None)
-
-
-BACKEND_ERROR = FailureReason.BACKEND_ERROR
 
 
 @runtime_checkable

@@ -309,3 +309,16 @@ def test_every_line_vouched_for_passes_the_readers_checks():
             back = step.model.model_validate(value)
             assert back.model_dump_json().encode() == step.line()
     assert vouched > 200
+
+
+def test_a_family_sets_its_part_on_a_draft_as_on_a_record():
+    """``model_copy(update=...)`` keeps a family's ``_record`` override working; odd keys fail."""
+    rng = random.Random(9)
+    part = any_round(rng)
+    step = draft(model=step_model("household"))
+    step.line()
+    copied = step.model_copy(update={"part": part})
+    assert copied.part is part and step.part is None
+    assert copied.line() == model_line(copied) and b'"round":{"round"' in copied.line()
+    with pytest.raises(TypeError, match="cannot set timings; allowed: "):
+        step.model_copy(update={"timings": None})
