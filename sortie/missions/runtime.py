@@ -20,18 +20,16 @@ from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Brief, CameraInfo, Event, EventKind, MissionObservation
 from sortie.core.records import (
-    EventRecord,
     FailureReason,
     ModelCallRecord,
     Outcome,
     StepRecord,
-    Timings,
     TrajectoryFooter,
-    recorded_action,
     step_model,
 )
 from sortie.core.run_config import PoseSettings
 from sortie.core.serialize import action_to_dict
+from sortie.core.step_lines import StepDraft
 from sortie.missions.clock import Clock as Clock
 from sortie.missions.family import FamilySettings
 from sortie.missions.pose_sensor import PoseSensor
@@ -129,6 +127,7 @@ class MissionRuntime(ABC):
                 f"runtime runs {self.family!r} episodes"
             )
         self.spec = spec
+        self._step_model = step_model(self.family)
         observation = self.backend.reset(spec, seed)
         stages, self.brief = self._setup(spec)
         self.tracker = StageTracker(stages, self._distance)
@@ -154,6 +153,17 @@ class MissionRuntime(ABC):
 
         ``said`` is what the record keeps of the agent's decision (its time, words and model
         calls), so that the record is made once.
+        """
+        observation, draft = self.advance(action, decision_seconds, said)
+        return observation, draft.record()
+
+    def advance(
+        self, action: Action, decision_seconds: float = 0.0, said: AgentSaid = NOTHING_SAID
+    ) -> tuple[MissionObservation, StepDraft]:
+        """Apply one agent action, as ``step`` does; return the step's record as a draft.
+
+        The episode loop writes the draft's line without building the record's model
+        (``sortie.core.step_lines``); its values are checked there, not here.
         """
         if self.done:
             raise ConfigError(f"episode {self.spec.episode_id}: step() after the episode ended")
@@ -203,11 +213,10 @@ class MissionRuntime(ABC):
 
     def _count_collision(self, events: tuple[Event, ...]) -> int:
         """Count a contact once, then ignore contacts for the cooldown's steps."""
-        touched = any(e.kind is EventKind.CONTACT for e in events)
         if self._cooldown > 0:
             self._cooldown -= 1
             return 0
-        if touched:
+        if events and any(e.kind is EventKind.CONTACT for e in events):
             self._cooldown = COLLISION_COOLDOWN
             self._collisions += 1
             return 1
@@ -221,13 +230,14 @@ class MissionRuntime(ABC):
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> MissionObservation:
         assert self.brief is not None
+        used = self.clock_used
         return MissionObservation(
             frames,
             self.backend.holding() is not None,
             tuple(events),
             self.steps,
-            self.clock_used,
-            max(0.0, self.brief.budget_s - self.clock_used),
+            used,
+            max(0.0, self.brief.budget_s - used),
         )
 
     def _record(
@@ -238,22 +248,21 @@ class MissionRuntime(ABC):
         collisions: int,
         outcome: StepOutcome,
         said: AgentSaid,
-    ) -> StepRecord:
-        return step_model(self.family)(
-            index=self.steps,
-            pose=self.backend.pose(),
-            action=recorded_action(action_to_dict(action)),
-            events=[EventRecord(kind=e.kind, target=e.target, detail=e.detail) for e in events],
-            stages=self.tracker.statuses(),
-            stage=stage.name if stage else None,
-            target_distance=self.tracker.distance_of(stage),
-            collisions=collisions,
-            clock_sim=self.clock_sim,
-            clock_latency=self.clock_latency,
-            holding=self.backend.holding(),
-            timings=Timings(
-                agent=said.seconds, backend=outcome.backend_seconds, render=outcome.render_seconds
-            ),
-            agent_output=said.text,
-            model_calls=list(said.calls),
+    ) -> StepDraft:
+        return StepDraft(
+            self._step_model,
+            self.steps,
+            self.backend.pose(),
+            action_to_dict(action),
+            events,
+            self.tracker.statuses(),
+            stage.name if stage else None,
+            self.tracker.distance_of(stage),
+            collisions,
+            self.clock_sim,
+            self.clock_latency,
+            self.backend.holding(),
+            (said.seconds, outcome.backend_seconds, outcome.render_seconds),
+            said.text,
+            said.calls,
         )

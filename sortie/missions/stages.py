@@ -51,6 +51,10 @@ class _Progress:
     done_step: int | None = None
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(_Progress))
+"""What a stage's record keeps of its progress (plain values: read, not deep-copied)."""
+
+
 @dataclass
 class StageTracker:
     """Follows a mission's stages through an episode."""
@@ -60,10 +64,16 @@ class StageTracker:
     """Horizontal distance from the agent to a named object."""
     _progress: list[_Progress] = field(default_factory=list)
     _active: int = 0
+    _statuses: dict[str, StageStatus] = field(default_factory=dict)
+    """Each stage's status by name, made again only when one changes (a step's record asks
+    for them every step)."""
+    _index: dict[int, int] = field(default_factory=dict)
+    """Each stage's place in ``stages``, by the stage's ``id``."""
 
     def start(self) -> None:
         """Activate the first stage (and latch any already satisfied at the start)."""
         self._progress = [_Progress() for _ in self.stages]
+        self._index = {id(stage): i for i, stage in enumerate(self.stages)}
         self._active = 0
         self._begin(0, step=0)
         self._latch(step=0)
@@ -98,21 +108,24 @@ class StageTracker:
         """
         if stage is None or stage.target is None:
             return None
-        index = next(i for i, known in enumerate(self.stages) if known is stage)
-        return self._progress[index].d_final
+        return self._progress[self._index[id(stage)]].d_final
 
     def target_distance(self) -> float | None:
-        """Return the active stage's current distance to its target."""
+        """Return the active stage's current distance to its target.
+
+        A stage's ``done`` may read it: the tracker measures the active stage's distance in
+        the state its predicate is then asked in (every step, and as a stage begins).
+        """
         return None if self.all_done else self._progress[self._active].d_final
 
     def statuses(self) -> dict[str, StageStatus]:
         """Return each stage's status by name."""
-        return {s.name: p.status for s, p in zip(self.stages, self._progress, strict=True)}
+        return dict(self._statuses)
 
     def records(self) -> list[StageRecord]:
         """Return one StageRecord per stage."""
         return [
-            StageRecord(name=s.name, target=s.target, **dataclasses.asdict(p))
+            StageRecord(name=s.name, target=s.target, **{f: getattr(p, f) for f in _FIELDS})
             for s, p in zip(self.stages, self._progress, strict=True)
         ]
 
@@ -121,6 +134,12 @@ class StageTracker:
         progress.status, progress.started_step = StageStatus.ACTIVE, step
         self._measure(index)
         progress.d_init = progress.d_final
+        self._restate()
+
+    def _restate(self) -> None:
+        self._statuses = {
+            s.name: p.status for s, p in zip(self.stages, self._progress, strict=True)
+        }
 
     def _measure(self, index: int) -> None:
         stage, progress = self.stages[index], self._progress[index]
@@ -135,5 +154,6 @@ class StageTracker:
             progress = self._progress[self._active]
             progress.status, progress.done_step = StageStatus.DONE, step
             self._active += 1
+            self._restate()
             if not self.all_done:
                 self._begin(self._active, step)

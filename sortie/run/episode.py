@@ -6,10 +6,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
-
-from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from sortie.agents.base import Agent, StepOutput, SupportsStepOutput
 from sortie.core.columns import StepRow
@@ -25,9 +22,11 @@ from sortie.core.records import (
     TrajectoryHeader,
 )
 from sortie.core.records_io import write_record
+from sortie.core.step_lines import StepDraft, line_of
 from sortie.missions.runtime import AgentSaid, MissionRuntime
 
 T = TypeVar("T")
+BACKEND_ERROR = FailureReason.BACKEND_ERROR
 
 
 class Observer(Protocol):
@@ -70,22 +69,52 @@ def run_episode(
     try:
         _guard(FailureReason.AGENT_ERROR, agent.reset, runtime.brief, header.seed)
         output_of = _output_reader(agent)
+        told = [_step_taker(observer) for observer in observers]
+        advance = runtime.advance
         while not runtime.done:
             started = time.perf_counter()
             action = _decide(agent, observation, started)
             thinking = time.perf_counter() - started
-            output = output_of()
-            charged = thinking if output.decision_seconds is None else output.decision_seconds
-            said = AgentSaid(thinking, output.text, output.calls)
-            step = runtime.step
-            observation, record = _guard(FailureReason.BACKEND_ERROR, step, action, charged, said)
+            if output_of is None:  # an agent that says nothing
+                charged, said = thinking, AgentSaid(thinking)
+            else:
+                output = output_of()
+                stated = output.decision_seconds
+                charged = thinking if stated is None else stated
+                said = AgentSaid(thinking, output.text, output.calls)
+            observation, draft = _guard(BACKEND_ERROR, advance, action, charged, said)
             if keep_frames is not None:  # the frames' hashes: known once the step is made
-                record = record.model_copy(update={"frames": keep_frames(observation)})
-            for observer in observers:
-                observer.on_step(record)
+                draft.frames = keep_frames(observation)
+            # The step's values checked as its record's model would (a NaN the backend reported
+            # ends the episode): writing its line does it.
+            _guard(BACKEND_ERROR, draft.line)
+            for tell in told:
+                tell(draft)
     except _Failed as failed:
         return _finish(runtime, observers, failed)
     return _finish(runtime, observers, None)
+
+
+@runtime_checkable
+class DraftObserver(Protocol):
+    """An observer that takes a step as its draft (``StepDraft``), not as a built record.
+
+    The recorder is one: it keeps the step's line and row, so no step's model is built.
+    """
+
+    def on_draft(self, draft: StepDraft) -> None:
+        """Called after every step, once the draft's line is written (its values checked)."""
+        ...
+
+
+def _step_taker(observer: Observer) -> Callable[[StepDraft], None]:
+    """Return what hands ``observer`` each step: its draft, or its built record.
+
+    Asked once an episode (a check against a runtime protocol is not free).
+    """
+    if isinstance(observer, DraftObserver):
+        return observer.on_draft
+    return lambda draft: observer.on_step(draft.record())
 
 
 class _Failed(Exception):
@@ -122,15 +151,16 @@ def _decide(agent: Agent, observation: Any, started: float) -> Any:
         raise
 
 
-def _output_reader(agent: Agent) -> Callable[[], StepOutput]:
+def _output_reader(agent: Agent) -> Callable[[], StepOutput] | None:
     """Return what reads the agent's words and model calls after each of its actions.
 
-    Asked once an episode: a check against a runtime protocol looks up the agent's attributes
-    one by one, which cost more than the rest of a step's record.
+    None: the agent says nothing of them. Asked once an episode: a check against a runtime
+    protocol looks up the agent's attributes one by one, which cost more than the rest of a
+    step's record.
     """
     if isinstance(agent, SupportsStepOutput):
         return lambda: _guard(FailureReason.AGENT_ERROR, _checked_output, agent)
-    return StepOutput
+    return None
 
 
 def _checked_output(agent: SupportsStepOutput) -> StepOutput:
@@ -178,42 +208,29 @@ class JsonlRecorder:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lines: list[str] = []
+        self._lines: list[bytes] = []
         self._steps: list[StepRow] = []
+        self._readable = True
+        """Whether every step line so far reads back by how it was written."""
 
     def on_start(self, header: TrajectoryHeader) -> None:
         """Start the record."""
-        self._lines, self._steps = [line_of(header)], []
+        self._lines, self._steps = [line_of(header).encode()], []
+        self._readable = True
 
     def on_step(self, record: StepRecord) -> None:
         """Add a step line."""
-        self._lines.append(line_of(record))
+        self._lines.append(line_of(record).encode())
         self._steps.append(StepRow.of(record))
+        self._readable = False  # a model's line: scanned at the end
+
+    def on_draft(self, draft: StepDraft) -> None:
+        """Add a step line, written from the step's draft (the same bytes as its record's)."""
+        self._lines.append(draft.line())
+        self._steps.append(draft.row())
+        self._readable = self._readable and draft.readable()
 
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Add the footer and write the file, with its columns (see ``write_record``)."""
-        self._lines.append(line_of(footer))
-        write_record(self.path, self._lines, self._steps)
-
-
-def line_of(record: BaseModel) -> str:
-    """Return ``record`` as one JSON line; text that is not valid Unicode is mended first.
-
-    An agent's words may hold a lone surrogate (from a model server's escaped half of an emoji,
-    say), which UTF-8 cannot carry: it becomes "?", so the step is kept and reads back.
-    """
-    try:
-        return record.model_dump_json()
-    except PydanticSerializationError:
-        mended = _mended(record.model_dump())
-        return type(record).model_validate(mended).model_dump_json()
-
-
-def _mended(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")
-    if isinstance(value, dict):
-        return {_mended(k): _mended(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_mended(v) for v in value]
-    return value
+        self._lines.append(line_of(footer).encode())
+        write_record(self.path, self._lines, self._steps, self._readable)

@@ -334,10 +334,27 @@ def test_a_line_the_reader_would_refuse_gets_no_columns_and_loses_stale_ones(rec
     )
     steps = [huge, *read.steps[1:]]
     lines = [line_of(read.header), *(line_of(s) for s in steps), line_of(read.footer)]
-    records_io.write_record(path, lines, [StepRow.of(s) for s in steps])
+    records_io.write_record(path, [line.encode() for line in lines], [StepRow.of(s) for s in steps])
     assert not columns_file(path).exists()
     with pytest.raises(ConfigError, match="at most ±2\\^63"):
         _ = read_trajectory(path).steps
+
+
+def test_a_header_with_a_long_integer_gets_no_columns_though_its_steps_are_vouched_for(
+    records, tmp_path
+):
+    """The header and footer are scanned for long integers even when the steps need not be."""
+    from sortie.run.episode import line_of
+
+    path = tmp_path / "seeded.jsonl"
+    read = read_trajectory(records[0])
+    header = read.header.model_copy(update={"seed": 2**62})  # 19 digits
+    texts = [line_of(header), *(line_of(s) for s in read.steps), line_of(read.footer)]
+    lines, rows = [text.encode() for text in texts], [StepRow.of(s) for s in read.steps]
+    records_io.write_record(path, lines, rows, readable=True)
+    assert not columns_file(path).exists()
+    records_io.write_record(path, [line_of(read.header).encode(), *lines[1:]], rows, True)
+    assert columns_file(path).exists()
 
 
 @pytest.mark.parametrize(

@@ -240,7 +240,7 @@ def test_a_round_the_executor_fails_is_answered_so_the_planner_stays_in_step(tmp
     from sortie.missions.household.mission import HouseholdMission
 
     steps = {"n": 0}
-    real = HouseholdMission.step
+    real = HouseholdMission.advance  # what the episode loop calls each step
 
     def failing_second(self, *args, **kwargs):
         steps["n"] += 1
@@ -248,7 +248,7 @@ def test_a_round_the_executor_fails_is_answered_so_the_planner_stays_in_step(tmp
             raise RuntimeError("the simulator crashed")
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(HouseholdMission, "step", failing_second)
+    monkeypatch.setattr(HouseholdMission, "advance", failing_second)
     first, second = expert_script(FIRST)[:2]
     with executor(tmp_path) as served:
         sock = connect(served["port"])

@@ -186,3 +186,96 @@ def test_words_that_are_not_text_are_the_agents_error_before_the_step():
         footer = run_suite(suite, "mumbling", {}, RunSettings(Path(folder)))[0].footer
     assert footer.failure_reason == "agent_error" and footer.steps == 0
     assert "text must be a str or None" in (footer.error or "")
+
+
+def _scripted_rescue(script):
+    """Return a rescue mission on the scripted double, and its episode's record header."""
+    from sortie.core.episode import EpisodeSpec, WorldSpec
+    from sortie.core.pose import Pose
+    from sortie.core.records import PluginRef, TrajectoryHeader
+    from sortie.missions.rescue.mission import RescueMission
+    from sortie.testing.scripted import ScriptedBackend
+
+    objects = {"casualty": (5.0, 0.0, 0.0), "stretcher": (-1.0, 0.0, 0.0)}
+    spec = EpisodeSpec(
+        episode_id="t/draft",
+        family="rescue",
+        level="L1",
+        world=WorldSpec(builder="scripted", seed=0),
+        start=Pose(0.0, 0.0, 0.0, 0.0),
+        targets={"casualty": "casualty", "stretcher": "stretcher"},
+        mission={
+            "clue_text": "red",
+            "reference_view": [0, 0, 1.6, 0, 0],
+            "budget_s": 2.0,
+            "path_distance": 5.0,
+            "shortest_length": 11.0,
+        },
+    )
+    header = TrajectoryHeader(
+        episode=spec,
+        agent=PluginRef(name="a"),
+        backend=PluginRef(name="b"),
+        seed=0,
+        code_version="0",
+    )
+    return RescueMission(ScriptedBackend(objects, script)), header
+
+
+class Walking:
+    """An agent that walks straight on."""
+
+    def reset(self, brief, seed):
+        pass
+
+    def act(self, observation):
+        from sortie.core.actions import Move
+
+        return Move(0.0, 1.0)
+
+
+class Collecting:
+    """An observer that takes each step as a built record (it has no ``on_draft``)."""
+
+    def __init__(self):
+        self.records = []
+
+    def on_start(self, header):
+        pass
+
+    def on_step(self, record):
+        self.records.append(record)
+
+    def on_end(self, footer):
+        pass
+
+
+def test_an_observer_of_records_gets_each_steps_validated_record_as_written(tmp_path):
+    """Beside the recorder, a plain observer is handed each step's record: the line's own."""
+    from sortie.core.records import StepRecord
+    from sortie.run.episode import JsonlRecorder, run_episode
+    from sortie.testing.scripted import glide
+
+    mission, header = _scripted_rescue(glide)
+    collecting = Collecting()
+    run_episode(mission, Walking(), header, [JsonlRecorder(tmp_path / "r.jsonl"), collecting])
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()[1:-1]
+    assert len(lines) == 10 and all(type(r) is StepRecord for r in collecting.records)
+    assert [r.model_dump_json() for r in collecting.records] == lines
+
+
+def test_a_nan_pose_from_the_backend_ends_the_episode_as_a_backend_error(tmp_path):
+    """The step's values are still checked as its model checks them: a NaN is not written."""
+    from sortie.core.pose import Pose
+    from sortie.run.episode import JsonlRecorder, run_episode
+    from sortie.testing.scripted import glide
+
+    def drifting(pose, action):
+        moved, events = glide(pose, action)
+        return (Pose(moved.x, 0.0, 0.0, float("nan")) if moved.x > 0.5 else moved), events
+
+    mission, header = _scripted_rescue(drifting)
+    footer = run_episode(mission, Walking(), header, [JsonlRecorder(tmp_path / "r.jsonl")])
+    assert footer.failure_reason == "backend_error" and footer.steps == 3
+    assert "pose" in (footer.error or "") and "finite" in (footer.error or "")
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 4  # the NaN step: not kept

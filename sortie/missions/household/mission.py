@@ -25,7 +25,7 @@ from sortie.core.actions import Action, InvalidAction
 from sortie.core.episode import EpisodeSpec
 from sortie.core.errors import ConfigError
 from sortie.core.observation import ActionLimits, Brief, Event, EventKind, Frames, Observation
-from sortie.core.records import StepRecord
+from sortie.core.step_lines import StepDraft
 from sortie.missions.household.executor import Executor, Manipulator
 from sortie.missions.household.facts import HouseholdFacts
 from sortie.missions.household.fit import task_problems
@@ -197,9 +197,10 @@ class HouseholdMission(MissionRuntime):
         )
         return reason.value
 
-    def _record(self, action: Action, *args: Any, **kwargs: Any) -> StepRecord:
-        record = super()._record(action, *args, **kwargs)
-        return record.model_copy(update={"part": None if self.unanswered else self.rounds[-1]})
+    def _record(self, action: Action, *args: Any, **kwargs: Any) -> StepDraft:
+        draft = super()._record(action, *args, **kwargs)
+        draft.part = None if self.unanswered else self.rounds[-1]
+        return draft
 
     def _observe(self, frames: Any, events: tuple[Event, ...]) -> HouseholdObservation:
         backend = self.robot

@@ -90,11 +90,15 @@ class RescueMission(MissionRuntime):
         self.casualty, self.stretcher = spec.targets["casualty"], spec.targets["stretcher"]
         self.picked_up = self.dropped_in_zone = False
         self.failed_drops_near = 0
+        # Distances measured in the current state, by object (emptied whenever it changes).
+        self._measured: dict[str, float] = {}
         self._doors = self.backend.doors()
         stages = self._stages()
         return stages, self._brief(spec, stages)
 
     def _stages(self) -> list[Stage]:
+        # S1 and S3 are done within a distance of their own target: the tracker has just
+        # measured it, in the state it asks them in (``StageTracker.target_distance``).
         r, b = self.rules, self.backend
         return [
             Stage(
@@ -102,7 +106,7 @@ class RescueMission(MissionRuntime):
                 "explore",
                 "Search the area until you come near the casualty.",
                 self.casualty,
-                lambda: b.distance_to(self.casualty) <= r.sighting_radius,
+                lambda: self._target_distance() <= r.sighting_radius,
             ),
             Stage(
                 "S2",
@@ -119,7 +123,7 @@ class RescueMission(MissionRuntime):
                 lambda: (
                     self.picked_up
                     and b.holding() == self.casualty
-                    and b.distance_to(self.stretcher) <= r.sighting_radius
+                    and self._target_distance() <= r.sighting_radius
                 ),
             ),
             Stage(
@@ -130,6 +134,11 @@ class RescueMission(MissionRuntime):
                 lambda: self.dropped_in_zone,
             ),
         ]
+
+    def _target_distance(self) -> float:
+        distance = self.tracker.target_distance()
+        assert distance is not None  # asked only of S1 and S3, which have targets
+        return distance
 
     def _brief(self, spec: EpisodeSpec, stages: list[Stage]) -> Brief:
         labels = {}
@@ -168,6 +177,7 @@ class RescueMission(MissionRuntime):
 
     # --- one step ---------------------------------------------------------------------
     def _act(self, action: Action) -> tuple[StepOutcome, list[Event]]:
+        self._measured = {}
         problem = self._invalid(action)
         if problem is not None:
             outcome = self.backend.step(Move())
@@ -179,9 +189,24 @@ class RescueMission(MissionRuntime):
         else:
             assert isinstance(action, Move)
             outcome = self.backend.step(action)
+        self._measured = {}  # the body moved
         if self.triggers is Triggers.ASSISTED:
             events += self._assist()
         return outcome, events
+
+    def _distance(self, target: str) -> float:
+        """Return the distance to a stage's target, as measured already in this state if it was.
+
+        The tracker measures its active stage's target after the step's triggers, which have
+        often just measured the same one (the casualty, or the stretcher while carrying).
+        """
+        known = self._measured.get(target)
+        return self.backend.distance_to(target) if known is None else known
+
+    def _distance_now(self, name: str) -> float:
+        """Return the distance to ``name`` and keep it while nothing moves (``_distance``)."""
+        distance = self._measured[name] = self.backend.distance_to(name)
+        return distance
 
     def _invalid(self, action: Action) -> str | None:
         """Return why ``action`` is not allowed here, or None."""
@@ -222,24 +247,26 @@ class RescueMission(MissionRuntime):
         door = self._door_in_reach()
         if door is not None:
             events.append(self._hands.set_door(door, True))
+            self._measured = {}
         return events
 
     def _grab(self) -> Event | None:
         r, b = self.rules, self.backend
         if b.holding() is not None or self.dropped_in_zone:
             return None
-        near = b.distance_to(self.casualty) <= r.trigger_radius
+        near = self._distance_now(self.casualty) <= r.trigger_radius
         if near and abs(b.height_difference(self.casualty)) <= r.trigger_height:
-            self.picked_up = True
+            self.picked_up, self._measured = True, {}
             return self._hands.pick_up(self.casualty)
         return None
 
     def _drop(self) -> Event | None:
         r, b = self.rules, self.backend
-        if b.holding() != self.casualty or b.distance_to(self.stretcher) > r.trigger_radius:
+        if b.holding() != self.casualty or self._distance_now(self.stretcher) > r.trigger_radius:
             return None
         if abs(b.height_difference(self.stretcher)) > r.trigger_height:
             return None  # the stretcher is on another floor, right below or above
+        self._measured = {}
         event = self._hands.put_down()
         self.dropped_in_zone = b.distance_between(self.casualty, self.stretcher) <= (
             r.handoff_radius
