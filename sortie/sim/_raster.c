@@ -254,17 +254,22 @@ static int span(const Edge *edges, int n, double y0, double y1, double *x0, doub
 }
 
 /* The pixels (``box``: first and last column, first and last row) whose centres lie within
- * ``grow`` pixels of the box around ``poly``. */
+ * ``grow`` pixels of the box from columns ``left`` to ``right`` and rows ``top`` to ``bottom``. */
+static void box_within(const Frame *f, double left, double right, double top, double bottom, double grow, int box[4]) {
+    box[0] = (int)greater(0.0, ceil(greater(-1.0, left - grow - 0.5)));
+    box[1] = (int)lesser(f->width - 1.0, floor(lesser(f->width, right + grow - 0.5)));
+    box[2] = (int)greater(0.0, ceil(greater(-1.0, top - grow - 0.5)));
+    box[3] = (int)lesser(f->height - 1.0, floor(lesser(f->height, bottom + grow - 0.5)));
+}
+
+/* The pixels whose centres lie within ``grow`` pixels of the box around ``poly``. */
 static void box_of(const Frame *f, const Polygon *poly, double grow, int box[4]) {
     double top = INFINITY, bottom = -INFINITY, left = INFINITY, right = -INFINITY;
     for (int k = 0; k < poly->n; k++) {
         top = lesser(top, poly->p[k][1]), bottom = greater(bottom, poly->p[k][1]);
         left = lesser(left, poly->p[k][0]), right = greater(right, poly->p[k][0]);
     }
-    box[0] = (int)greater(0.0, ceil(greater(-1.0, left - grow - 0.5)));
-    box[1] = (int)lesser(f->width - 1.0, floor(lesser(f->width, right + grow - 0.5)));
-    box[2] = (int)greater(0.0, ceil(greater(-1.0, top - grow - 0.5)));
-    box[3] = (int)lesser(f->height - 1.0, floor(lesser(f->height, bottom + grow - 0.5)));
+    box_within(f, left, right, top, bottom, grow, box);
 }
 
 /* Whether the turn a -> b -> c is counter-clockwise (in the image's column and row). */
@@ -590,6 +595,30 @@ static void touch(const Frame *f, const int box[4]) {
  * (before them, only boxes of 64 pixels or fewer were looked at). */
 static int hidden_box(const Frame *f, const int box[4], double depth) { return covered(f, box, depth); }
 
+/* Whether a triangle ahead of the eye (every corner at least 2 NEAR) surely changes nothing,
+ * told before it is clipped: its corners' pixel box, grown by at least raster_triangle's
+ * ``grow``, holds no pixel centre or is hidden (``covered``) at a depth nearer than any of its
+ * points less ``metres``. Its clipped outline lies within its corners' hull and ahead of
+ * their nearest depth, up to rounding that ``ROUNDING`` covers many times over, so that box
+ * and depth bound raster_triangle's and this skips only triangles it would drop. */
+#define ROUNDING 1e-9
+static int skipped(const Frame *f, double cam[3][3], double widen, double angle, double metres) {
+    double left = INFINITY, right = -INFINITY, top = INFINITY, bottom = -INFINITY, nearest = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        double x = cam[k][0];
+        if (!(x >= 2.0 * NEAR)) return 0;
+        double col = f->width / 2.0 - f->focal * cam[k][1] / x, row = f->height / 2.0 - f->focal * cam[k][2] / x;
+        left = lesser(left, col), right = greater(right, col), top = lesser(top, row), bottom = greater(bottom, row);
+        nearest = lesser(nearest, x);
+    }
+    nearest *= 1.0 - ROUNDING;
+    double size = greater(greater(fabs(left), fabs(right)), greater(fabs(top), fabs(bottom)));
+    double grow = (SLACK + widen * (BAND / nearest + angle)) * (1.0 + ROUNDING) + ROUNDING * (1.0 + size);
+    int box[4];
+    box_within(f, left, right, top, bottom, grow, box);
+    return covered(f, box, nearest - metres * (1.0 + ROUNDING));
+}
+
 /* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
  * be cast instead. */
 static int raster_triangle(const Frame *f, const float *c, const double *reach, int32_t index, int near) {
@@ -616,6 +645,7 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
     Polygon poly;
     double widen = f->focal * f->reach_max * (1.0 + f->reach_max), metres = 0.0;
     if (state == READY) metres = BAND + BAND_SLOPE * s.scale * s.scale / s.h;
+    if (!near && skipped(f, cam, widen, s.angle, metres)) return 1;
     double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
     int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
     double nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
