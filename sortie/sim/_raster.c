@@ -619,6 +619,51 @@ static int skipped(const Frame *f, double cam[3][3], double widen, double angle,
     return covered(f, box, nearest - metres * (1.0 + ROUNDING));
 }
 
+/* Rasterise one triangle not outside the view, its corners ``cam`` in camera coordinates;
+ * ``check``: first see whether it is surely ``skipped``. */
+static void raster_seen(const Frame *f, const float *c, double cam[3][3], const double *reach, int32_t index, int check) {
+    Setup s;
+    s.index = index;
+    int state = shape(f, c, cam, &s);
+    if (state == NO_AREA) return;
+    /* The band, as an angle seen from the eye: BAND / r + BAND_SLOPE * scale / h (the cosine
+     * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that.
+     * Clipping to the view MARGIN pixels wider is safe where the band stays under MARGIN / 2
+     * pixels: beyond a safe depth, so for a triangle that keeps twice as far from the eye
+     * (with room for the band). Else clip to the near plane only. */
+    Polygon poly;
+    double widen = f->focal * f->reach_max * (1.0 + f->reach_max), metres = 0.0;
+    if (state == READY) metres = BAND + BAND_SLOPE * s.scale * s.scale / s.h;
+    if (check && skipped(f, cam, widen, s.angle, metres)) return;
+    double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
+    int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
+    double nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
+    if (nearest == 0.0) return;
+    double grow = SLACK + widen * (BAND / nearest + s.angle);
+    int box[4];
+    box_of(f, &poly, grow, box);
+    /* A candidate just outside the outline may lie nearer than the outline, by the band. */
+    if (hidden_box(f, box, nearest - metres)) return;
+    if (state == EDGE_ON) { /* force the pixels of its band (s.angle is 0 here) */
+        if (poly.n > 8) { /* never for a clipped triangle; band_hull holds 8 corners: the box */
+            spans(f, &poly, grow, box, f->columns);
+            force_pixels(f, box, f->columns);
+            return;
+        }
+        Polygon hull;
+        band_hull(&poly, SLACK, widen, &hull);
+        box_of(f, &hull, 0.0, box);
+        spans(f, &hull, 0.0, box, f->columns);
+        force_pixels(f, box, f->columns);
+        return;
+    }
+    spans(f, &poly, grow, box, f->columns);
+    forms(f, reach, &s);
+    test_pixels(f, &s, box, f->columns);
+    touch(f, box);
+    return;
+}
+
 /* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
  * be cast instead. */
 static int raster_triangle(const Frame *f, const float *c, const double *reach, int32_t index, int near) {
@@ -632,48 +677,116 @@ static int raster_triangle(const Frame *f, const float *c, const double *reach, 
         if (area > 0.0 && within(f, c, fabs(dot3(n, sv)) / area, f->close)) return 0;
     }
     for (int k = 0; k < 3; k++) to_camera(f, c + 3 * k, cam[k]);
-    if (outside(f, cam)) return 1;
-    Setup s;
-    s.index = index;
-    int state = shape(f, c, cam, &s);
-    if (state == NO_AREA) return 1;
-    /* The band, as an angle seen from the eye: BAND / r + BAND_SLOPE * scale / h (the cosine
-     * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that.
-     * Clipping to the view MARGIN pixels wider is safe where the band stays under MARGIN / 2
-     * pixels: beyond a safe depth, so for a triangle that keeps twice as far from the eye
-     * (with room for the band). Else clip to the near plane only. */
-    Polygon poly;
-    double widen = f->focal * f->reach_max * (1.0 + f->reach_max), metres = 0.0;
-    if (state == READY) metres = BAND + BAND_SLOPE * s.scale * s.scale / s.h;
-    if (!near && skipped(f, cam, widen, s.angle, metres)) return 1;
-    double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
-    int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
-    double nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
-    if (nearest == 0.0) return 1;
-    double grow = SLACK + widen * (BAND / nearest + s.angle);
-    int box[4];
-    box_of(f, &poly, grow, box);
-    /* A candidate just outside the outline may lie nearer than the outline, by the band. */
-    if (hidden_box(f, box, nearest - metres)) return 1;
-    if (state == EDGE_ON) { /* force the pixels of its band (s.angle is 0 here) */
-        if (poly.n > 8) { /* never for a clipped triangle; band_hull holds 8 corners: the box */
-            spans(f, &poly, grow, box, f->columns);
-            force_pixels(f, box, f->columns);
-            return 1;
-        }
-        Polygon hull;
-        band_hull(&poly, SLACK, widen, &hull);
-        box_of(f, &hull, 0.0, box);
-        spans(f, &hull, 0.0, box, f->columns);
-        force_pixels(f, box, f->columns);
-        return 1;
-    }
-    spans(f, &poly, grow, box, f->columns);
-    forms(f, reach, &s);
-    test_pixels(f, &s, box, f->columns);
-    touch(f, box);
+    if (!outside(f, cam)) raster_seen(f, c, cam, reach, index, !near);
     return 1;
 }
+
+#ifdef HAVE_AVX2_PATH
+/* Coordinate ``q`` (of nine) of the four triangles ``c``, as doubles. */
+__attribute__((target("avx2"))) static inline __m256d coordinate_lanes(const float *const c[4], int q) {
+    return _mm256_cvtps_pd(_mm_setr_ps(c[0][q], c[1][q], c[2][q], c[3][q]));
+}
+
+/* Whether a lane's pixel box from its corners' columns (``lo``, ``hi``, grown by ``grow``)
+ * holds no pixel centre of ``size`` (box_within's box is empty). False where a value is NaN. */
+__attribute__((target("avx2"))) static inline __m256d no_centre(__m256d lo, __m256d hi, __m256d grow, double size) {
+    const __m256d half = _mm256_set1_pd(0.5);
+    __m256d first = _mm256_ceil_pd(_mm256_sub_pd(_mm256_sub_pd(lo, grow), half));
+    __m256d last = _mm256_floor_pd(_mm256_sub_pd(_mm256_add_pd(hi, grow), half));
+    __m256d empty = _mm256_or_pd(_mm256_cmp_pd(first, last, _CMP_GT_OQ), _mm256_cmp_pd(last, _mm256_setzero_pd(), _CMP_LT_OQ));
+    return _mm256_or_pd(empty, _mm256_cmp_pd(first, _mm256_set1_pd(size - 1.0), _CMP_GT_OQ));
+}
+
+/* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk not near the
+ * eye, four at a time: their camera coordinates (to_camera's operations in each lane, so the
+ * same bits), those outside the view (outside's tests) or surely covering no pixel centre
+ * dropped at once; raster_seen takes the others one by one. The second test bounds skipped's
+ * box from above as skipped does (the band's angle from the same formulas, widened by
+ * ROUNDING), without its hidden test: it drops only triangles raster_seen would. */
+__attribute__((target("avx2"))) static void raster_four(const Frame *f, const float *corners, const double *reach, size_t first, int count) {
+    const float *c[4];
+    for (int l = 0; l < 4; l++) c[l] = corners + 9 * (first + (size_t)(l < count ? l : count - 1));
+    __m256d cam[3][3], world[9];
+    for (int q = 0; q < 9; q++) world[q] = coordinate_lanes(c, q);
+    for (int k = 0; k < 3; k++) {
+        __m256d rel[3];
+        for (int i = 0; i < 3; i++) rel[i] = _mm256_sub_pd(world[3 * k + i], _mm256_set1_pd(f->eye[i]));
+        for (int j = 0; j < 3; j++) {
+            const double *a = f->axes[j];
+            cam[k][j] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(a[0]), rel[0]), _mm256_mul_pd(_mm256_set1_pd(a[1]), rel[1])),
+                                      _mm256_mul_pd(_mm256_set1_pd(a[2]), rel[2]));
+        }
+    }
+    const __m256d sign = _mm256_set1_pd(-0.0), kw = _mm256_set1_pd(f->slope_w), kh = _mm256_set1_pd(f->slope_h);
+    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    __m256d out[5] = {all, all, all, all, all}, front = all, nearest = _mm256_set1_pd(INFINITY), far2 = _mm256_setzero_pd();
+    __m256d lo[2] = {nearest, nearest}, hi[2] = {_mm256_set1_pd(-INFINITY), _mm256_set1_pd(-INFINITY)};
+    const double centre[2] = {f->width / 2.0, f->height / 2.0};
+    for (int k = 0; k < 3; k++) {
+        __m256d x = cam[k][0], y = cam[k][1], z = cam[k][2], wx = _mm256_mul_pd(kw, x), hx = _mm256_mul_pd(kh, x);
+        out[0] = _mm256_and_pd(out[0], _mm256_cmp_pd(x, _mm256_set1_pd(NEAR), _CMP_LT_OQ));
+        out[1] = _mm256_and_pd(out[1], _mm256_cmp_pd(y, wx, _CMP_GT_OQ));
+        out[2] = _mm256_and_pd(out[2], _mm256_cmp_pd(_mm256_xor_pd(y, sign), wx, _CMP_GT_OQ));
+        out[3] = _mm256_and_pd(out[3], _mm256_cmp_pd(z, hx, _CMP_GT_OQ));
+        out[4] = _mm256_and_pd(out[4], _mm256_cmp_pd(_mm256_xor_pd(z, sign), hx, _CMP_GT_OQ));
+        front = _mm256_and_pd(front, _mm256_cmp_pd(x, _mm256_set1_pd(2.0 * NEAR), _CMP_GE_OQ));
+        nearest = _mm256_min_pd(nearest, x);
+        for (int a = 0; a < 2; a++) { /* column (from y), then row (from z) */
+            __m256d p = _mm256_sub_pd(_mm256_set1_pd(centre[a]), _mm256_mul_pd(_mm256_set1_pd(f->focal), _mm256_div_pd(cam[k][1 + a], x)));
+            lo[a] = _mm256_min_pd(lo[a], p), hi[a] = _mm256_max_pd(hi[a], p);
+        }
+        __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)), _mm256_mul_pd(z, z));
+        __m256d o = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(world[3 * k], world[3 * k]), _mm256_mul_pd(world[3 * k + 1], world[3 * k + 1])),
+                                  _mm256_mul_pd(world[3 * k + 2], world[3 * k + 2]));
+        far2 = _mm256_max_pd(far2, _mm256_max_pd(d, o));
+    }
+    __m256d drop = _mm256_or_pd(_mm256_or_pd(out[0], out[1]), _mm256_or_pd(_mm256_or_pd(out[2], out[3]), out[4]));
+    /* The band's angle, BAND_SLOPE * scale / h (shape), h = |n . sv| / |n|. */
+    __m256d e1[3], e2[3], sv[3], n[3];
+    for (int i = 0; i < 3; i++) {
+        e1[i] = _mm256_sub_pd(world[3 + i], world[i]), e2[i] = _mm256_sub_pd(world[6 + i], world[i]);
+        sv[i] = _mm256_sub_pd(_mm256_set1_pd(f->eye[i]), world[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, m = (i + 2) % 3;
+        n[i] = _mm256_sub_pd(_mm256_mul_pd(e1[j], e2[m]), _mm256_mul_pd(e1[m], e2[j]));
+    }
+    __m256d area = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[0], n[0]), _mm256_mul_pd(n[1], n[1])), _mm256_mul_pd(n[2], n[2])));
+    __m256d hn = _mm256_andnot_pd(sign, _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[0], sv[0]), _mm256_mul_pd(n[1], sv[1])), _mm256_mul_pd(n[2], sv[2])));
+    __m256d angle = _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), _mm256_sqrt_pd(far2)), area), hn);
+    const __m256d widen = _mm256_set1_pd(f->focal * f->reach_max * (1.0 + f->reach_max)), wide = _mm256_set1_pd(1.0 + ROUNDING);
+    nearest = _mm256_mul_pd(nearest, _mm256_set1_pd(1.0 - ROUNDING));
+    __m256d size = _mm256_max_pd(_mm256_max_pd(_mm256_andnot_pd(sign, lo[0]), _mm256_andnot_pd(sign, hi[0])),
+                                 _mm256_max_pd(_mm256_andnot_pd(sign, lo[1]), _mm256_andnot_pd(sign, hi[1])));
+    __m256d band = _mm256_add_pd(_mm256_div_pd(_mm256_set1_pd(BAND), nearest), _mm256_mul_pd(angle, wide));
+    __m256d grow = _mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_set1_pd(SLACK), _mm256_mul_pd(widen, band)), wide),
+                                 _mm256_mul_pd(_mm256_set1_pd(ROUNDING), _mm256_add_pd(_mm256_set1_pd(1.0), size)));
+    __m256d empty = _mm256_or_pd(no_centre(lo[0], hi[0], grow, f->width), no_centre(lo[1], hi[1], grow, f->height));
+    drop = _mm256_or_pd(drop, _mm256_or_pd(_mm256_and_pd(front, empty), _mm256_cmp_pd(area, _mm256_setzero_pd(), _CMP_EQ_OQ)));
+    /* skipped's depth: the nearest corner's less the band beyond the outline (shape's metres
+     * for any face; an edge-on one has none), both bounded as above */
+    __m256d metres = _mm256_add_pd(_mm256_set1_pd(BAND), _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), far2), area), hn));
+    __m256d depth = _mm256_sub_pd(nearest, _mm256_mul_pd(metres, wide));
+    int dropped = _mm256_movemask_pd(drop), ahead = _mm256_movemask_pd(front);
+    double lanes[3][3][4], ends[4][4], grows[4], depths[4];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++) _mm256_storeu_pd(lanes[k][j], cam[k][j]);
+    _mm256_storeu_pd(ends[0], lo[0]), _mm256_storeu_pd(ends[1], hi[0]), _mm256_storeu_pd(ends[2], lo[1]), _mm256_storeu_pd(ends[3], hi[1]);
+    _mm256_storeu_pd(grows, grow), _mm256_storeu_pd(depths, depth);
+    for (int l = 0; l < count; l++) {
+        if (dropped >> l & 1) continue;
+        if (ahead >> l & 1) {
+            int box[4];
+            box_within(f, ends[0][l], ends[1][l], ends[2][l], ends[3][l], grows[l], box);
+            if (covered(f, box, depths[l])) continue;
+        }
+        double one[3][3];
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++) one[k][j] = lanes[k][j][l];
+        raster_seen(f, c[l], one, reach + 3 * (first + (size_t)l), (int32_t)(first + (size_t)l), 0);
+    }
+}
+#endif
 
 typedef struct {
     float *t, *u, *v;
@@ -1074,6 +1187,12 @@ static int raster_all(Frame *f, const float *corners, const double *reach, size_
     for (size_t k = 0; k < shown && whole; k++) {
         size_t first = order[k].chunk * CHUNK, last = first + CHUNK < count ? first + CHUNK : count;
         if (hidden(f, spheres + 4 * order[k].chunk, order + k)) continue;
+#ifdef HAVE_AVX2_PATH
+        if (simd_on && !order[k].near) {
+            for (size_t i = first; i < last; i += 4) raster_four(f, corners, reach, i, (int)(last - i < 4 ? last - i : 4));
+            continue;
+        }
+#endif
         for (size_t i = first; i < last && whole; i++)
             whole = raster_triangle(f, corners + 9 * i, reach + 3 * i, (int32_t)i, order[k].near);
     }
