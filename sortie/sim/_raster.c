@@ -687,14 +687,17 @@ __attribute__((target("avx2"))) static inline __m256d coordinate_lanes(const flo
     return _mm256_cvtps_pd(_mm_setr_ps(c[0][q], c[1][q], c[2][q], c[3][q]));
 }
 
-/* Whether a lane's pixel box from its corners' columns (``lo``, ``hi``, grown by ``grow``)
- * holds no pixel centre of ``size`` (box_within's box is empty). False where a value is NaN. */
-__attribute__((target("avx2"))) static inline __m256d no_centre(__m256d lo, __m256d hi, __m256d grow, double size) {
-    const __m256d half = _mm256_set1_pd(0.5);
+/* box_within's first and last pixel along one axis of ``size`` pixels, from the lanes' lowest
+ * and highest corner (``lo``, ``hi``) grown by ``grow``; returns whether that holds none
+ * (false where a value is NaN). ``ends`` are box_within's, where no value is NaN. */
+__attribute__((target("avx2"))) static inline __m256d pixel_range(__m256d lo, __m256d hi, __m256d grow, double size, __m128i ends[2]) {
+    const __m256d half = _mm256_set1_pd(0.5), zero = _mm256_setzero_pd(), most = _mm256_set1_pd(size - 1.0);
     __m256d first = _mm256_ceil_pd(_mm256_sub_pd(_mm256_sub_pd(lo, grow), half));
     __m256d last = _mm256_floor_pd(_mm256_sub_pd(_mm256_add_pd(hi, grow), half));
-    __m256d empty = _mm256_or_pd(_mm256_cmp_pd(first, last, _CMP_GT_OQ), _mm256_cmp_pd(last, _mm256_setzero_pd(), _CMP_LT_OQ));
-    return _mm256_or_pd(empty, _mm256_cmp_pd(first, _mm256_set1_pd(size - 1.0), _CMP_GT_OQ));
+    __m256d empty = _mm256_or_pd(_mm256_cmp_pd(first, last, _CMP_GT_OQ), _mm256_cmp_pd(last, zero, _CMP_LT_OQ));
+    empty = _mm256_or_pd(empty, _mm256_cmp_pd(first, most, _CMP_GT_OQ));
+    ends[0] = _mm256_cvttpd_epi32(_mm256_max_pd(first, zero)), ends[1] = _mm256_cvttpd_epi32(_mm256_min_pd(last, most));
+    return empty;
 }
 
 /* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk not near the
@@ -761,25 +764,24 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
     __m256d band = _mm256_add_pd(_mm256_div_pd(_mm256_set1_pd(BAND), nearest), _mm256_mul_pd(angle, wide));
     __m256d grow = _mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_set1_pd(SLACK), _mm256_mul_pd(widen, band)), wide),
                                  _mm256_mul_pd(_mm256_set1_pd(ROUNDING), _mm256_add_pd(_mm256_set1_pd(1.0), size)));
-    __m256d empty = _mm256_or_pd(no_centre(lo[0], hi[0], grow, f->width), no_centre(lo[1], hi[1], grow, f->height));
+    __m128i ends[4];
+    __m256d empty = _mm256_or_pd(pixel_range(lo[0], hi[0], grow, f->width, ends), pixel_range(lo[1], hi[1], grow, f->height, ends + 2));
     drop = _mm256_or_pd(drop, _mm256_or_pd(_mm256_and_pd(front, empty), _mm256_cmp_pd(area, _mm256_setzero_pd(), _CMP_EQ_OQ)));
     /* skipped's depth: the nearest corner's less the band beyond the outline (shape's metres
      * for any face; an edge-on one has none), both bounded as above */
     __m256d metres = _mm256_add_pd(_mm256_set1_pd(BAND), _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), far2), area), hn));
     __m256d depth = _mm256_sub_pd(nearest, _mm256_mul_pd(metres, wide));
     int dropped = _mm256_movemask_pd(drop), ahead = _mm256_movemask_pd(front);
-    double lanes[3][3][4], ends[4][4], grows[4], depths[4];
+    double lanes[3][3][4], depths[4];
+    int32_t boxes[4][4];
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++) _mm256_storeu_pd(lanes[k][j], cam[k][j]);
-    _mm256_storeu_pd(ends[0], lo[0]), _mm256_storeu_pd(ends[1], hi[0]), _mm256_storeu_pd(ends[2], lo[1]), _mm256_storeu_pd(ends[3], hi[1]);
-    _mm256_storeu_pd(grows, grow), _mm256_storeu_pd(depths, depth);
+    for (int e = 0; e < 4; e++) _mm_storeu_si128((__m128i *)boxes[e], ends[e]);
+    _mm256_storeu_pd(depths, depth);
     for (int l = 0; l < count; l++) {
         if (dropped >> l & 1) continue;
-        if (ahead >> l & 1) {
-            int box[4];
-            box_within(f, ends[0][l], ends[1][l], ends[2][l], ends[3][l], grows[l], box);
-            if (covered(f, box, depths[l])) continue;
-        }
+        int box[4] = {boxes[0][l], boxes[1][l], boxes[2][l], boxes[3][l]};
+        if (ahead >> l & 1 && covered(f, box, depths[l])) continue;
         double one[3][3];
         for (int k = 0; k < 3; k++)
             for (int j = 0; j < 3; j++) one[k][j] = lanes[k][j][l];
