@@ -13,6 +13,11 @@
  * - EDGE: the nearest candidate's hit lies within a band of its outline (inside or out), where
  *   Embree's float32 test may decide either way;
  * - TIE: another candidate lies within rounding of the same depth;
+ * - APART: the nearest candidate's triangle has a coincident partner (the ray caster counts
+ *   faces up to a tenth of a millimetre apart as in one plane, sortie.sim.exact) whose hit may
+ *   lie beyond the tie margin, by how far the partner's corners lie off its plane
+ *   (sortie.sim.raster.apart) over the cosine: the caster may give the pixel to that partner.
+ *   Marked as EDGE, which is reset likewise when a nearer candidate comes;
  * - forced: a triangle seen nearly edge-on may cover the pixel, or a hit lies at the eye
  *   (kept whatever comes nearer).
  *
@@ -84,6 +89,7 @@ typedef struct {
     double slope_w, slope_h, side_w, side_h; /* the view's sides, for outside and chunk_matters */
     int width, height;
     const float *dirs; /* each pixel's ray (x, y, z), or with ``turned`` the rows x, y and z at zero yaw */
+    const double *apart; /* per triangle: how far its partners' corners lie off its plane (APART above) */
     int turned;
     float cos, sin; /* the yaw's turn (sortie.sim.camera.yaw_turn) */
     Best best;    /* the frame's pixels (from its Scratch) */
@@ -99,6 +105,7 @@ typedef struct {
     double det[3], un[3], vn[3], t0, twice_area, h, scale, reach[3], far_slope, angle;
     double band_far, spread; /* the pixel test's band beyond BAND * det, and its cosine's numerator */
     int32_t index;
+    double apart; /* how far its partners lie off its plane (APART in the module comment) */
 } Setup;
 
 /* Whether the pixel loops run four pixels an instruction (AVX2): set when the module loads,
@@ -139,7 +146,9 @@ static inline void candidate(const Frame *f, const Setup *s, size_t k, double t,
         f->best.state[k] |= FORCED;
         return;
     }
-    consider(&f->best, k, t, TIE_SLOPE * t + TIE_FLOOR + TIE_GRAZING * t * inv_cos, s->index, edge);
+    double margin = TIE_SLOPE * t + TIE_FLOOR + TIE_GRAZING * t * inv_cos;
+    /* a partner's hit lies at most apart / cosine away (twice that: room for rounding) */
+    consider(&f->best, k, t, margin, s->index, edge || s->apart * inv_cos * 2.0 > margin);
 }
 
 /* Test the pixel ``k`` whose numerators are ``det``, ``un``, ``vn`` (see Setup). Every
@@ -353,11 +362,13 @@ __attribute__((target("avx2"))) static inline __m128i narrow(__m256d mask) {
 /* candidate and consider for the pixels ``k`` to ``k + 3`` whose lanes are set in ``keep``,
  * each lane taking consider's branch as a choice between its old and new values. */
 __attribute__((target("avx2"))) static inline void consider_lanes(const Best *b, size_t k, __m256d keep, __m256d t, __m256d inv_cos,
-                                                                  __m256d edge, int32_t index) {
+                                                                  __m256d edge, int32_t index, double apart) {
     __m256d near = _mm256_and_pd(keep, _mm256_cmp_pd(t, _mm256_set1_pd(NEAR), _CMP_LT_OQ));
     keep = _mm256_andnot_pd(near, keep);
     __m256d margin = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(TIE_SLOPE), t), _mm256_set1_pd(TIE_FLOOR)),
                                    _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(TIE_GRAZING), t), inv_cos));
+    __m256d reach = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(apart), inv_cos), _mm256_set1_pd(2.0));
+    edge = _mm256_or_pd(edge, _mm256_cmp_pd(reach, margin, _CMP_GT_OQ));
     __m256d bt = _mm256_loadu_pd(b->t + k), bm = _mm256_loadu_pd(b->margin + k);
     __m128i tri = _mm_loadu_si128((const __m128i *)(b->tri + k));
     uint32_t packed;
@@ -413,7 +424,7 @@ __attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const 
         int bits = _mm256_movemask_pd(keep);
         if (!bits) continue;
         __m256d t = _mm256_div_pd(t0, det), inv_cos = _mm256_div_pd(spread, det);
-        consider_lanes(&f->best, k, keep, t, inv_cos, _mm256_cmp_pd(gap, band, _CMP_LE_OQ), s->index);
+        consider_lanes(&f->best, k, keep, t, inv_cos, _mm256_cmp_pd(gap, band, _CMP_LE_OQ), s->index, s->apart);
     }
 }
 #endif
@@ -503,6 +514,7 @@ static void forms(const Frame *f, const double *reach, Setup *s) {
     s->t0 *= sign;
     linear(f, n2, sign, s->det), linear(f, un, sign, s->un), linear(f, q, sign, s->vn);
     for (int k = 0; k < 3; k++) s->reach[k] = reach[k];
+    s->apart = f->apart[s->index];
     s->far_slope = 1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING * s->scale / s->h);
     /* The ray's length: the longest of the frame's stands for all (a wider band is safe). */
     double norm = f->reach_max;
@@ -1237,10 +1249,10 @@ static int raster_all(Frame *f, const float *corners, const double *reach, size_
 }
 
 static PyObject *frame(PyObject *self, PyObject *args) {
-    Py_buffer corners, reach, spheres, camera, eye, dirs, t, tri, u, v, unsure;
+    Py_buffer corners, reach, apart, spheres, camera, eye, dirs, t, tri, u, v, unsure;
     Frame f;
     f.cos = NAN, f.sin = NAN;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*diiw*w*w*w*w*|ff", &corners, &reach, &spheres, &camera, &eye, &dirs, &f.focal,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*diiw*w*w*w*w*|ff", &corners, &reach, &apart, &spheres, &camera, &eye, &dirs, &f.focal,
                           &f.width, &f.height, &t, &tri, &u, &v, &unsure, &f.cos, &f.sin))
         return NULL;
     f.turned = !isnan(f.cos);
@@ -1250,8 +1262,8 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     Scratch own = {0}, *scratch = kept_lent || n > KEPT_PIXELS ? &own : &kept;
     int lent = scratch == &kept;
     kept_lent |= lent;
-    f.dirs = dirs.buf;
-    if (!check(&reach, 3 * count, sizeof(double), "reach") ||
+    f.dirs = dirs.buf, f.apart = apart.buf;
+    if (!check(&reach, 3 * count, sizeof(double), "reach") || !check(&apart, count, sizeof(double), "apart") ||
         !check(&spheres, 4 * ((count + CHUNK - 1) / CHUNK), sizeof(double), "spheres") || !check(&camera, 9, sizeof(double), "camera") ||
         !check(&eye, 3, sizeof(float), "eye") || !check(&dirs, 3 * n, sizeof(float), "dirs") ||
         !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
@@ -1277,7 +1289,7 @@ done:
         kept_lent = 0;
     else
         scratch_free(&own);
-    PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
+    PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&apart), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
     PyBuffer_Release(&dirs), PyBuffer_Release(&t), PyBuffer_Release(&tri), PyBuffer_Release(&u);
     PyBuffer_Release(&v), PyBuffer_Release(&unsure);
     return result;
@@ -1424,7 +1436,7 @@ static PyMethodDef methods[] = {
      "simd([on]) -> bool: whether the pixel loops run four pixels an instruction (AVX2); on switches that, "
      "where the CPU has AVX2 (SORTIE_RASTER_SIMD=0 starts with it off)."},
     {"frame", frame, METH_VARARGS,
-     "frame(corners, reach, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
+     "frame(corners, reach, apart, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
      "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure. "
      "With cos and sin, dirs holds the rays at zero yaw as rows x, y, z, turned here by that yaw."},
     {"output", output, METH_VARARGS,
