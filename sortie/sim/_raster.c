@@ -45,6 +45,14 @@
 #define HAVE_AVX2_PATH 1
 #endif
 
+/* Functions rounding with ceil and floor are built twice, with SSE4.1 (one instruction each)
+ * and without, the loader choosing by the CPU: either way the same whole numbers. */
+#ifdef HAVE_AVX2_PATH
+#define ROUNDED __attribute__((target_clones("sse4.1", "default")))
+#else
+#define ROUNDED
+#endif
+
 #define NEAR 1e-3          /* metres ahead of the eye: nothing nearer is rasterised */
 #define BAND 2e-4          /* metres: a hit this close to an outline is unsure */
 #define BAND_SLOPE 4e-6    /* and this much more per metre of distance over the cosine */
@@ -264,7 +272,7 @@ static int span(const Edge *edges, int n, double y0, double y1, double *x0, doub
 
 /* The pixels (``box``: first and last column, first and last row) whose centres lie within
  * ``grow`` pixels of the box from columns ``left`` to ``right`` and rows ``top`` to ``bottom``. */
-static void box_within(const Frame *f, double left, double right, double top, double bottom, double grow, int box[4]) {
+ROUNDED static void box_within(const Frame *f, double left, double right, double top, double bottom, double grow, int box[4]) {
     box[0] = (int)greater(0.0, ceil(greater(-1.0, left - grow - 0.5)));
     box[1] = (int)lesser(f->width - 1.0, floor(lesser(f->width, right + grow - 0.5)));
     box[2] = (int)greater(0.0, ceil(greater(-1.0, top - grow - 0.5)));
@@ -325,7 +333,7 @@ static void band_hull(const Polygon *poly, double grow, double widen, Polygon *h
 
 /* Per row of ``box``, the columns whose pixel centres lie within ``grow`` pixels of ``poly``:
  * ``columns`` gets two entries a row (first > last: none). */
-static void spans(const Frame *f, const Polygon *poly, double grow, const int box[4], int *columns) {
+ROUNDED static void spans(const Frame *f, const Polygon *poly, double grow, const int box[4], int *columns) {
     (void)f;
     if ((box[1] - box[0] + 1) * (box[3] - box[2] + 1) <= SMALL) { /* a few pixels: test them all */
         for (int i = box[2]; i <= box[3]; i++) columns[2 * i] = box[0], columns[2 * i + 1] = box[1];
@@ -1163,7 +1171,7 @@ static int chunk_matters(const Frame *f, const double *sphere, Chunk *out) {
 }
 
 /* The image range [lo, hi] of ``-focal * lateral / depth + centre`` over a sphere's points. */
-static void sphere_range(const Frame *f, double lateral, double depth, double r, double centre, int size, int range[2]) {
+ROUNDED static void sphere_range(const Frame *f, double lateral, double depth, double r, double centre, int size, int range[2]) {
     double top = lateral + r, bottom = lateral - r;
     double most = top / (top >= 0 ? depth - r : depth + r), least = bottom / (bottom <= 0 ? depth - r : depth + r);
     range[0] = (int)greater(0.0, floor(lesser(size, centre - f->focal * most - 1.0)));
