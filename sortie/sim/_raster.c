@@ -641,11 +641,21 @@ static int skipped(const Frame *f, double cam[3][3], double widen, double angle,
 
 /* Rasterise one triangle not outside the view, its corners ``cam`` in camera coordinates;
  * ``check``: first see whether it is surely ``skipped``. */
+static void raster_shaped(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *s, int state, int check,
+                          const Polygon *whole);
+
 static void raster_seen(const Frame *f, const float *c, double cam[3][3], const double *reach, int32_t index, int check) {
     Setup s;
     s.index = index;
     int state = shape(f, c, cam, &s);
-    if (state == NO_AREA) return;
+    if (state != NO_AREA) raster_shaped(f, c, cam, reach, &s, state, check, NULL);
+}
+
+/* raster_seen from its shape on: ``s`` and ``state`` as shape gives them; ``whole``, when no
+ * plane of footprint's cuts the triangle, its projection as footprint gives it (else NULL). */
+static void raster_shaped(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *setup, int state, int check,
+                          const Polygon *whole) {
+    Setup s = *setup;
     /* The band, as an angle seen from the eye: BAND / r + BAND_SLOPE * scale / h (the cosine
      * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that.
      * Clipping to the view MARGIN pixels wider is safe where the band stays under MARGIN / 2
@@ -657,7 +667,12 @@ static void raster_seen(const Frame *f, const float *c, double cam[3][3], const 
     if (check && skipped(f, cam, widen, s.angle, metres)) return;
     double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
     int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
-    double nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
+    double nearest = INFINITY;
+    if (whole) {
+        poly.n = 3;
+        for (int k = 0; k < 3; k++) memcpy(poly.p[k], whole->p[k], sizeof(poly.p[k])), nearest = lesser(nearest, poly.p[k][2]);
+    } else
+        nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
     if (nearest == 0.0) return;
     double grow = SLACK + widen * (BAND / nearest + s.angle);
     int box[4];
@@ -720,16 +735,27 @@ __attribute__((target("avx2"))) static inline __m256d pixel_range(__m256d lo, __
     return empty;
 }
 
+/* The lanes of raster_four: each triangle's camera coordinates, shape's values and
+ * footprint's projection (column, row) of its corners, to be read one lane at a time. */
+typedef struct {
+    double cam[3][3][4], e1[3][4], e2[3][4], sv[3][4], area[4], h[4], scale[4], projected[3][2][4], depth[4];
+    int32_t box[4][4];
+} FourLanes;
+
 /* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk not near the
- * eye, four at a time: their camera coordinates (to_camera's operations in each lane, so the
- * same bits), those outside the view (outside's tests) or surely covering no pixel centre
- * dropped at once; raster_seen takes the others one by one. The second test bounds skipped's
- * box from above as skipped does (the band's angle from the same formulas, widened by
- * ROUNDING), without its hidden test: it drops only triangles raster_seen would. */
+ * eye, four at a time: their camera coordinates and shape's values (each lane doing
+ * to_camera's and shape's operations in their order, so the same bits), those outside the
+ * view (outside's tests), without area, or surely covering no pixel centre or hidden
+ * (skipped's tests, its box and depth bounded as there) dropped at once; raster_shaped takes
+ * the others one by one, with footprint's projection where no plane of footprint's cuts the
+ * triangle (footprint's operations too). A lane with a value not finite goes to raster_seen. */
 __attribute__((target("avx2"))) static void raster_four(const Frame *f, const float *corners, const double *reach, size_t first, int count) {
     const float *c[4];
     for (int l = 0; l < 4; l++) c[l] = corners + 9 * (first + (size_t)(l < count ? l : count - 1));
-    __m256d cam[3][3], world[9];
+    const __m256d sign = _mm256_set1_pd(-0.0), kw = _mm256_set1_pd(f->slope_w), kh = _mm256_set1_pd(f->slope_h);
+    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), zero = _mm256_setzero_pd(), far = _mm256_set1_pd(INFINITY);
+    FourLanes L;
+    __m256d cam[3][3], world[9], clean = all; /* clean: every value finite */
     for (int q = 0; q < 9; q++) world[q] = coordinate_lanes(c, q);
     for (int k = 0; k < 3; k++) {
         __m256d rel[3];
@@ -738,13 +764,13 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
             const double *a = f->axes[j];
             cam[k][j] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(a[0]), rel[0]), _mm256_mul_pd(_mm256_set1_pd(a[1]), rel[1])),
                                       _mm256_mul_pd(_mm256_set1_pd(a[2]), rel[2]));
+            clean = _mm256_and_pd(clean, _mm256_cmp_pd(_mm256_andnot_pd(sign, cam[k][j]), far, _CMP_LT_OQ));
+            _mm256_storeu_pd(L.cam[k][j], cam[k][j]);
         }
     }
-    const __m256d sign = _mm256_set1_pd(-0.0), kw = _mm256_set1_pd(f->slope_w), kh = _mm256_set1_pd(f->slope_h);
-    const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    __m256d out[5] = {all, all, all, all, all}, front = all, nearest = _mm256_set1_pd(INFINITY), far2 = _mm256_setzero_pd();
-    __m256d lo[2] = {nearest, nearest}, hi[2] = {_mm256_set1_pd(-INFINITY), _mm256_set1_pd(-INFINITY)};
-    const double centre[2] = {f->width / 2.0, f->height / 2.0};
+    __m256d out[5] = {all, all, all, all, all}, front = all, whole = all, nearest = far, far2 = zero;
+    __m256d lo[2] = {far, far}, hi[2] = {_mm256_set1_pd(-INFINITY), _mm256_set1_pd(-INFINITY)};
+    const double centre[2] = {f->width / 2.0, f->height / 2.0}, half[2] = {f->width / 2.0 + MARGIN, f->height / 2.0 + MARGIN};
     for (int k = 0; k < 3; k++) {
         __m256d x = cam[k][0], y = cam[k][1], z = cam[k][2], wx = _mm256_mul_pd(kw, x), hx = _mm256_mul_pd(kh, x);
         out[0] = _mm256_and_pd(out[0], _mm256_cmp_pd(x, _mm256_set1_pd(NEAR), _CMP_LT_OQ));
@@ -753,9 +779,14 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
         out[3] = _mm256_and_pd(out[3], _mm256_cmp_pd(z, hx, _CMP_GT_OQ));
         out[4] = _mm256_and_pd(out[4], _mm256_cmp_pd(_mm256_xor_pd(z, sign), hx, _CMP_GT_OQ));
         front = _mm256_and_pd(front, _mm256_cmp_pd(x, _mm256_set1_pd(2.0 * NEAR), _CMP_GE_OQ));
+        whole = _mm256_and_pd(whole, _mm256_cmp_pd(x, _mm256_set1_pd(NEAR), _CMP_GE_OQ)); /* footprint's near plane */
         nearest = _mm256_min_pd(nearest, x);
-        for (int a = 0; a < 2; a++) { /* column (from y), then row (from z) */
-            __m256d p = _mm256_sub_pd(_mm256_set1_pd(centre[a]), _mm256_mul_pd(_mm256_set1_pd(f->focal), _mm256_div_pd(cam[k][1 + a], x)));
+        for (int a = 0; a < 2; a++) { /* column (from y), then row (from z): footprint's sides and projection */
+            __m256d lateral = _mm256_mul_pd(_mm256_set1_pd(f->focal), cam[k][1 + a]), side = _mm256_mul_pd(_mm256_set1_pd(half[a]), x);
+            whole = _mm256_and_pd(whole, _mm256_cmp_pd(_mm256_sub_pd(side, lateral), zero, _CMP_GE_OQ));
+            whole = _mm256_and_pd(whole, _mm256_cmp_pd(_mm256_add_pd(side, lateral), zero, _CMP_GE_OQ));
+            __m256d p = _mm256_sub_pd(_mm256_set1_pd(centre[a]), _mm256_div_pd(lateral, x));
+            _mm256_storeu_pd(L.projected[k][a], p);
             lo[a] = _mm256_min_pd(lo[a], p), hi[a] = _mm256_max_pd(hi[a], p);
         }
         __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)), _mm256_mul_pd(z, z));
@@ -764,11 +795,12 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
         far2 = _mm256_max_pd(far2, _mm256_max_pd(d, o));
     }
     __m256d drop = _mm256_or_pd(_mm256_or_pd(out[0], out[1]), _mm256_or_pd(_mm256_or_pd(out[2], out[3]), out[4]));
-    /* The band's angle, BAND_SLOPE * scale / h (shape), h = |n . sv| / |n|. */
+    /* shape: the edges, the eye from a, the normal n, twice the area |n|, h = |n . sv| / |n| */
     __m256d e1[3], e2[3], sv[3], n[3];
     for (int i = 0; i < 3; i++) {
         e1[i] = _mm256_sub_pd(world[3 + i], world[i]), e2[i] = _mm256_sub_pd(world[6 + i], world[i]);
         sv[i] = _mm256_sub_pd(_mm256_set1_pd(f->eye[i]), world[i]);
+        _mm256_storeu_pd(L.e1[i], e1[i]), _mm256_storeu_pd(L.e2[i], e2[i]), _mm256_storeu_pd(L.sv[i], sv[i]);
     }
     for (int i = 0; i < 3; i++) {
         int j = (i + 1) % 3, m = (i + 2) % 3;
@@ -776,36 +808,50 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
     }
     __m256d area = _mm256_sqrt_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[0], n[0]), _mm256_mul_pd(n[1], n[1])), _mm256_mul_pd(n[2], n[2])));
     __m256d hn = _mm256_andnot_pd(sign, _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n[0], sv[0]), _mm256_mul_pd(n[1], sv[1])), _mm256_mul_pd(n[2], sv[2])));
-    __m256d angle = _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), _mm256_sqrt_pd(far2)), area), hn);
+    __m256d h = _mm256_div_pd(hn, area), scale = _mm256_sqrt_pd(far2);
+    _mm256_storeu_pd(L.area, area), _mm256_storeu_pd(L.h, h), _mm256_storeu_pd(L.scale, scale);
+    /* skipped's box and depth, with the band's angle of a face not edge-on (the larger) */
+    __m256d angle = _mm256_div_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), scale), h);
     const __m256d widen = _mm256_set1_pd(f->focal * f->reach_max * (1.0 + f->reach_max)), wide = _mm256_set1_pd(1.0 + ROUNDING);
-    nearest = _mm256_mul_pd(nearest, _mm256_set1_pd(1.0 - ROUNDING));
+    __m256d least = _mm256_mul_pd(nearest, _mm256_set1_pd(1.0 - ROUNDING));
     __m256d size = _mm256_max_pd(_mm256_max_pd(_mm256_andnot_pd(sign, lo[0]), _mm256_andnot_pd(sign, hi[0])),
                                  _mm256_max_pd(_mm256_andnot_pd(sign, lo[1]), _mm256_andnot_pd(sign, hi[1])));
-    __m256d band = _mm256_add_pd(_mm256_div_pd(_mm256_set1_pd(BAND), nearest), _mm256_mul_pd(angle, wide));
+    __m256d band = _mm256_add_pd(_mm256_div_pd(_mm256_set1_pd(BAND), least), _mm256_mul_pd(angle, wide));
     __m256d grow = _mm256_add_pd(_mm256_mul_pd(_mm256_add_pd(_mm256_set1_pd(SLACK), _mm256_mul_pd(widen, band)), wide),
                                  _mm256_mul_pd(_mm256_set1_pd(ROUNDING), _mm256_add_pd(_mm256_set1_pd(1.0), size)));
     __m128i ends[4];
     __m256d empty = _mm256_or_pd(pixel_range(lo[0], hi[0], grow, f->width, ends), pixel_range(lo[1], hi[1], grow, f->height, ends + 2));
-    drop = _mm256_or_pd(drop, _mm256_or_pd(_mm256_and_pd(front, empty), _mm256_cmp_pd(area, _mm256_setzero_pd(), _CMP_EQ_OQ)));
-    /* skipped's depth: the nearest corner's less the band beyond the outline (shape's metres
-     * for any face; an edge-on one has none), both bounded as above */
-    __m256d metres = _mm256_add_pd(_mm256_set1_pd(BAND), _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), far2), area), hn));
-    __m256d depth = _mm256_sub_pd(nearest, _mm256_mul_pd(metres, wide));
+    drop = _mm256_or_pd(drop, _mm256_or_pd(_mm256_and_pd(front, empty), _mm256_cmp_pd(area, zero, _CMP_EQ_OQ)));
+    /* the band's depth beyond the outline: shape's metres for a face not edge-on (the larger) */
+    __m256d metres = _mm256_add_pd(_mm256_set1_pd(BAND), _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), scale), scale), h));
+    _mm256_storeu_pd(L.depth, _mm256_sub_pd(least, _mm256_mul_pd(metres, wide)));
+    for (int e = 0; e < 4; e++) _mm_storeu_si128((__m128i *)L.box[e], ends[e]);
     int dropped = _mm256_movemask_pd(drop), ahead = _mm256_movemask_pd(front);
-    double lanes[3][3][4], depths[4];
-    int32_t boxes[4][4];
-    for (int k = 0; k < 3; k++)
-        for (int j = 0; j < 3; j++) _mm256_storeu_pd(lanes[k][j], cam[k][j]);
-    for (int e = 0; e < 4; e++) _mm_storeu_si128((__m128i *)boxes[e], ends[e]);
-    _mm256_storeu_pd(depths, depth);
+    int finite = _mm256_movemask_pd(_mm256_and_pd(clean, _mm256_cmp_pd(_mm256_add_pd(area, _mm256_add_pd(h, scale)), far, _CMP_LT_OQ)));
+    int uncut = _mm256_movemask_pd(whole);
     for (int l = 0; l < count; l++) {
         if (dropped >> l & 1) continue;
-        int box[4] = {boxes[0][l], boxes[1][l], boxes[2][l], boxes[3][l]};
-        if (ahead >> l & 1 && covered(f, box, depths[l])) continue;
+        int box[4] = {L.box[0][l], L.box[1][l], L.box[2][l], L.box[3][l]};
+        if (ahead >> l & 1 && covered(f, box, L.depth[l])) continue;
         double one[3][3];
         for (int k = 0; k < 3; k++)
-            for (int j = 0; j < 3; j++) one[k][j] = lanes[k][j][l];
-        raster_seen(f, c[l], one, reach + 3 * (first + (size_t)l), (int32_t)(first + (size_t)l), 0);
+            for (int j = 0; j < 3; j++) one[k][j] = L.cam[k][j][l];
+        int32_t index = (int32_t)(first + (size_t)l);
+        if (!(finite >> l & 1)) {
+            raster_seen(f, c[l], one, reach + 3 * (size_t)index, index, 0);
+            continue;
+        }
+        Setup s; /* shape's values, and its answer */
+        s.index = index;
+        for (int i = 0; i < 3; i++) s.e1[i] = L.e1[i][l], s.e2[i] = L.e2[i][l], s.sv[i] = L.sv[i][l];
+        s.twice_area = L.area[l], s.h = L.h[l], s.scale = L.scale[l], s.angle = 0.0;
+        int state = s.h < GRAZING * s.scale ? EDGE_ON : READY;
+        if (state == READY) s.angle = BAND_SLOPE * s.scale / s.h;
+        Polygon projected; /* footprint's, when nothing cuts it */
+        projected.n = 3;
+        for (int k = 0; k < 3; k++)
+            projected.p[k][0] = L.projected[k][0][l], projected.p[k][1] = L.projected[k][1][l], projected.p[k][2] = one[k][0];
+        raster_shaped(f, c[l], one, reach + 3 * (size_t)index, &s, state, 0, uncut >> l & 1 ? &projected : NULL);
     }
 }
 #endif
