@@ -699,18 +699,21 @@ static void raster_shaped(const Frame *f, const float *c, double cam[3][3], cons
     return;
 }
 
-/* Rasterise one triangle. Returns 0 when it comes so near the eye that the whole frame must
- * be cast instead. */
+/* Whether a triangle comes so near the eye that the whole frame must be cast instead. */
+static int too_near(const Frame *f, const float *c) {
+    double e1[3] = {(double)c[3] - c[0], (double)c[4] - c[1], (double)c[5] - c[2]}, n[3];
+    double e2[3] = {(double)c[6] - c[0], (double)c[7] - c[1], (double)c[8] - c[2]};
+    double sv[3] = {f->eye[0] - c[0], f->eye[1] - c[1], f->eye[2] - c[2]};
+    cross3(e1, e2, n);
+    double area = sqrt(dot3(n, n));
+    return area > 0.0 && within(f, c, fabs(dot3(n, sv)) / area, f->close);
+}
+
+/* Rasterise one triangle (``near``: its chunk is near the eye). Returns 0 when it comes so
+ * near the eye that the whole frame must be cast instead. */
 static int raster_triangle(const Frame *f, const float *c, const double *reach, int32_t index, int near) {
     double cam[3][3];
-    if (near) { /* the chunk is near the eye: is this triangle too near? */
-        double e1[3] = {(double)c[3] - c[0], (double)c[4] - c[1], (double)c[5] - c[2]}, n[3];
-        double e2[3] = {(double)c[6] - c[0], (double)c[7] - c[1], (double)c[8] - c[2]};
-        double sv[3] = {f->eye[0] - c[0], f->eye[1] - c[1], f->eye[2] - c[2]};
-        cross3(e1, e2, n);
-        double area = sqrt(dot3(n, n));
-        if (area > 0.0 && within(f, c, fabs(dot3(n, sv)) / area, f->close)) return 0;
-    }
+    if (near && too_near(f, c)) return 0;
     for (int k = 0; k < 3; k++) to_camera(f, c + 3 * k, cam[k]);
     if (!outside(f, cam)) raster_seen(f, c, cam, reach, index, !near);
     return 1;
@@ -742,8 +745,8 @@ typedef struct {
     int32_t box[4][4];
 } FourLanes;
 
-/* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk not near the
- * eye, four at a time: their camera coordinates and shape's values (each lane doing
+/* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk, none too
+ * near the eye (too_near), four at a time: their camera coordinates and shape's values (each lane doing
  * to_camera's and shape's operations in their order, so the same bits), those outside the
  * view (outside's tests), without area, or surely covering no pixel centre or hidden
  * (skipped's tests, its box and depth bounded as there) dropped at once; raster_shaped takes
@@ -1291,8 +1294,10 @@ static int raster_all(Frame *f, const float *corners, const double *reach, size_
         size_t first = order[k].chunk * CHUNK, last = first + CHUNK < count ? first + CHUNK : count;
         if (hidden(f, spheres + 4 * order[k].chunk, order + k)) continue;
 #ifdef HAVE_AVX2_PATH
-        if (simd_on && !order[k].near) {
-            for (size_t i = first; i < last; i += 4) raster_four(f, corners, reach, i, (int)(last - i < 4 ? last - i : 4));
+        if (simd_on) { /* a chunk near the eye: its triangles' nearness first (once one is too
+                        * near, what was drawn no longer matters: every pixel is cast) */
+            for (size_t i = first; i < last && order[k].near && whole; i++) whole = !too_near(f, corners + 9 * i);
+            for (size_t i = first; i < last && whole; i += 4) raster_four(f, corners, reach, i, (int)(last - i < 4 ? last - i : 4));
             continue;
         }
 #endif
