@@ -27,9 +27,10 @@
  * ``output``, once the unsure pixels are cast and merged in, writes the frame's id and RGB
  * images in one pass (see the comment above it).
  *
- * On a CPU with AVX2 the pixel loops run four pixels at once (``simd_on``); each lane does the
- * one-pixel path's IEEE operations in its order, so both give the same bits, and a test holds
- * them to it (SORTIE_RASTER_SIMD=0 or ``simd(False)`` keeps to one pixel at a time).
+ * On a CPU with AVX2 the pixel loops run four pixels at once, and a chunk's triangles take
+ * their first steps four at a time (``simd_on``); each lane does the one-pixel (one-triangle)
+ * path's IEEE operations in its order, so both give the same bits, and a test holds them to
+ * it (SORTIE_RASTER_SIMD=0 or ``simd(False)`` keeps to one at a time).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

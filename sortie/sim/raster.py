@@ -13,9 +13,10 @@ The extension also writes a frame's id and RGB images in one pass (``output``), 
 bits as ``sortie.sim.render``'s numpy shading. With ``SORTIE_RASTER=0`` in the environment, or
 without the compiled extension, every pixel is cast and shaded in numpy.
 
-On a CPU with AVX2 the extension's pixel loops run four pixels an instruction, each lane doing
-the one-pixel path's IEEE operations in its order, so both give the same bits (``simd``;
-``SORTIE_RASTER_SIMD=0`` keeps to one pixel at a time).
+On a CPU with AVX2 the extension's pixel loops run four pixels an instruction, and its
+triangles' first steps four triangles, each lane doing the one-at-a-time path's IEEE operations
+in its order, so both give the same bits (``simd``; ``SORTIE_RASTER_SIMD=0`` keeps to one at a
+time).
 """
 
 from __future__ import annotations
