@@ -643,19 +643,20 @@ static int skipped(const Frame *f, double cam[3][3], double widen, double angle,
 /* Rasterise one triangle not outside the view, its corners ``cam`` in camera coordinates;
  * ``check``: first see whether it is surely ``skipped``. */
 static void raster_shaped(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *s, int state, int check,
-                          const Polygon *whole);
+                          const Polygon *whole, const int *shown);
 
 static void raster_seen(const Frame *f, const float *c, double cam[3][3], const double *reach, int32_t index, int check) {
     Setup s;
     s.index = index;
     int state = shape(f, c, cam, &s);
-    if (state != NO_AREA) raster_shaped(f, c, cam, reach, &s, state, check, NULL);
+    if (state != NO_AREA) raster_shaped(f, c, cam, reach, &s, state, check, NULL, NULL);
 }
 
 /* raster_seen from its shape on: ``s`` and ``state`` as shape gives them; ``whole``, when no
- * plane of footprint's cuts the triangle, its projection as footprint gives it (else NULL). */
+ * plane of footprint's cuts the triangle, its projection as footprint gives it (else NULL);
+ * ``shown``, with ``whole``, its box as box_of gives it, known not hidden (else NULL). */
 static void raster_shaped(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *setup, int state, int check,
-                          const Polygon *whole) {
+                          const Polygon *whole, const int *shown) {
     Setup s = *setup;
     /* The band, as an angle seen from the eye: BAND / r + BAND_SLOPE * scale / h (the cosine
      * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that.
@@ -666,20 +667,25 @@ static void raster_shaped(const Frame *f, const float *c, double cam[3][3], cons
     double widen = f->focal * f->reach_max * (1.0 + f->reach_max), metres = 0.0;
     if (state == READY) metres = BAND + BAND_SLOPE * s.scale * s.scale / s.h;
     if (check && skipped(f, cam, widen, s.angle, metres)) return;
-    double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
-    int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
     double nearest = INFINITY;
-    if (whole) {
+    if (whole) { /* what clipping would leave: all of it */
         poly.n = 3;
         for (int k = 0; k < 3; k++) memcpy(poly.p[k], whole->p[k], sizeof(poly.p[k])), nearest = lesser(nearest, poly.p[k][2]);
-    } else
+    } else {
+        double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
+        int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
         nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
+    }
     if (nearest == 0.0) return;
     double grow = SLACK + widen * (BAND / nearest + s.angle);
     int box[4];
-    box_of(f, &poly, grow, box);
-    /* A candidate just outside the outline may lie nearer than the outline, by the band. */
-    if (hidden_box(f, box, nearest - metres)) return;
+    if (shown)
+        memcpy(box, shown, sizeof(box));
+    else {
+        box_of(f, &poly, grow, box);
+        /* A candidate just outside the outline may lie nearer than the outline, by the band. */
+        if (hidden_box(f, box, nearest - metres)) return;
+    }
     if (state == EDGE_ON) { /* force the pixels of its band (s.angle is 0 here) */
         if (poly.n > 8) { /* never for a clipped triangle; band_hull holds 8 corners: the box */
             spans(f, &poly, grow, box, f->columns);
@@ -739,11 +745,22 @@ __attribute__((target("avx2"))) static inline __m256d pixel_range(__m256d lo, __
     return empty;
 }
 
+/* box_within's first and last pixel along one axis of ``size`` pixels (``ends``), from the
+ * lanes' lowest and highest corner, with its operations (greater and lesser as maximum and
+ * minimum: the second operand unless the first is larger or smaller). */
+__attribute__((target("avx2"))) static inline void own_box(__m256d lo, __m256d hi, __m256d grow, double size, int32_t ends[2][4]) {
+    const __m256d half = _mm256_set1_pd(0.5);
+    __m256d first = _mm256_sub_pd(_mm256_sub_pd(lo, grow), half), last = _mm256_sub_pd(_mm256_add_pd(hi, grow), half);
+    first = _mm256_max_pd(_mm256_setzero_pd(), _mm256_ceil_pd(_mm256_max_pd(_mm256_set1_pd(-1.0), first)));
+    last = _mm256_min_pd(_mm256_set1_pd(size - 1.0), _mm256_floor_pd(_mm256_min_pd(_mm256_set1_pd(size), last)));
+    _mm_storeu_si128((__m128i *)ends[0], _mm256_cvttpd_epi32(first)), _mm_storeu_si128((__m128i *)ends[1], _mm256_cvttpd_epi32(last));
+}
+
 /* The lanes of raster_four: each triangle's camera coordinates, shape's values and
  * footprint's projection (column, row) of its corners, to be read one lane at a time. */
 typedef struct {
-    double cam[3][3][4], e1[3][4], e2[3][4], sv[3][4], area[4], h[4], scale[4], projected[3][2][4], depth[4];
-    int32_t box[4][4];
+    double cam[3][3][4], e1[3][4], e2[3][4], sv[3][4], area[4], h[4], scale[4], projected[3][2][4], depth[4], own_depth[4];
+    int32_t box[4][4], own[4][4]; /* own: box_of's box with raster_shaped's grow */
 } FourLanes;
 
 /* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk, none too
@@ -825,18 +842,28 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
                                  _mm256_mul_pd(_mm256_set1_pd(ROUNDING), _mm256_add_pd(_mm256_set1_pd(1.0), size)));
     __m128i ends[4];
     __m256d empty = _mm256_or_pd(pixel_range(lo[0], hi[0], grow, f->width, ends), pixel_range(lo[1], hi[1], grow, f->height, ends + 2));
+    /* Where nothing cuts it, raster_shaped's own box and depth, with its operations */
+    __m256d edge_on = _mm256_cmp_pd(h, _mm256_mul_pd(_mm256_set1_pd(GRAZING), scale), _CMP_LT_OQ);
+    __m256d own_grow = _mm256_add_pd(_mm256_set1_pd(SLACK), _mm256_mul_pd(widen, _mm256_add_pd(_mm256_div_pd(_mm256_set1_pd(BAND), nearest),
+                                                                                                 _mm256_andnot_pd(edge_on, angle))));
+    own_box(lo[0], hi[0], own_grow, f->width, L.own), own_box(lo[1], hi[1], own_grow, f->height, L.own + 2);
     drop = _mm256_or_pd(drop, _mm256_or_pd(_mm256_and_pd(front, empty), _mm256_cmp_pd(area, zero, _CMP_EQ_OQ)));
     /* the band's depth beyond the outline: shape's metres for a face not edge-on (the larger) */
     __m256d metres = _mm256_add_pd(_mm256_set1_pd(BAND), _mm256_div_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(BAND_SLOPE), scale), scale), h));
     _mm256_storeu_pd(L.depth, _mm256_sub_pd(least, _mm256_mul_pd(metres, wide)));
+    _mm256_storeu_pd(L.own_depth, _mm256_sub_pd(nearest, _mm256_andnot_pd(edge_on, metres)));
     for (int e = 0; e < 4; e++) _mm_storeu_si128((__m128i *)L.box[e], ends[e]);
     int dropped = _mm256_movemask_pd(drop), ahead = _mm256_movemask_pd(front);
     int finite = _mm256_movemask_pd(_mm256_and_pd(clean, _mm256_cmp_pd(_mm256_add_pd(area, _mm256_add_pd(h, scale)), far, _CMP_LT_OQ)));
-    int uncut = _mm256_movemask_pd(whole);
+    int uncut = _mm256_movemask_pd(whole) & finite;
     for (int l = 0; l < count; l++) {
         if (dropped >> l & 1) continue;
         int box[4] = {L.box[0][l], L.box[1][l], L.box[2][l], L.box[3][l]};
-        if (ahead >> l & 1 && covered(f, box, L.depth[l])) continue;
+        if (uncut >> l & 1) { /* raster_shaped's own hidden_box */
+            for (int e = 0; e < 4; e++) box[e] = L.own[e][l];
+            if (covered(f, box, L.own_depth[l])) continue;
+        } else if (ahead >> l & 1 && covered(f, box, L.depth[l]))
+            continue;
         double one[3][3];
         for (int k = 0; k < 3; k++)
             for (int j = 0; j < 3; j++) one[k][j] = L.cam[k][j][l];
@@ -855,7 +882,8 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
         projected.n = 3;
         for (int k = 0; k < 3; k++)
             projected.p[k][0] = L.projected[k][0][l], projected.p[k][1] = L.projected[k][1][l], projected.p[k][2] = one[k][0];
-        raster_shaped(f, c[l], one, reach + 3 * (size_t)index, &s, state, 0, uncut >> l & 1 ? &projected : NULL);
+        raster_shaped(f, c[l], one, reach + 3 * (size_t)index, &s, state, 0, uncut >> l & 1 ? &projected : NULL,
+                      uncut >> l & 1 ? box : NULL);
     }
 }
 #endif
