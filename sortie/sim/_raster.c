@@ -764,12 +764,13 @@ typedef struct {
 } FourLanes;
 
 /* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk, none too
- * near the eye (too_near), four at a time: their camera coordinates and shape's values (each lane doing
- * to_camera's and shape's operations in their order, so the same bits), those outside the
- * view (outside's tests), without area, or surely covering no pixel centre or hidden
- * (skipped's tests, its box and depth bounded as there) dropped at once; raster_shaped takes
- * the others one by one, with footprint's projection where no plane of footprint's cuts the
- * triangle (footprint's operations too). A lane with a value not finite goes to raster_seen. */
+ * near the eye (too_near), four at a time: their camera coordinates and shape's values (each
+ * lane doing to_camera's and shape's operations in their order, so the same bits); those
+ * outside the view (outside's tests) or without area dropped at once, and those surely
+ * covering no pixel centre (skipped's box, bounded as there). Where no plane of footprint's
+ * cuts a triangle, its projection, box and depth are raster_shaped's own (its operations), so
+ * its hidden test is asked here, once; elsewhere skipped's bounds stand in. raster_shaped
+ * takes the others one by one from there; a lane with a value not finite goes to raster_seen. */
 __attribute__((target("avx2"))) static void raster_four(const Frame *f, const float *corners, const double *reach, size_t first, int count) {
     const float *c[4];
     for (int l = 0; l < 4; l++) c[l] = corners + 9 * (first + (size_t)(l < count ? l : count - 1));
