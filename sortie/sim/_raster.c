@@ -446,7 +446,7 @@ __attribute__((target("avx2"))) static inline void consider_lanes(const Best *b,
  * (max and min as greater and lesser: the second operand unless the first is larger or
  * smaller; comparisons that hold for NaN where test_pixel's rejections do not), so the
  * candidates kept are the same, and consider_lanes keeps them as consider does. */
-__attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const Setup *s, int i, int first, int last) {
+__attribute__((target("avx2"))) static inline void test_row_avx2(const Frame *f, const Setup *s, int i, int first, int last) {
     double det0 = s->det[0] + s->det[2] * i, un0 = s->un[0] + s->un[2] * i, vn0 = s->vn[0] + s->vn[2] * i;
     size_t row = (size_t)i * (size_t)f->width;
     const __m256d d0 = _mm256_set1_pd(det0), u0 = _mm256_set1_pd(un0), v0 = _mm256_set1_pd(vn0);
@@ -476,18 +476,21 @@ __attribute__((target("avx2"))) static void test_row_avx2(const Frame *f, const 
         consider_lanes(&f->best, k, keep, t, inv_cos, _mm256_cmp_pd(gap, band, _CMP_LE_OQ), s->index, s->apart);
     }
 }
+
+/* test_row_avx2 over the rows of ``box`` (one call: the triangle's constants set up once). */
+__attribute__((target("avx2"))) static void test_rows_avx2(const Frame *f, const Setup *s, const int box[4], const int *columns) {
+    for (int i = box[2]; i <= box[3]; i++) test_row_avx2(f, s, i, columns[2 * i], columns[2 * i + 1]);
+}
 #endif
 
 static void test_pixels(const Frame *f, const Setup *s, const int box[4], const int *columns) {
-    for (int i = box[2]; i <= box[3]; i++) {
 #ifdef HAVE_AVX2_PATH
-        if (simd_on) {
-            test_row_avx2(f, s, i, columns[2 * i], columns[2 * i + 1]);
-            continue;
-        }
-#endif
-        test_row(f, s, i, columns[2 * i], columns[2 * i + 1]);
+    if (simd_on) {
+        test_rows_avx2(f, s, box, columns);
+        return;
     }
+#endif
+    for (int i = box[2]; i <= box[3]; i++) test_row(f, s, i, columns[2 * i], columns[2 * i + 1]);
 }
 
 static void force_pixels(const Frame *f, const int box[4], const int *columns) {
