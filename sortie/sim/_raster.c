@@ -716,11 +716,33 @@ static int skipped(const Frame *f, double cam[3][3], double widen, double angle,
 static void raster_shaped(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *s, int state, int check,
                           const Polygon *whole, const int *shown);
 
+/* Whether no plane of footprint's cuts the triangle ``cam`` (every value finite); if so, its
+ * projection into ``poly``, with footprint's operations. */
+static int uncut(const Frame *f, double cam[3][3], Polygon *poly) {
+    double half_w = f->width / 2.0 + MARGIN, half_h = f->height / 2.0 + MARGIN;
+    for (int k = 0; k < 3; k++) {
+        double x = cam[k][0], y = cam[k][1], z = cam[k][2];
+        if (!(fabs(x) < INFINITY && fabs(y) < INFINITY && fabs(z) < INFINITY && x >= NEAR)) return 0;
+        double wide = half_w * x, lateral = f->focal * y, high = half_h * x, upward = f->focal * z;
+        if (!(wide - lateral >= 0 && wide + lateral >= 0 && high - upward >= 0 && high + upward >= 0)) return 0;
+    }
+    poly->n = 3;
+    for (int k = 0; k < 3; k++) {
+        double x = cam[k][0];
+        poly->p[k][0] = f->width / 2.0 - f->focal * cam[k][1] / x;
+        poly->p[k][1] = f->height / 2.0 - f->focal * cam[k][2] / x;
+        poly->p[k][2] = x;
+    }
+    return 1;
+}
+
 static void raster_seen(const Frame *f, const float *c, double cam[3][3], const double *reach, int32_t index, int check) {
     Setup s;
     s.index = index;
     int state = shape(f, c, cam, &s);
-    if (state != NO_AREA) raster_shaped(f, c, cam, reach, &s, state, check, NULL, NULL);
+    if (state == NO_AREA) return;
+    Polygon whole;
+    raster_shaped(f, c, cam, reach, &s, state, check, uncut(f, cam, &whole) ? &whole : NULL, NULL);
 }
 
 /* raster_seen from its shape on: ``s`` and ``state`` as shape gives them; ``whole``, when no
@@ -737,7 +759,7 @@ static void raster_shaped(const Frame *f, const float *c, double cam[3][3], cons
     Polygon poly;
     double widen = f->focal * f->reach_max * (1.0 + f->reach_max), metres = 0.0;
     if (state == READY) metres = BAND + BAND_SLOPE * s.scale * s.scale / s.h;
-    if (check && skipped(f, cam, widen, s.angle, metres)) return;
+    if (check && !whole && skipped(f, cam, widen, s.angle, metres)) return; /* whole: box_of's own test is as cheap */
     double nearest = INFINITY;
     if (whole) { /* what clipping would leave: all of it */
         poly.n = 3;
