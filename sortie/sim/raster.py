@@ -5,21 +5,24 @@ the pixels it may cover and keeps the nearest per pixel, measured with the ray c
 exact formula (``sortie.sim.exact``). A pixel whose answer is clear gets the very hit its ray
 would: the same triangle, and the same bits of distance and barycentrics. A pixel it cannot
 be sure of (a hit near a triangle's outline, two surfaces at one depth, a triangle seen
-edge-on) is cast through the ray caster, whose rules decide it the same way on every CPU. So
+edge-on, a face the caster counts as in one plane with another that lies farther than a tie,
+``apart``) is cast through the ray caster, whose rules decide it the same way on every CPU. So
 frames are those of the ray caster, pixel for pixel; tests hold the two to that.
 
 The extension also writes a frame's id and RGB images in one pass (``output``), the same
 bits as ``sortie.sim.render``'s numpy shading. With ``SORTIE_RASTER=0`` in the environment, or
 without the compiled extension, every pixel is cast and shaded in numpy.
 
-On a CPU with AVX2 the extension's pixel loops run four pixels an instruction, each lane doing
-the one-pixel path's IEEE operations in its order, so both give the same bits (``simd``;
-``SORTIE_RASTER_SIMD=0`` keeps to one pixel at a time).
+On a CPU with AVX2 the extension's pixel loops run four pixels an instruction, and its
+triangles' first steps four triangles, each lane doing the one-at-a-time path's IEEE operations
+in its order, so both give the same bits (``simd``; ``SORTIE_RASTER_SIMD=0`` keeps to one at a
+time).
 """
 
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from functools import cache, partial
 from types import ModuleType
 
@@ -28,6 +31,7 @@ from numpy.typing import NDArray
 
 from sortie.sim.camera import CameraSpec, camera_rotation, pitched_rays, yaw_turn
 from sortie.sim.compiled import optional_module
+from sortie.sim.exact import Faces
 from sortie.sim.raycast import Hits, RayCaster, TriangleTable
 
 CHUNK = 16
@@ -36,6 +40,8 @@ ENV_SWITCH = "SORTIE_RASTER"
 """Set to 0 to cast every camera pixel (for comparisons, or if the extension misbehaves)."""
 SIMD_SWITCH = "SORTIE_RASTER_SIMD"
 """Set to 0 to run the extension's pixel loops one pixel at a time (the same frames)."""
+ROUNDING = 1e-9
+"""A share added to ``apart``'s distances (and as many metres): room for their rounding."""
 
 
 @cache
@@ -106,6 +112,7 @@ def drawn(
     module.frame(
         np.ascontiguousarray(table.corners, np.float32),
         np.ascontiguousarray(table.faces.reach, np.float64),
+        apart(table),
         spheres(table),
         np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64),
         np.array(eye, np.float32),
@@ -159,32 +166,93 @@ def output(
     )
 
 
-_SPHERES: dict[int, tuple[weakref.ref[NDArray[np.float32]], NDArray[np.float64]]] = {}
-"""Chunk spheres by the id of the corners they bound, for as long as those corners live."""
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What the extension needs of a table besides its own arrays (``spheres``, ``apart``)."""
+
+    spheres: NDArray[np.float64]
+    apart: NDArray[np.float64]
+
+
+_KEPT: dict[int, tuple[weakref.ref[NDArray[np.float32]], Kept]] = {}
+"""Each table's Kept by the id of its corners, for as long as those corners live."""
 
 
 def spheres(table: TriangleTable) -> NDArray[np.float64]:
-    """Return a bounding sphere (centre, radius) per ``CHUNK`` triangles of ``table``, (K, 4).
+    """Return a bounding sphere (centre, radius) per ``CHUNK`` triangles of ``table``, (K, 4)."""
+    return kept(table).spheres
 
-    Kept while the table's corners live: a scene's table changes only when a dynamic object
-    moves, and the copies of a vector env each hold their own (a bound on how many were kept
-    had 16 copies recompute theirs every frame).
+
+def apart(table: TriangleTable) -> NDArray[np.float64]:
+    """Return how far each triangle's coincident partners reach off its plane, metres, (T,).
+
+    Partners (``exact.Faces``) are faces in one plane at ``exact.PLANE_DECIMALS``: up to 0.1
+    mm apart, and more where their normals differ. A ray meeting one of them inside meets
+    the other, if at all, at most this far from it over the cosine; where that passes the tie
+    margin, the extension leaves the pixel to the ray caster, whose coincident-face rule may
+    give it to the farther face. 0 for a triangle without partners.
+    """
+    return kept(table).apart
+
+
+def kept(table: TriangleTable) -> Kept:
+    """Return ``table``'s Kept, made once while its corners live.
+
+    A scene's table changes only when a dynamic object moves, and the copies of a vector env
+    each hold their own (a bound on how many were kept had 16 copies recompute theirs every
+    frame).
     """
     corners = table.corners
-    kept = _SPHERES.get(id(corners))
-    if kept is not None and kept[0]() is corners:
-        return kept[1]
-    result = _bounds(corners)
+    held = _KEPT.get(id(corners))
+    if held is not None and held[0]() is corners:
+        return held[1]
+    result = Kept(_bounds(corners), _apart(corners, table.faces))
     key = id(corners)
-    _SPHERES[key] = (weakref.ref(corners, partial(_forget, key)), result)
+    _KEPT[key] = (weakref.ref(corners, partial(_forget, key)), result)
     return result
 
 
 def _forget(key: int, ref: weakref.ref[NDArray[np.float32]]) -> None:
-    """Drop the spheres of corners that are gone (unless their id holds newer ones)."""
-    kept = _SPHERES.get(key)
-    if kept is not None and kept[0] is ref:
-        del _SPHERES[key]
+    """Drop the Kept of corners that are gone (unless their id holds newer ones)."""
+    held = _KEPT.get(key)
+    if held is not None and held[0] is ref:
+        del _KEPT[key]
+
+
+def _apart(corners: NDArray[np.float32], faces: Faces) -> NDArray[np.float64]:
+    """Return ``apart`` of the triangles ``corners`` (T, 3, 3) whose partners are ``faces``'."""
+    count = len(corners)
+    rows = np.arange(count)
+    owner = np.concatenate(
+        [np.repeat(rows, faces.same.counts(rows)), np.repeat(rows, faces.opposite.counts(rows))]
+    )
+    other = np.concatenate([faces.same.index, faces.opposite.index])
+    offset = np.sum(faces.normal * corners[:, 0].astype(np.float64), axis=1)
+    result = np.zeros(count)
+    for plane, points in ((owner, other), (other, owner)):  # each way: same lists one only
+        np.maximum.at(result, plane, _off_plane(faces.normal, offset, corners, plane, points))
+    return np.where(result > 0, result * (1 + ROUNDING) + ROUNDING, 0.0)
+
+
+def _off_plane(
+    normal: NDArray[np.float64],
+    offset: NDArray[np.float64],
+    corners: NDArray[np.float32],
+    plane: NDArray[np.int64],
+    points: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Return how far the farthest corner of each ``points`` triangle lies off ``plane``'s.
+
+    ``offset`` is each plane's ``normal . corner``; the rows of nine coordinates are gathered
+    whole, as float32 (a gather of (P, 3, 3) float64 rows cost twice as much).
+    """
+    rows = corners.reshape(-1, 9)[points].astype(np.float64)
+    n, level = normal[plane], offset[plane]
+    farthest = np.zeros(len(plane))
+    for k in range(3):
+        x, y, z = rows[:, 3 * k], rows[:, 3 * k + 1], rows[:, 3 * k + 2]
+        farthest = np.maximum(farthest, np.abs(x * n[:, 0] + y * n[:, 1] + z * n[:, 2] - level))
+    return farthest
 
 
 def _bounds(corners: NDArray[np.float32]) -> NDArray[np.float64]:

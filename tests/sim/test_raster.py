@@ -11,7 +11,7 @@ import pytest
 from sortie.core.errors import ConfigError
 from sortie.sim import packets, raster
 from sortie.sim.camera import CameraSpec, world_rays
-from sortie.sim.mesh import box
+from sortie.sim.mesh import Mesh, box
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene, SceneObject
@@ -146,6 +146,47 @@ def test_a_plain_view_is_drawn_not_cast():
     assert 0 < unsure < 0.05 * pixels
 
 
+def _near_coincident_scene() -> Scene:
+    """Two overlapping faces 0.09 mm apart, one plane at 0.1 mm (exact.PLANE_DECIMALS).
+
+    The farther face comes first in the table, so the ray caster's coincident-face rule (the
+    lowest index) gives the farther one, though the nearer one's depth is clearly smaller.
+    """
+    far, near = 5.940844, 5.940751  # both round to x = 5.9408
+    corners = [[[x, -4.0, -3.0], [x, 4.0, -3.0], [x, 0.0, 5.0]] for x in (far, near)]
+    vertices = np.asarray(corners, np.float32).reshape(-1, 3)
+    faces = np.arange(len(vertices), dtype=np.int32).reshape(-1, 3)
+    panels = Mesh(vertices, faces, np.full((len(faces), 3), 120, np.uint8))
+    wall = box((0.2, 20, 10), (8.0, 0, 1))
+    return Scene(
+        [SceneObject("wall_0", "wall", (wall,)), SceneObject("panel_0", "crate", (panels,))],
+        (0, -5, 10, 5),
+    )
+
+
+@needs_raster
+def test_faces_coincident_by_rounding_draw_the_cast_hits():
+    """Faces the ray caster counts as one plane, though apart by more than a tie: its hits."""
+    scene, spec = _near_coincident_scene(), CameraSpec(48, 40, 90.0)
+    views = [((0.0, 0.3, 1.0), 10.0, 5.0), ((1.5, -0.5, 0.5), -20.0, 0.0)]
+    try:
+        for on in (True, False):
+            raster.simd(on)
+            _compare(scene, views, spec)
+    finally:
+        raster.simd(True)
+
+
+def test_apart_is_how_far_partners_lie_off_a_faces_plane():
+    """The two panels lie their distance apart; the wall's faces, each in its plane, about 0."""
+    table = RayCaster(_near_coincident_scene()).table
+    apart = raster.apart(table)
+    panels = np.flatnonzero(np.isclose(table.corners[:, 0, 0], 5.9408, atol=1e-3))
+    gap = float(table.corners[panels[0], 0, 0]) - float(table.corners[panels[1], 0, 0])
+    assert len(panels) == 2 and np.allclose(apart[panels], abs(gap), rtol=1e-6)
+    assert np.delete(apart, panels).max() < 1e-9
+
+
 @needs_raster
 def test_renderer_frames_are_the_same_either_way():
     """RGB, depth and semantic images rasterised and cast are identical."""
@@ -224,9 +265,9 @@ def test_spheres_of_a_table_that_is_gone_are_dropped():
     table = RayCaster(_wall_scene()).table
     raster.spheres(table)
     key = id(table.corners)
-    assert key in raster._SPHERES
+    assert key in raster._KEPT
     del table
-    assert key not in raster._SPHERES
+    assert key not in raster._KEPT
 
 
 @needs_raster
