@@ -47,8 +47,9 @@
 #endif
 
 /* Functions rounding with ceil and floor are built twice, with SSE4.1 (one instruction each)
- * and without, the loader choosing by the CPU: either way the same whole numbers. */
-#ifdef HAVE_AVX2_PATH
+ * and without, the loader choosing by the CPU: either way the same whole numbers. The loader's
+ * choice (an ifunc) needs glibc and ELF; elsewhere (macOS, musl) they are built once, plain. */
+#if defined(HAVE_AVX2_PATH) && defined(__GLIBC__) && defined(__ELF__)
 #define ROUNDED __attribute__((target_clones("sse4.1", "default")))
 #else
 #define ROUNDED
