@@ -61,9 +61,12 @@ def camera_rotation(yaw: float, pitch: float) -> NDArray[np.float32]:
     """Return the rotation from the camera frame to the world for a yaw and pitch in degrees."""
     cy, sy = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
     cp, sp = math.cos(math.radians(pitch)), math.sin(math.radians(pitch))
-    rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
-    ry = np.array([[cp, 0, -sp], [0, 1, 0], [sp, 0, cp]])
-    return product(rz, ry).astype(np.float32)
+    rz = ((cy, -sy, 0.0), (sy, cy, 0.0), (0.0, 0.0, 1.0))
+    ry = ((cp, 0.0, -sp), (0.0, 1.0, 0.0), (sp, 0.0, cp))
+    # rz @ ry as ``product`` adds it (terms k = 0, 1, 2 in order), in plain floats: a numpy
+    # product of two 3x3 costs about 4 µs of every frame, this under 2.
+    rows = [[a[0] * ry[0][j] + a[1] * ry[1][j] + a[2] * ry[2][j] for j in range(3)] for a in rz]
+    return np.array(rows, np.float32)
 
 
 def world_rays(spec: CameraSpec, yaw: float, pitch: float | None = None) -> NDArray[np.float32]:

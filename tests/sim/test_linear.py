@@ -1,5 +1,8 @@
+import math
+
 import numpy as np
 
+from sortie.sim.camera import camera_rotation
 from sortie.sim.linear import inverse_rigid, product
 from sortie.sim.mesh import pose_matrix
 
@@ -31,3 +34,16 @@ def test_the_rigid_inverse_undoes_a_pose():
     """A pose times its inverse is the identity."""
     pose = pose_matrix((1.5, -2.0, 0.3), yaw=37.0, pitch=-12.0)
     assert np.allclose(product(pose, inverse_rigid(pose)), np.eye(4))
+
+
+def test_camera_rotation_is_the_product_of_its_two_turns_bit_for_bit():
+    """camera_rotation's plain-float product equals ``product`` of the yaw and pitch matrices."""
+    angles = [k * 7.5 for k in range(-48, 49)] + [-0.0, 1e-300, -1e-300, 123.456, -271.0]
+    for yaw in angles:
+        for pitch in [*angles[36:61], 89.999, -0.0]:
+            cy, sy = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+            cp, sp = math.cos(math.radians(pitch)), math.sin(math.radians(pitch))
+            rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+            ry = np.array([[cp, 0, -sp], [0, 1, 0], [sp, 0, cp]])
+            expected = product(rz, ry).astype(np.float32)
+            assert camera_rotation(yaw, pitch).tobytes() == expected.tobytes(), (yaw, pitch)
