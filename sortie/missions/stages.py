@@ -11,6 +11,7 @@ the steps, clock time and collisions spent in it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -146,6 +147,10 @@ class StageTracker:
         if stage.target is None:
             return
         d = self.distance(stage.target)
+        if not math.isfinite(d):
+            # A backend that reports a NaN pose fails its step (the step's line refuses it);
+            # the stage keeps its last real distance for the episode's footer.
+            return
         progress.d_final = d
         progress.d_best = d if progress.d_best is None else min(progress.d_best, d)
 

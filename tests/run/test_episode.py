@@ -1,4 +1,5 @@
 import json
+import math
 
 import pytest
 
@@ -279,3 +280,20 @@ def test_a_nan_pose_from_the_backend_ends_the_episode_as_a_backend_error(tmp_pat
     assert footer.failure_reason == "backend_error" and footer.steps == 3
     assert "pose" in (footer.error or "") and "finite" in (footer.error or "")
     assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 4  # the NaN step: not kept
+
+
+def test_a_nan_position_ends_the_episode_as_a_backend_error_with_its_footer(tmp_path):
+    """A NaN x from the backend fails its step; the footer keeps each stage's last real distance."""
+    from sortie.core.pose import Pose
+    from sortie.run.episode import JsonlRecorder, run_episode
+    from sortie.testing.scripted import glide
+
+    def lost(pose, action):
+        moved, events = glide(pose, action)
+        return (Pose(float("nan"), 0.0, 0.0, 0.0) if moved.x > 0.5 else moved), events
+
+    mission, header = _scripted_rescue(lost)
+    footer = run_episode(mission, Walking(), header, [JsonlRecorder(tmp_path / "r.jsonl")])
+    assert footer.failure_reason == "backend_error" and footer.steps == 3
+    distances = [s.d_final for s in footer.stages if s.d_final is not None]
+    assert distances and all(math.isfinite(d) for d in distances)
