@@ -990,9 +990,57 @@ done:
     return result;
 }
 
+/* plane_pairs(label: int64 (T,), low: float64 (T, 3), high: float64 (T, 3)) -> int64 bytes
+ * of (i, j) pairs, i < j: the rows of one label whose boxes overlap on every axis (y, z, x),
+ * rows sorted by label, then by low x. What sortie.sim.exact._overlapping_in_plane finds in
+ * numpy (candidates by a search of the sorted x, then one axis at a time), in the same order:
+ * by i, then by j. */
+static PyObject *plane_pairs(PyObject *self, PyObject *args) {
+    Py_buffer label, low, high;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &label, &low, &high)) return NULL;
+    PyObject *result = NULL;
+    size_t n = (size_t)label.len / sizeof(int64_t), count = 0, capacity = 4096;
+    int64_t *pairs = NULL;
+    if ((size_t)label.len != n * sizeof(int64_t) || (size_t)low.len != 3 * n * sizeof(double) ||
+        (size_t)high.len != 3 * n * sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "plane_pairs: expected T int64 labels and (T, 3) float64 lows and highs");
+        goto done;
+    }
+    const int64_t *lab = label.buf;
+    const double *lo = low.buf, *hi = high.buf;
+    pairs = PyMem_Malloc(2 * capacity * sizeof(int64_t));
+    if (pairs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double *li = lo + 3 * i, *hi_i = hi + 3 * i;
+        for (size_t j = i + 1; j < n && lab[j] == lab[i] && lo[3 * j] <= hi_i[0]; j++) {
+            const double *lj = lo + 3 * j, *hj = hi + 3 * j;
+            if (!(li[1] <= hj[1] && lj[1] <= hi_i[1] && li[2] <= hj[2] && lj[2] <= hi_i[2] && li[0] <= hj[0]))
+                continue;
+            if (count == capacity) {
+                int64_t *grown = PyMem_Realloc(pairs, 4 * capacity * sizeof(int64_t));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                pairs = grown, capacity *= 2;
+            }
+            pairs[2 * count] = (int64_t)i, pairs[2 * count + 1] = (int64_t)j, count++;
+        }
+    }
+    result = PyBytes_FromStringAndSize((const char *)pairs, (Py_ssize_t)(2 * count * sizeof(int64_t)));
+done:
+    PyMem_Free(pairs);
+    PyBuffer_Release(&label), PyBuffer_Release(&low), PyBuffer_Release(&high);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"probe_read", probe_read, METH_VARARGS, "probe_read(t, triangle, normal, object_id, lead, ux, uy, feet, base, height, cos_slope, flat, samples, per_sample)."},
     {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(layout_origins, layout_directions, frame, lead, add, origins, directions, tmax)."},
+    {"plane_pairs", plane_pairs, METH_VARARGS, "plane_pairs(label, low, high): int64 bytes of the (i, j) pairs of one label whose boxes overlap."},
     {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},

@@ -29,9 +29,13 @@ a triangle's outline without meeting any face there; docs/simulator.md states th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
+
+from sortie.sim.compiled import optional_module
 
 EDGE_BAND = 1e-4
 """Metres: a hit this close to an edge (of its triangle or of a coincident one) is ambiguous."""
@@ -297,17 +301,44 @@ def _overlapping_in_plane(
     label = np.where(flat, _row_labels(keys), -1 - np.arange(len(normal)))
     low, high = lowest - EDGE_BAND, highest + EDGE_BAND
     order = np.lexsort((low[:, 0], label))
-    low, high = low[order], high[order]  # from here on, in sorted order
-    # Candidates: later in the same plane, starting before this one ends along x.
-    end = _ends(label[order], low[:, 0], high[:, 0])
-    counts = end - np.arange(len(order)) - 1
-    i = np.repeat(np.arange(len(order)), counts)
-    j = np.arange(len(i)) + np.repeat(
-        np.arange(1, len(order) + 1) - np.cumsum(counts) + counts, counts
-    )
-    i, j = _boxes_overlap(i, j, low, high)
+    label, low, high = label[order], low[order], high[order]  # from here on, in sorted order
+    compiled = _compiled()
+    if compiled is None:
+        i, j = _sorted_pairs(label, low, high)
+    else:  # the same pairs in the same order, without the candidates' arrays
+        found = compiled.plane_pairs(*(np.ascontiguousarray(a) for a in (label, low, high)))
+        pairs = np.frombuffer(found, np.int64).reshape(-1, 2)
+        i, j = pairs[:, 0], pairs[:, 1]
     first, second = order[i], order[j]
     return np.minimum(first, second), np.maximum(first, second)
+
+
+def _sorted_pairs(
+    label: NDArray[np.int64], low: Floats, high: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the pairs (i < j) of rows of one label whose boxes overlap, by i then j.
+
+    The rows are sorted by label, then by low x: each row's candidates are the run of later
+    ones of its label that start before it ends along x. ``plane_pairs`` in ``_packets.c``
+    walks the same runs.
+    """
+    end = _ends(label, low[:, 0], high[:, 0])
+    counts = end - np.arange(len(label)) - 1
+    i = np.repeat(np.arange(len(label)), counts)
+    j = np.arange(len(i)) + np.repeat(
+        np.arange(1, len(label) + 1) - np.cumsum(counts) + counts, counts
+    )
+    return _boxes_overlap(i, j, low, high)
+
+
+@cache
+def _compiled() -> ModuleType | None:
+    """Return the packet extension (its ``plane_pairs`` needs no Embree), or None.
+
+    None when it is not built or is switched off (``SORTIE_PACKETS=0``): the numpy walk
+    then finds the same pairs.
+    """
+    return optional_module("sortie.sim._packets", "SORTIE_PACKETS")
 
 
 def _boxes_overlap(

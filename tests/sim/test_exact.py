@@ -133,3 +133,42 @@ def test_boxes_overlap_one_axis_at_a_time_keeps_the_pairs_of_the_all_axes_test()
     kept = exact._boxes_overlap(first, second, low, high)
     assert 0 < keep.sum() < len(keep)
     assert np.array_equal(kept[0], first[keep]) and np.array_equal(kept[1], second[keep])
+
+
+def _sorted_rows(rng: np.random.Generator, count: int) -> tuple[np.ndarray, ...]:
+    """Return labels, lows and highs of ``count`` boxes with many ties, sorted as the walk wants."""
+    label = rng.integers(0, 4, count).astype(np.int64)
+    low = rng.integers(0, 8, (count, 3)).astype(np.float64) * 0.5
+    high = low + rng.integers(0, 4, (count, 3)) * 0.5
+    order = np.lexsort((low[:, 0], label))
+    return label[order], low[order], high[order]
+
+
+def test_compiled_plane_walk_finds_the_numpy_pairs_in_their_order():
+    """``plane_pairs`` in C gives the pairs the numpy candidates and box tests give, in order."""
+    compiled = exact._compiled()
+    if compiled is None:
+        pytest.skip("sortie.sim._packets is not built")
+    for seed in range(5):
+        label, low, high = _sorted_rows(np.random.default_rng(seed), 300)
+        i, j = exact._sorted_pairs(label, low, high)
+        pairs = np.frombuffer(compiled.plane_pairs(label, low, high), np.int64).reshape(-1, 2)
+        assert len(i) > 0
+        assert np.array_equal(pairs[:, 0], i) and np.array_equal(pairs[:, 1], j)
+
+
+def test_a_worlds_coincident_faces_are_the_same_with_and_without_the_compiled_walk(monkeypatch):
+    """A built world's partners come out the same from ``plane_pairs`` and from numpy."""
+    from sortie.sim.raycast import StaticPart
+    from sortie.sim.worlds import build_world
+
+    if exact._compiled() is None:
+        pytest.skip("sortie.sim._packets is not built")
+    corners = StaticPart(build_world("station", 3, {})).table.corners
+    compiled = Faces.of(corners)
+    monkeypatch.setattr(exact, "_compiled", lambda: None)
+    alone = Faces.of(corners)
+    for lists in ("same", "opposite"):
+        a, b = getattr(compiled, lists), getattr(alone, lists)
+        assert len(a.index) > 0
+        assert np.array_equal(a.start, b.start) and np.array_equal(a.index, b.index)
