@@ -1037,9 +1037,65 @@ done:
     return result;
 }
 
+static int compare_int64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* partner_rows(count, owner: int64 (P,), other: int64 (P,)) -> (start, index): int64
+ * bytearrays, start (count + 1,) where each triangle's list begins, index (P,) the others of
+ * each owner in increasing order: sortie.sim.exact.Partners.of_pairs (a lexsort by owner, then
+ * other) by counting the owners and sorting each (short) list. */
+static PyObject *partner_rows(PyObject *self, PyObject *args) {
+    Py_ssize_t count;
+    Py_buffer owner, other;
+    if (!PyArg_ParseTuple(args, "ny*y*", &count, &owner, &other)) return NULL;
+    PyObject *result = NULL, *start = NULL, *index = NULL;
+    Py_ssize_t pairs = owner.len / (Py_ssize_t)sizeof(int64_t);
+    if (count < 0 || owner.len != pairs * (Py_ssize_t)sizeof(int64_t) || other.len != owner.len) {
+        PyErr_SetString(PyExc_ValueError, "partner_rows: expected a count >= 0 and owner, other (P,) int64");
+        goto done;
+    }
+    const int64_t *own = owner.buf, *oth = other.buf;
+    for (Py_ssize_t k = 0; k < pairs; k++)
+        if (own[k] < 0 || own[k] >= count) {
+            PyErr_Format(PyExc_ValueError, "partner_rows: owner %lld of pair %zd is not in 0..%zd", (long long)own[k], k,
+                         count - 1);
+            goto done;
+        }
+    start = PyByteArray_FromStringAndSize(NULL, (count + 1) * (Py_ssize_t)sizeof(int64_t));
+    index = PyByteArray_FromStringAndSize(NULL, pairs * (Py_ssize_t)sizeof(int64_t));
+    if (start == NULL || index == NULL) goto done;
+    int64_t *first = (int64_t *)PyByteArray_AS_STRING(start), *list = (int64_t *)PyByteArray_AS_STRING(index);
+    memset(first, 0, (size_t)(count + 1) * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < pairs; k++) first[own[k] + 1]++;
+    for (Py_ssize_t t = 0; t < count; t++) first[t + 1] += first[t];
+    for (Py_ssize_t k = 0; k < pairs; k++) list[first[own[k]]++] = oth[k]; /* each start moves to its end */
+    for (Py_ssize_t t = count; t > 0; t--) first[t] = first[t - 1];        /* and back */
+    first[0] = 0;
+    for (Py_ssize_t t = 0; t < count; t++) {
+        int64_t a = first[t], b = first[t + 1];
+        if (b - a > 16) {
+            qsort(list + a, (size_t)(b - a), sizeof(int64_t), compare_int64);
+            continue;
+        }
+        for (int64_t k = a + 1; k < b; k++) {
+            int64_t v = list[k], m = k;
+            for (; m > a && list[m - 1] > v; m--) list[m] = list[m - 1];
+            list[m] = v;
+        }
+    }
+    result = PyTuple_Pack(2, start, index);
+done:
+    Py_XDECREF(start), Py_XDECREF(index);
+    PyBuffer_Release(&owner), PyBuffer_Release(&other);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"probe_read", probe_read, METH_VARARGS, "probe_read(t, triangle, normal, object_id, lead, ux, uy, feet, base, height, cos_slope, flat, samples, per_sample)."},
     {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(layout_origins, layout_directions, frame, lead, add, origins, directions, tmax)."},
+    {"partner_rows", partner_rows, METH_VARARGS, "partner_rows(count, owner, other) -> (start, index): the partner lists as compressed rows."},
     {"plane_pairs", plane_pairs, METH_VARARGS, "plane_pairs(label, low, high): int64 bytes of the (i, j) pairs of one label whose boxes overlap."},
     {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},

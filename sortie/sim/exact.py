@@ -72,7 +72,16 @@ class Partners:
 
     @classmethod
     def of_pairs(cls, count: int, owner: NDArray[np.int64], other: NDArray[np.int64]) -> Partners:
-        """Return the lists holding ``other[k]`` for ``owner[k]``, in triangle order."""
+        """Return the lists holding ``other[k]`` for ``owner[k]``, in triangle order.
+
+        Each list in increasing order: a lexsort by owner, then other, or the same lists
+        counted and sorted in the packet extension (``partner_rows``) when it is built.
+        """
+        compiled = _compiled()
+        if compiled is not None:
+            pairs = (np.ascontiguousarray(x, np.int64) for x in (owner, other))
+            start, index = compiled.partner_rows(count, *pairs)
+            return cls(np.frombuffer(start, np.int64), np.frombuffer(index, np.int64))
         order = np.lexsort((other, owner))
         start = np.zeros(count + 1, np.int64)
         np.cumsum(np.bincount(owner, minlength=count), out=start[1:])

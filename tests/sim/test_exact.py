@@ -172,3 +172,17 @@ def test_a_worlds_coincident_faces_are_the_same_with_and_without_the_compiled_wa
         a, b = getattr(compiled, lists), getattr(alone, lists)
         assert len(a.index) > 0
         assert np.array_equal(a.start, b.start) and np.array_equal(a.index, b.index)
+
+
+def test_partner_lists_are_the_lexsorts_with_and_without_the_extension(monkeypatch):
+    """Compressed partner rows, short lists and long (sorted another way in C), match a lexsort."""
+    rng = np.random.default_rng(9)
+    owner = np.concatenate([rng.integers(0, 50, 400), np.full(60, 7)])  # triangle 7: a long list
+    other = rng.permutation(len(owner)).astype(np.int64) + 100
+    order = np.lexsort((other, owner))
+    expected_start = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=60))])
+    for compiled in (exact._compiled, lambda: None):
+        monkeypatch.setattr(exact, "_compiled", compiled)
+        lists = exact.Partners.of_pairs(60, owner, other)
+        assert np.array_equal(lists.start, expected_start)
+        assert np.array_equal(lists.index, other[order])
