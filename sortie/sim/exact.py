@@ -305,12 +305,9 @@ def _overlapping_in_plane(
     lead = np.argmax(np.abs(normal) > 1e-6, axis=1)
     sign = np.where(np.take_along_axis(normal, lead[:, None], axis=1)[:, 0] < 0, -1.0, 1.0)
     plane = np.column_stack([normal * sign[:, None], np.sum(normal * a, axis=1) * sign])
-    keys = np.round(plane, PLANE_DECIMALS)
-    keys[~flat] = np.nan
-    label = np.where(flat, _row_labels(keys), -1 - np.arange(len(normal)))
     low, high = lowest - EDGE_BAND, highest + EDGE_BAND
-    order = np.lexsort((low[:, 0], label))
-    label, low, high = label[order], low[order], high[order]  # from here on, in sorted order
+    order, label = _plane_order(plane, flat, low[:, 0])
+    low, high = low[order], high[order]  # from here on, in sorted order
     compiled = _compiled()
     if compiled is None:
         i, j = _sorted_pairs(label, low, high)
@@ -320,6 +317,48 @@ def _overlapping_in_plane(
         i, j = pairs[:, 0], pairs[:, 1]
     first, second = order[i], order[j]
     return np.minimum(first, second), np.maximum(first, second)
+
+
+def _plane_order(
+    plane: Floats, flat: NDArray[np.bool_], low_x: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the rows sorted by plane, then by ``low_x``, and each sorted row's plane label.
+
+    A plane's label is its rank among the distinct planes (normal, then offset, rounded to
+    ``PLANE_DECIMALS``); a row that is no plane (``flat`` False) comes first, with a label of
+    its own, ``-1 - row``. The rounded planes are compared as the integers ``rint(plane *
+    10**PLANE_DECIMALS)`` (what ``np.round`` divides back down, an order-keeping one-to-one
+    step), the normal packed into one: a lexsort of three keys instead of one of four for the
+    labels and another of two for the order, the same order and labels (``_plane_order_of_keys``
+    is the plain form, for planes too far out for the integers).
+    """
+    rows = np.flatnonzero(flat)
+    steps = np.rint(plane[rows] * 10.0**PLANE_DECIMALS)
+    if len(rows) == 0 or not np.abs(steps).max() < 2.0**40:
+        return _plane_order_of_keys(plane, flat, low_x)
+    steps = steps.astype(np.int64)
+    way = steps[:, :3] - steps[:, :3].min(axis=0)
+    span = way.max(axis=0) + 1  # each at most 20,001: a unit normal's components
+    way = (way[:, 0] * span[1] + way[:, 1]) * span[2] + way[:, 2]
+    offset = steps[:, 3]
+    sort = np.lexsort((low_x[rows], offset, way))
+    way, offset = way[sort], offset[sort]
+    new = np.ones(len(rows), bool)
+    new[1:] = (way[1:] != way[:-1]) | (offset[1:] != offset[:-1])
+    others = np.flatnonzero(~flat)[::-1]  # labels -1 - row: the last row first
+    order = np.concatenate([others, rows[sort]])
+    return order, np.concatenate([-1 - others, np.cumsum(new) - 1])
+
+
+def _plane_order_of_keys(
+    plane: Floats, flat: NDArray[np.bool_], low_x: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return ``_plane_order``'s order and labels from the rounded planes themselves."""
+    keys = np.round(plane, PLANE_DECIMALS)
+    keys[~flat] = np.nan
+    label = np.where(flat, _row_labels(keys), -1 - np.arange(len(plane)))
+    order = np.lexsort((low_x, label))
+    return order, label[order]
 
 
 def _sorted_pairs(

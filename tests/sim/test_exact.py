@@ -186,3 +186,17 @@ def test_partner_lists_are_the_lexsorts_with_and_without_the_extension(monkeypat
         lists = exact.Partners.of_pairs(60, owner, other)
         assert np.array_equal(lists.start, expected_start)
         assert np.array_equal(lists.index, other[order])
+
+
+def test_plane_order_from_integers_is_the_order_from_rounded_planes():
+    """Packed integer planes sort and label rows as the rounded planes do, ties and zeros too."""
+    rng = np.random.default_rng(13)
+    normal = rng.choice([-1.0, -0.0, 0.0, 0.6, 0.8, 1.0], (500, 3))
+    plane = np.column_stack([normal, rng.choice([-2.5, -0.0, 0.0, 1.00004, 1.00006], 500)])
+    plane[:40] += rng.uniform(-4e-5, 4e-5, (40, 4))  # within a rounding of the others
+    flat = rng.random(500) > 0.1
+    low_x = rng.choice([0.0, 0.5, 1.0], 500)
+    order, label = exact._plane_order(plane, flat, low_x)
+    plain_order, plain_label = exact._plane_order_of_keys(plane, flat, low_x)
+    assert np.array_equal(order, plain_order) and np.array_equal(label, plain_label)
+    assert len(np.unique(label[label >= 0])) < flat.sum()  # planes shared by several rows
