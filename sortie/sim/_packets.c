@@ -990,9 +990,113 @@ done:
     return result;
 }
 
+/* plane_pairs(label: int64 (T,), low: float64 (T, 3), high: float64 (T, 3)) -> int64 bytes
+ * of (i, j) pairs, i < j: the rows of one label whose boxes overlap on every axis (y, z, x),
+ * rows sorted by label, then by low x. What sortie.sim.exact._overlapping_in_plane finds in
+ * numpy (candidates by a search of the sorted x, then one axis at a time), in the same order:
+ * by i, then by j. */
+static PyObject *plane_pairs(PyObject *self, PyObject *args) {
+    Py_buffer label, low, high;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &label, &low, &high)) return NULL;
+    PyObject *result = NULL;
+    size_t n = (size_t)label.len / sizeof(int64_t), count = 0, capacity = 4096;
+    int64_t *pairs = NULL;
+    if ((size_t)label.len != n * sizeof(int64_t) || (size_t)low.len != 3 * n * sizeof(double) ||
+        (size_t)high.len != 3 * n * sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "plane_pairs: expected T int64 labels and (T, 3) float64 lows and highs");
+        goto done;
+    }
+    const int64_t *lab = label.buf;
+    const double *lo = low.buf, *hi = high.buf;
+    pairs = PyMem_Malloc(2 * capacity * sizeof(int64_t));
+    if (pairs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double *li = lo + 3 * i, *hi_i = hi + 3 * i;
+        for (size_t j = i + 1; j < n && lab[j] == lab[i] && lo[3 * j] <= hi_i[0]; j++) {
+            const double *lj = lo + 3 * j, *hj = hi + 3 * j;
+            if (!(li[1] <= hj[1] && lj[1] <= hi_i[1] && li[2] <= hj[2] && lj[2] <= hi_i[2] && li[0] <= hj[0]))
+                continue;
+            if (count == capacity) {
+                int64_t *grown = PyMem_Realloc(pairs, 4 * capacity * sizeof(int64_t));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                pairs = grown, capacity *= 2;
+            }
+            pairs[2 * count] = (int64_t)i, pairs[2 * count + 1] = (int64_t)j, count++;
+        }
+    }
+    result = PyBytes_FromStringAndSize((const char *)pairs, (Py_ssize_t)(2 * count * sizeof(int64_t)));
+done:
+    PyMem_Free(pairs);
+    PyBuffer_Release(&label), PyBuffer_Release(&low), PyBuffer_Release(&high);
+    return result;
+}
+
+static int compare_int64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* partner_rows(count, owner: int64 (P,), other: int64 (P,)) -> (start, index): int64
+ * bytearrays, start (count + 1,) where each triangle's list begins, index (P,) the others of
+ * each owner in increasing order: sortie.sim.exact.Partners.of_pairs (a lexsort by owner, then
+ * other) by counting the owners and sorting each (short) list. */
+static PyObject *partner_rows(PyObject *self, PyObject *args) {
+    Py_ssize_t count;
+    Py_buffer owner, other;
+    if (!PyArg_ParseTuple(args, "ny*y*", &count, &owner, &other)) return NULL;
+    PyObject *result = NULL, *start = NULL, *index = NULL;
+    Py_ssize_t pairs = owner.len / (Py_ssize_t)sizeof(int64_t);
+    if (count < 0 || owner.len != pairs * (Py_ssize_t)sizeof(int64_t) || other.len != owner.len) {
+        PyErr_SetString(PyExc_ValueError, "partner_rows: expected a count >= 0 and owner, other (P,) int64");
+        goto done;
+    }
+    const int64_t *own = owner.buf, *oth = other.buf;
+    for (Py_ssize_t k = 0; k < pairs; k++)
+        if (own[k] < 0 || own[k] >= count) {
+            PyErr_Format(PyExc_ValueError, "partner_rows: owner %lld of pair %zd is not in 0..%zd", (long long)own[k], k,
+                         count - 1);
+            goto done;
+        }
+    start = PyByteArray_FromStringAndSize(NULL, (count + 1) * (Py_ssize_t)sizeof(int64_t));
+    index = PyByteArray_FromStringAndSize(NULL, pairs * (Py_ssize_t)sizeof(int64_t));
+    if (start == NULL || index == NULL) goto done;
+    int64_t *first = (int64_t *)PyByteArray_AS_STRING(start), *list = (int64_t *)PyByteArray_AS_STRING(index);
+    memset(first, 0, (size_t)(count + 1) * sizeof(int64_t));
+    for (Py_ssize_t k = 0; k < pairs; k++) first[own[k] + 1]++;
+    for (Py_ssize_t t = 0; t < count; t++) first[t + 1] += first[t];
+    for (Py_ssize_t k = 0; k < pairs; k++) list[first[own[k]]++] = oth[k]; /* each start moves to its end */
+    for (Py_ssize_t t = count; t > 0; t--) first[t] = first[t - 1];        /* and back */
+    first[0] = 0;
+    for (Py_ssize_t t = 0; t < count; t++) {
+        int64_t a = first[t], b = first[t + 1];
+        if (b - a > 16) {
+            qsort(list + a, (size_t)(b - a), sizeof(int64_t), compare_int64);
+            continue;
+        }
+        for (int64_t k = a + 1; k < b; k++) {
+            int64_t v = list[k], m = k;
+            for (; m > a && list[m - 1] > v; m--) list[m] = list[m - 1];
+            list[m] = v;
+        }
+    }
+    result = PyTuple_Pack(2, start, index);
+done:
+    Py_XDECREF(start), Py_XDECREF(index);
+    PyBuffer_Release(&owner), PyBuffer_Release(&other);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"probe_read", probe_read, METH_VARARGS, "probe_read(t, triangle, normal, object_id, lead, ux, uy, feet, base, height, cos_slope, flat, samples, per_sample)."},
     {"probe_rays", probe_rays, METH_VARARGS, "probe_rays(layout_origins, layout_directions, frame, lead, add, origins, directions, tmax)."},
+    {"partner_rows", partner_rows, METH_VARARGS, "partner_rows(count, owner, other) -> (start, index): the partner lists as compressed rows."},
+    {"plane_pairs", plane_pairs, METH_VARARGS, "plane_pairs(label, low, high): int64 bytes of the (i, j) pairs of one label whose boxes overlap."},
     {"load", load, METH_VARARGS, "load(path, config): open libembree4 at path and create a device with that config."},
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},

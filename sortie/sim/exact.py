@@ -29,9 +29,13 @@ a triangle's outline without meeting any face there; docs/simulator.md states th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import NDArray
+
+from sortie.sim.compiled import optional_module
 
 EDGE_BAND = 1e-4
 """Metres: a hit this close to an edge (of its triangle or of a coincident one) is ambiguous."""
@@ -68,7 +72,16 @@ class Partners:
 
     @classmethod
     def of_pairs(cls, count: int, owner: NDArray[np.int64], other: NDArray[np.int64]) -> Partners:
-        """Return the lists holding ``other[k]`` for ``owner[k]``, in triangle order."""
+        """Return the lists holding ``other[k]`` for ``owner[k]``, in triangle order.
+
+        Each list in increasing order: a lexsort by owner, then other, or the same lists
+        counted and sorted in the packet extension (``partner_rows``) when it is built.
+        """
+        compiled = _compiled()
+        if compiled is not None:
+            pairs = (np.ascontiguousarray(x, np.int64) for x in (owner, other))
+            start, index = compiled.partner_rows(count, *pairs)
+            return cls(np.frombuffer(start, np.int64), np.frombuffer(index, np.int64))
         order = np.lexsort((other, owner))
         start = np.zeros(count + 1, np.int64)
         np.cumsum(np.bincount(owner, minlength=count), out=start[1:])
@@ -292,22 +305,88 @@ def _overlapping_in_plane(
     lead = np.argmax(np.abs(normal) > 1e-6, axis=1)
     sign = np.where(np.take_along_axis(normal, lead[:, None], axis=1)[:, 0] < 0, -1.0, 1.0)
     plane = np.column_stack([normal * sign[:, None], np.sum(normal * a, axis=1) * sign])
-    keys = np.round(plane, PLANE_DECIMALS)
-    keys[~flat] = np.nan
-    label = np.where(flat, _row_labels(keys), -1 - np.arange(len(normal)))
     low, high = lowest - EDGE_BAND, highest + EDGE_BAND
-    order = np.lexsort((low[:, 0], label))
+    order, label = _plane_order(plane, flat, low[:, 0])
     low, high = low[order], high[order]  # from here on, in sorted order
-    # Candidates: later in the same plane, starting before this one ends along x.
-    end = _ends(label[order], low[:, 0], high[:, 0])
-    counts = end - np.arange(len(order)) - 1
-    i = np.repeat(np.arange(len(order)), counts)
-    j = np.arange(len(i)) + np.repeat(
-        np.arange(1, len(order) + 1) - np.cumsum(counts) + counts, counts
-    )
-    i, j = _boxes_overlap(i, j, low, high)
+    compiled = _compiled()
+    if compiled is None:
+        i, j = _sorted_pairs(label, low, high)
+    else:  # the same pairs in the same order, without the candidates' arrays
+        found = compiled.plane_pairs(*(np.ascontiguousarray(a) for a in (label, low, high)))
+        pairs = np.frombuffer(found, np.int64).reshape(-1, 2)
+        i, j = pairs[:, 0], pairs[:, 1]
     first, second = order[i], order[j]
     return np.minimum(first, second), np.maximum(first, second)
+
+
+def _plane_order(
+    plane: Floats, flat: NDArray[np.bool_], low_x: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the rows sorted by plane, then by ``low_x``, and each sorted row's plane label.
+
+    A plane's label is its rank among the distinct planes (normal, then offset, rounded to
+    ``PLANE_DECIMALS``); a row that is no plane (``flat`` False) comes first, with a label of
+    its own, ``-1 - row``. The rounded planes are compared as the integers ``rint(plane *
+    10**PLANE_DECIMALS)`` (what ``np.round`` divides back down, an order-keeping one-to-one
+    step), the normal packed into one: a lexsort of three keys instead of one of four for the
+    labels and another of two for the order, the same order and labels (``_plane_order_of_keys``
+    is the plain form, for planes too far out for the integers).
+    """
+    rows = np.flatnonzero(flat)
+    steps = np.rint(plane[rows] * 10.0**PLANE_DECIMALS)
+    if len(rows) == 0 or not np.abs(steps).max() < 2.0**40:
+        return _plane_order_of_keys(plane, flat, low_x)
+    steps = steps.astype(np.int64)
+    way = steps[:, :3] - steps[:, :3].min(axis=0)
+    span = way.max(axis=0) + 1  # each at most 20,001: a unit normal's components
+    way = (way[:, 0] * span[1] + way[:, 1]) * span[2] + way[:, 2]
+    offset = steps[:, 3]
+    sort = np.lexsort((low_x[rows], offset, way))
+    way, offset = way[sort], offset[sort]
+    new = np.ones(len(rows), bool)
+    new[1:] = (way[1:] != way[:-1]) | (offset[1:] != offset[:-1])
+    others = np.flatnonzero(~flat)[::-1]  # labels -1 - row: the last row first
+    order = np.concatenate([others, rows[sort]])
+    return order, np.concatenate([-1 - others, np.cumsum(new) - 1])
+
+
+def _plane_order_of_keys(
+    plane: Floats, flat: NDArray[np.bool_], low_x: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return ``_plane_order``'s order and labels from the rounded planes themselves."""
+    keys = np.round(plane, PLANE_DECIMALS)
+    keys[~flat] = np.nan
+    label = np.where(flat, _row_labels(keys), -1 - np.arange(len(plane)))
+    order = np.lexsort((low_x, label))
+    return order, label[order]
+
+
+def _sorted_pairs(
+    label: NDArray[np.int64], low: Floats, high: Floats
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return the pairs (i < j) of rows of one label whose boxes overlap, by i then j.
+
+    The rows are sorted by label, then by low x: each row's candidates are the run of later
+    ones of its label that start before it ends along x. ``plane_pairs`` in ``_packets.c``
+    walks the same runs.
+    """
+    end = _ends(label, low[:, 0], high[:, 0])
+    counts = end - np.arange(len(label)) - 1
+    i = np.repeat(np.arange(len(label)), counts)
+    j = np.arange(len(i)) + np.repeat(
+        np.arange(1, len(label) + 1) - np.cumsum(counts) + counts, counts
+    )
+    return _boxes_overlap(i, j, low, high)
+
+
+@cache
+def _compiled() -> ModuleType | None:
+    """Return the packet extension (its ``plane_pairs`` needs no Embree), or None.
+
+    None when it is not built or is switched off (``SORTIE_PACKETS=0``): the numpy walk
+    then finds the same pairs.
+    """
+    return optional_module("sortie.sim._packets", "SORTIE_PACKETS")
 
 
 def _boxes_overlap(

@@ -133,3 +133,70 @@ def test_boxes_overlap_one_axis_at_a_time_keeps_the_pairs_of_the_all_axes_test()
     kept = exact._boxes_overlap(first, second, low, high)
     assert 0 < keep.sum() < len(keep)
     assert np.array_equal(kept[0], first[keep]) and np.array_equal(kept[1], second[keep])
+
+
+def _sorted_rows(rng: np.random.Generator, count: int) -> tuple[np.ndarray, ...]:
+    """Return labels, lows and highs of ``count`` boxes with many ties, sorted as the walk wants."""
+    label = rng.integers(0, 4, count).astype(np.int64)
+    low = rng.integers(0, 8, (count, 3)).astype(np.float64) * 0.5
+    high = low + rng.integers(0, 4, (count, 3)) * 0.5
+    order = np.lexsort((low[:, 0], label))
+    return label[order], low[order], high[order]
+
+
+def test_compiled_plane_walk_finds_the_numpy_pairs_in_their_order():
+    """``plane_pairs`` in C gives the pairs the numpy candidates and box tests give, in order."""
+    compiled = exact._compiled()
+    if compiled is None:
+        pytest.skip("sortie.sim._packets is not built")
+    for seed in range(5):
+        label, low, high = _sorted_rows(np.random.default_rng(seed), 300)
+        i, j = exact._sorted_pairs(label, low, high)
+        pairs = np.frombuffer(compiled.plane_pairs(label, low, high), np.int64).reshape(-1, 2)
+        assert len(i) > 0
+        assert np.array_equal(pairs[:, 0], i) and np.array_equal(pairs[:, 1], j)
+
+
+def test_a_worlds_coincident_faces_are_the_same_with_and_without_the_compiled_walk(monkeypatch):
+    """A built world's partners come out the same from ``plane_pairs`` and from numpy."""
+    from sortie.sim.raycast import StaticPart
+    from sortie.sim.worlds import build_world
+
+    if exact._compiled() is None:
+        pytest.skip("sortie.sim._packets is not built")
+    corners = StaticPart(build_world("station", 3, {})).table.corners
+    compiled = Faces.of(corners)
+    monkeypatch.setattr(exact, "_compiled", lambda: None)
+    alone = Faces.of(corners)
+    for lists in ("same", "opposite"):
+        a, b = getattr(compiled, lists), getattr(alone, lists)
+        assert len(a.index) > 0
+        assert np.array_equal(a.start, b.start) and np.array_equal(a.index, b.index)
+
+
+def test_partner_lists_are_the_lexsorts_with_and_without_the_extension(monkeypatch):
+    """Compressed partner rows, short lists and long (sorted another way in C), match a lexsort."""
+    rng = np.random.default_rng(9)
+    owner = np.concatenate([rng.integers(0, 50, 400), np.full(60, 7)])  # triangle 7: a long list
+    other = rng.permutation(len(owner)).astype(np.int64) + 100
+    order = np.lexsort((other, owner))
+    expected_start = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=60))])
+    for compiled in (exact._compiled, lambda: None):
+        monkeypatch.setattr(exact, "_compiled", compiled)
+        lists = exact.Partners.of_pairs(60, owner, other)
+        assert np.array_equal(lists.start, expected_start)
+        assert np.array_equal(lists.index, other[order])
+
+
+def test_plane_order_from_integers_is_the_order_from_rounded_planes():
+    """Packed integer planes sort and label rows as the rounded planes do, ties and zeros too."""
+    rng = np.random.default_rng(13)
+    normal = rng.choice([-1.0, -0.0, 0.0, 0.6, 0.8, 1.0], (500, 3))
+    plane = np.column_stack([normal, rng.choice([-2.5, -0.0, 0.0, 1.00004, 1.00006], 500)])
+    plane[:40] += rng.uniform(-4e-5, 4e-5, (40, 4))  # within a rounding of the others
+    flat = rng.random(500) > 0.1
+    low_x = rng.choice([0.0, 0.5, 1.0], 500)
+    order, label = exact._plane_order(plane, flat, low_x)
+    plain_order, plain_label = exact._plane_order_of_keys(plane, flat, low_x)
+    assert np.array_equal(order, plain_order) and np.array_equal(label, plain_label)
+    assert len(np.unique(label[label >= 0])) < flat.sum()  # planes shared by several rows

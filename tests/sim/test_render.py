@@ -89,3 +89,30 @@ def test_a_frames_sky_does_not_depend_on_the_yaw_of_earlier_frames():
         renderer = Renderer(scene)
         renderer.render(spec, eye, 0.0, 10.0, {Sensor.RGB})
         assert np.array_equal(renderer.render(spec, eye, yaw, 10.0, {Sensor.RGB}).rgb, fresh)
+
+
+def test_a_kept_sky_is_the_sky_made_from_the_cameras_rays():
+    """The sky a renderer takes from the process's kept skies is the one its rays give now."""
+    from sortie.sim.camera import pitched_rays
+    from sortie.sim.render import sky_colors
+    from sortie.sim.scene import LIGHTING_PRESETS
+
+    spec = CameraSpec(48, 32, 80)
+    for preset in ("dusk", "overcast"):
+        light = LIGHTING_PRESETS[preset]
+        renderer = Renderer(Scene([], (-10, -10, 10, 10), light))
+        for pitch in (-17.6, -1.9, 0.0, 12.5):
+            made = sky_colors(pitched_rays(spec, pitch).T, light.sky_horizon, light.sky_top)
+            assert np.array_equal(renderer._camera_sky(spec, pitch), made)
+
+
+def test_kept_skies_stay_within_their_byte_budget():
+    """Beyond the budget the least recently used sky goes; the last one asked for stays."""
+    from sortie.sim.render import _KeptSkies
+
+    skies, spec = _KeptSkies(budget=3 * 32 * 32 * 3), CameraSpec(32, 32, 90)
+    for pitch in range(10):
+        sky = skies.get(spec, float(pitch), (0.8, 0.87, 0.95), (0.35, 0.55, 0.9))
+    assert skies._bytes <= skies.budget and len(skies._skies) == 3
+    assert skies.get(spec, 9.0, (0.8, 0.87, 0.95), (0.35, 0.55, 0.9)) is sky
+    assert not sky.flags.writeable

@@ -111,7 +111,9 @@ def scatter(
     """Place circles of ``radii`` inside ``area``, each at least ``gap`` clear of all others.
 
     Circles that find no free spot in ``tries`` random draws are left out; ``taken`` circles
-    (clearings, paths, buildings) are kept clear too but not returned.
+    (clearings, paths, buildings) are kept clear too but not returned. Each circle takes the
+    first free draw: the first is tried alone, and only if it is not free the rest together
+    (the same distances, compared the same way, as trying all of them at once).
     """
     x0, y0, x1, y1 = area
     given = np.asarray(list(taken), np.float64).reshape(-1, 3)
@@ -122,12 +124,17 @@ def scatter(
     for radius in radii:
         xs = rng.uniform(x0 + radius, x1 - radius, tries)
         ys = rng.uniform(y0 + radius, y1 - radius, tries)
-        dist = np.hypot(xs[:, None] - xs_all[:n], ys[:, None] - ys_all[:n])
-        free = np.all(dist >= rs_all[:n] + radius + gap, axis=1)
-        if free.any():
-            k = int(np.argmax(free))
-            xs_all[n], ys_all[n], rs_all[n] = xs[k], ys[k], radius
-            n += 1
+        clear = rs_all[:n] + radius + gap
+        if np.all(np.hypot(xs[0] - xs_all[:n], ys[0] - ys_all[:n]) >= clear):
+            k = 0
+        else:
+            dist = np.hypot(xs[1:, None] - xs_all[:n], ys[1:, None] - ys_all[:n])
+            free = np.all(dist >= clear, axis=1)
+            if not free.any():
+                continue
+            k = 1 + int(np.argmax(free))
+        xs_all[n], ys_all[n], rs_all[n] = xs[k], ys[k], radius
+        n += 1
     return [
         (float(x), float(y), float(r))
         for x, y, r in zip(xs_all[keep:n], ys_all[keep:n], rs_all[keep:n], strict=True)
