@@ -143,7 +143,7 @@ class StepDraft:
         is valid Unicode (``records_io`` reads it back as written). Otherwise a recorder
         scans the line for what a reader refuses.
         """
-        line = self.line() if self._line is None else self._line
+        line = self.line()
         return (
             self._plain
             and not self.model_calls

@@ -63,7 +63,7 @@ def run_episode(
         observer.on_start(header)
     try:
         reset = runtime.reset
-        observation = _guard(FailureReason.BACKEND_ERROR, reset, header.episode, header.seed)
+        observation = _guard(BACKEND_ERROR, reset, header.episode, header.seed)
     except _Failed as failed:
         return _finish(runtime, observers, failed, started=False)
     try:

@@ -23,9 +23,9 @@ import gymnasium as gym
 from sortie.core.errors import ConfigError
 from sortie.core.records_io import write_atomic
 from sortie.core.run_config import PoseSettings
+from sortie.core.step_lines import line_of
 from sortie.missions.gym_walk import WalkedEpisode, WalkPlan, walk_suite
 from sortie.run.batch import DEFAULT_STORE, Plan, RunRequest, plan_run
-from sortie.run.episode import line_of
 from sortie.run.jobs import Job, header_of, score_record
 from sortie.run.store import Store
 
