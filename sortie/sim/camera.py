@@ -102,8 +102,18 @@ def pitched_rays(spec: CameraSpec, pitch: float | None = None) -> NDArray[np.flo
 
 def _turned(pitched: NDArray[np.float32], yaw: float) -> NDArray[np.float32]:
     """Return pitched rays (rows x, y, z) turned by ``yaw`` degrees, (N, 3)."""
-    x, y, z = pitched
-    c, s = yaw_turn(yaw)
+    return turn_rows(pitched, yaw_turn(yaw))
+
+
+def turn_rows(
+    rows: NDArray[np.float32], turn: tuple[np.float32, np.float32]
+) -> NDArray[np.float32]:
+    """Return rays given as rows x, y, z turned by a yaw's float32 cosine and sine, (N, 3).
+
+    ``world_rays``'s operations (``_packets.c`` and ``_raster.c`` repeat them).
+    """
+    x, y, z = rows
+    c, s = turn
     out = np.empty((len(x), 3), np.float32)
     out[:, 0] = c * x - s * y
     out[:, 1] = s * x + c * y

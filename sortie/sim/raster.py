@@ -109,11 +109,12 @@ def drawn(
     t, u, v = (np.empty(n, np.float32) for _ in range(3))
     triangle, unsure = np.empty(n, np.int32), np.empty(n, np.uint8)
     table = caster.table
+    derived = kept(table)
     module.frame(
         np.ascontiguousarray(table.corners, np.float32),
         np.ascontiguousarray(table.faces.reach, np.float64),
-        apart(table),
-        spheres(table),
+        derived.apart,
+        derived.spheres,
         np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64),
         np.array(eye, np.float32),
         rays,

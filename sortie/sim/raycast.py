@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from sortie.core.errors import ConfigError
 from sortie.sim import packets
+from sortie.sim.camera import turn_rows
 from sortie.sim.exact import NUDGES, REMEASURE_TOLERANCE, Faces, exact_hits, settle
 from sortie.sim.mesh import Mesh
 from sortie.sim.packets import PacketScene
@@ -452,7 +453,7 @@ class RayCaster:
             )
         rows = np.flatnonzero(marked)
         if rows.size:
-            ways = rays[rows] if turn is None else _turned(rays[:, rows], turn)
+            ways = rays[rows] if turn is None else turn_rows(rays[:, rows], turn)
             cast = self.cast(eye, np.ascontiguousarray(ways))
             hits.t[rows], hits.triangle[rows] = cast.t, cast.triangle
             hits.u[rows], hits.v[rows] = cast.u, cast.v
@@ -640,16 +641,6 @@ def _part_boxes(parts: list[tuple[int, Mesh]]) -> NDArray[np.float32]:
     if not parts:
         return np.zeros((0, 2, 3), np.float32)
     return np.array([m.bounds() for _, m in parts], np.float32)
-
-
-def _turned(rows: NDArray[np.float32], turn: tuple[np.float32, np.float32]) -> NDArray[np.float32]:
-    """Return rays given as rows x, y, z turned by a yaw's cosine and sine, (N, 3), in float32.
-
-    ``camera.world_rays``'s operations (``_packets.c`` and ``_raster.c`` repeat them).
-    """
-    x, y, z = rows
-    c, s = turn
-    return np.column_stack([c * x - s * y, s * x + c * y, z]).astype(np.float32, copy=False)
 
 
 def _no_hits(n: int) -> Hits:

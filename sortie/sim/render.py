@@ -171,7 +171,9 @@ class Renderer:
 
         ``sky``: each ray's sky colour, if known (a camera's, ``_camera_sky``); else made here.
         """
-        palette, sky_rows = self._palette(self._sky(dirs) if sky is None else sky)
+        if sky is None:
+            sky = sky_colors(dirs, self._light.sky_horizon, self._light.sky_top)
+        palette, sky_rows = self._palette(sky)
         tri = hits.triangle
         rgb = np.take(palette, np.where(tri >= 0, tri, sky_rows), axis=0)
         textured = np.flatnonzero(np.take(self.caster.table.textured, tri))
@@ -221,10 +223,6 @@ class Renderer:
         """
         light = self._light
         return _KEPT_SKIES.get(spec, pitch, light.sky_horizon, light.sky_top)
-
-    def _sky(self, dirs: NDArray[np.float32]) -> NDArray[np.uint8]:
-        """Return the sky colour of every ray: a gradient from horizon to zenith."""
-        return sky_colors(dirs, self._light.sky_horizon, self._light.sky_top)
 
     def _texels(self, hits: Hits, rows: NDArray[np.intp]) -> NDArray[np.float32]:
         uv = self.caster.table.uv[hits.triangle[rows]]
