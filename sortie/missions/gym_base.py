@@ -33,6 +33,7 @@ from sortie.core.observation import MissionObservation, Sensor, image_sensors
 from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
+from sortie.core.step_lines import StepDraft
 from sortie.missions.family import FamilySettings, parse_settings
 from sortie.missions.loading import load_suite
 from sortie.missions.pose_sensor import pose_settings_for
@@ -135,8 +136,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         self.observation_space = self._observation_space()
         self.action_space = self._action_space()
         self._rgb: np.ndarray | None = None
-        self.last_record: StepRecord | None = None
-        """The mission's record of the last step (what a sortie record's step line holds)."""
+        self._draft: StepDraft | None = None
 
     # --- what a family provides -------------------------------------------------------
     @abstractmethod
@@ -160,14 +160,27 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         """Turn a gymnasium action into sortie's."""
 
     @abstractmethod
-    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
-        """Return the step's reward from the stage statuses before it and its record."""
+    def _reward(self, before: Mapping[str, str], draft: StepDraft) -> float:
+        """Return the step's reward from the stage statuses before it and its record's draft.
+
+        The draft holds the step's values as the runtime made them (``stages``, ``events``...,
+        checked); ``draft.record()`` builds the record's model, at a cost.
+        """
 
     @abstractmethod
     def _ran_out(self) -> bool:
         """Return whether the episode (which has ended) ended because its budget ran out."""
 
     # --- the gymnasium API ------------------------------------------------------------
+    @property
+    def last_record(self) -> StepRecord | None:
+        """Return the mission's record of the last step (what a sortie record's step line holds).
+
+        Built on first asking, from the values the step was checked with: a step builds none.
+        None before the first step of an episode.
+        """
+        return None if self._draft is None else self._draft.record()
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -186,7 +199,7 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         self._check_episode(episode)
         episode_seed = int(self.np_random.integers(2**31 - 1))
         episode_seed = int((options or {}).get("episode_seed", episode_seed))
-        self.last_record = None
+        self._draft = None
         observation = self.mission.reset(episode, episode_seed)
         self._stages = self.mission.tracker.statuses()
         return self._to_gym(observation), {"episode_id": episode.episode_id}
@@ -195,15 +208,19 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         self, action: dict[str, Any]
     ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Apply one action; return the observation, reward, terminated, truncated, info."""
-        observation, record = self.mission.step(self._to_action(action))
-        self.last_record = record
-        reward, self._stages = self._reward(self._stages, record), dict(record.stages)
+        observation, draft = self.mission.advance(self._to_action(action))
+        # Its values checked as its record's model would, as the episode loop does: writing
+        # the line refuses what the model refuses (a NaN the backend reported raises here).
+        draft.line()
+        self._draft = draft
+        stages = draft.stages
+        reward, self._stages = self._reward(self._stages, draft), dict(stages)
         truncated = self.mission.done and self._ran_out()
         terminated = self.mission.done and not truncated
         outcome = self.mission.outcome
         info = {
-            "stages": record.stages,
-            "events": [e.kind for e in record.events],
+            "stages": stages,
+            "events": [e.kind for e in draft.events],
             "outcome": outcome.value if outcome else None,
             "failure_reason": self.mission.failure,
         }

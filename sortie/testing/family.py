@@ -33,7 +33,7 @@ from sortie.core.observation import (
     Sensor,
 )
 from sortie.core.pose import Pose
-from sortie.core.records import StepRecord
+from sortie.core.step_lines import StepDraft
 from sortie.core.trajectory import Trajectory
 from sortie.metrics.aggregate import ERROR, errored_metrics, is_error
 from sortie.missions.family import Family, FamilySettings
@@ -178,7 +178,7 @@ class PointGoalEnv(MissionEnv[PointGoalMission]):
         turn, speed = (float(v) for v in action["move"])
         return Move(turn, speed)
 
-    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
+    def _reward(self, before: Mapping[str, str], draft: StepDraft) -> float:
         return float(self.mission.tracker.all_done)
 
     def _ran_out(self) -> bool:

@@ -27,9 +27,9 @@ from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action, FlightPrimitive, Fly
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
-from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
+from sortie.core.step_lines import StepDraft
 from sortie.missions.aerial import spec
 from sortie.missions.aerial.mission import AerialMission
 from sortie.missions.aerial.settings import AerialSettings
@@ -123,7 +123,7 @@ class AerialEnv(MissionEnv[AerialMission]):
             return Fly(kind, float(action.get("magnitude", 0.0)), report)
         return TaskAction(kind, report)
 
-    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
+    def _reward(self, before: Mapping[str, str], draft: StepDraft) -> float:
         """Return 1 when this step ended the mission in success, else 0."""
         return float(self.mission.done and self.mission.outcome == "success")
 

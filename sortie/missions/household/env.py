@@ -28,9 +28,9 @@ from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation, Sensor, image_sensors
-from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
+from sortie.core.step_lines import StepDraft
 from sortie.missions.gym_base import (
     MissionEnv,
     env_settings,
@@ -202,7 +202,7 @@ class HouseholdEnv(MissionEnv[HouseholdMission]):
         place = str(action.get("place", "")) or None
         return Subtask(verb.value, str(action.get("target", "")), skill, place)
 
-    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
+    def _reward(self, before: Mapping[str, str], draft: StepDraft) -> float:
         """Return 1 when this round ended the task in success, else 0."""
         return float(self.mission.done and self.mission.outcome == "success")
 

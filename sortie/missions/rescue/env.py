@@ -21,9 +21,9 @@ from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.actions import Action, Interact, Interaction, Move
 from sortie.core.episode import EpisodeSpec
 from sortie.core.observation import MissionObservation
-from sortie.core.records import StepRecord
 from sortie.core.records_io import Suite
 from sortie.core.run_config import PoseSettings
+from sortie.core.step_lines import StepDraft
 from sortie.missions.gym_base import MissionEnv, env_settings, pick, printable, text_space
 from sortie.missions.rescue.goals import goal_names
 from sortie.missions.rescue.mission import RescueMission
@@ -129,12 +129,12 @@ class RescueEnv(MissionEnv[RescueMission]):
             return Interact(interaction)
         return Move(float(action["turn"]), float(action["speed"]), pick(PITCHES, action, "pitch"))
 
-    def _reward(self, before: Mapping[str, str], record: StepRecord) -> float:
+    def _reward(self, before: Mapping[str, str], draft: StepDraft) -> float:
         """Return 1 per stage that was completed in this step."""
         return float(
             sum(
                 status == "done" and before.get(name) != "done"
-                for name, status in record.stages.items()
+                for name, status in draft.stages.items()
             )
         )
 
