@@ -109,7 +109,7 @@ def drawn(
     t, u, v = (np.empty(n, np.float32) for _ in range(3))
     triangle, unsure = np.empty(n, np.int32), np.empty(n, np.uint8)
     table = caster.table
-    derived = kept(table)
+    derived = kept(table, caster.static)
     module.frame(
         np.ascontiguousarray(table.corners, np.float32),
         np.ascontiguousarray(table.faces.reach, np.float64),
@@ -196,18 +196,20 @@ def apart(table: TriangleTable) -> NDArray[np.float64]:
     return kept(table).apart
 
 
-def kept(table: TriangleTable) -> Kept:
+def kept(table: TriangleTable, static: TriangleTable | None = None) -> Kept:
     """Return ``table``'s Kept, made once while its corners live.
 
     A scene's table changes only when a dynamic object moves, and the copies of a vector env
     each hold their own (a bound on how many were kept had 16 copies recompute theirs every
-    frame).
+    frame). ``static`` is a table that ``table`` begins with, whose triangles have no partner
+    after it (a caster's static table, which its tables begin with: ``RayCaster.static``): its
+    Kept is made once, and a new table computes only its own rows after it, the same values.
     """
     corners = table.corners
     held = _KEPT.get(id(corners))
     if held is not None and held[0]() is corners:
         return held[1]
-    result = Kept(_bounds(corners), _apart(corners, table.faces))
+    result = _made(table, static)
     key = id(corners)
     _KEPT[key] = (weakref.ref(corners, partial(_forget, key)), result)
     return result
@@ -220,18 +222,49 @@ def _forget(key: int, ref: weakref.ref[NDArray[np.float32]]) -> None:
         del _KEPT[key]
 
 
-def _apart(corners: NDArray[np.float32], faces: Faces) -> NDArray[np.float64]:
-    """Return ``apart`` of the triangles ``corners`` (T, 3, 3) whose partners are ``faces``'."""
-    count = len(corners)
-    rows = np.arange(count)
+def _made(table: TriangleTable, static: TriangleTable | None) -> Kept:
+    """Return ``table``'s Kept, from ``static``'s rows and its own after them where it can."""
+    corners, faces = table.corners, table.faces
+    first = len(static) if static is not None and static is not table else 0
+    after = _apart(corners, faces, first) if 0 < first <= len(corners) else None
+    if static is None or after is None:  # no prefix, or a row after it partners one in it
+        return Kept(_bounds(corners), _apart_all(corners, faces))
+    base = kept(static)
+    whole = first - first % CHUNK  # the chunks of static rows alone keep their spheres
+    spheres = np.concatenate([base.spheres[: whole // CHUNK], _bounds(corners[whole:])])
+    return Kept(spheres, np.concatenate([base.apart, after]))
+
+
+def _apart_all(corners: NDArray[np.float32], faces: Faces) -> NDArray[np.float64]:
+    """Return ``apart`` of every triangle of ``corners`` (T, 3, 3), partners ``faces``'."""
+    result = _apart(corners, faces, 0)
+    assert result is not None  # no row lies before the first
+    return result
+
+
+def _apart(corners: NDArray[np.float32], faces: Faces, first: int) -> NDArray[np.float64] | None:
+    """Return ``apart`` of the triangles ``corners[first:]`` (T, 3, 3), partners ``faces``'.
+
+    None when one of them partners a triangle before ``first`` (then rows before it would
+    differ from their own table's). A pair in ``same`` is listed once (by its higher index),
+    so it counts both ways; ``opposite`` lists each pair both ways already.
+    """
+    count, same, opposite = len(corners), faces.same, faces.opposite
+    rows = np.arange(first, count)
     owner = np.concatenate(
-        [np.repeat(rows, faces.same.counts(rows)), np.repeat(rows, faces.opposite.counts(rows))]
+        [np.repeat(rows, same.counts(rows)), np.repeat(rows, opposite.counts(rows))]
     )
-    other = np.concatenate([faces.same.index, faces.opposite.index])
-    offset = np.sum(faces.normal * corners[:, 0].astype(np.float64), axis=1)
-    result = np.zeros(count)
-    for plane, points in ((owner, other), (other, owner)):  # each way: same lists one only
-        np.maximum.at(result, plane, _off_plane(faces.normal, offset, corners, plane, points))
+    other = np.concatenate(
+        [same.index[same.start[first] :], opposite.index[opposite.start[first] :]]
+    )
+    if first and other.size and other.min() < first:
+        return None
+    owner, other, listed = owner - first, other - first, len(same.index) - same.start[first]
+    normal, own = faces.normal[first:], corners[first:]
+    offset = np.sum(normal * own[:, 0].astype(np.float64), axis=1)
+    result = np.zeros(count - first)
+    for plane, points in ((owner, other), (other[:listed], owner[:listed])):
+        np.maximum.at(result, plane, _off_plane(normal, offset, own, plane, points))
     return np.where(result > 0, result * (1 + ROUNDING) + ROUNDING, 0.0)
 
 

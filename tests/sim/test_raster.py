@@ -11,7 +11,7 @@ import pytest
 from sortie.core.errors import ConfigError
 from sortie.sim import packets, raster
 from sortie.sim.camera import CameraSpec, world_rays
-from sortie.sim.mesh import Mesh, box
+from sortie.sim.mesh import Mesh, box, pose_matrix
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene, SceneObject
@@ -251,6 +251,43 @@ def test_spheres_bound_their_chunks():
     reach = np.linalg.norm(table.corners.astype(np.float64) - centre[:, None], axis=2).max(axis=1)
     assert (reach <= radius).all()
     assert raster.spheres(table) is spheres  # kept for the next frame
+
+
+def _moved_tables(scene: Scene, caster: RayCaster) -> list:
+    """Return the caster's tables as its scene's doors open and its bodies move and hide."""
+    tables = [caster.table]
+    for name in [o.name for o in scene.objects if o.open_transform is not None][:2]:
+        scene.set_open(name, True)
+        caster.sync()
+        tables.append(caster.table)
+    for k, name in enumerate([o.name for o in scene.objects if o.is_dynamic][:2]):
+        scene.set_transform(name, pose_matrix((0.3 * (k + 1), 0.1, 0.0)))
+        caster.sync()
+        tables.append(caster.table)
+        scene.set_hidden(name, True)
+        caster.sync()
+        tables.append(caster.table)
+    return tables
+
+
+@pytest.mark.parametrize("world", ["apartment", "campus"])
+def test_a_moved_tables_kept_rows_are_the_whole_tables(world):
+    """Spheres and apart made from the static table's and the new rows are the whole table's bits.
+
+    (And the new rows alone were computed: none of them partners a static row.)
+    """
+    scene = build_world(world, 3)
+    caster = RayCaster(scene)
+    static = len(caster.static)
+    tables = _moved_tables(scene, caster)
+    assert len({len(t) for t in tables}) > 1 and min(len(t) for t in tables) > static
+    for table in tables:
+        kept = raster.kept(table, caster.static)
+        assert raster._apart(table.corners, table.faces, static) is not None
+        whole = raster._apart_all(table.corners, table.faces)
+        assert np.array_equal(kept.apart.view(np.uint64), whole.view(np.uint64))
+        spheres = raster._bounds(table.corners)
+        assert np.array_equal(kept.spheres.view(np.uint64), spheres.view(np.uint64))
 
 
 def test_spheres_are_kept_for_every_live_table():
