@@ -43,12 +43,15 @@ from sortie.sim.camera import CameraSpec
 
 TEXT_CHARSET = string.printable
 """Characters a text observation or action may hold (others are dropped from observations)."""
+_TEXT_CHARACTERS = frozenset(TEXT_CHARSET)
 R = TypeVar("R", bound=MissionRuntime)
 S = TypeVar("S", bound=FamilySettings)
 
 
 def printable(text: str, max_length: int) -> str:
     """Return ``text`` without the characters a text space refuses, cut to ``max_length``."""
+    if _TEXT_CHARACTERS.issuperset(text):  # the usual text, asked every step: one C call
+        return text[:max_length]
     return "".join(c for c in text if c in TEXT_CHARSET)[:max_length]
 
 

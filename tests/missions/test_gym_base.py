@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from sortie.core.pose import Pose
 from sortie.core.records import StepRecord
+from sortie.missions.gym_base import printable
 from sortie.missions.rescue.env import RescueEnv
 from sortie.sim.camera import CameraSpec
 from sortie.testing.episodes import room_rescue
@@ -83,3 +84,11 @@ def test_a_non_finite_value_raises_as_the_record_did(monkeypatch):
         env.step(STILL)
     assert str(raised.value) == str(expected.value)
     assert env.last_record is None
+
+
+@pytest.mark.parametrize(
+    ("text", "cut"), [("abc def\n", "abc de"), ("héllo\x00 wörld", "hllo w"), ("", "")]
+)
+def test_printable_drops_what_a_text_space_refuses_then_cuts(text, cut):
+    """Characters outside the text spaces' set are dropped, then the text is cut to length."""
+    assert printable(text, 6) == cut
