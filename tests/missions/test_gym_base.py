@@ -36,7 +36,7 @@ def _record_path_step(env: RescueEnv, action: dict[str, Any], before: dict[str, 
         "outcome": outcome.value if outcome else None,
         "failure_reason": env.mission.failure,
     }
-    return env._reward(before, record), info, record  # type: ignore[arg-type]
+    return env._reward(before, record), info, record  # a record has a draft's stages, events
 
 
 def _typed(info: dict[str, Any]) -> list[tuple[str, Any, type]]:
