@@ -125,7 +125,7 @@ class _PoolRun:
             while self.waiting or self.suspects or self.running:
                 refused = not self._submit(pool)
                 done, _ = wait(self.running, return_when=FIRST_COMPLETED)
-                if self._collect(done) or (refused and not self.running):
+                if self._collect(done, pool) or (refused and not self.running):
                     pool.shutdown(wait=True)
                     pool = self._new_pool()
         except BaseException:
@@ -163,14 +163,28 @@ class _PoolRun:
             return False
         return True
 
-    def _collect(self, done: set[Future[JobResult]]) -> bool:
-        """Hand over finished results; return True if the pool broke."""
+    def _collect(self, done: set[Future[JobResult]], pool: ProcessPoolExecutor) -> bool:
+        """Hand over finished results; return True if the pool broke.
+
+        Free workers get their next jobs before the results are handed over, so none waits
+        while the main process stores an episode.
+        """
         if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
-            wait(self.running)  # the broken pool fails all its futures; gather every one
-            done = set(self.running)
+            return self._collect_broken()
+        finished = [(self.running.pop(f), f.result()) for f in done]  # a bug's error stops the run
+        try:
+            self._submit(pool)  # refused if the pool broke meanwhile: the next pass sees it
+        finally:  # even on Ctrl-C, the finished episodes are handed over
+            for job, result in finished:
+                self.on_result(dataclasses.replace(result, attempts=self.deaths[job.key] + 1))
+        return False
+
+    def _collect_broken(self) -> bool:
+        """Gather a broken pool's futures: hand over what finished, retry what was lost."""
+        wait(self.running)  # the broken pool fails all its futures; gather every one
         lost = []
-        for future in done:
-            job = self.running.pop(future)
+        for future, job in list(self.running.items()):
+            del self.running[future]
             if isinstance(future.exception(), BrokenProcessPool):
                 lost.append(job)
             else:  # other exceptions are bugs, not faults: they stop the run
@@ -179,7 +193,7 @@ class _PoolRun:
         if len(lost) == 1:
             self._died(lost[0])
         self.suspects.extend(sorted(lost, key=lambda j: j.key) if len(lost) > 1 else [])
-        return bool(lost)
+        return True
 
     def _died(self, job: Job) -> None:
         """Count a death against ``job``: retry it, or record it as a backend error."""

@@ -14,6 +14,7 @@ import pytest
 from sortie.core.columns import columns_file, load_columns
 from sortie.core.records_io import read_trajectory
 from sortie.run.batch import RunRequest, execute, plan_run
+from sortie.run.executor import _PoolRun
 from sortie.run.store import Store
 from tests.conftest import comparable, run_stored
 
@@ -35,6 +36,21 @@ def test_one_and_two_workers_give_the_same_metrics(tmp_path, smoke3, agent):
         for workers in (1, 2)
     ]
     assert len(runs[0]) == 3 and comparable(runs[0]) == comparable(runs[1])
+
+
+def test_free_workers_get_their_next_jobs_before_results_are_stored(tmp_path, smoke3):
+    """While the main process stores a result, each worker already holds its next job, if any."""
+    request = RunRequest((str(smoke3),), "random", workers=2, store=tmp_path / "s.db")
+    with Store(request.store) as store:
+        jobs = plan_run(request, store).todo
+    jobs = [*jobs, *jobs, *jobs]  # nine jobs, so most results arrive while others wait
+    seen: list[tuple[int, int]] = []
+    pool_run = _PoolRun(
+        jobs, lambda _: seen.append((len(pool_run.running), len(pool_run.waiting))), 2, 2
+    )
+    pool_run.run()
+    assert len(seen) == 9
+    assert all(running == 2 for running, waiting in seen if waiting > 0)
 
 
 def test_ray_gives_the_same_metrics_and_records_as_the_local_pool(tmp_path, smoke3):
