@@ -449,7 +449,16 @@ class RayCaster:
             arrays = (hits.t, hits.triangle, hits.u, hits.v)
             fixed, moving = self._static_packets, self._dynamic_packets
             return packets.cast_pixels(
-                fixed, moving, eye, rays, turn, marked, arrays, self._decider, NUDGE_TABLE
+                fixed,
+                moving,
+                eye,
+                rays,
+                turn,
+                marked,
+                arrays,
+                self._decider,
+                NUDGE_TABLE,
+                REMEASURE_TOLERANCE,
             )
         rows = np.flatnonzero(marked)
         if rows.size:
@@ -598,6 +607,7 @@ class RayCaster:
             decider=self._decider,
             unsure=unsure,
             nudges=NUDGE_TABLE,
+            tolerance=REMEASURE_TOLERANCE,
         )
         return Hits(t, triangle, u, v)
 

@@ -3,7 +3,7 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
-from sortie.sim import packets
+from sortie.sim import packets, raycast
 from sortie.sim.bodies import Walker
 from sortie.sim.bodies.walker import _Stride
 from sortie.sim.bodies.walker_rays import template
@@ -280,6 +280,38 @@ def test_rays_at_edges_are_cast_again_in_c_as_embreex_casts_them(world):
     for limit in (None, tmax):
         assert _bits(fast.cast(origins, directions, limit)) == _bits(
             slow.cast(origins, directions, limit)
+        )
+
+
+@needs_packets
+def test_the_remeasure_tolerance_reaches_the_extension(monkeypatch):
+    """A tolerance of zero changes the hits at edges, and the extension's stay embreex's."""
+    scene = build_world("campus", 0)
+    fast = RayCaster(scene, use_packets=True)
+    slow = RayCaster(scene, use_packets=False)
+    origins, directions = _edge_rays(fast, seed=3, count=600)
+    usual = _bits(fast.cast(origins, directions))
+    monkeypatch.setattr(raycast, "REMEASURE_TOLERANCE", 0.0)
+    strict = _bits(fast.cast(origins, directions))
+    assert strict != usual
+    assert strict == _bits(slow.cast(origins, directions))
+
+
+@needs_packets
+def test_a_negative_tolerance_is_refused():
+    """The tolerance is a distance: the extension names a negative one and what it allows."""
+    caster = RayCaster(build_world("station", 0))
+    origins, directions = np.zeros((1, 3), np.float32), np.ones((1, 3), np.float32)
+    with pytest.raises(ValueError, match="tolerance of -1; allowed: metres >= 0"):
+        packets.trace(
+            caster._static_packets,
+            None,
+            origins,
+            directions,
+            decider=caster._decider,
+            unsure=np.empty(1, np.uint8),
+            nudges=NUDGE_TABLE,
+            tolerance=-1.0,
         )
 
 
