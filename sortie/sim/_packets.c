@@ -597,6 +597,13 @@ static Py_ssize_t next_marked(const uint8_t *marked, Py_ssize_t n, Py_ssize_t ro
     return row;
 }
 
+/* Return how many of the ``n`` marks are set. */
+static Py_ssize_t count_marked(const uint8_t *marked, Py_ssize_t n) {
+    Py_ssize_t m = 0;
+    for (Py_ssize_t row = next_marked(marked, n, 0); row < n; row = next_marked(marked, n, row + 1)) m++;
+    return m;
+}
+
 /* The rays left to nudge: their rows, un-nudged origins, directions and limits, and the
  * nudged copies' origins and hits; one allocation. */
 typedef struct {
@@ -637,8 +644,7 @@ static void retry_keep(Retry *r, Py_ssize_t i, Py_ssize_t k) {
 
 /* Cast the rays of ``b`` it marked unsure again, nudged; return -1 when out of memory, else 0. */
 static int retry(const Batch *b, Py_ssize_t n, const Nudges *nudges) {
-    Py_ssize_t m = 0;
-    for (Py_ssize_t row = next_marked(b->unsure, n, 0); row < n; row = next_marked(b->unsure, n, row + 1)) m++;
+    Py_ssize_t m = count_marked(b->unsure, n);
     if (m == 0 || nudges->count == 0) return 0;
     Retry r;
     if (retry_alloc(&r, m) < 0) return -1;
@@ -790,20 +796,13 @@ typedef struct {
 } Pixels;
 
 static Py_ssize_t cast_pixels_in(Pixels *px, const Nudges *nudges) {
-    Py_ssize_t m = 0, n = px->n;
-    for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) m++;
+    Py_ssize_t m = count_marked(px->marked, px->n), n = px->n, i = 0;
     if (m == 0) return 0;
-    size_t size = (size_t)m;
-    char *block = malloc(size * (sizeof(Py_ssize_t) + 6 * sizeof(float) + sizeof(int32_t) + 1));
-    if (block == NULL) return -1;
-    Py_ssize_t *rows = (Py_ssize_t *)block;
-    float *directions = (float *)(rows + size), *t = directions + 3 * size, *u = t + size, *v = u + size;
-    int32_t *triangle = (int32_t *)(v + size);
-    uint8_t *unsure = (uint8_t *)(triangle + size);
-    Py_ssize_t i = 0;
+    Retry r; /* its rows, directions and hits; the rest goes unused */
+    if (retry_alloc(&r, m) < 0) return -1;
     for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) {
-        float *d = directions + 3 * i;
-        rows[i++] = row;
+        float *d = r.directions + 3 * i;
+        r.rows[i++] = row;
         if (px->pitched) {
             float x = px->rays[row], y = px->rays[n + row], cx = px->c * x, sy = px->s * y, sx = px->s * x, cy = px->c * y;
             d[0] = cx - sy, d[1] = sx + cy, d[2] = px->rays[2 * n + row];
@@ -812,15 +811,15 @@ static Py_ssize_t cast_pixels_in(Pixels *px, const Nudges *nudges) {
         }
     }
     Batch *b = &px->batch;
-    b->directions = directions, b->t = t, b->u = u, b->v = v, b->triangle = triangle, b->unsure = unsure;
+    b->directions = r.directions, b->t = r.t, b->u = r.u, b->v = r.v, b->triangle = r.triangle, b->unsure = r.unsure;
     b->one_origin = 1, b->tmax = NULL, b->dynamic_rows = NULL;
     trace_all(b, m, 0);
     int failed = retry(b, m, nudges) < 0;
     for (i = 0; i < m && !failed; i++) {
-        Py_ssize_t row = rows[i];
-        px->t[row] = t[i], px->u[row] = u[i], px->v[row] = v[i], px->triangle[row] = triangle[i];
+        Py_ssize_t row = r.rows[i];
+        px->t[row] = r.t[i], px->u[row] = r.u[i], px->v[row] = r.v[i], px->triangle[row] = r.triangle[i];
     }
-    free(block);
+    free(r.block);
     return failed ? -1 : m;
 }
 
