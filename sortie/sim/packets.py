@@ -16,7 +16,6 @@ import ctypes.util
 import os
 import warnings
 from functools import cache
-from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
@@ -24,13 +23,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sortie.core.errors import ConfigError
+from sortie.sim.compiled import PACKETS_SWITCH, optional_module
 from sortie.sim.exact import REMEASURE_TOLERANCE, Faces, exact_hits
 
 HitArrays = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]]
 """A trace's hits: distance (inf: none), triangle (-1: none), and the barycentrics u, v."""
-ENV_SWITCH = "SORTIE_PACKETS"
-"""Set to 0 to keep every cast on embreex (for comparisons, or if the extension misbehaves)."""
-
 ENV_ISA = "SORTIE_EMBREE_ISA"
 """Embree's kernels to use (sse4.2, avx, avx2, avx512); unset: the best the CPU has."""
 ISAS = ("sse4.2", "avx", "avx2", "avx512")
@@ -66,11 +63,8 @@ def library_path() -> str | None:
 @cache
 def extension() -> ModuleType | None:
     """Return the loaded extension, or None when it is switched off, missing or disagrees."""
-    if os.environ.get(ENV_SWITCH, "1") == "0":
-        return None
-    try:
-        module = import_module("sortie.sim._packets")
-    except ImportError:
+    module = optional_module("sortie.sim._packets", PACKETS_SWITCH)
+    if module is None:
         return None
     path = library_path()
     if path is None:

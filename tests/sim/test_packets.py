@@ -3,11 +3,12 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
-from sortie.sim import packets, raycast
+from sortie.sim import exact, packets, raycast
 from sortie.sim.bodies import Walker
 from sortie.sim.bodies.walker import _Stride
 from sortie.sim.bodies.walker_rays import template
 from sortie.sim.camera import CameraSpec, pitched_rays, world_rays, yaw_turn
+from sortie.sim.compiled import PACKETS_SWITCH
 from sortie.sim.linear import product
 from sortie.sim.mesh import Mesh, box
 from sortie.sim.raycast import NUDGE_TABLE, Hits, RayCaster
@@ -383,8 +384,14 @@ def test_rays_cast_again_meet_moving_objects_whatever_dynamic_rows_said():
 
 def test_switching_packets_off_keeps_casts_on_embreex(monkeypatch):
     """With SORTIE_PACKETS=0 the extension is not used and casters fall back to embreex."""
-    monkeypatch.setenv(packets.ENV_SWITCH, "0")
+    monkeypatch.setenv(PACKETS_SWITCH, "0")
     assert packets.extension.__wrapped__() is None
+
+
+def test_switching_packets_off_keeps_coincident_faces_in_numpy(monkeypatch):
+    """SORTIE_PACKETS=0 also keeps the coincident-face pairs off the extension (the same switch)."""
+    monkeypatch.setenv(PACKETS_SWITCH, "0")
+    assert exact._compiled.__wrapped__() is None
 
 
 def test_asking_for_packets_where_there_are_none_is_an_error(monkeypatch):
