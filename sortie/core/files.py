@@ -5,8 +5,9 @@ A record, a columns file, a graph cache entry or an imported log may be a link t
 than any sortie writes. ``read_regular`` opens without waiting (``O_NONBLOCK``), refuses what
 is not a regular file and checks the size before reading a byte. ``read_npz`` loads a derived
 ``.npz`` (sortie's caches) that may have been damaged since it was written: it checks every
-member's compression and declared size before unpacking anything, and any failure of numpy's
-loader means "not usable", never an exception.
+member's compression and declared size before unpacking anything, reads each array with
+``sortie.core.npy`` (numpy's header grammar, strictly; never evaluated), and any failure means
+"not usable", never an exception.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from sortie.core.errors import ConfigError
+from sortie.core.npy import read_array
 
 _KINDS = {
     stat.S_IFDIR: "a folder",
@@ -67,15 +69,17 @@ def read_npz(data: bytes, budget: int) -> dict[str, np.ndarray] | None:
     Its members must be ``.npy`` arrays, stored or deflated, declaring at most ``budget``
     bytes unpacked in all: checked before any is unpacked (and zipfile holds each to its
     declared size). Each member is read whole, so its CRC is checked, and must be exactly
-    one array: a damaged header cannot make numpy read part of a member as other numbers.
+    one array: a damaged header cannot make part of a member read as other numbers.
     """
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
             if not _members_fit(members, budget):
                 return None
-            return {m.filename[: -len(".npy")]: _array(archive.read(m)) for m in members}
-    except Exception:  # damaged bytes raise a dozen kinds in numpy and zipfile: all mean unusable
+            return {
+                m.filename[: -len(".npy")]: read_array(archive.read(m), m.filename) for m in members
+            }
+    except Exception:  # damaged bytes raise a dozen kinds in zipfile and numpy: all mean unusable
         return None
 
 
@@ -87,12 +91,3 @@ def _members_fit(members: list[zipfile.ZipInfo], budget: int) -> bool:
         and len(set(names)) == len(names)
         and sum(m.file_size for m in members) <= budget
     )
-
-
-def _array(member: bytes) -> np.ndarray:
-    """Return the one array ``member`` holds, raising ValueError on anything else."""
-    stream = io.BytesIO(member)
-    array = np.lib.format.read_array(stream, allow_pickle=False)
-    if stream.read(1):
-        raise ValueError("bytes after the array")
-    return array

@@ -542,9 +542,13 @@ static void trace_all(const Batch *b, Py_ssize_t n, Py_ssize_t width) {
  * embreex (the same rules and operations, so the same bits): every unsure ray is traced again
  * from its origin moved by each of ``nudges`` in turn (runs of 16 in row order, both scenes,
  * settled), until the nudged ray is sure; the ray itself then takes the triangle the nudged
- * one found, measured along itself when that lies ahead of it and within the tolerance of the
+ * one found, measured along itself when that lies ahead of it and within ``tolerance`` of the
  * nudged hit point, else at that point. */
-#define REMEASURE_TOLERANCE 0.01
+typedef struct {
+    const float *offsets; /* ``count`` nudges of three floats */
+    int count;
+    double tolerance; /* metres: sortie.sim.exact.REMEASURE_TOLERANCE, passed in */
+} Nudges;
 
 /* A sum of three doubles in numpy's order for ``sum(axis=1)`` of an (N, 3) array: from 0.0,
  * left to right (the 0.0 makes a sum of negative zeros a positive one, as numpy's does). */
@@ -552,8 +556,8 @@ static double sum3(double a, double b, double c) { return ((0.0 + a) + b) + c; }
 
 /* Write row ``row``'s hit from its nudged copy's (``nt``, ``ntri``, ``nu``, ``nv``), the ray
  * starting at ``start`` un-nudged. */
-static void remeasure(const Batch *b, Py_ssize_t row, const float start[3], const float nudge[3], float nt,
-                      int32_t ntri, float nu, float nv) {
+static void remeasure(const Batch *b, Py_ssize_t row, const float start[3], const float nudge[3], double tolerance,
+                      float nt, int32_t ntri, float nu, float nv) {
     const float *dir = b->directions + 3 * row;
     double limit = b->tmax ? (double)b->tmax[row] : INFINITY;
     double t = INFINITY, u = 0.0, v = 0.0;
@@ -565,7 +569,7 @@ static void remeasure(const Batch *b, Py_ssize_t row, const float start[3], cons
                        sum3(d[0] * d[0], d[1] * d[1], d[2] * d[2]);
         double seen = (double)nt + shift; /* the nudged hit point, on the ray; np.maximum(seen, 0.0): */
         if (!(seen > 0.0) && !isnan(seen)) seen = 0.0;
-        int ahead = own.t >= 0 && fabs(own.t - seen) <= REMEASURE_TOLERANCE;
+        int ahead = own.t >= 0 && fabs(own.t - seen) <= tolerance;
         t = ahead ? own.t : seen;
         u = ahead ? own.u : (double)nu;
         v = ahead ? own.v : (double)nv;
@@ -591,6 +595,13 @@ static Py_ssize_t next_marked(const uint8_t *marked, Py_ssize_t n, Py_ssize_t ro
     }
     while (row < n && !marked[row]) row++;
     return row;
+}
+
+/* Return how many of the ``n`` marks are set. */
+static Py_ssize_t count_marked(const uint8_t *marked, Py_ssize_t n) {
+    Py_ssize_t m = 0;
+    for (Py_ssize_t row = next_marked(marked, n, 0); row < n; row = next_marked(marked, n, row + 1)) m++;
+    return m;
 }
 
 /* The rays left to nudge: their rows, un-nudged origins, directions and limits, and the
@@ -631,12 +642,10 @@ static void retry_keep(Retry *r, Py_ssize_t i, Py_ssize_t k) {
     }
 }
 
-/* Cast the rays of ``b`` it marked unsure again, nudged (``count`` nudges of three floats);
- * return -1 when out of memory, else 0. */
-static int retry(const Batch *b, Py_ssize_t n, const float *nudges, int count) {
-    Py_ssize_t m = 0;
-    for (Py_ssize_t row = next_marked(b->unsure, n, 0); row < n; row = next_marked(b->unsure, n, row + 1)) m++;
-    if (m == 0 || count == 0) return 0;
+/* Cast the rays of ``b`` it marked unsure again, nudged; return -1 when out of memory, else 0. */
+static int retry(const Batch *b, Py_ssize_t n, const Nudges *nudges) {
+    Py_ssize_t m = count_marked(b->unsure, n);
+    if (m == 0 || nudges->count == 0) return 0;
     Retry r;
     if (retry_alloc(&r, m) < 0) return -1;
     m = 0;
@@ -651,14 +660,15 @@ static int retry(const Batch *b, Py_ssize_t n, const float *nudges, int count) {
     nudged.origins = r.origins, nudged.directions = r.directions, nudged.tmax = b->tmax ? r.limits : NULL;
     nudged.dynamic_rows = NULL, nudged.one_origin = 0;
     nudged.t = r.t, nudged.triangle = r.triangle, nudged.u = r.u, nudged.v = r.v, nudged.unsure = r.unsure;
-    for (int k = 0; k < count && m > 0; k++) {
-        const float *nudge = nudges + 3 * k;
+    for (int k = 0; k < nudges->count && m > 0; k++) {
+        const float *nudge = nudges->offsets + 3 * k;
         for (Py_ssize_t i = 0; i < m; i++)
             for (int j = 0; j < 3; j++) r.origins[3 * i + j] = r.starts[3 * i + j] + nudge[j];
         trace_all(&nudged, m, 0);
         Py_ssize_t kept = 0;
         for (Py_ssize_t i = 0; i < m; i++) {
-            remeasure(b, r.rows[i], r.starts + 3 * i, nudge, r.t[i], r.triangle[i], r.u[i], r.v[i]);
+            remeasure(b, r.rows[i], r.starts + 3 * i, nudge, nudges->tolerance, r.t[i], r.triangle[i], r.u[i],
+                      r.v[i]);
             if (r.unsure[i]) retry_keep(&r, i, kept++);
         }
         m = kept;
@@ -667,24 +677,34 @@ static int retry(const Batch *b, Py_ssize_t n, const float *nudges, int count) {
     return 0;
 }
 
+/* Raise ValueError naming ``where`` and return 1 unless ``tolerance`` is a distance (NaN: not given). */
+static int refuse_tolerance(const char *where, double tolerance) {
+    if (tolerance >= 0.0) return 0;
+    char text[120];
+    snprintf(text, sizeof text, "%s: nudges with a tolerance of %g; allowed: metres >= 0", where, tolerance);
+    PyErr_SetString(PyExc_ValueError, text);
+    return 1;
+}
+
 static Scene *scene_of(PyObject *capsule) {
     if (capsule == Py_None) return NULL;
     return PyCapsule_GetPointer(capsule, "sortie.embree.scene");
 }
 
 /* trace(static, dynamic, offset, origins, directions, tmax, dynamic_rows, width, t, triangle, u, v
- *       [, decider, unsure, nudges])
+ *       [, decider, unsure, nudges, tolerance])
  * origins: float32 (N, 3), or (1, 3) for one origin of every ray; directions: float32 (N, 3); tmax: float32 (N,) or None; dynamic_rows: uint8 (N,) or
  * None (which rays also meet the dynamic scene); outputs: float32/int32 (N,), written. With a decider, each hit is
- * settled and ``unsure`` (uint8 (N,)) marks the rays that met an edge; with ``nudges`` too (float32 (K, 3)), those
- * rays are cast again, nudged, before returning (``retry``). */
+ * settled and ``unsure`` (uint8 (N,)) marks the rays that met an edge; with ``nudges`` too (float32 (K, 3)) and
+ * ``tolerance`` (metres), those rays are cast again, nudged, before returning (``retry``). */
 static PyObject *trace(PyObject *self, PyObject *args) {
     PyObject *fixed, *moving, *tmax_obj, *rows_obj, *decider_obj = Py_None, *unsure_obj = Py_None, *nudges_obj = Py_None;
     int offset, short_of_memory = 0;
     Py_ssize_t width;
+    double tolerance = NAN;
     Py_buffer o, d, t, tri, u, v, tmax = {0}, rows = {0}, unsure = {0}, nudges = {0};
-    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*|OOO", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
-                          &width, &t, &tri, &u, &v, &decider_obj, &unsure_obj, &nudges_obj))
+    if (!PyArg_ParseTuple(args, "OOiy*y*OOnw*w*w*w*|OOOd", &fixed, &moving, &offset, &o, &d, &tmax_obj, &rows_obj,
+                          &width, &t, &tri, &u, &v, &decider_obj, &unsure_obj, &nudges_obj, &tolerance))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = t.len / (Py_ssize_t)sizeof(float);
@@ -718,6 +738,7 @@ static PyObject *trace(PyObject *self, PyObject *args) {
             PyErr_Format(PyExc_ValueError, "trace: nudges of %zd bytes; allowed: float32 (K, 3)", nudges.len);
             goto done;
         }
+        if (refuse_tolerance("trace", tolerance)) goto done;
     }
     if ((o.len != 3 * t.len && o.len != 3 * (Py_ssize_t)sizeof(float)) || d.len != 3 * t.len || tri.len != t.len || u.len != t.len || v.len != t.len ||
         (tmax.obj && tmax.len != t.len) || (rows.obj && rows.len != n)) {
@@ -734,9 +755,9 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     b.u = u.buf;
     b.v = v.buf;
     b.offset = offset;
-    int count = nudges.obj ? (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float))) : 0;
+    Nudges moves = {nudges.buf, nudges.obj ? (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float))) : 0, tolerance};
     Py_BEGIN_ALLOW_THREADS trace_all(&b, n, width);
-    if (count) short_of_memory = retry(&b, n, nudges.buf, count) < 0;
+    if (moves.count) short_of_memory = retry(&b, n, &moves) < 0;
     Py_END_ALLOW_THREADS if (short_of_memory) {
         PyErr_NoMemory();
         goto done;
@@ -774,21 +795,14 @@ typedef struct {
     int32_t *triangle;
 } Pixels;
 
-static Py_ssize_t cast_pixels_in(Pixels *px, const float *nudges, int count) {
-    Py_ssize_t m = 0, n = px->n;
-    for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) m++;
+static Py_ssize_t cast_pixels_in(Pixels *px, const Nudges *nudges) {
+    Py_ssize_t m = count_marked(px->marked, px->n), n = px->n, i = 0;
     if (m == 0) return 0;
-    size_t size = (size_t)m;
-    char *block = malloc(size * (sizeof(Py_ssize_t) + 6 * sizeof(float) + sizeof(int32_t) + 1));
-    if (block == NULL) return -1;
-    Py_ssize_t *rows = (Py_ssize_t *)block;
-    float *directions = (float *)(rows + size), *t = directions + 3 * size, *u = t + size, *v = u + size;
-    int32_t *triangle = (int32_t *)(v + size);
-    uint8_t *unsure = (uint8_t *)(triangle + size);
-    Py_ssize_t i = 0;
+    Retry r; /* its rows, directions and hits; the rest goes unused */
+    if (retry_alloc(&r, m) < 0) return -1;
     for (Py_ssize_t row = next_marked(px->marked, n, 0); row < n; row = next_marked(px->marked, n, row + 1)) {
-        float *d = directions + 3 * i;
-        rows[i++] = row;
+        float *d = r.directions + 3 * i;
+        r.rows[i++] = row;
         if (px->pitched) {
             float x = px->rays[row], y = px->rays[n + row], cx = px->c * x, sy = px->s * y, sx = px->s * x, cy = px->c * y;
             d[0] = cx - sy, d[1] = sx + cy, d[2] = px->rays[2 * n + row];
@@ -797,28 +811,29 @@ static Py_ssize_t cast_pixels_in(Pixels *px, const float *nudges, int count) {
         }
     }
     Batch *b = &px->batch;
-    b->directions = directions, b->t = t, b->u = u, b->v = v, b->triangle = triangle, b->unsure = unsure;
+    b->directions = r.directions, b->t = r.t, b->u = r.u, b->v = r.v, b->triangle = r.triangle, b->unsure = r.unsure;
     b->one_origin = 1, b->tmax = NULL, b->dynamic_rows = NULL;
     trace_all(b, m, 0);
-    int failed = retry(b, m, nudges, count) < 0;
+    int failed = retry(b, m, nudges) < 0;
     for (i = 0; i < m && !failed; i++) {
-        Py_ssize_t row = rows[i];
-        px->t[row] = t[i], px->u[row] = u[i], px->v[row] = v[i], px->triangle[row] = triangle[i];
+        Py_ssize_t row = r.rows[i];
+        px->t[row] = r.t[i], px->u[row] = r.u[i], px->v[row] = r.v[i], px->triangle[row] = r.triangle[i];
     }
-    free(block);
+    free(r.block);
     return failed ? -1 : m;
 }
 
-/* cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, triangle, u, v, decider, nudges)
- * -> how many were cast. origin: float32 (3,); rays: float32 (N, 3), or (3, N) when pitched; marked: uint8 (N,);
- * t, triangle, u, v: the frame's float32/int32 (N,), written at the marked rows; nudges: float32 (K, 3). */
+/* cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, triangle, u, v, decider, nudges,
+ *             tolerance) -> how many were cast. origin: float32 (3,); rays: float32 (N, 3), or (3, N) when pitched;
+ * marked: uint8 (N,); t, triangle, u, v: the frame's float32/int32 (N,), written at the marked rows; nudges: float32
+ * (K, 3); tolerance: metres (``trace``'s). */
 static PyObject *cast_pixels(PyObject *self, PyObject *args) {
     PyObject *fixed, *moving, *decider_obj;
     int offset, pitched;
-    double c, s;
+    double c, s, tolerance;
     Py_buffer o, rays, marked, t, tri, u, v, nudges;
-    if (!PyArg_ParseTuple(args, "OOiy*y*pddy*w*w*w*w*Oy*", &fixed, &moving, &offset, &o, &rays, &pitched, &c, &s,
-                          &marked, &t, &tri, &u, &v, &decider_obj, &nudges))
+    if (!PyArg_ParseTuple(args, "OOiy*y*pddy*w*w*w*w*Oy*d", &fixed, &moving, &offset, &o, &rays, &pitched, &c, &s,
+                          &marked, &t, &tri, &u, &v, &decider_obj, &nudges, &tolerance))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = marked.len;
@@ -842,12 +857,13 @@ static PyObject *cast_pixels(PyObject *self, PyObject *args) {
                      o.len, rays.len, n, t.len, tri.len, u.len, v.len, nudges.len);
         goto done;
     }
+    if (refuse_tolerance("cast_pixels", tolerance)) goto done;
     px.batch.origins = o.buf, px.batch.offset = offset;
     px.rays = rays.buf, px.marked = marked.buf, px.n = n, px.pitched = pitched, px.c = (float)c, px.s = (float)s;
     px.t = t.buf, px.triangle = tri.buf, px.u = u.buf, px.v = v.buf;
-    int count = (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float)));
+    Nudges moves = {nudges.buf, (int)(nudges.len / (3 * (Py_ssize_t)sizeof(float))), tolerance};
     Py_ssize_t cast;
-    Py_BEGIN_ALLOW_THREADS cast = cast_pixels_in(&px, nudges.buf, count);
+    Py_BEGIN_ALLOW_THREADS cast = cast_pixels_in(&px, &moves);
     Py_END_ALLOW_THREADS if (cast < 0) PyErr_NoMemory();
     else result = PyLong_FromSsize_t(cast);
 done:
@@ -1101,8 +1117,8 @@ static PyMethodDef methods[] = {
     {"new_scene", new_scene, METH_VARARGS, "new_scene(corners): a committed scene of (T, 3, 3) float32 triangles."},
     {"new_decider", new_decider, METH_VARARGS, "new_decider(corners, normal, reach, low, high, same_start, same_index, opposite_start, opposite_index)."},
     {"packet_width", packet_width, METH_VARARGS, "packet_width([lanes]): lanes per Embree call (8 or 16 sets it)."},
-    {"cast_pixels", cast_pixels, METH_VARARGS, "cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, tri, u, v, decider, nudges)."},
-    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure, nudges])."},
+    {"cast_pixels", cast_pixels, METH_VARARGS, "cast_pixels(static, dynamic, offset, origin, rays, pitched, c, s, marked, t, tri, u, v, decider, nudges, tolerance)."},
+    {"trace", trace, METH_VARARGS, "trace(static, dynamic, offset, origins, directions, tmax, rows, width, t, tri, u, v[, decider, unsure, nudges, tolerance])."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -746,12 +746,12 @@ static void raster_seen(const Frame *f, const float *c, double cam[3][3], const 
     raster_shaped(f, c, cam, reach, &s, state, check, uncut(f, cam, &whole) ? &whole : NULL, NULL);
 }
 
-/* raster_seen from its shape on: ``s`` and ``state`` as shape gives them; ``whole``, when no
+/* raster_seen from its shape on: ``s`` and ``state`` as shape gives them (forms completes the
+ * caller's ``s`` in place: it is that triangle's alone); ``whole``, when no
  * plane of footprint's cuts the triangle, its projection as footprint gives it (else NULL);
  * ``shown``, with ``whole``, its box as box_of gives it, known not hidden (else NULL). */
-static void raster_shaped(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *setup, int state, int check,
+static void raster_shaped(const Frame *f, const float *c, double cam[3][3], const double *reach, Setup *s, int state, int check,
                           const Polygon *whole, const int *shown) {
-    Setup s = *setup;
     /* The band, as an angle seen from the eye: BAND / r + BAND_SLOPE * scale / h (the cosine
      * at distance r is h / r), in pixels at most focal * reach * (1 + reach) times that.
      * Clipping to the view MARGIN pixels wider is safe where the band stays under MARGIN / 2
@@ -759,19 +759,19 @@ static void raster_shaped(const Frame *f, const float *c, double cam[3][3], cons
      * (with room for the band). Else clip to the near plane only. */
     Polygon poly;
     double widen = f->focal * f->reach_max * (1.0 + f->reach_max), metres = 0.0;
-    if (state == READY) metres = BAND + BAND_SLOPE * s.scale * s.scale / s.h;
-    if (check && !whole && skipped(f, cam, widen, s.angle, metres)) return; /* whole: box_of's own test is as cheap */
+    if (state == READY) metres = BAND + BAND_SLOPE * s->scale * s->scale / s->h;
+    if (check && !whole && skipped(f, cam, widen, s->angle, metres)) return; /* whole: box_of's own test is as cheap */
     double nearest = INFINITY;
     if (whole) { /* what clipping would leave: all of it */
         poly.n = 3;
         for (int k = 0; k < 3; k++) memcpy(poly.p[k], whole->p[k], sizeof(poly.p[k])), nearest = lesser(nearest, poly.p[k][2]);
     } else {
-        double room = MARGIN / 2 - SLACK - widen * s.angle, safe = room > 0 ? widen * BAND / room : INFINITY;
-        int wide = room <= 0 || within(f, c, s.h, 2.0 * safe * f->reach_max + metres);
+        double room = MARGIN / 2 - SLACK - widen * s->angle, safe = room > 0 ? widen * BAND / room : INFINITY;
+        int wide = room <= 0 || within(f, c, s->h, 2.0 * safe * f->reach_max + metres);
         nearest = footprint(f, cam, wide ? -1.0 : MARGIN, &poly);
     }
     if (nearest == 0.0) return;
-    double grow = SLACK + widen * (BAND / nearest + s.angle);
+    double grow = SLACK + widen * (BAND / nearest + s->angle);
     int box[4];
     if (shown)
         memcpy(box, shown, sizeof(box));
@@ -780,7 +780,7 @@ static void raster_shaped(const Frame *f, const float *c, double cam[3][3], cons
         /* A candidate just outside the outline may lie nearer than the outline, by the band. */
         if (hidden_box(f, box, nearest - metres)) return;
     }
-    if (state == EDGE_ON) { /* force the pixels of its band (s.angle is 0 here) */
+    if (state == EDGE_ON) { /* force the pixels of its band (s->angle is 0 here) */
         if (poly.n > 8) { /* never for a clipped triangle; band_hull holds 8 corners: the box */
             spans(f, &poly, grow, box, f->columns);
             force_pixels(f, box, f->columns);
@@ -794,8 +794,8 @@ static void raster_shaped(const Frame *f, const float *c, double cam[3][3], cons
         return;
     }
     spans(f, &poly, grow, box, f->columns);
-    forms(f, reach, &s);
-    test_pixels(f, &s, box, f->columns);
+    forms(f, reach, s);
+    test_pixels(f, s, box, f->columns);
     touch(f, box);
     return;
 }

@@ -76,14 +76,7 @@ def world_rays(spec: CameraSpec, yaw: float, pitch: float | None = None) -> NDAr
     multiply-adds per axis. A general matrix product would call BLAS, whose worker threads
     keep spinning after each call and slow down a second process on the other core.
     """
-    return _turned(pitched_rays(spec, pitch), yaw)
-
-
-def rays_at(
-    spec: CameraSpec, yaw: float, pitch: float | None, pixels: NDArray[np.intp]
-) -> NDArray[np.float32]:
-    """Return ``world_rays(spec, yaw, pitch)[pixels]``, turning only those pixels' rays."""
-    return _turned(pitched_rays(spec, pitch)[:, pixels], yaw)
+    return turn_rows(pitched_rays(spec, pitch), yaw_turn(yaw))
 
 
 def yaw_turn(yaw: float) -> tuple[np.float32, np.float32]:
@@ -98,11 +91,6 @@ def pitched_rays(spec: CameraSpec, pitch: float | None = None) -> NDArray[np.flo
     ``world_rays``; the extension turns them itself, pixel by pixel, with the same operations.
     """
     return _pitched(spec.width, spec.height, spec.hfov, spec.pitch if pitch is None else pitch)
-
-
-def _turned(pitched: NDArray[np.float32], yaw: float) -> NDArray[np.float32]:
-    """Return pitched rays (rows x, y, z) turned by ``yaw`` degrees, (N, 3)."""
-    return turn_rows(pitched, yaw_turn(yaw))
 
 
 def turn_rows(

@@ -6,6 +6,10 @@ import os
 from importlib import import_module
 from types import ModuleType
 
+PACKETS_SWITCH = "SORTIE_PACKETS"
+"""Set to 0 to keep every cast on embreex and the coincident-face pairs in numpy (for
+comparisons, or if ``sortie.sim._packets`` misbehaves); read by ``packets`` and ``exact``."""
+
 
 def optional_module(name: str, switch: str) -> ModuleType | None:
     """Return the compiled module ``name``, or None when it is not built or ``switch`` is 0.

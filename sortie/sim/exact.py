@@ -35,7 +35,7 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
-from sortie.sim.compiled import optional_module
+from sortie.sim.compiled import PACKETS_SWITCH, optional_module
 
 EDGE_BAND = 1e-4
 """Metres: a hit this close to an edge (of its triangle or of a coincident one) is ambiguous."""
@@ -386,7 +386,7 @@ def _compiled() -> ModuleType | None:
     None when it is not built or is switched off (``SORTIE_PACKETS=0``): the numpy walk
     then finds the same pairs.
     """
-    return optional_module("sortie.sim._packets", "SORTIE_PACKETS")
+    return optional_module("sortie.sim._packets", PACKETS_SWITCH)
 
 
 def _boxes_overlap(

@@ -16,7 +16,6 @@ import ctypes.util
 import os
 import warnings
 from functools import cache
-from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
@@ -24,13 +23,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sortie.core.errors import ConfigError
-from sortie.sim.exact import Faces, exact_hits
+from sortie.sim.compiled import PACKETS_SWITCH, optional_module
+from sortie.sim.exact import REMEASURE_TOLERANCE, Faces, exact_hits
 
 HitArrays = tuple[NDArray[np.float32], NDArray[np.int32], NDArray[np.float32], NDArray[np.float32]]
 """A trace's hits: distance (inf: none), triangle (-1: none), and the barycentrics u, v."""
-ENV_SWITCH = "SORTIE_PACKETS"
-"""Set to 0 to keep every cast on embreex (for comparisons, or if the extension misbehaves)."""
-
 ENV_ISA = "SORTIE_EMBREE_ISA"
 """Embree's kernels to use (sse4.2, avx, avx2, avx512); unset: the best the CPU has."""
 ISAS = ("sse4.2", "avx", "avx2", "avx512")
@@ -66,11 +63,8 @@ def library_path() -> str | None:
 @cache
 def extension() -> ModuleType | None:
     """Return the loaded extension, or None when it is switched off, missing or disagrees."""
-    if os.environ.get(ENV_SWITCH, "1") == "0":
-        return None
-    try:
-        module = import_module("sortie.sim._packets")
-    except ImportError:
+    module = optional_module("sortie.sim._packets", PACKETS_SWITCH)
+    if module is None:
         return None
     path = library_path()
     if path is None:
@@ -117,6 +111,7 @@ def trace(
     decider: object | None = None,
     unsure: NDArray[np.uint8] | None = None,
     nudges: NDArray[np.float32] | None = None,
+    tolerance: float = REMEASURE_TOLERANCE,
 ) -> HitArrays:
     """Trace rays against a static and a dynamic scene; return ``t, triangle, u, v``.
 
@@ -129,7 +124,8 @@ def trace(
     (``new_decider``) each hit is settled as ``sortie.sim.exact.settle`` does, and ``unsure``
     (uint8, one per ray) marks the rays to cast again, nudged. With ``nudges`` too (float32
     (K, 3), ``sortie.sim.exact.NUDGES``) the extension casts those again itself, as
-    ``RayCaster._retry`` does for embreex, and the hits returned are final.
+    ``RayCaster._retry`` does for embreex, and the hits returned are final; ``tolerance``
+    (metres) is how far the re-measured hit may lie from the nudged one (``_remeasure``'s).
     """
     module = extension()
     assert module is not None, "trace needs the extension (check available())"
@@ -152,6 +148,7 @@ def trace(
         decider,
         unsure,
         nudges,
+        tolerance,
     )
     return t, tri, u, v
 
@@ -166,13 +163,15 @@ def cast_pixels(
     hits: HitArrays,
     decider: object,
     nudges: NDArray[np.float32],
+    tolerance: float = REMEASURE_TOLERANCE,
 ) -> int:
     """Cast the ``marked`` rays of a camera frame from ``origin``; write their hits into ``hits``.
 
-    The hits are ``trace``'s with the decider and the nudges (settled, the unsure ones cast
-    again), one call for the whole batch. ``rays`` are the frame's directions (N, 3), or with
-    ``turn`` (the yaw's float32 cosine and sine, ``camera.yaw_turn``) its rows x, y, z at zero
-    yaw (3, N), turned as ``camera.world_rays`` turns them. Returns how many rays were cast.
+    The hits are ``trace``'s with the decider, the nudges and the tolerance (settled, the unsure
+    ones cast again), one call for the whole batch. ``rays`` are the frame's directions (N, 3),
+    or with ``turn`` (the yaw's float32 cosine and sine, ``camera.yaw_turn``) its rows x, y, z
+    at zero yaw (3, N), turned as ``camera.world_rays`` turns them. Returns how many rays were
+    cast.
     """
     module = extension()
     assert module is not None, "cast_pixels needs the extension (check available())"
@@ -191,6 +190,7 @@ def cast_pixels(
             *hits,
             decider,
             nudges,
+            tolerance,
         )
     )
 

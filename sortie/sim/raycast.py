@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from sortie.core.errors import ConfigError
 from sortie.sim import packets
 from sortie.sim.camera import turn_rows
+from sortie.sim.compiled import PACKETS_SWITCH
 from sortie.sim.exact import NUDGES, REMEASURE_TOLERANCE, Faces, exact_hits, settle
 from sortie.sim.mesh import Mesh
 from sortie.sim.packets import PacketScene
@@ -303,7 +304,7 @@ class StaticPart:
         if self.packets and not packets.available():
             raise ConfigError(
                 "RayCaster: Embree packets asked for, but sortie.sim._packets is not built or "
-                f"is switched off ({packets.ENV_SWITCH}=0); allowed here: use_packets=False or None"
+                f"is switched off ({PACKETS_SWITCH}=0); allowed here: use_packets=False or None"
             )
         ids = {o.name: i + 1 for i, o in enumerate(scene.objects)}
         all_parts = [p for o in scene.objects for p in o.parts]
@@ -449,7 +450,16 @@ class RayCaster:
             arrays = (hits.t, hits.triangle, hits.u, hits.v)
             fixed, moving = self._static_packets, self._dynamic_packets
             return packets.cast_pixels(
-                fixed, moving, eye, rays, turn, marked, arrays, self._decider, NUDGE_TABLE
+                fixed,
+                moving,
+                eye,
+                rays,
+                turn,
+                marked,
+                arrays,
+                self._decider,
+                NUDGE_TABLE,
+                REMEASURE_TOLERANCE,
             )
         rows = np.flatnonzero(marked)
         if rows.size:
@@ -598,6 +608,7 @@ class RayCaster:
             decider=self._decider,
             unsure=unsure,
             nudges=NUDGE_TABLE,
+            tolerance=REMEASURE_TOLERANCE,
         )
         return Hits(t, triangle, u, v)
 

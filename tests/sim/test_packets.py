@@ -3,11 +3,12 @@ import pytest
 
 from sortie.core.errors import ConfigError
 from sortie.core.pose import Pose
-from sortie.sim import packets
+from sortie.sim import exact, packets, raycast
 from sortie.sim.bodies import Walker
 from sortie.sim.bodies.walker import _Stride
 from sortie.sim.bodies.walker_rays import template
 from sortie.sim.camera import CameraSpec, pitched_rays, world_rays, yaw_turn
+from sortie.sim.compiled import PACKETS_SWITCH
 from sortie.sim.linear import product
 from sortie.sim.mesh import Mesh, box
 from sortie.sim.raycast import NUDGE_TABLE, Hits, RayCaster
@@ -284,6 +285,38 @@ def test_rays_at_edges_are_cast_again_in_c_as_embreex_casts_them(world):
 
 
 @needs_packets
+def test_the_remeasure_tolerance_reaches_the_extension(monkeypatch):
+    """A tolerance of zero changes the hits at edges, and the extension's stay embreex's."""
+    scene = build_world("campus", 0)
+    fast = RayCaster(scene, use_packets=True)
+    slow = RayCaster(scene, use_packets=False)
+    origins, directions = _edge_rays(fast, seed=3, count=600)
+    usual = _bits(fast.cast(origins, directions))
+    monkeypatch.setattr(raycast, "REMEASURE_TOLERANCE", 0.0)
+    strict = _bits(fast.cast(origins, directions))
+    assert strict != usual
+    assert strict == _bits(slow.cast(origins, directions))
+
+
+@needs_packets
+def test_a_negative_tolerance_is_refused():
+    """The tolerance is a distance: the extension names a negative one and what it allows."""
+    caster = RayCaster(build_world("station", 0))
+    origins, directions = np.zeros((1, 3), np.float32), np.ones((1, 3), np.float32)
+    with pytest.raises(ValueError, match="tolerance of -1; allowed: metres >= 0"):
+        packets.trace(
+            caster._static_packets,
+            None,
+            origins,
+            directions,
+            decider=caster._decider,
+            unsure=np.empty(1, np.uint8),
+            nudges=NUDGE_TABLE,
+            tolerance=-1.0,
+        )
+
+
+@needs_packets
 def test_a_marked_cast_writes_the_hits_cast_gives_at_the_marked_rows_only():
     """cast_marked turns the pitched rays, casts the marked ones and leaves the others as given."""
     scene = build_world("campus", 0)
@@ -351,8 +384,14 @@ def test_rays_cast_again_meet_moving_objects_whatever_dynamic_rows_said():
 
 def test_switching_packets_off_keeps_casts_on_embreex(monkeypatch):
     """With SORTIE_PACKETS=0 the extension is not used and casters fall back to embreex."""
-    monkeypatch.setenv(packets.ENV_SWITCH, "0")
+    monkeypatch.setenv(PACKETS_SWITCH, "0")
     assert packets.extension.__wrapped__() is None
+
+
+def test_switching_packets_off_keeps_coincident_faces_in_numpy(monkeypatch):
+    """SORTIE_PACKETS=0 also keeps the coincident-face pairs off the extension (the same switch)."""
+    monkeypatch.setenv(PACKETS_SWITCH, "0")
+    assert exact._compiled.__wrapped__() is None
 
 
 def test_asking_for_packets_where_there_are_none_is_an_error(monkeypatch):

@@ -6,7 +6,7 @@ import pytest
 from sortie.core.errors import ConfigError
 from sortie.core.observation import Frames, Sensor
 from sortie.sim import raster
-from sortie.sim.camera import CameraSpec, rays_at, world_rays
+from sortie.sim.camera import CameraSpec, pitched_rays, turn_rows, world_rays, yaw_turn
 from sortie.sim.mesh import box, quad
 from sortie.sim.raycast import Hits, RayCaster
 from sortie.sim.render import Renderer
@@ -108,12 +108,13 @@ def test_only_requested_images_are_written():
     _assert_same_frames(a, b)
 
 
-def test_rays_at_some_pixels_are_those_of_every_pixel():
-    """Turning a few pixels' rays gives the same bits as turning all and picking them."""
+def test_turning_some_pixels_rows_gives_those_of_every_pixel():
+    """Turning a few pixels' pitched rows gives the same bits as turning all and picking them."""
     spec, pixels = CameraSpec(40, 30, 75.0), np.array([0, 7, 599, 1199])
     for yaw, pitch in ((0.0, 0.0), (33.3, -20.0), (271.0, 12.5)):
         expected = world_rays(spec, yaw, pitch)[pixels]
-        assert rays_at(spec, yaw, pitch, pixels).tobytes() == expected.tobytes()
+        some = turn_rows(pitched_rays(spec, pitch)[:, pixels], yaw_turn(yaw))
+        assert some.tobytes() == expected.tobytes()
 
 
 @needs_raster
