@@ -169,7 +169,7 @@ def load_columns(
     if set(arrays) != {f.name for f in fields(StepColumns)}:
         return None
     columns = StepColumns(**arrays)
-    return columns if _well_formed(columns, lines) else None
+    return columns if well_formed(columns, lines) else None
 
 
 def _belongs(arrays: dict[str, np.ndarray], digest: bytes) -> bool:
@@ -201,8 +201,11 @@ _KINDS = {
 """The dtype kind each column must have."""
 
 
-def _well_formed(columns: StepColumns, lines: int) -> bool:
-    """Return whether every column has its kind and shape and every code names a table entry."""
+def well_formed(columns: StepColumns, lines: int) -> bool:
+    """Return whether every column has its kind and shape and every code names a table entry.
+
+    Columns that are not are not used: the record's lines are read instead.
+    """
     if any(getattr(columns, name).dtype.kind != kind for name, kind in _KINDS.items()):
         return False
     n, e = lines, len(columns.event_step)
