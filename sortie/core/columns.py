@@ -241,7 +241,7 @@ def _within(values: np.ndarray, size: int, lowest: int = 0) -> bool:
 
 def _coded(values: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
     """Return ``values`` as codes into a table of their distinct names (None: -1), and the table."""
-    names = sorted(set(values) - {None})
+    names = sorted({v for v in values if v is not None})
     index: dict[str | None, int] = {name: i for i, name in enumerate(names)}
     index[None] = -1
     codes = np.fromiter(map(index.__getitem__, values), np.int32, len(values))
