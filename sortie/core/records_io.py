@@ -33,6 +33,7 @@ from sortie.core.columns import (
     columns_file,
     load_columns,
     save_columns,
+    well_formed,
 )
 from sortie.core.episode import SCHEMA_VERSION, EpisodeSpec, Name, Record, Version
 from sortie.core.errors import ConfigError, StoreError
@@ -117,14 +118,26 @@ def read_suite(path: Path, check: EpisodeCheck | None = None) -> Suite:
     return Suite(header, [e for _, e in episodes if e is not None])
 
 
-def read_trajectory(path: Path, check: EpisodeCheck | None = None) -> Trajectory:
+def read_trajectory(
+    path: Path, check: EpisodeCheck | None = None, written: Written | None = None
+) -> Trajectory:
     """Read a trajectory record, raising ConfigError on a truncated or malformed file.
 
     Records of layout version 1 are upgraded as they are read (see ``upgrade_v1``). When the
     record's columns file matches its bytes (``sortie.core.columns``), the header and footer
     are read, the steps' columns loaded from it, and the step lines parsed only when
     ``steps`` is first used (with the same checks, raising ConfigError there).
+
+    ``written``: the record as this process has just written it at ``path`` (what
+    ``write_record`` returned). Its bytes and columns are read as the file and its columns
+    file would be, without reading them from the disk again (a run scores every record it
+    writes, and loading the columns it had just saved cost more than a millisecond).
     """
+    columns = _written_columns(written)
+    if written is not None and columns is not None:
+        read = _read_with(path, written.data, columns, check)
+        if read is not None:
+            return read
     data = _read_bytes(path)
     read = _read_with_columns(path, data, check)
     return read if read is not None else _read_lines(path, data, check)
@@ -140,9 +153,18 @@ def write_columns(path: Path, trajectory: Trajectory) -> None:
     write_atomic(columns_file(path), save_columns(trajectory.columns, digest))
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A record as ``write_record`` wrote it: its bytes and, when it saved them, its columns."""
+
+    data: bytes
+    columns: StepColumns | None
+    """The steps' columns saved beside the record; None: none were (a full read makes them)."""
+
+
 def write_record(
     path: Path, lines: Sequence[bytes], steps: Sequence[StepRow], readable: bool = False
-) -> None:
+) -> Written:
     """Write a record made of ``lines`` (UTF-8 JSON, no newline) and, when it can, its columns.
 
     ``steps`` are the rows of the steps the step lines were written from (a recorder keeps
@@ -154,7 +176,7 @@ def write_record(
     the record loads its columns instead of parsing every line it has just written;
     otherwise the columns are left for a full read to make (``write_columns``).
     """
-    data = b"\n".join(lines) + b"\n"
+    data = b"\n".join([*lines, b""])  # the final newline without another copy of the record
     write_atomic(path, data)
     side = columns_file(path)
     ends = _long_integer(lines[0]) or _long_integer(lines[-1])  # the header's and footer's
@@ -164,8 +186,9 @@ def write_record(
     if not ends and steps_read:
         columns = StepColumns.of_rows(steps)
         write_atomic(side, save_columns(columns, hashlib.sha256(data).digest()))
-    else:
-        side.unlink(missing_ok=True)
+        return Written(data, columns)
+    side.unlink(missing_ok=True)
+    return Written(data, None)
 
 
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[{\n")
@@ -199,8 +222,20 @@ def _long_integer(data: bytes) -> bool:
     no harm), then any run left of 19 counts. Scanned with bytes methods: a regular
     expression took 20 ms a MB, a loop over the runs 1.5 ms.
     """
-    zeros = data.translate(_DIGITS_AS_ZEROS)
+    return _long_run(data.translate(_DIGITS_AS_ZEROS))
+
+
+def _long_run(zeros: bytes) -> bool:
+    """Return whether ``zeros`` (JSON with every digit read as a zero) may hold a long integer."""
     return _LONG_RUN in zeros.replace(b"." + _LONG_RUN, b".")
+
+
+def _written_columns(written: Written | None) -> StepColumns | None:
+    """Return ``written``'s columns if they would load for its bytes (``load_columns``)."""
+    if written is None or written.columns is None:
+        return None
+    lines = written.data.count(b"\n") - 2
+    return written.columns if lines >= 0 and well_formed(written.columns, lines) else None
 
 
 def _read_with_columns(path: Path, data: bytes, check: EpisodeCheck | None) -> Trajectory | None:
@@ -211,8 +246,18 @@ def _read_with_columns(path: Path, data: bytes, check: EpisodeCheck | None) -> T
     """
     lines = data.count(b"\n") - 2  # a record written by a run: no blank line, a final newline
     columns = _columns_of(columns_file(path), data, lines)
-    if columns is None:
-        return None
+    return None if columns is None else _read_with(path, data, columns, check)
+
+
+def _read_with(
+    path: Path, data: bytes, columns: StepColumns, check: EpisodeCheck | None
+) -> Trajectory | None:
+    """Return the record ``data`` read with its steps' ``columns``: its header and footer read.
+
+    None when the header or footer does not read, or is of another layout version: the whole
+    record is then read line by line, which reports what is wrong.
+    """
+    lines = data.count(b"\n") - 2
     last_start = data.rindex(b"\n", 0, len(data) - 1) + 1
     errors: list[str] = []
     header = _parse_line(TrajectoryHeader, (1, data[: data.index(b"\n")]), path, errors)
@@ -390,7 +435,7 @@ def _decode_line(line: bytes) -> tuple[Any, str | None]:
     except UnicodeDecodeError as error:
         return None, f"not UTF-8 text: byte 0x{line[error.start]:02x} at column {error.start + 1}"
     try:
-        value = _DECODER.decode(text)
+        value = (_PLAIN_NUMBERS if _numbers_plain(line) else _DECODER).decode(text)
     except json.JSONDecodeError as error:
         return None, f"not JSON: {error.msg} at column {error.colno}"
     except RecursionError:
@@ -452,6 +497,24 @@ _DECODER = json.JSONDecoder(
     parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float
 )
 """One decoder for every line (``json.loads`` with hooks builds a new one per call)."""
+_PLAIN_NUMBERS = json.JSONDecoder(parse_constant=_refuse_constant)
+"""The decoder of a line none of whose numbers the hooks of ``_DECODER`` could refuse
+(``_numbers_plain``): the same values, without calling Python for every number (a record's
+header holds about 1,400)."""
+_LARGE_EXPONENTS = (b"e000", b"e+000", b"E000", b"E+000")
+"""Exponents of three digits or more, with every digit read as a zero."""
+
+
+def _numbers_plain(line: bytes) -> bool:
+    """Return whether every number of ``line`` reads as a finite float or a bounded integer.
+
+    An integer reaches 2^63 only with 19 digits, and a float overflows only with an exponent
+    of three digits or with 309 digits before its point: without such runs of digits the
+    hooks of ``_DECODER`` refuse nothing. (Text that looks like one sends the line to them,
+    at no harm.)
+    """
+    zeros = line.translate(_DIGITS_AS_ZEROS)
+    return not (_long_run(zeros) or any(exponent in zeros for exponent in _LARGE_EXPONENTS))
 
 
 def _shape_problem(value: Any, depth: int) -> str | None:

@@ -29,8 +29,8 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     holding anything else (a list, a nested record) goes through ``dataclasses.asdict``,
     which copies it deeply, so the dict shares nothing with the action.
     """
-    names = _field_names(type(action))  # not a dataclass: TypeError, as asdict raises
-    fields: dict[str, Any] = {"type": WORDS.action_name(type(action))}
+    kind, names = _layout(type(action))
+    fields: dict[str, Any] = {"type": kind}
     for name in names:
         value = getattr(action, name)
         if type(value) not in _PLAIN:
@@ -49,15 +49,24 @@ def _copied(action: Action) -> dict[str, Any]:
     return {"type": WORDS.action_name(type(action)), **fields}
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_LAYOUTS: dict[type, tuple[str, tuple[str, ...]]] = {}
 
 
-def _field_names(kind: type) -> tuple[str, ...]:
-    """Return the names of an action type's fields in order (looked up once per type)."""
-    names = _FIELD_NAMES.get(kind)
-    if names is None:
-        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    return names
+def _layout(kind: type) -> tuple[str, tuple[str, ...]]:
+    """Return how records spell action type ``kind`` and its fields' names in order.
+
+    Looked up once per type: the vocabulary finds a type's name by a search over every
+    declared type.
+
+    Raises:
+        TypeError: ``kind`` is not a dataclass (as ``dataclasses.asdict`` raises).
+        ConfigError: ``kind`` is not a declared action type.
+    """
+    layout = _LAYOUTS.get(kind)
+    if layout is None:
+        names = tuple(f.name for f in dataclasses.fields(kind))
+        layout = _LAYOUTS[kind] = (WORDS.action_name(kind), names)
+    return layout
 
 
 def action_from_dict(data: Mapping[str, Any]) -> Action:

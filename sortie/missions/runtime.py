@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from sortie.backends.base import Backend, StepOutcome, SupportsCameraInfo
 from sortie.core.actions import Action
@@ -39,9 +39,12 @@ COLLISION_COOLDOWN = 5
 """Steps after a counted collision during which further contacts are not counted again."""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSaid:
-    """What a step's record keeps of the agent's decision."""
+class AgentSaid(NamedTuple):
+    """What a step's record keeps of the agent's decision.
+
+    A named tuple: the episode loop makes one every step, and a tuple is made in a fraction
+    of a frozen dataclass's time.
+    """
 
     seconds: float = 0.0
     """Wall seconds the decision took."""

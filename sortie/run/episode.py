@@ -21,7 +21,7 @@ from sortie.core.records import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
-from sortie.core.records_io import write_record
+from sortie.core.records_io import Written, write_record
 from sortie.core.step_lines import StepDraft, line_of
 from sortie.missions.runtime import AgentSaid, MissionRuntime
 
@@ -212,6 +212,8 @@ class JsonlRecorder:
         self._steps: list[StepRow] = []
         self._readable = True
         """Whether every step line so far reads back by how it was written."""
+        self.written: Written | None = None
+        """The record as written at the episode's end (its bytes and columns), for scoring."""
 
     def on_start(self, header: TrajectoryHeader) -> None:
         """Start the record."""
@@ -233,4 +235,4 @@ class JsonlRecorder:
     def on_end(self, footer: TrajectoryFooter) -> None:
         """Add the footer and write the file, with its columns (see ``write_record``)."""
         self._lines.append(line_of(footer).encode())
-        write_record(self.path, self._lines, self._steps, self._readable)
+        self.written = write_record(self.path, self._lines, self._steps, self._readable)

@@ -26,7 +26,7 @@ from sortie.core.records import (
     TrajectoryFooter,
     TrajectoryHeader,
 )
-from sortie.core.records_io import read_trajectory, write_columns
+from sortie.core.records_io import Written, read_trajectory, write_columns
 from sortie.core.registry import check_arguments
 from sortie.core.run_config import EpisodeConfig, PluginRef, PoseSettings, RunConfig
 from sortie.core.version import VERSION
@@ -284,8 +284,9 @@ def run_job(job: Job, backend: Backend) -> JobResult:
             )
         agent.attach(backend.oracle_view())
     keep = FrameKeeper(job.frames) if job.frames is not None else None
-    run_episode(runtime, agent, header_of(job), [JsonlRecorder(job.record)], keep)
-    return score_record(job, time.perf_counter() - started)
+    recorder = JsonlRecorder(job.record)
+    run_episode(runtime, agent, header_of(job), [recorder], keep)
+    return score_record(job, time.perf_counter() - started, recorder.written)
 
 
 def run_runtime(job: Job, backend: Backend) -> MissionRuntime:
@@ -313,7 +314,7 @@ def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -
     recorder.on_end(
         TrajectoryFooter(outcome=Outcome.ERROR, failure_reason=reason, steps=0, error=error)
     )
-    result = score_record(job, 0.0)
+    result = score_record(job, 0.0, recorder.written)
     return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)
 
 
@@ -392,9 +393,13 @@ def episode_header(
     )
 
 
-def score_record(job: Job, wall_seconds: float) -> JobResult:
-    """Read the job's record back and compute its metrics from it alone."""
-    trajectory = read_trajectory(job.record, check=check_episode)
+def score_record(job: Job, wall_seconds: float, written: Written | None = None) -> JobResult:
+    """Read the job's record back and compute its metrics from it alone.
+
+    ``written``: the record as the job's recorder has just written it, read from memory
+    (``read_trajectory``), the same bytes as the file.
+    """
+    trajectory = read_trajectory(job.record, check=check_episode, written=written)
     if not trajectory.read_with_columns:  # the recorder could not vouch for its lines
         write_columns(job.record, trajectory)  # later reads (rescore, reports) load them
     failed = trajectory.footer.failed_decision  # a decision that raised took time too

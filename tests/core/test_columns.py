@@ -12,6 +12,7 @@ import math
 import os
 import random
 import zipfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -371,3 +372,60 @@ def test_a_header_with_a_long_integer_gets_no_columns_though_its_steps_are_vouch
 def test_long_integers_are_told_from_long_fractions(text, long):
     """Runs of 19 digits or more count unless they follow a decimal point."""
     assert records_io._long_integer(text) is long
+
+
+def _rewritten(path, folder):
+    """Return a copy of the record at ``path`` written by ``write_record``, and its answer."""
+    read = read_trajectory(path)
+    lines = [line.encode() for line in (path.read_text().splitlines())]
+    copy = folder / path.name
+    return copy, records_io.write_record(copy, lines, [StepRow.of(s) for s in read.steps], True)
+
+
+def test_a_record_scored_as_written_is_not_read_from_the_disk_again(records, tmp_path):
+    """The bytes and columns ``write_record`` returns are read, not the files it wrote."""
+    path, written = _rewritten(records[0], tmp_path)
+    assert written.data == path.read_bytes() and written.columns is not None
+    path.unlink()
+    columns_file(path).unlink()
+    read = read_trajectory(path, written=written)
+    assert read.read_with_columns
+    _equal_columns(read.columns, _columns(records[0]))
+    _same(_scores(read), _scores(read_trajectory(records[0])))
+
+
+def test_written_columns_that_would_not_load_are_not_used(records, tmp_path):
+    """Columns that ``load_columns`` would refuse (a NaN position): the file's lines are read."""
+    path, written = _rewritten(records[0], tmp_path)
+    columns_file(path).unlink()
+    assert written.columns is not None
+    position = written.columns.position.copy()
+    position[0, 0] = math.nan
+    bad = records_io.Written(written.data, replace(written.columns, position=position))
+    read = read_trajectory(path, written=bad)
+    assert not read.read_with_columns
+    _equal_columns(read.columns, _columns(records[0]))
+
+
+def test_a_record_written_without_columns_says_so(records, tmp_path):
+    """A header with a 19-digit seed: ``write_record`` saves no columns and returns none."""
+    from sortie.run.episode import line_of
+
+    read = read_trajectory(records[0])
+    header = read.header.model_copy(update={"seed": 2**62})
+    texts = [line_of(header), *(line_of(s) for s in read.steps), line_of(read.footer)]
+    rows = [StepRow.of(s) for s in read.steps]
+    written = records_io.write_record(tmp_path / "r.jsonl", [t.encode() for t in texts], rows)
+    assert written.columns is None
+
+
+def test_scoring_a_run_loads_no_columns_file(tmp_path, monkeypatch):
+    """A run scores each record from what its recorder wrote: no columns file is loaded."""
+
+    def loaded(*args):
+        raise AssertionError("a columns file was loaded")
+
+    monkeypatch.setattr(records_io, "_columns_of", loaded)
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue(budget_s=4.0)])
+    (result,) = run_suite(suite, "random", {}, RunSettings(tmp_path))
+    assert result.footer.steps > 10 and result.metrics

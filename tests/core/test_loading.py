@@ -224,6 +224,29 @@ def test_a_float_that_overflows_is_refused_even_where_any_json_is_allowed(tmp_pa
     _refused(_write(tmp_path, [header, *lines[1:]]), "suite.jsonl:1", "only finite numbers")
 
 
+@pytest.mark.parametrize(
+    "token", ["1E+400", "-2e308", "1e0309", "9" * 400 + ".5", "9223372036854775808"]
+)
+def test_every_spelling_of_an_overflowing_number_is_refused(tmp_path, token):
+    """A number too large for a float or an integer of 64 bits is refused, however written."""
+    lines = _lines("rescue-smoke-v2")
+    header = lines[0].replace('"settings":{', '"settings":{"x":' + token + ",", 1)
+    _refused(_write(tmp_path, [header, *lines[1:]]), "suite.jsonl:1")
+
+
+def test_lines_without_large_numbers_read_as_the_checking_decoder_reads_them():
+    """The decoder that skips the number hooks gives the very values the hooked one gives."""
+    from sortie.core import records_io
+
+    for path in sorted(SUITES.glob("*.jsonl")):
+        for line in path.read_bytes().splitlines():
+            assert records_io._numbers_plain(line)
+            fast, slow = (
+                d.decode(line.decode()) for d in (records_io._PLAIN_NUMBERS, records_io._DECODER)
+            )
+            assert json.dumps(fast) == json.dumps(slow)
+
+
 def test_episode_ids_that_would_share_a_record_file_are_refused(tmp_path):
     """'a__b' inside an id part would map s/a__b and s/a/b to one file: it is refused."""
     lines = _mutated("rescue-smoke-v2", lambda e: e.update(episode_id="s/a__b"))
