@@ -25,6 +25,11 @@ $(TEST_STAMP): $(STAMP)
 demo: $(STAMP)
 	$(BIN)/sortie demo --out demo-out
 
+# Two test processes (pytest-xdist), one a core of the 2-core machine this is timed on; not -n
+# auto: several tests start processes of their own (worker pools, Ray, the fingerprints' three),
+# and a process imports about 1 GB (torch, transformers). TEST_WORKERS=0 runs them in one.
+TEST_WORKERS ?= 2
+
 # The HTML report's tests drive Debian's Chromium; installed here when missing, then required.
 test: $(TEST_STAMP)
 	$(BIN)/ruff check sortie tests bench docs
@@ -32,7 +37,7 @@ test: $(TEST_STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-	SORTIE_REQUIRE_BROWSER=1 $(BIN)/pytest
+	SORTIE_REQUIRE_BROWSER=1 $(BIN)/pytest -n $(TEST_WORKERS)
 
 # About 8 minutes on the shared machine (what each measures, and the figures:
 # docs/benchmarks.md). The simulator rows are the ground worlds; the oracle runs twice, the

@@ -12,11 +12,47 @@ from sortie.missions.loading import load_suite
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 
+SERIAL = pytest.mark.xdist_group("serial")
+"""Under ``pytest -n N``, the tests so marked run on one process, one after another.
+
+For the tests that time a server or a client against the wall clock, and for those that load
+more than one core themselves (a pool of workers, Ray, three fingerprint processes): none
+of the first runs beside one of the second, nor two of either at once. Any other test may run
+beside them, as any other program may on a shared machine. A module whose module-scoped
+fixture is costly is grouped by its own name instead, so that the fixture is built once.
+"""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup``, end each grouped test's id with ``@group``, as xdist means to.
+
+    xdist's scheduler reads a test's group from that suffix; pytest-xdist 3.8.0 writes it where
+    pytest 9.2's structured ids no longer look (``item._nodeid``), so every group was ignored
+    without a word (pytest-xdist issue #1386). Nothing is done where xdist's own suffix took.
+    """
+    if not getattr(config.option, "loadgroup", False):  # set in xdist's workers only
+        return
+    for item in items:
+        marks = item.iter_markers("xdist_group")
+        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks}
+        suffix = "@" + "_".join(sorted(names))
+        if names and not item.nodeid.endswith(suffix):
+            item._id = type(item._id).parse(item.nodeid + suffix)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _graph_cache(tmp_path_factory) -> None:
-    """Keep the navigation graphs the tests build out of the user's cache folder."""
-    os.environ["SORTIE_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    """Keep the navigation graphs the tests build out of the user's cache folder.
+
+    Under ``pytest -n N`` the processes share one folder, as a run's workers share the user's:
+    a graph is built once, and the cache's writes are atomic whoever reads them.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "cache"
+    folder.mkdir(exist_ok=True)
+    os.environ["SORTIE_CACHE"] = str(folder)
 
 
 @pytest.fixture(scope="session")

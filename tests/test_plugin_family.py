@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# Under pytest -n one process runs this module: its fixture (the plug-in installed) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 PLUGINS = Path(__file__).parent / "plugins"
 ENTRY_POINTS = """\
 [sortie.families]

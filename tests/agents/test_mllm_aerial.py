@@ -201,7 +201,10 @@ def fly_missionbench(tmp_path, answers, spec=None, settings=None, **args):
         return json.dumps(answer | next(scripted))
 
     with ModelServer(pilot) as server:
-        args = {"model": "test-vlm", "base_url": server.base_url, "prompt": "missionbench"} | args
+        # FAST: the request after the last scripted answer fails; retried in milliseconds.
+        args = {"model": "test-vlm", "base_url": server.base_url, "prompt": "missionbench"} | (
+            FAST | args
+        )
         run = RunSettings(out=tmp_path, family_settings=settings or {})
         (result,) = run_suite(Suite(SuiteHeader(suite="hop"), [spec]), "mllm-aerial", args, run)
         texts = [r["messages"][0]["content"][0]["text"] for r in server.requests]

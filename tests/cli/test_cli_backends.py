@@ -1,3 +1,4 @@
+import shutil
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -49,11 +50,17 @@ def test_import_rescuebench_writes_the_suite_and_says_how_many(tmp_path):
 
 def test_an_emmoe_import_runs_here_and_says_nothing_of_another_simulator(tmp_path):
     """EMMOE's tasks are placed on sortie's apartments: no word of another backend."""
-    folder = Path(__file__).parents[2] / "docs" / "examples" / "emmoe" / "EMMOE-100"
+    # A task placed and one skipped give every line the import prints; all six took 20 s.
+    sample = Path(__file__).parents[2] / "docs" / "examples" / "emmoe"
+    for task in ("train/2", "test/93"):
+        shutil.copytree(sample / "EMMOE-100" / "data" / task, tmp_path / "data" / task)
+    shutil.copy(sample / "name_dict.txt", tmp_path)
     result = runner.invoke(
-        app, ["import", "emmoe", str(folder), "--out", str(tmp_path / "e.jsonl")]
+        app, ["import", "emmoe", str(tmp_path / "data"), "--out", str(tmp_path / "e.jsonl")]
     )
-    assert result.exit_code == 0 and "--backend" not in result.output
+    assert result.exit_code == 0, result.output
+    assert "Skipped task 93" in result.output and "Wrote 1 episodes" in result.output
+    assert "--backend" not in result.output
 
 
 def test_import_of_an_unknown_source_fails_with_exit_code_2(tmp_path):

@@ -10,6 +10,10 @@ import pytest
 
 from sortie.sim import packets, raster
 from sortie.sim.navigation import kernels as graph_kernels
+from tests.conftest import SERIAL
+
+pytestmark = SERIAL  # three fingerprint processes at once (tests/conftest.py)
+
 
 COMMITTED = Path(__file__).resolve().parents[1] / "data" / "fingerprint.json"
 UPDATE = "python -m sortie.diagnostics.fingerprint --out tests/data/fingerprint.json"

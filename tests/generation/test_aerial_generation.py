@@ -20,6 +20,9 @@ from sortie.missions.loading import load_suite
 from sortie.sim.scene import SceneObject
 from sortie.sim.worlds import FLIGHT_WORLDS, build_world
 
+# Under pytest -n one process runs this module: its fixture (the smoke suite) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 @pytest.fixture(scope="module")
 def smoke():

@@ -19,6 +19,9 @@ from sortie.missions.household.records import TaskAttribute, Verb
 from sortie.missions.household.spec import household_task
 from sortie.missions.loading import load_suite
 
+# Under pytest -n one process runs this module: its fixture (the smoke suite) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 @pytest.fixture(scope="module")
 def smoke():

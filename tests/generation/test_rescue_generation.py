@@ -16,6 +16,9 @@ from sortie.missions.loading import load_suite
 from sortie.missions.rescue.spec import LEVELS, Level, rescue_data
 from sortie.sim.camera import CameraSpec
 
+# Under pytest -n one process runs this module: its fixture (the smoke suite) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 @dataclass(frozen=True)
 class Measured:

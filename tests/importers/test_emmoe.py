@@ -30,6 +30,9 @@ from sortie.missions.household.records import (
 )
 from sortie.missions.loading import load_suite
 
+# Under pytest -n one process runs this module: its fixture (the sample imported) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples" / "emmoe"
 SAMPLE = EXAMPLES / "EMMOE-100"
 BROKEN = Path(__file__).parent / "fixtures" / "emmoe_broken"

@@ -36,6 +36,9 @@ from tests.household_records import END, done, failed, store_records, task, traj
 from tests.importers.emmoe_notebooks import load_name_mapping, notebook_metrics, notebook_srr
 from tests.importers.emmoe_notebooks import runs as notebook_runs
 
+# Under pytest -n one process runs this module: its fixture (the runs exported) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 SAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "emmoe"
 LOGS, TASKS = SAMPLE / "exp", [SAMPLE / "EMMOE-100" / "data"]
 BROKEN = Path(__file__).parent / "fixtures" / "emmoe_broken_exp" / "exp"

@@ -9,7 +9,10 @@ from sortie.models import ModelCallError, ModelClient, ModelConfig, ReplayMissEr
 from sortie.models.completion import RAW_LIMIT
 from sortie.models.retry import Backoff, Failure
 from sortie.testing.model_server import Fault, ModelServer
+from tests.conftest import SERIAL
 from tests.models.conftest import FAST
+
+pytestmark = SERIAL  # time-outs, retries and waits against the wall clock (tests/conftest.py)
 
 
 class Answer(BaseModel):

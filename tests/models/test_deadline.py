@@ -14,7 +14,11 @@ from pydantic import BaseModel
 from sortie.core.errors import ConfigError
 from sortie.models import ModelCallError, ModelClient, ModelConfig
 from sortie.models.deadline import DeadlineBackend, http_client
+from tests.conftest import SERIAL
 from tests.models.conftest import FAST
+
+pytestmark = SERIAL  # time-outs against the wall clock (tests/conftest.py)
+
 
 BYTE_EVERY = 0.05
 """Seconds between two bytes of a trickled answer: each read gets a byte well in time."""

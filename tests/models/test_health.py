@@ -10,8 +10,11 @@ from sortie.models import ModelCallError, ModelClient, ModelConfig
 from sortie.models import health as health_module
 from sortie.models.health import health_url, is_local
 from sortie.testing.model_server import Fault, ModelServer
+from tests.conftest import SERIAL
 from tests.models.conftest import FAST
 from tests.models.test_client import MESSAGES, Answer, answer, client
+
+pytestmark = SERIAL  # time-outs and waits against the wall clock (tests/conftest.py)
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from sortie.remote.served import AgentEndpoint
 from sortie.remote.server import AgentServer
 from sortie.remote.wire import ActResponse, MoveAction
 from sortie.run.batch import RunRequest
-from tests.conftest import comparable, run_stored
+from tests.conftest import SERIAL, comparable, run_stored
 
 from .conftest import events_of, remote_run, serving
 
@@ -72,6 +72,7 @@ def test_a_server_lost_for_good_ends_each_episode_as_agent_error_and_the_run_end
     assert "reset: connection refused after 3 attempt(s)" in episodes[1].error
 
 
+@SERIAL  # against the wall clock (tests/conftest.py)
 def test_a_server_restarted_mid_episode_loses_that_episode_only(tmp_path, tiny_rescue):
     """A server that dies and comes back: its episode is agent_error, the next one is scored."""
     dying = DiesAtStep3()
@@ -165,6 +166,7 @@ def test_a_malformed_answer_is_an_invalid_action_quoting_it(tmp_path, tiny_rescu
     assert "schema_version" in detail and "garbled" in detail
 
 
+@SERIAL  # against the wall clock (tests/conftest.py)
 def test_an_answer_that_times_out_ends_the_episode_as_agent_error(tmp_path, tiny_rescue):
     """A server slower than the time-out, retries included, ends the episode with the cause."""
     release = threading.Event()
@@ -272,6 +274,7 @@ def test_a_served_agents_words_and_model_calls_reach_the_record(tmp_path, tiny_r
     assert [(c.model, c.tokens_in) for c in step.model_calls] == [("double", 3)]
 
 
+@SERIAL  # against the wall clock (tests/conftest.py)
 def test_a_server_trickling_its_answer_times_out_on_the_whole_answer():
     """An answer sent a byte at a time takes longer than the time-out: a LinkError, quickly."""
     import socket
@@ -352,6 +355,7 @@ def test_the_remote_agent_finds_the_token_a_local_server_left(monkeypatch, tmp_p
             RemoteAgent(server.url).preflight()
 
 
+@SERIAL  # against the wall clock (tests/conftest.py)
 def test_a_server_trickling_its_answers_head_times_out_on_the_whole_answer():
     """A status line and headers sent a byte at a time: a LinkError once the time-out passes."""
     import socket

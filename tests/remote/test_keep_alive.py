@@ -8,8 +8,12 @@ import pytest
 from sortie.remote import bounded
 from sortie.remote.policy import PolicyEndpoint
 from sortie.remote.server import AgentServer
+from tests.conftest import SERIAL
 
 from .conftest import Walker
+
+pytestmark = SERIAL  # deadlines against the wall clock (tests/conftest.py)
+
 
 REQUEST, IDLE = 0.6, 2.0
 

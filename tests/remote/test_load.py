@@ -15,8 +15,12 @@ from sortie.remote.human import Desk
 from sortie.remote.page import PageServer
 from sortie.remote.policy import PolicyEndpoint
 from sortie.remote.server import AgentServer
+from tests.conftest import SERIAL
 
 from .conftest import Walker
+
+pytestmark = SERIAL  # deadlines against the wall clock, 1,000 sockets (tests/conftest.py)
+
 
 CLIENTS, SLOW, DEADLINE = 290, 10, 2.0
 

@@ -15,6 +15,9 @@ from tests.conftest import run_stored
 
 from .keyplan import key_plan
 
+# Under pytest -n one process runs this module: its fixture (the browser) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 CHROMIUM = Path("/usr/bin/chromium")
 EPISODE = "rescue-smoke-v2/0000"
 

@@ -7,6 +7,9 @@ import pytest
 
 from .conftest import CLIP_FRAMES, SAYING_RUN, SCRIPT, episode_page
 
+# Under pytest -n one process runs this module: its fixture (the browser) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--no-sandbox",

@@ -16,7 +16,9 @@ from sortie.core.records_io import read_trajectory
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.executor import _PoolRun
 from sortie.run.store import Store
-from tests.conftest import comparable, run_stored
+from tests.conftest import SERIAL, comparable, run_stored
+
+pytestmark = SERIAL  # worker pools, Ray and killed runners (tests/conftest.py)
 
 
 @pytest.mark.parametrize("agent", ["random", "oracle"])

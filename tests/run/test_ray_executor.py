@@ -4,6 +4,9 @@ import pytest
 
 from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
+from tests.conftest import SERIAL
+
+pytestmark = SERIAL  # a local Ray instance (tests/conftest.py)
 
 
 def test_a_local_ray_instance_listens_on_loopback_only(tmp_path, smoke3):

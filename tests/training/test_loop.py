@@ -27,6 +27,9 @@ from sortie.training.finetune import TrainSettings
 from sortie.training.loop import LoopSettings, run_loop
 from tests.export.conftest import cli
 
+# Under pytest -n one process runs this module: its fixture (the toy loop, a minute) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 TOY = [
     "train",
     "homiebot",

@@ -20,6 +20,9 @@ from sortie.training.navigator.learning import FitSettings, fit
 from sortie.training.navigator.models import chosen_episodes
 from tests.export.conftest import cli
 
+# Under pytest -n one process runs this module: its fixture (the toy pipeline) is made once.
+pytestmark = pytest.mark.xdist_group(__name__)
+
 TOY = [
     "train",
     "navigator",

@@ -1,0 +1,13 @@
+"""The suite on several processes (``pytest -n``, as ``make test`` runs it)."""
+
+import pytest
+
+from tests.conftest import SERIAL
+
+
+@SERIAL
+def test_a_grouped_test_carries_the_group_xdist_schedules_by(request):
+    """Under ``--dist loadgroup`` a test marked SERIAL ends its id with ``@serial``."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("checked under pytest -n (make test), where the groups apply")
+    assert request.node.nodeid.endswith("@serial")
