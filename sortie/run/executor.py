@@ -167,17 +167,32 @@ class _PoolRun:
         """Hand over finished results; return True if the pool broke.
 
         Free workers get their next jobs before the results are handed over, so none waits
-        while the main process stores an episode.
+        while the main process stores an episode. A job that raised (a bug, not a fault)
+        stops the run, but only after every result that finished beside it is handed over.
         """
         if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
             return self._collect_broken()
-        finished = [(self.running.pop(f), f.result()) for f in done]  # a bug's error stops the run
+        finished = [(self.running.pop(f), f) for f in done]
+        bug = next((f.exception() for _, f in finished if f.exception() is not None), None)
         try:
-            self._submit(pool)  # refused if the pool broke meanwhile: the next pass sees it
+            if bug is None:
+                self._submit(pool)  # refused if the pool broke meanwhile: the next pass sees it
         finally:  # even on Ctrl-C, the finished episodes are handed over
-            for job, result in finished:
-                self.on_result(dataclasses.replace(result, attempts=self.deaths[job.key] + 1))
+            self._hand_over([(job, f.result()) for job, f in finished if f.exception() is None])
+        if bug is not None:
+            raise bug
         return False
+
+    def _hand_over(self, results: list[tuple[Job, JobResult]]) -> None:
+        """Give every result to ``on_result``; if one call raises, the rest still go, then it."""
+        failure: BaseException | None = None
+        for job, result in results:
+            try:
+                self.on_result(dataclasses.replace(result, attempts=self.deaths[job.key] + 1))
+            except BaseException as error:  # noqa: BLE001 - re-raised below, once all are in
+                failure = failure or error
+        if failure is not None:
+            raise failure
 
     def _collect_broken(self) -> bool:
         """Gather a broken pool's futures: hand over what finished, retry what was lost."""

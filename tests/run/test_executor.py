@@ -7,7 +7,9 @@ import sqlite3
 import subprocess
 import sys
 import time
+from concurrent.futures import Future
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -53,6 +55,44 @@ def test_free_workers_get_their_next_jobs_before_results_are_stored(tmp_path, sm
     pool_run.run()
     assert len(seen) == 9
     assert all(running == 2 for running, waiting in seen if waiting > 0)
+
+
+@dataclasses.dataclass
+class _Result:
+    """Stands for a JobResult: what ``_collect`` sets on a result is its attempts."""
+
+    attempts: int = 0
+
+
+def test_a_result_finished_beside_a_job_that_raised_is_handed_over_first():
+    """A job's bug stops the run, but the result that finished with it is stored before."""
+    ok, bad = Future(), Future()
+    ok.set_result(_Result())
+    bad.set_exception(RuntimeError("a bug in the job"))
+    handed: list[_Result] = []
+    pool_run = _PoolRun([], handed.append, 2, 2)
+    pool_run.running = {ok: SimpleNamespace(key="a"), bad: SimpleNamespace(key="b")}
+    with pytest.raises(RuntimeError, match="a bug in the job"):
+        pool_run._collect({ok, bad}, pool=None)
+    assert handed == [_Result(attempts=1)] and pool_run.running == {}
+
+
+def test_every_result_is_handed_over_when_storing_one_raises():
+    """An abort raised while storing one result still lets the others be stored."""
+    first, second = Future(), Future()
+    first.set_result(_Result())
+    second.set_result(_Result())
+    handed: list[_Result] = []
+
+    def store(result: _Result) -> None:
+        handed.append(result)
+        raise KeyboardInterrupt
+
+    pool_run = _PoolRun([], store, 2, 2)
+    pool_run.running = {first: SimpleNamespace(key="a"), second: SimpleNamespace(key="b")}
+    with pytest.raises(KeyboardInterrupt):
+        pool_run._collect({first, second}, pool=None)
+    assert len(handed) == 2
 
 
 def test_ray_gives_the_same_metrics_and_records_as_the_local_pool(tmp_path, smoke3):
