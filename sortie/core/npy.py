@@ -68,10 +68,7 @@ def read_array(member: bytes, name: str) -> np.ndarray:
             f"{name}: {size} bytes of data after the .npy header; allowed: "
             f"{count * dtype.itemsize}, what {dtype.str} x {shape} takes"
         )
-    if dtype.itemsize == 0:  # numpy's way: frombuffer refuses a size of 0
-        flat = np.ndarray(count, dtype)
-    else:
-        flat = np.frombuffer(member, dtype, count, header.data_offset).copy()
+    flat = np.frombuffer(member, dtype, count, header.data_offset).copy()
     try:
         if header.fortran_order:
             return flat.reshape(shape[::-1]).transpose()
@@ -143,6 +140,8 @@ def _dtype(descr: str, name: str, where: int) -> np.dtype:
         raise _refused(name, where, descr, allowed) from None
     if dtype.str != descr:
         raise _refused(name, where, descr, f"{dtype.str!r}, numpy's spelling of that dtype")
+    if dtype.itemsize == 0:  # any shape fits no data: a hostile file's way to a huge array
+        raise _refused(name, where, descr, "a dtype of at least one byte, such as '<U1'")
     return dtype
 
 

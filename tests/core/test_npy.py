@@ -116,6 +116,11 @@ DAMAGED = {
         GOOD.replace("(2, 3)", "(02, 3)"),
         "byte 62 of the .npy header: found '2,'; allowed: ',)' or ', '",
     ),
+    "a dtype of no bytes": (
+        GOOD.replace("<f8", "<U0"),
+        "byte 21 of the .npy header: found '<U0'; allowed: a dtype of at least one byte, "
+        "such as '<U1'",
+    ),
     "a negative size": (
         GOOD.replace("(2, 3)", "(-2, -3)"),
         "byte 61 of the .npy header: found '-2, -3),'; allowed: a size: digits, no leading 0",
