@@ -231,8 +231,12 @@ def _long_run(zeros: bytes) -> bool:
 
 
 def _written_columns(written: Written | None) -> StepColumns | None:
-    """Return ``written``'s columns if they would load for its bytes (``load_columns``)."""
-    if written is None or written.columns is None:
+    """Return ``written``'s columns if they would load for its bytes (``load_columns``).
+
+    None for a record over ``MAX_FILE_BYTES``: read from the disk, it is refused as any later
+    read refuses it, so a run does not score what a report cannot read.
+    """
+    if written is None or written.columns is None or len(written.data) > MAX_FILE_BYTES:
         return None
     lines = written.data.count(b"\n") - 2
     return written.columns if lines >= 0 and well_formed(written.columns, lines) else None

@@ -407,6 +407,16 @@ def test_written_columns_that_would_not_load_are_not_used(records, tmp_path):
     _equal_columns(read.columns, _columns(records[0]))
 
 
+def test_a_written_record_over_the_size_limit_is_refused_as_the_file_is(
+    records, tmp_path, monkeypatch
+):
+    """A record too large to read from the disk is not scored from memory either."""
+    path, written = _rewritten(records[0], tmp_path)
+    monkeypatch.setattr(records_io, "MAX_FILE_BYTES", len(written.data) - 1)
+    with pytest.raises(ConfigError, match="bytes"):
+        read_trajectory(path, written=written)
+
+
 def test_a_record_written_without_columns_says_so(records, tmp_path):
     """A header with a 19-digit seed: ``write_record`` saves no columns and returns none."""
     from sortie.run.episode import line_of
