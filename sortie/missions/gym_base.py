@@ -184,6 +184,15 @@ class MissionEnv(gym.Env[dict[str, Any], dict[str, Any]], ABC, Generic[R]):
         """
         return None if self._draft is None else self._draft.record()
 
+    @property
+    def last_line(self) -> str | None:
+        """Return the last step's line as a sortie record holds it (``last_record``'s JSON).
+
+        Written once, when the step was checked, without building the record. None before
+        the first step of an episode.
+        """
+        return None if self._draft is None else self._draft.line().decode()
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -181,7 +181,7 @@ class EpisodeRecorder(gym.Wrapper[Any, Any, Any, Any]):
         observation, reward, terminated, truncated, info = self.env.step(action)
         mission_env = self.env.unwrapped
         if self._lines is not None and self._path is not None:
-            self._lines.append(line_of(mission_env.last_record))  # type: ignore[attr-defined]
+            self._lines.append(mission_env.last_line)  # type: ignore[attr-defined]
             if terminated or truncated:
                 self._lines.append(line_of(mission_env.mission.footer()))  # type: ignore[attr-defined]
                 _write_record(self._path, self._lines, time.perf_counter() - self._started)

@@ -73,6 +73,15 @@ def test_last_record_is_none_until_a_step():
     assert env.last_record is None
 
 
+def test_last_line_is_the_last_records_json():
+    """The line a recorded walk writes is the record's own JSON, without building it first."""
+    env = _env()
+    assert env.last_line is None
+    env.step(STILL)
+    line = env.last_line
+    assert line is not None and line == env.last_record.model_dump_json()
+
+
 def test_a_non_finite_value_raises_as_the_record_did(monkeypatch):
     """A NaN pose from the backend raises the record model's error, as the record path did."""
     env, twin = _env(), _env()
