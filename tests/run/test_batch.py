@@ -6,6 +6,7 @@ from sortie.core.records_io import Suite, SuiteHeader
 from sortie.run.batch import RunRequest, execute, plan_run, select_episodes
 from sortie.run.store import Store
 from sortie.testing.episodes import room_rescue
+from tests.conftest import SERIAL
 
 
 def _suite(name: str, count: int) -> Suite:
@@ -70,6 +71,7 @@ def test_an_aerial_agent_is_refused_rescue_suites(tmp_path, smoke3):
         assert store.runs() == []
 
 
+@SERIAL  # a pool of two workers (tests/conftest.py)
 def test_a_pool_run_of_failing_episodes_stops_and_keeps_what_finished(tmp_path, smoke3):
     """On two workers, the abort after two dying-agent errors stops the pool; both are stored."""
     request = RunRequest(

@@ -17,7 +17,7 @@ from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.jobs import JobResult
 from sortie.run.store import STORE_SCHEMA_VERSION, Store
 from sortie.run.store_guard import opening_alone
-from tests.conftest import run_config, run_stored
+from tests.conftest import SERIAL, run_config, run_stored
 
 
 def test_a_stored_episode_reads_back_as_its_record_says(tmp_path, smoke3):
@@ -58,6 +58,7 @@ def test_a_failed_write_leaves_nothing_of_the_episode(tmp_path, smoke3, monkeypa
             assert db.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == (0,)
 
 
+@SERIAL  # a pool of two workers (tests/conftest.py)
 def test_a_reader_during_a_run_sees_whole_episodes_only(tmp_path, smoke3):
     """Another connection, reading after each commit, never sees a row without its metrics."""
     request = RunRequest((str(smoke3),), "random", store=tmp_path / "s.db", run_id="r", workers=2)
