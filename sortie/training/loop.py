@@ -147,24 +147,52 @@ def _score(
     label, folder = model
     run_id = f"homiebot-{Path(settings.base).name}-{label}"
     echo(f"scoring {label}")
-    with _serving(label, folder, out, waits, echo) as args:
-        request = scoring_request(settings, out / "results.db", run_id, args)
+    request = scoring_request(settings, out / "results.db", run_id, _agent_args(folder))
+    if not _left_to_play(request):  # a resumed loop starts no server for a finished run
+        echo(f"{label}: every episode already played ({run_id})")
+        return run_id
+    with _serving(label, folder, out, waits, echo):
         evaluate(request, lambda line: echo(f"{label}: {line}"))
     return run_id
+
+
+def _agent_args(folder: Path) -> dict[str, str]:
+    """Return homiebot's arguments for the model served from ``folder`` (prompt aside).
+
+    The served model's name is its folder's resolved path (``server.served``), so a run's
+    arguments are known before its server starts.
+    """
+    return {"model": str(folder.resolve()), "max_tokens": str(MAX_NEW_TOKENS)}
+
+
+def _left_to_play(request: RunRequest) -> bool:
+    """Return whether the run has episodes still to play (errors included, to retry).
+
+    A run not in the store yet is planned only once its server is up, so that a server that
+    fails to start leaves no empty run behind.
+    """
+    # Planning checks that homiebot has a server address, not that one answers: the address
+    # stays out of the run's arguments, so a placeholder plans the same jobs.
+    with Store(request.store) as opened, _environment({BASE_URL_ENV: "http://127.0.0.1:9/v1"}):
+        if opened.created(str(request.run_id)) is None:
+            return True
+        return bool(plan_run(request, opened).todo)
 
 
 @contextmanager
 def _serving(
     label: str, folder: Path, out: Path, waits: Waits, echo: Callable[[str], None]
-) -> Iterator[dict[str, str]]:
-    """Serve a model while the block runs; give homiebot's arguments for it (prompt aside)."""
+) -> Iterator[None]:
+    """Serve a model while the block runs, its address and time-out in the environment."""
     log = out / f"serve-{label}.log"
     echo(f"starting transformers serve for {label} (log {log}) …")
     started = time.monotonic()
     with served(folder, log, waits.start) as server:
         echo(f"server ready in {time.monotonic() - started:.0f} s")
+        if server.model != _agent_args(folder)["model"]:  # the run's arguments named it so
+            raise ConfigError(f"{log}: the server names its model {server.model!r}, not {folder}")
         with _environment({BASE_URL_ENV: server.base_url, TIMEOUT_ENV: str(waits.answer)}):
-            yield {"model": server.model, "max_tokens": str(MAX_NEW_TOKENS)}
+            yield
 
 
 def scoring_request(
@@ -220,9 +248,10 @@ def _preferences(
     echo: Callable[[str], None],
 ) -> None:
     """Let the SFT model play train tasks, then train DPO on its and the expert's pairs."""
-    with _serving("sft-own", folders["fine-tuned"], out, waits, echo) as args:
-        request = _own_request(settings, out, args)
-        evaluate(request, lambda line: echo(f"sft-own: {line}"))
+    request = _own_request(settings, out, _agent_args(folders["fine-tuned"]))
+    if _left_to_play(request):
+        with _serving("sft-own", folders["fine-tuned"], out, waits, echo):
+            evaluate(request, lambda line: echo(f"sft-own: {line}"))
     pairs = dpo_pairs(expert, own_pairs(out / "data", request.store, echo))
     if not len(pairs):
         raise ConfigError(

@@ -89,6 +89,7 @@ def test_a_second_call_resumes_without_training_or_playing_again(toy):
     stamp = (out / "models" / "tuned" / "model.safetensors").stat().st_mtime_ns
     output = cli([*TOY, "--out", str(out)])
     assert "models already trained" in output
+    assert "every episode already played" in output and "starting transformers serve" not in output
     assert (out / "models" / "tuned" / "model.safetensors").stat().st_mtime_ns == stamp
     with Store(out / "results.db") as store:
         assert len(store.episodes("homiebot-scratch-tiny-fine-tuned")) == 1
