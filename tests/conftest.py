@@ -23,6 +23,32 @@ fixture is costly is grouped by its own name instead, so that the fixture is bui
 """
 
 
+GROUPED = "sortie_grouped"
+"""The key of an xdist worker's input that says its controller distributes by group."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``pytest -n N``, distribute as ``--dist loadgroup``: xdist's ``load`` ignores groups.
+
+    Runs before xdist makes its session; without the plugin (``-p no:xdist``) there is no
+    ``dist`` option and nothing is done. (An explicit ``--dist load`` is taken as loadgroup.)
+    """
+    if getattr(config.option, "dist", None) == "load":
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown where the plugin is not
+def pytest_configure_node(node) -> None:
+    """Tell each xdist worker whether tests are distributed by group (its own options are not)."""
+    node.workerinput[GROUPED] = node.config.option.dist == "loadgroup"
+
+
+def grouped(config: pytest.Config) -> bool:
+    """Return whether this process is an xdist worker of a run distributed by group."""
+    return bool(getattr(config, "workerinput", {}).get(GROUPED, False))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under ``--dist loadgroup``, end each grouped test's id with ``@group``, as xdist means to.
@@ -31,7 +57,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     pytest 9.2's structured ids no longer look (``item._nodeid``), so every group was ignored
     without a word (pytest-xdist issue #1386). Nothing is done where xdist's own suffix took.
     """
-    if not getattr(config.option, "loadgroup", False):  # set in xdist's workers only
+    if not grouped(config):
         return
     for item in items:
         marks = item.iter_markers("xdist_group")

@@ -2,12 +2,12 @@
 
 import pytest
 
-from tests.conftest import SERIAL
+from tests.conftest import SERIAL, grouped
 
 
 @SERIAL
 def test_a_grouped_test_carries_the_group_xdist_schedules_by(request):
     """Under ``--dist loadgroup`` a test marked SERIAL ends its id with ``@serial``."""
-    if not getattr(request.config.option, "loadgroup", False):
+    if not grouped(request.config):
         pytest.skip("checked under pytest -n (make test), where the groups apply")
     assert request.node.nodeid.endswith("@serial")
