@@ -22,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from sortie.backends import Backend
 from sortie.backends.catalog import build_from_ref
-from sortie.core.records import FailureReason
+from sortie.core.records import ERROR_REASONS, FailureReason
 from sortie.run.fork_server import worker_context
 from sortie.run.jobs import Job, JobResult, record_failure, run_job
 from sortie.run.orphans import die_with_parent
@@ -174,11 +174,15 @@ class _PoolRun:
             return self._collect_broken()
         finished = [(self.running.pop(f), f) for f in done]
         bug = next((f.exception() for _, f in finished if f.exception() is not None), None)
+        results = [(job, f.result()) for job, f in finished if f.exception() is None]
+        # An error may stop the run (--max-consecutive-errors): no job is started before it
+        # is stored, only to be killed (its model calls perhaps paid).
+        errors = any(r.footer.failure_reason in ERROR_REASONS for _, r in results)
         try:
-            if bug is None:
+            if bug is None and not errors:
                 self._submit(pool)  # refused if the pool broke meanwhile: the next pass sees it
         finally:  # even on Ctrl-C, the finished episodes are handed over
-            self._hand_over([(job, f.result()) for job, f in finished if f.exception() is None])
+            self._hand_over(results)
         if bug is not None:
             raise bug
         return False

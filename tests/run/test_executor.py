@@ -59,9 +59,27 @@ def test_free_workers_get_their_next_jobs_before_results_are_stored(tmp_path, sm
 
 @dataclasses.dataclass
 class _Result:
-    """Stands for a JobResult: what ``_collect`` sets on a result is its attempts."""
+    """Stands for a JobResult: ``_collect`` reads its footer's failure and sets its attempts."""
 
     attempts: int = 0
+    footer: SimpleNamespace = dataclasses.field(
+        default_factory=lambda: SimpleNamespace(failure_reason=None)
+    )
+
+
+@pytest.mark.parametrize(
+    ("failure", "order"), [(None, ["submit", "store"]), ("agent_error", ["store"])]
+)
+def test_a_free_worker_gets_a_job_before_a_result_is_stored_unless_it_is_an_error(failure, order):
+    """After an error (which may stop the run) nothing is started until the result is stored."""
+    done = Future()
+    done.set_result(_Result(footer=SimpleNamespace(failure_reason=failure)))
+    seen: list[str] = []
+    pool = SimpleNamespace(submit=lambda *_: seen.append("submit") or Future())
+    pool_run = _PoolRun([SimpleNamespace(key="next")], lambda _: seen.append("store"), 2, 2)
+    pool_run.running = {done: SimpleNamespace(key="a")}
+    pool_run._collect({done}, pool)
+    assert seen == order
 
 
 def test_a_result_finished_beside_a_job_that_raised_is_handed_over_first():
