@@ -198,10 +198,11 @@ class ExecutorService:
         planner = EmmoePlanner(self.label, connection)
         planner.folder = self.folder(job)
         backend = build_from_ref(job.run.backend_for(job.episode.family))
+        recorder = JsonlRecorder(job.record)
         try:
             runtime = run_runtime(job, backend)
-            observers: list[Observer] = [JsonlRecorder(job.record), planner]
+            observers: list[Observer] = [recorder, planner]
             run_episode(runtime, planner, header_of(job), observers)
         finally:
             backend.close()
-        return score_record(job, time.perf_counter() - started)
+        return score_record(job, time.perf_counter() - started, recorder.written)

@@ -83,5 +83,6 @@ def play_job(job: Job, desk: Desk) -> JobResult:
     started = time.perf_counter()
     backend = build_from_ref(job.run.backend_for(job.episode.family))
     runtime = run_runtime(job, backend)
-    run_episode(runtime, HumanAgent(desk), header_of(job), [JsonlRecorder(job.record), desk])
-    return score_record(job, time.perf_counter() - started)
+    recorder = JsonlRecorder(job.record)
+    run_episode(runtime, HumanAgent(desk), header_of(job), [recorder, desk])
+    return score_record(job, time.perf_counter() - started, recorder.written)
