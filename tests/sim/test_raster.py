@@ -12,7 +12,7 @@ from sortie.core.errors import ConfigError
 from sortie.sim import packets, raster
 from sortie.sim.camera import CameraSpec, world_rays
 from sortie.sim.mesh import Mesh, box, pose_matrix
-from sortie.sim.raycast import Hits, RayCaster
+from sortie.sim.raycast import Hits, RayCaster, TextureAtlas, TriangleTable
 from sortie.sim.render import Renderer
 from sortie.sim.scene import Dynamics, Scene, SceneObject
 from sortie.sim.worlds import FLIGHT_WORLDS, WORLDS, build_world
@@ -288,6 +288,28 @@ def test_a_moved_tables_kept_rows_are_the_whole_tables(world):
         assert np.array_equal(kept.apart.view(np.uint64), whole.view(np.uint64))
         spheres = raster._bounds(table.corners)
         assert np.array_equal(kept.spheres.view(np.uint64), spheres.view(np.uint64))
+
+
+def test_a_table_whose_new_rows_partner_the_static_ones_is_kept_whole():
+    """A row after the static prefix partnering one in it: the whole table's values are made."""
+    far, near = 5.940844, 5.940751  # coincident at exact.PLANE_DECIMALS (see above)
+    panels = [
+        Mesh(
+            np.asarray([[x, -4.0, -3.0], [x, 4.0, -3.0], [x, 0.0, 5.0]], np.float32),
+            np.asarray([[0, 1, 2]], np.int32),
+            np.full((1, 3), 120, np.uint8),
+        )
+        for x in (far, near)
+    ]
+    parts = [(1, box((0.2, 20, 10), (8.0, 0, 1))), (2, panels[0]), (3, panels[1])]
+    atlas = TextureAtlas([mesh for _, mesh in parts])
+    table, static = TriangleTable.build(parts, atlas), TriangleTable.build(parts[:2], atlas)
+    assert raster._apart(table.corners, table.faces, len(static)) is None  # a partner across
+    kept = raster.kept(table, static)
+    whole = raster._apart_all(table.corners, table.faces)
+    assert whole.max() > 0 and np.array_equal(kept.apart.view(np.uint64), whole.view(np.uint64))
+    spheres = raster._bounds(table.corners)
+    assert np.array_equal(kept.spheres.view(np.uint64), spheres.view(np.uint64))
 
 
 def test_spheres_are_kept_for_every_live_table():
