@@ -29,6 +29,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 from stable_baselines3 import PPO
+from stable_baselines3.common.logger import Logger
 
 import sortie  # noqa: F401  (registers the ids)
 from sortie.missions.gym_wrappers import rl_ready
@@ -65,6 +66,7 @@ def ppo_seconds(env: gymnasium.Env, steps: int) -> float:
     """Return the CPU seconds of PPO learning ``steps`` steps on ``env``."""
     start = time.process_time()
     model = PPO("MultiInputPolicy", env, n_steps=256, seed=0, device="cpu")
+    model.set_logger(Logger(None, []))  # no output: SB3's own would make a folder in /tmp a run
     model.learn(steps)
     return time.process_time() - start
 

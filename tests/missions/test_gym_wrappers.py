@@ -1,4 +1,5 @@
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -44,8 +45,11 @@ def one_thread():
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-def test_ppo_trains_a_few_hundred_steps(family: str, one_thread: None) -> None:
+def test_ppo_trains_a_few_hundred_steps(
+    family: str, one_thread: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PPO with MultiInputPolicy trains 256 steps on each family's wrapped env and learns."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3's logger folder, else a new one in /tmp
     model = PPO(
         "MultiInputPolicy",
         rl_ready(_env(family, sensors=("rgb",))),
