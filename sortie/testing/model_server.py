@@ -138,7 +138,11 @@ class ModelServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.in_flight = self.max_in_flight = 0
-        """Requests being answered now, and the most seen at once (to check a concurrency cap)."""
+        """Requests being answered now, and the most seen at once (to check a concurrency cap).
+
+        A request counts from its arrival until its answer starts to be written: a client can
+        send its next request only after that, so a busy machine (the handler's thread not yet
+        back) cannot make one client's turn look like two."""
         self._faults: deque[Injected] = deque()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -311,6 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
         with double._lock:
             double.in_flight += 1
             double.max_in_flight = max(double.max_in_flight, double.in_flight)
+        self._counted = True
         try:
             if double._serial is None:
                 self._answer()
@@ -318,8 +323,14 @@ class _Handler(BaseHTTPRequestHandler):
                 with double._serial:
                     self._answer()
         finally:
-            with double._lock:
-                double.in_flight -= 1
+            self._answered()
+
+    def _answered(self) -> None:
+        """Count this request out of those in flight, once (its answer is being written)."""
+        if getattr(self, "_counted", False):
+            with self.server_double._lock:
+                self.server_double.in_flight -= 1
+            self._counted = False
 
     def _answer(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -424,6 +435,7 @@ class _Handler(BaseHTTPRequestHandler):
         length: int | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
+        self._answered()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data) if length is None else length))
