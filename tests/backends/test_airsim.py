@@ -115,12 +115,12 @@ def test_a_walker_is_refused():
 
 def test_a_refused_connection_names_host_and_port():
     """Nothing listening gives one message with host:port and the usual causes."""
-    with socket.socket() as probe:
+    with socket.socket() as probe:  # bound, not listening: refused, and no one else's port
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    backend = AirSimBackend(port=port, timeout=2)
-    with pytest.raises(BackendError, match=rf"cannot connect to AirSim at 127\.0\.0\.1:{port}"):
-        backend.reset(_airsim(aerial_hop()), 0)
+        backend = AirSimBackend(port=port, timeout=2)
+        with pytest.raises(BackendError, match=rf"cannot connect to AirSim at 127\.0\.0\.1:{port}"):
+            backend.reset(_airsim(aerial_hop()), 0)
     assert "ApiServerPort" in refused_message("h", 1, "x")
 
 

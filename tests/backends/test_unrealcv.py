@@ -127,12 +127,12 @@ def test_flight_is_refused_at_construction():
 
 def test_a_refused_connection_names_host_port_and_the_usual_causes():
     """Nothing listening on the port gives one message with host:port and the causes."""
-    with socket.socket() as probe:
+    with socket.socket() as probe:  # bound, not listening: refused, and no one else's port
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    backend = UnrealCVBackend(port=port)
-    with pytest.raises(BackendError) as caught:
-        backend.reset(_unreal(room_rescue()), 0)
+        backend = UnrealCVBackend(port=port)
+        with pytest.raises(BackendError) as caught:
+            backend.reset(_unreal(room_rescue()), 0)
     assert str(caught.value) == refused_message("127.0.0.1", port, "connection refused")
     assert f"127.0.0.1:{port}" in str(caught.value) and "root" in str(caught.value)
 

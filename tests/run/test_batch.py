@@ -96,21 +96,21 @@ def test_a_run_refused_at_its_preflight_leaves_no_run_in_the_store(tmp_path, smo
     """A model agent whose server is not there: ConfigError, and the store lists no such run."""
     import socket
 
-    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens now
+    with socket.socket() as probe:  # bound, not listening: refused, and no one else's port
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    request = RunRequest(
-        (str(smoke3),),
-        "mllm-rescue",
-        agent_args={"model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "max_retries": 0},
-        store=tmp_path / "s.db",
-        run_id="gone",
-    )
-    with Store(request.store) as store:
-        plan = plan_run(request, store)
-        with pytest.raises(ConfigError, match="unreachable"):
-            execute(plan, request, store)
-        assert store.runs() == []
+        request = RunRequest(
+            (str(smoke3),),
+            "mllm-rescue",
+            agent_args={"model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "max_retries": 0},
+            store=tmp_path / "s.db",
+            run_id="gone",
+        )
+        with Store(request.store) as store:
+            plan = plan_run(request, store)
+            with pytest.raises(ConfigError, match="unreachable"):
+                execute(plan, request, store)
+            assert store.runs() == []
 
 
 def _plan(folder, store_name, suite, run_id="r"):
