@@ -133,9 +133,8 @@ def read_trajectory(
     file would be, without reading them from the disk again (a run scores every record it
     writes, and loading the columns it had just saved cost more than a millisecond).
     """
-    columns = _written_columns(written)
-    if written is not None and columns is not None:
-        read = _read_with(path, written.data, columns, check)
+    if written is not None and (columns := _written_columns(written)) is not None:
+        read = _read_with(path, written.data, _step_count(written.data), columns, check)
         if read is not None:
             return read
     data = _read_bytes(path)
@@ -230,16 +229,21 @@ def _long_run(zeros: bytes) -> bool:
     return _LONG_RUN in zeros.replace(b"." + _LONG_RUN, b".")
 
 
-def _written_columns(written: Written | None) -> StepColumns | None:
+def _written_columns(written: Written) -> StepColumns | None:
     """Return ``written``'s columns if they would load for its bytes (``load_columns``).
 
     None for a record over ``MAX_FILE_BYTES``: read from the disk, it is refused as any later
     read refuses it, so a run does not score what a report cannot read.
     """
-    if written is None or written.columns is None or len(written.data) > MAX_FILE_BYTES:
+    if written.columns is None or len(written.data) > MAX_FILE_BYTES:
         return None
-    lines = written.data.count(b"\n") - 2
+    lines = _step_count(written.data)
     return written.columns if lines >= 0 and well_formed(written.columns, lines) else None
+
+
+def _step_count(data: bytes) -> int:
+    """Return the step lines of a record written by a run: no blank line, a final newline."""
+    return data.count(b"\n") - 2
 
 
 def _read_with_columns(path: Path, data: bytes, check: EpisodeCheck | None) -> Trajectory | None:
@@ -248,20 +252,19 @@ def _read_with_columns(path: Path, data: bytes, check: EpisodeCheck | None) -> T
     Anything amiss (no columns file, another record's, a header or footer that does not read)
     returns None, and the whole record is read line by line, which reports what is wrong.
     """
-    lines = data.count(b"\n") - 2  # a record written by a run: no blank line, a final newline
+    lines = _step_count(data)
     columns = _columns_of(columns_file(path), data, lines)
-    return None if columns is None else _read_with(path, data, columns, check)
+    return None if columns is None else _read_with(path, data, lines, columns, check)
 
 
 def _read_with(
-    path: Path, data: bytes, columns: StepColumns, check: EpisodeCheck | None
+    path: Path, data: bytes, lines: int, columns: StepColumns, check: EpisodeCheck | None
 ) -> Trajectory | None:
-    """Return the record ``data`` read with its steps' ``columns``: its header and footer read.
+    """Return the record ``data`` (``lines`` steps) read with its steps' ``columns``.
 
-    None when the header or footer does not read, or is of another layout version: the whole
-    record is then read line by line, which reports what is wrong.
+    Its header and footer are read; None when either does not read, or is of another layout
+    version: the whole record is then read line by line, which reports what is wrong.
     """
-    lines = data.count(b"\n") - 2
     last_start = data.rindex(b"\n", 0, len(data) - 1) + 1
     errors: list[str] = []
     header = _parse_line(TrajectoryHeader, (1, data[: data.index(b"\n")]), path, errors)
