@@ -3,7 +3,7 @@
 The speed issue's target: a whole step ≤ 1.2× a plain float32 z-buffer drawing the same three
 images over the same triangles. The floor is ``bench/floor/zbuffer.c`` (compiled here with the
 system's C compiler at ``-O3``, loaded through ctypes; not part of sortie): chunks of 16
-triangles outside the view skipped by their bounding spheres (sortie's own), each other
+triangles outside the view skipped by their bounding spheres (sortie's own chunks), each other
 triangle to the camera, rejected when wholly outside one side of the view, clipped to the
 near plane, its box's pixel centres tested with edge functions stepped along the rows, depth
 interpolated as 1/x, flat lit colours, object ids, the sky where nothing was drawn. It has
@@ -62,7 +62,16 @@ def load_floor(folder: Path) -> Callable[..., None]:
     subprocess.run([compiler, *FLAGS, "-o", str(library), str(SOURCE), "-lm"], check=True)
     function = ctypes.CDLL(str(library)).floor_frame
     pointer = ctypes.c_void_p
-    function.argtypes = [pointer, pointer, pointer, ctypes.c_long, pointer, pointer, pointer]
+    function.argtypes = [
+        pointer,
+        pointer,
+        pointer,
+        pointer,
+        ctypes.c_long,
+        pointer,
+        pointer,
+        pointer,
+    ]
     function.argtypes += [ctypes.c_float, ctypes.c_int, ctypes.c_int, pointer, pointer]
     function.argtypes += [pointer, pointer]
     function.restype = None
@@ -115,12 +124,13 @@ def floor_frame(view: View) -> FloorFrame:
     renderer = view.renderer
     renderer.caster.sync()
     table = renderer.caster.table
-    count = len(table.corners)
+    count, chunks = len(table.corners), raster.chunks(table)
     arrays = (
         np.ascontiguousarray(table.corners, np.float32),
         np.ascontiguousarray(table.object_id[:count], np.int32),
         np.ascontiguousarray(renderer._lit_colors().color[:count], np.uint8),
-        np.ascontiguousarray(raster.spheres(table), np.float64),
+        np.ascontiguousarray(chunks.members, np.int32),
+        np.ascontiguousarray(chunks.spheres, np.float64),
         np.ascontiguousarray(camera_rotation(view.yaw, view.pitch), np.float32),
         np.array(view.eye, np.float32),
         np.ascontiguousarray(renderer._camera_sky(view.spec, view.pitch), np.uint8),
@@ -139,13 +149,14 @@ def floor_frame(view: View) -> FloorFrame:
 
 def draw_floor(function: Callable[..., None], frame: FloorFrame) -> None:
     """Draw one frame with the floor."""
-    corners, ids, colors, spheres, rotation, eye, sky = frame.arrays
+    corners, ids, colors, members, spheres, rotation, eye, sky = frame.arrays
     pointer = ctypes.c_void_p
     function(
         pointer(corners.ctypes.data),
         pointer(ids.ctypes.data),
         pointer(colors.ctypes.data),
-        len(corners),
+        pointer(members.ctypes.data),
+        len(spheres),
         pointer(spheres.ctypes.data),
         pointer(rotation.ctypes.data),
         pointer(eye.ctypes.data),

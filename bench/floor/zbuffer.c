@@ -5,7 +5,7 @@
  * triangles, from the same pose, with the same pinhole camera (x forward, y left, z up; a
  * pixel's ray has a forward component of 1, so depth is along the axis), and does only what
  * any rasteriser must: chunks of CHUNK triangles whose bounding sphere lies outside the view
- * skipped (sortie's own spheres), each other triangle to the camera, rejected when wholly
+ * skipped (sortie's own chunks and spheres), each other triangle to the camera, rejected when wholly
  * outside one side of the view, clipped to the near plane, projected, and its box's pixel
  * centres tested with three edge functions; depth interpolated as 1/x across the screen, a pixel kept when
  * nearer. A kept pixel gets the depth, the triangle's object id and its lit colour (flat: no
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define NEAR 1e-3f
-#define CHUNK 16 /* triangles a bounding sphere (sortie.sim.raster.CHUNK) */
+#define CHUNK 16 /* triangles a chunk (sortie.sim.chunks.CHUNK) */
 
 typedef struct {
     float x, y, z;
@@ -112,10 +112,28 @@ static void draw(const View *v, const float sx[3], const float sy[3], const floa
     }
 }
 
-/* Draw a frame: ``corners`` (count, 3, 3) float32, ``ids`` and ``colors`` (count, 3) per
- * triangle, ``spheres`` (centre, radius) per CHUNK triangles, ``sky`` (width * height, 3);
- * writes ``depth``, ``out_ids``, ``rgb``. */
-void floor_frame(const float *corners, const int32_t *ids, const uint8_t *colors, long count, const double *spheres,
+/* Draw one triangle (``c``: its corners), its object id ``id`` and colour ``color``. */
+static void draw_triangle(const View *v, const float *c, int32_t id, const uint8_t *color) {
+    Vec cam[3], poly[4];
+    for (int k = 0; k < 3; k++) cam[k] = to_camera(v, c + 3 * k);
+    if (outside(v, cam)) return;
+    int m = clip_near(cam, 3, poly);
+    float sx[4], sy[4], w[4];
+    for (int k = 0; k < m; k++) {
+        w[k] = 1.0f / poly[k].x;
+        sx[k] = v->cx - v->focal * poly[k].y * w[k], sy[k] = v->cy - v->focal * poly[k].z * w[k];
+    }
+    for (int k = 1; k + 1 < m; k++) { /* a fan: one triangle, or two after clipping */
+        float tx[3] = {sx[0], sx[k], sx[k + 1]}, ty[3] = {sy[0], sy[k], sy[k + 1]}, tw[3] = {w[0], w[k], w[k + 1]};
+        draw(v, tx, ty, tw, id, color);
+    }
+}
+
+/* Draw a frame: ``corners`` (T, 3, 3) float32, ``ids`` and ``colors`` (T, 3) per triangle,
+ * ``members`` the CHUNK triangle indices of each of ``chunks`` chunks (-1 after a chunk's
+ * last), ``spheres`` (centre, radius) per chunk, ``sky`` (width * height, 3); writes
+ * ``depth``, ``out_ids``, ``rgb``. */
+void floor_frame(const float *corners, const int32_t *ids, const uint8_t *colors, const int32_t *members, long chunks, const double *spheres,
                  const float *rot, const float *eye, float focal, int width, int height,
                  const uint8_t *sky, float *depth, int32_t *out_ids, uint8_t *rgb) {
     View v = {.focal = focal, .cx = width / 2.0f, .cy = height / 2.0f, .width = width, .height = height,
@@ -124,24 +142,10 @@ void floor_frame(const float *corners, const int32_t *ids, const uint8_t *colors
     size_t n = (size_t)width * height;
     for (size_t k = 0; k < n; k++) depth[k] = 0.0f, out_ids[k] = 0;
     memcpy(rgb, sky, 3 * n);
-    for (long t = 0; t < count; t++) {
-        if (t % CHUNK == 0 && sphere_outside(&v, spheres + 4 * (t / CHUNK))) {
-            t += CHUNK - 1;
-            continue;
-        }
-        Vec cam[3], poly[4];
-        for (int k = 0; k < 3; k++) cam[k] = to_camera(&v, corners + 9 * t + 3 * k);
-        if (outside(&v, cam)) continue;
-        int m = clip_near(cam, 3, poly);
-        float sx[4], sy[4], w[4];
-        for (int k = 0; k < m; k++) {
-            w[k] = 1.0f / poly[k].x;
-            sx[k] = v.cx - focal * poly[k].y * w[k], sy[k] = v.cy - focal * poly[k].z * w[k];
-        }
-        for (int k = 1; k + 1 < m; k++) { /* a fan: one triangle, or two after clipping */
-            float tx[3] = {sx[0], sx[k], sx[k + 1]}, ty[3] = {sy[0], sy[k], sy[k + 1]}, tw[3] = {w[0], w[k], w[k + 1]};
-            draw(&v, tx, ty, tw, ids[t], colors + 3 * t);
-        }
+    for (long chunk = 0; chunk < chunks; chunk++) {
+        if (sphere_outside(&v, spheres + 4 * chunk)) continue;
+        for (const int32_t *m = members + CHUNK * chunk; m < members + CHUNK * (chunk + 1) && *m >= 0; m++)
+            draw_triangle(&v, corners + 9 * (size_t)*m, ids[*m], colors + 3 * (size_t)*m);
     }
     for (size_t k = 0; k < n; k++) depth[k] = depth[k] > 0.0f ? 1.0f / depth[k] : INFINITY;
 }

@@ -24,6 +24,12 @@
  * The bands are wide (a fifth of a millimetre, more at grazing angles) against Embree's
  * float32 errors (micrometres), so a pixel left sure is one every CPU agrees on.
  *
+ * Triangles come in chunks of CHUNK lying near one another, each with a bounding sphere
+ * (sortie.sim.raster makes them): a chunk out of view, or behind what nearer chunks drew, is
+ * skipped whole, and chunks are drawn nearest first. The order decides only how much work is
+ * skipped, never a pixel's answer: a sure pixel gets its cast ray's hit and an unsure one is
+ * cast, whichever triangle came first.
+ *
  * ``output``, once the unsure pixels are cast and merged in, writes the frame's id and RGB
  * images in one pass (see the comment above it).
  *
@@ -65,7 +71,7 @@
 /* The most a tie margin can stretch a depth, on a triangle not seen edge-on (see forms). */
 #define FAR_SLOPE (1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING / GRAZING))
 
-#define CHUNK 16           /* triangles per bounding sphere (sortie.sim.raster.CHUNK) */
+#define CHUNK 16           /* triangles per chunk and its bounding sphere (sortie.sim.raster.CHUNK) */
 #define MARGIN 2.0         /* pixels: triangles are clipped this far outside the image */
 #define SMALL 16           /* pixels: a footprint box this small is tested whole */
 #define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
@@ -857,7 +863,7 @@ typedef struct {
     int32_t box[4][4], own[4][4]; /* own: box_of's box with raster_shaped's grow */
 } FourLanes;
 
-/* The triangles ``first`` to ``first + count - 1`` (``count`` 1 to 4) of a chunk, none too
+/* The triangles ``members[0]`` to ``members[count - 1]`` (``count`` 1 to 4) of a chunk, none too
  * near the eye (too_near), four at a time: their camera coordinates and shape's values (each
  * lane doing to_camera's and shape's operations in their order, so the same bits); those
  * outside the view (outside's tests) or without area dropped at once, and those surely
@@ -865,9 +871,9 @@ typedef struct {
  * cuts a triangle, its projection, box and depth are raster_shaped's own (its operations), so
  * its hidden test is asked here, once; elsewhere skipped's bounds stand in. raster_shaped
  * takes the others one by one from there; a lane with a value not finite goes to raster_seen. */
-__attribute__((target("avx2"))) static void raster_four(const Frame *f, const float *corners, const double *reach, size_t first, int count) {
+__attribute__((target("avx2"))) static void raster_four(const Frame *f, const float *corners, const double *reach, const int32_t *members, int count) {
     const float *c[4];
-    for (int l = 0; l < 4; l++) c[l] = corners + 9 * (first + (size_t)(l < count ? l : count - 1));
+    for (int l = 0; l < 4; l++) c[l] = corners + 9 * (size_t)members[l < count ? l : count - 1];
     const __m256d sign = _mm256_set1_pd(-0.0), kw = _mm256_set1_pd(f->slope_w), kh = _mm256_set1_pd(f->slope_h);
     const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), zero = _mm256_setzero_pd(), far = _mm256_set1_pd(INFINITY);
     FourLanes L;
@@ -962,7 +968,7 @@ __attribute__((target("avx2"))) static void raster_four(const Frame *f, const fl
         double one[3][3];
         for (int k = 0; k < 3; k++)
             for (int j = 0; j < 3; j++) one[k][j] = L.cam[k][j][l];
-        int32_t index = (int32_t)(first + (size_t)l);
+        int32_t index = members[l];
         if (!(finite >> l & 1)) {
             raster_seen(f, c[l], one, reach + 3 * (size_t)index, index, 0);
             continue;
@@ -1253,7 +1259,7 @@ static int check(Py_buffer *b, size_t items, size_t size, const char *name) {
 }
 
 /* A chunk of triangles in view: its bounding sphere's nearest depth, whether the eye is near
- * it (it is then never skipped as hidden), and where it starts. */
+ * it (it is then never skipped as hidden), and which chunk it is. */
 typedef struct {
     double depth;
     int near;
@@ -1400,10 +1406,12 @@ static int by_depth(const void *a, const void *b) {
     return x->chunk < y->chunk ? -1 : x->chunk > y->chunk;
 }
 
-/* Rasterise every triangle, chunks in view nearest first (so that nearer ones hide farther
+/* Rasterise every triangle of the ``chunks`` chunks (``members``: CHUNK triangle indices a
+ * chunk, -1 after its last), chunks in view nearest first (so that nearer ones hide farther
  * ones), ``order`` holding a Chunk per chunk; return 0 if one came too near the eye. */
-static int raster_all(Frame *f, const float *corners, const double *reach, size_t count, const double *spheres, Chunk *order) {
-    size_t chunks = (count + CHUNK - 1) / CHUNK, shown = 0;
+static int raster_all(Frame *f, const float *corners, const double *reach, const int32_t *members, size_t chunks, const double *spheres,
+                      Chunk *order) {
+    size_t shown = 0;
     int unordered = 0;
     for (size_t k = 0; k < chunks; k++) {
         order[shown].chunk = k;
@@ -1415,39 +1423,55 @@ static int raster_all(Frame *f, const float *corners, const double *reach, size_
         merge_sort(order, shown, order + chunks);
     int whole = 1;
     for (size_t k = 0; k < shown && whole; k++) {
-        size_t first = order[k].chunk * CHUNK, last = first + CHUNK < count ? first + CHUNK : count;
+        const int32_t *m = members + order[k].chunk * CHUNK;
+        int held = 0;
+        while (held < CHUNK && m[held] >= 0) held++;
         if (hidden(f, spheres + 4 * order[k].chunk, order + k)) continue;
 #ifdef HAVE_AVX2_PATH
         if (simd_on) { /* a chunk near the eye: its triangles' nearness first (once one is too
                         * near, what was drawn no longer matters: every pixel is cast) */
-            for (size_t i = first; i < last && order[k].near && whole; i++) whole = !too_near(f, corners + 9 * i);
-            for (size_t i = first; i < last && whole; i += 4) raster_four(f, corners, reach, i, (int)(last - i < 4 ? last - i : 4));
+            for (int i = 0; i < held && order[k].near && whole; i++) whole = !too_near(f, corners + 9 * (size_t)m[i]);
+            for (int i = 0; i < held && whole; i += 4) raster_four(f, corners, reach, m + i, held - i < 4 ? held - i : 4);
             continue;
         }
 #endif
-        for (size_t i = first; i < last && whole; i++)
-            whole = raster_triangle(f, corners + 9 * i, reach + 3 * i, (int32_t)i, order[k].near);
+        for (int i = 0; i < held && whole; i++)
+            whole = raster_triangle(f, corners + 9 * (size_t)m[i], reach + 3 * (size_t)m[i], m[i], order[k].near);
     }
     return whole;
 }
 
+/* Whether every one of the ``n`` chunk members is a triangle (0 to ``count`` - 1) or -1; if
+ * not, a ValueError names the first that is neither. */
+static int members_in(const int32_t *members, size_t n, size_t count) {
+    int32_t low = 0;
+    int64_t high = -1;
+    for (size_t k = 0; k < n; k++) low = members[k] < low ? members[k] : low, high = members[k] > high ? members[k] : high;
+    if (low >= -1 && high < (int64_t)count) return 1;
+    size_t k = 0;
+    while (members[k] >= -1 && (int64_t)members[k] < (int64_t)count) k++;
+    PyErr_Format(PyExc_ValueError, "raster: members[%zu] is %d; allowed: -1 or a triangle, 0 to %zd", k, (int)members[k], (Py_ssize_t)count - 1);
+    return 0;
+}
+
 static PyObject *frame(PyObject *self, PyObject *args) {
-    Py_buffer corners, reach, apart, spheres, camera, eye, dirs, t, tri, u, v, unsure;
+    Py_buffer corners, reach, apart, members, spheres, camera, eye, dirs, t, tri, u, v, unsure;
     Frame f;
     f.cos = NAN, f.sin = NAN;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*diiw*w*w*w*w*|ff", &corners, &reach, &apart, &spheres, &camera, &eye, &dirs, &f.focal,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*diiw*w*w*w*w*|ff", &corners, &reach, &apart, &members, &spheres, &camera, &eye, &dirs, &f.focal,
                           &f.width, &f.height, &t, &tri, &u, &v, &unsure, &f.cos, &f.sin))
         return NULL;
     f.turned = !isnan(f.cos);
     PyObject *result = NULL;
     size_t count = (size_t)corners.len / (9 * sizeof(float)), n = (size_t)f.width * f.height;
-    size_t chunks = (count + CHUNK - 1) / CHUNK;
+    size_t chunks = (size_t)members.len / (CHUNK * sizeof(int32_t));
     Scratch own = {0}, *scratch = kept_lent || n > KEPT_PIXELS ? &own : &kept;
     int lent = scratch == &kept;
     kept_lent |= lent;
     f.dirs = dirs.buf, f.apart = apart.buf;
     if (!check(&reach, 3 * count, sizeof(double), "reach") || !check(&apart, count, sizeof(double), "apart") ||
-        !check(&spheres, 4 * ((count + CHUNK - 1) / CHUNK), sizeof(double), "spheres") || !check(&camera, 9, sizeof(double), "camera") ||
+        !check(&members, CHUNK * chunks, sizeof(int32_t), "members") || !members_in(members.buf, CHUNK * chunks, count) ||
+        !check(&spheres, 4 * chunks, sizeof(double), "spheres") || !check(&camera, 9, sizeof(double), "camera") ||
         !check(&eye, 3, sizeof(float), "eye") || !check(&dirs, 3 * n, sizeof(float), "dirs") ||
         !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
         !check(&u, n, sizeof(float), "u") || !check(&v, n, sizeof(float), "v") || !check(&unsure, n, 1, "unsure"))
@@ -1463,7 +1487,7 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     frame_of(&f, camera.buf, eye.buf);
     int whole;
     Py_BEGIN_ALLOW_THREADS;
-    whole = raster_all(&f, corners.buf, reach.buf, count, spheres.buf, scratch->order);
+    whole = raster_all(&f, corners.buf, reach.buf, members.buf, chunks, spheres.buf, scratch->order);
     write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
     Py_END_ALLOW_THREADS;
     result = PyBool_FromLong(whole);
@@ -1472,7 +1496,7 @@ done:
         kept_lent = 0;
     else
         scratch_free(&own);
-    PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&apart), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
+    PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&apart), PyBuffer_Release(&members), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
     PyBuffer_Release(&dirs), PyBuffer_Release(&t), PyBuffer_Release(&tri), PyBuffer_Release(&u);
     PyBuffer_Release(&v), PyBuffer_Release(&unsure);
     return result;
@@ -1619,8 +1643,9 @@ static PyMethodDef methods[] = {
      "simd([on]) -> bool: whether the pixel loops run four pixels an instruction (AVX2); on switches that, "
      "where the CPU has AVX2 (SORTIE_RASTER_SIMD=0 starts with it off)."},
     {"frame", frame, METH_VARARGS,
-     "frame(corners, reach, apart, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
+     "frame(corners, reach, apart, members, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
      "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure. "
+     "members holds CHUNK triangle indices a chunk (-1 after its last), spheres a bounding sphere a chunk. "
      "With cos and sin, dirs holds the rays at zero yaw as rows x, y, z, turned here by that yaw."},
     {"output", output, METH_VARARGS,
      "output(triangle, u, v, object_id, color, shade, textured, uv, image, image_width, image_height, sky, ids, rgb) "

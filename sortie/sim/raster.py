@@ -30,12 +30,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sortie.sim.camera import CameraSpec, camera_rotation, pitched_rays, yaw_turn
+from sortie.sim.chunks import Chunks, in_order, near_one_another
 from sortie.sim.compiled import optional_module
 from sortie.sim.exact import Faces
 from sortie.sim.raycast import Hits, RayCaster, TriangleTable
 
-CHUNK = 16
-"""Triangles per bounding sphere: the extension skips a chunk out of view whole."""
 ENV_SWITCH = "SORTIE_RASTER"
 """Set to 0 to cast every camera pixel (for comparisons, or if the extension misbehaves)."""
 SIMD_SWITCH = "SORTIE_RASTER_SIMD"
@@ -114,7 +113,8 @@ def drawn(
         np.ascontiguousarray(table.corners, np.float32),
         np.ascontiguousarray(table.faces.reach, np.float64),
         derived.apart,
-        derived.spheres,
+        derived.chunks.members,
+        derived.chunks.spheres,
         np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64),
         np.array(eye, np.float32),
         rays,
@@ -169,9 +169,9 @@ def output(
 
 @dataclass(frozen=True, slots=True)
 class Kept:
-    """What the extension needs of a table besides its own arrays (``spheres``, ``apart``)."""
+    """What the extension needs of a table besides its own arrays (``chunks``, ``apart``)."""
 
-    spheres: NDArray[np.float64]
+    chunks: Chunks
     apart: NDArray[np.float64]
 
 
@@ -179,9 +179,9 @@ _KEPT: dict[int, tuple[weakref.ref[NDArray[np.float32]], Kept]] = {}
 """Each table's Kept by the id of its corners, for as long as those corners live."""
 
 
-def spheres(table: TriangleTable) -> NDArray[np.float64]:
-    """Return a bounding sphere (centre, radius) per ``CHUNK`` triangles of ``table``, (K, 4)."""
-    return kept(table).spheres
+def chunks(table: TriangleTable) -> Chunks:
+    """Return the chunks the extension draws ``table``'s triangles in (``sortie.sim.chunks``)."""
+    return kept(table).chunks
 
 
 def apart(table: TriangleTable) -> NDArray[np.float64]:
@@ -223,16 +223,19 @@ def _forget(key: int, ref: weakref.ref[NDArray[np.float32]]) -> None:
 
 
 def _made(table: TriangleTable, static: TriangleTable | None) -> Kept:
-    """Return ``table``'s Kept, from ``static``'s rows and its own after them where it can."""
+    """Return ``table``'s Kept, from ``static``'s and its own rows after them where it can.
+
+    A table without a static prefix has its chunks grouped by place; one with it, the static
+    table's chunks and its own rows' in their order (``sortie.sim.chunks``).
+    """
     corners, faces = table.corners, table.faces
     first = len(static) if static is not None and static is not table else 0
-    after = _apart(corners, faces, first) if 0 < first <= len(corners) else None
-    if static is None or after is None:  # no prefix, or a row after it partners one in it
-        return Kept(_bounds(corners), _apart_all(corners, faces))
+    if static is None or not 0 < first <= len(corners):
+        return Kept(near_one_another(corners), _apart_all(corners, faces))
     base = kept(static)
-    whole = first - first % CHUNK  # the chunks of static rows alone keep their spheres
-    spheres = np.concatenate([base.spheres[: whole // CHUNK], _bounds(corners[whole:])])
-    return Kept(spheres, np.concatenate([base.apart, after]))
+    after = _apart(corners, faces, first)  # None: a row after the prefix partners one in it
+    apart = _apart_all(corners, faces) if after is None else np.concatenate([base.apart, after])
+    return Kept(base.chunks.joined(in_order(corners, first)), apart)
 
 
 def _apart_all(corners: NDArray[np.float32], faces: Faces) -> NDArray[np.float64]:
@@ -287,16 +290,3 @@ def _off_plane(
         x, y, z = rows[:, 3 * k], rows[:, 3 * k + 1], rows[:, 3 * k + 2]
         farthest = np.maximum(farthest, np.abs(x * n[:, 0] + y * n[:, 1] + z * n[:, 2] - level))
     return farthest
-
-
-def _bounds(corners: NDArray[np.float32]) -> NDArray[np.float64]:
-    """Return the bounding sphere of every ``CHUNK`` triangles of ``corners`` (T, 3, 3)."""
-    wide = corners.astype(np.float64)
-    pad = (-len(wide)) % CHUNK
-    if pad:  # repeat the last triangle: it changes no bounds
-        wide = np.concatenate([wide, np.repeat(wide[-1:], pad, axis=0)])
-    chunks = wide.reshape(-1, CHUNK * 3, 3)
-    low, high = chunks.min(axis=1), chunks.max(axis=1)
-    centre = (low + high) / 2
-    radius = np.sqrt(np.square(high - low).sum(axis=1)) / 2 * (1 + 1e-9) + 1e-6
-    return np.ascontiguousarray(np.column_stack([centre, radius]))

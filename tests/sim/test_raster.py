@@ -11,6 +11,7 @@ import pytest
 from sortie.core.errors import ConfigError
 from sortie.sim import packets, raster
 from sortie.sim.camera import CameraSpec, world_rays
+from sortie.sim.chunks import CHUNK, Chunks, in_order, near_one_another
 from sortie.sim.mesh import Mesh, box, pose_matrix
 from sortie.sim.raycast import Hits, RayCaster, TextureAtlas, TriangleTable
 from sortie.sim.render import Renderer
@@ -241,16 +242,62 @@ def test_rasterising_without_the_extension_is_refused(monkeypatch):
         Renderer(_wall_scene(), rasterise=True)
 
 
-def test_spheres_bound_their_chunks():
-    """Each chunk's sphere holds every corner of its triangles (the last chunk padded)."""
+def test_a_tables_chunks_are_kept_for_the_next_frame():
+    """A table's chunks are made once, by place (tests/sim/test_chunks.py checks them)."""
     table = RayCaster(build_world("station", 0)).table
-    spheres = raster.spheres(table)
-    assert len(spheres) == -(-len(table) // raster.CHUNK)
-    chunk = np.arange(len(table)) // raster.CHUNK
-    centre, radius = spheres[chunk, :3], spheres[chunk, 3]
-    reach = np.linalg.norm(table.corners.astype(np.float64) - centre[:, None], axis=2).max(axis=1)
-    assert (reach <= radius).all()
-    assert raster.spheres(table) is spheres  # kept for the next frame
+    chunks = raster.chunks(table)
+    by_place = near_one_another(table.corners)
+    assert np.array_equal(chunks.members, by_place.members)
+    assert np.array_equal(chunks.spheres.view(np.uint64), by_place.spheres.view(np.uint64))
+    assert raster.chunks(table) is chunks
+
+
+@needs_raster
+@pytest.mark.parametrize("world", ["forest", "campus"])
+def test_frames_are_the_same_whatever_the_chunks(world, monkeypatch):
+    """Chunks in table order, by place, or backwards: the same hits.
+
+    The order decides only what is skipped; each draws most pixels rather than casting them.
+    """
+    scene, spec = build_world(world, 3), CameraSpec(96, 72, 90.0)
+    caster = RayCaster(scene)
+    views = random_views(scene, seed=11, count=6)
+    table, made = caster.table, raster.kept(caster.table, caster.static)
+    orders = {
+        "by place": made.chunks,
+        "in order": in_order(table.corners),
+        "backwards": _backwards(in_order(table.corners)),
+    }
+    frames, cast = {}, {}
+    for name, chunks in orders.items():
+        monkeypatch.setattr(raster, "kept", lambda *_, c=chunks: raster.Kept(c, made.apart))
+        drawn = [raster.frame_hits(caster, spec, eye, yaw, pitch) for eye, yaw, pitch in views]
+        frames[name], cast[name] = [hits for hits, _ in drawn], sum(n for _, n in drawn)
+    for name in ("in order", "backwards"):
+        for one, other in zip(frames["by place"], frames[name], strict=True):
+            _assert_same_hits(one, other)
+    assert all(n < spec.width * spec.height * len(views) // 4 for n in cast.values())
+
+
+def _backwards(chunks: Chunks) -> Chunks:
+    """Return ``chunks`` with their order, and each one's triangles, reversed."""
+    members = chunks.members.reshape(-1, CHUNK)[::-1]
+    members = np.sort(members, axis=1)[:, ::-1]  # the -1 padding still last
+    return Chunks(np.ascontiguousarray(members.ravel()), np.ascontiguousarray(chunks.spheres[::-1]))
+
+
+@needs_raster
+def test_a_member_that_is_no_triangle_is_refused():
+    """A chunk member out of the table is a clear error, not a read beyond the corners."""
+    caster = RayCaster(_wall_scene())
+    made = raster.kept(caster.table, caster.static)
+    members = made.chunks.members.copy()
+    members[1] = len(caster.table)
+    bad = raster.Kept(Chunks(members, made.chunks.spheres), made.apart)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(raster, "kept", lambda *_: bad)
+        with pytest.raises(ValueError, match=rf"members\[1\] is {len(caster.table)}; allowed: -1"):
+            raster.frame_hits(caster, CameraSpec(32, 24, 90.0), (0.0, 0.0, 1.0), 0.0, 0.0)
 
 
 def _moved_tables(scene: Scene, caster: RayCaster) -> list:
@@ -272,7 +319,9 @@ def _moved_tables(scene: Scene, caster: RayCaster) -> list:
 
 @pytest.mark.parametrize("world", ["apartment", "campus"])
 def test_a_moved_tables_kept_rows_are_the_whole_tables(world):
-    """Spheres and apart made from the static table's and the new rows are the whole table's bits.
+    """Apart from the static table's and the new rows is the whole table's bits.
+
+    The chunks are the static table's, then the new rows' in their order.
 
     (And the new rows alone were computed: none of them partners a static row.)
     """
@@ -286,8 +335,15 @@ def test_a_moved_tables_kept_rows_are_the_whole_tables(world):
         assert raster._apart(table.corners, table.faces, static) is not None
         whole = raster._apart_all(table.corners, table.faces)
         assert np.array_equal(kept.apart.view(np.uint64), whole.view(np.uint64))
-        spheres = raster._bounds(table.corners)
-        assert np.array_equal(kept.spheres.view(np.uint64), spheres.view(np.uint64))
+        _assert_chunks_follow(kept.chunks, caster.static, table)
+
+
+def _assert_chunks_follow(chunks: Chunks, static: TriangleTable, table: TriangleTable) -> None:
+    """Assert ``chunks`` are ``static``'s chunks, then ``table``'s rows after it in order."""
+    first, after = raster.chunks(static), in_order(table.corners, len(static))
+    assert np.array_equal(chunks.members, np.concatenate([first.members, after.members]))
+    spheres = np.concatenate([first.spheres, after.spheres])
+    assert np.array_equal(chunks.spheres.view(np.uint64), spheres.view(np.uint64))
 
 
 def test_a_table_whose_new_rows_partner_the_static_ones_is_kept_whole():
@@ -308,21 +364,20 @@ def test_a_table_whose_new_rows_partner_the_static_ones_is_kept_whole():
     kept = raster.kept(table, static)
     whole = raster._apart_all(table.corners, table.faces)
     assert whole.max() > 0 and np.array_equal(kept.apart.view(np.uint64), whole.view(np.uint64))
-    spheres = raster._bounds(table.corners)
-    assert np.array_equal(kept.spheres.view(np.uint64), spheres.view(np.uint64))
+    _assert_chunks_follow(kept.chunks, static, table)
 
 
-def test_spheres_are_kept_for_every_live_table():
-    """Each of many live tables (a vector env's copies) keeps its spheres between frames."""
+def test_chunks_are_kept_for_every_live_table():
+    """Each of many live tables (a vector env's copies) keeps its chunks between frames."""
     tables = [RayCaster(_wall_scene()).table for _ in range(20)]
-    first = [raster.spheres(table) for table in tables]
-    assert all(raster.spheres(t) is s for t, s in zip(tables, first, strict=True))
+    first = [raster.chunks(table) for table in tables]
+    assert all(raster.chunks(t) is c for t, c in zip(tables, first, strict=True))
 
 
-def test_spheres_of_a_table_that_is_gone_are_dropped():
-    """The spheres of a table whose corners are gone are not kept."""
+def test_chunks_of_a_table_that_is_gone_are_dropped():
+    """The chunks of a table whose corners are gone are not kept."""
     table = RayCaster(_wall_scene()).table
-    raster.spheres(table)
+    raster.chunks(table)
     key = id(table.corners)
     assert key in raster._KEPT
     del table
