@@ -130,7 +130,7 @@ def floor_frame(view: View) -> FloorFrame:
         np.ascontiguousarray(table.object_id[:count], np.int32),
         np.ascontiguousarray(renderer._lit_colors().color[:count], np.uint8),
         np.ascontiguousarray(chunks.members, np.int32),
-        np.ascontiguousarray(chunks.spheres, np.float64),
+        np.ascontiguousarray(chunks.bounds, np.float64),
         np.ascontiguousarray(camera_rotation(view.yaw, view.pitch), np.float32),
         np.array(view.eye, np.float32),
         np.ascontiguousarray(renderer._camera_sky(view.spec, view.pitch), np.uint8),
@@ -149,15 +149,15 @@ def floor_frame(view: View) -> FloorFrame:
 
 def draw_floor(function: Callable[..., None], frame: FloorFrame) -> None:
     """Draw one frame with the floor."""
-    corners, ids, colors, members, spheres, rotation, eye, sky = frame.arrays
+    corners, ids, colors, members, bounds, rotation, eye, sky = frame.arrays
     pointer = ctypes.c_void_p
     function(
         pointer(corners.ctypes.data),
         pointer(ids.ctypes.data),
         pointer(colors.ctypes.data),
         pointer(members.ctypes.data),
-        len(spheres),
-        pointer(spheres.ctypes.data),
+        len(bounds),
+        pointer(bounds.ctypes.data),
         pointer(rotation.ctypes.data),
         pointer(eye.ctypes.data),
         frame.focal,

@@ -5,7 +5,7 @@
  * triangles, from the same pose, with the same pinhole camera (x forward, y left, z up; a
  * pixel's ray has a forward component of 1, so depth is along the axis), and does only what
  * any rasteriser must: chunks of CHUNK triangles whose bounding sphere lies outside the view
- * skipped (sortie's own chunks and spheres), each other triangle to the camera, rejected when wholly
+ * skipped (sortie's own chunks and their spheres), each other triangle to the camera, rejected when wholly
  * outside one side of the view, clipped to the near plane, projected, and its box's pixel
  * centres tested with three edge functions; depth interpolated as 1/x across the screen, a pixel kept when
  * nearer. A kept pixel gets the depth, the triangle's object id and its lit colour (flat: no
@@ -131,9 +131,9 @@ static void draw_triangle(const View *v, const float *c, int32_t id, const uint8
 
 /* Draw a frame: ``corners`` (T, 3, 3) float32, ``ids`` and ``colors`` (T, 3) per triangle,
  * ``members`` the CHUNK triangle indices of each of ``chunks`` chunks (-1 after a chunk's
- * last), ``spheres`` (centre, radius) per chunk, ``sky`` (width * height, 3); writes
+ * last), ``bounds`` (7 doubles, the sphere's centre and radius first) per chunk, ``sky`` (width * height, 3); writes
  * ``depth``, ``out_ids``, ``rgb``. */
-void floor_frame(const float *corners, const int32_t *ids, const uint8_t *colors, const int32_t *members, long chunks, const double *spheres,
+void floor_frame(const float *corners, const int32_t *ids, const uint8_t *colors, const int32_t *members, long chunks, const double *bounds,
                  const float *rot, const float *eye, float focal, int width, int height,
                  const uint8_t *sky, float *depth, int32_t *out_ids, uint8_t *rgb) {
     View v = {.focal = focal, .cx = width / 2.0f, .cy = height / 2.0f, .width = width, .height = height,
@@ -143,7 +143,7 @@ void floor_frame(const float *corners, const int32_t *ids, const uint8_t *colors
     for (size_t k = 0; k < n; k++) depth[k] = 0.0f, out_ids[k] = 0;
     memcpy(rgb, sky, 3 * n);
     for (long chunk = 0; chunk < chunks; chunk++) {
-        if (sphere_outside(&v, spheres + 4 * chunk)) continue;
+        if (sphere_outside(&v, bounds + 7 * chunk)) continue;
         for (const int32_t *m = members + CHUNK * chunk; m < members + CHUNK * (chunk + 1) && *m >= 0; m++)
             draw_triangle(&v, corners + 9 * (size_t)*m, ids[*m], colors + 3 * (size_t)*m);
     }

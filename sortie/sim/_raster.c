@@ -24,9 +24,9 @@
  * The bands are wide (a fifth of a millimetre, more at grazing angles) against Embree's
  * float32 errors (micrometres), so a pixel left sure is one every CPU agrees on.
  *
- * Triangles come in chunks of CHUNK lying near one another, each with a bounding sphere
- * (sortie.sim.raster makes them): a chunk out of view, or behind what nearer chunks drew, is
- * skipped whole, and chunks are drawn nearest first. The order decides only how much work is
+ * Triangles come in chunks of CHUNK lying near one another, each with a bounding box and the
+ * sphere around it (sortie.sim.chunks makes them): a chunk out of view (told by its sphere),
+ * or behind what nearer chunks drew (by its box), is skipped whole, and chunks are drawn nearest first. The order decides only how much work is
  * skipped, never a pixel's answer: a sure pixel gets its cast ray's hit and an unsure one is
  * cast, whichever triangle came first.
  *
@@ -71,7 +71,8 @@
 /* The most a tie margin can stretch a depth, on a triangle not seen edge-on (see forms). */
 #define FAR_SLOPE (1.0 / (1.0 - TIE_SLOPE - TIE_GRAZING / GRAZING))
 
-#define CHUNK 16           /* triangles per chunk and its bounding sphere (sortie.sim.raster.CHUNK) */
+#define CHUNK 16           /* triangles per chunk (sortie.sim.chunks.CHUNK) */
+#define BOUND 7            /* doubles a chunk's bounds: box centre, sphere radius, box half sides */
 #define MARGIN 2.0         /* pixels: triangles are clipped this far outside the image */
 #define SMALL 16           /* pixels: a footprint box this small is tested whole */
 #define SLACK 0.05         /* pixels: a footprint is grown this much more (rounding) */
@@ -1334,8 +1335,8 @@ static int scratch_fit(Scratch *s, size_t pixels, size_t rows, size_t chunks, si
     return 1;
 }
 
-/* Whether a chunk (bounding sphere: centre, radius) may show in the frame or come near the
- * eye; if so, fill ``out``. A chunk that does neither is skipped whole. */
+/* Whether a chunk (``sphere``: its bounds, the sphere's centre and radius first) may show in the
+ * frame or come near the eye; if so, fill ``out``. A chunk that does neither is skipped whole. */
 static int chunk_matters(const Frame *f, const double *sphere, Chunk *out) {
     double rel[3] = {sphere[0] - f->eye[0], sphere[1] - f->eye[1], sphere[2] - f->eye[2]}, cam[3], r = sphere[3];
     for (int k = 0; k < 3; k++) cam[k] = dot3(f->axes[k], rel);
@@ -1349,24 +1350,33 @@ static int chunk_matters(const Frame *f, const double *sphere, Chunk *out) {
     return half_h * cam[0] - f->focal * fabs(cam[2]) >= -r * side_h;
 }
 
-/* The image range [lo, hi] of ``-focal * lateral / depth + centre`` over a sphere's points. */
-ROUNDED static void sphere_range(const Frame *f, double lateral, double depth, double r, double centre, int size, int range[2]) {
-    double top = lateral + r, bottom = lateral - r;
-    double most = top / (top >= 0 ? depth - r : depth + r), least = bottom / (bottom <= 0 ? depth - r : depth + r);
+/* The image range [lo, hi] of ``centre - focal * lateral / depth`` over a box in camera
+ * coordinates: ``lateral`` from ``low`` to ``high``, depth from ``near`` to ``far`` (all ahead). */
+ROUNDED static void box_range(const Frame *f, double low, double high, double near, double far, double centre, int size, int range[2]) {
+    double most = high / (high >= 0 ? near : far), least = low / (low <= 0 ? near : far);
     range[0] = (int)greater(0.0, floor(lesser(size, centre - f->focal * most - 1.0)));
     range[1] = (int)lesser(size - 1.0, ceil(greater(-1.0, centre - f->focal * least + 1.0)));
 }
 
-/* Whether every pixel a chunk's sphere may cover already holds a hit nearer than the chunk by
- * more than any tie margin: none of its triangles could then change a pixel, sure or not. */
-static int hidden(const Frame *f, const double *sphere, const Chunk *c) {
+/* Whether every pixel a chunk may cover already holds a hit nearer than the chunk by more than
+ * any tie margin: none of its triangles could then change a pixel, sure or not. The chunk's
+ * box (``bound``: centre, radius, half sides), turned to the camera's axes, lies within the
+ * box of half sides ``sum_j |axis_k[j]| half[j]`` around its centre there: tighter than the sphere
+ * around it, and much so for a flat piece of ground seen from eye height. (The box was grown
+ * by a millionth of a metre, ahead of rounding.) */
+static int hidden(const Frame *f, const double *bound, const Chunk *c) {
     if (c->near || c->depth < NEAR) return 0;
-    double rel[3] = {sphere[0] - f->eye[0], sphere[1] - f->eye[1], sphere[2] - f->eye[2]}, cam[3], r = sphere[3];
-    for (int k = 0; k < 3; k++) cam[k] = dot3(f->axes[k], rel);
+    double rel[3] = {bound[0] - f->eye[0], bound[1] - f->eye[1], bound[2] - f->eye[2]}, cam[3], half[3];
+    for (int k = 0; k < 3; k++) {
+        cam[k] = dot3(f->axes[k], rel);
+        half[k] = fabs(f->axes[k][0]) * bound[4] + fabs(f->axes[k][1]) * bound[5] + fabs(f->axes[k][2]) * bound[6];
+    }
+    double near = cam[0] - half[0], far = cam[0] + half[0];
+    if (!(near >= NEAR)) return 0;
     int box[4];
-    sphere_range(f, cam[1], cam[0], r, f->width / 2.0, f->width, box);
-    sphere_range(f, cam[2], cam[0], r, f->height / 2.0, f->height, box + 2);
-    return covered(f, box, c->depth);
+    box_range(f, cam[1] - half[1], cam[1] + half[1], near, far, f->width / 2.0, f->width, box);
+    box_range(f, cam[2] - half[2], cam[2] + half[2], near, far, f->height / 2.0, f->height, box + 2);
+    return covered(f, box, near);
 }
 
 /* Whether chunk ``x`` comes before ``y``: nearer, or as near and first in the table. */
@@ -1407,15 +1417,15 @@ static int by_depth(const void *a, const void *b) {
 }
 
 /* Rasterise every triangle of the ``chunks`` chunks (``members``: CHUNK triangle indices a
- * chunk, -1 after its last), chunks in view nearest first (so that nearer ones hide farther
+ * chunk, -1 after its last; ``bounds``: BOUND doubles a chunk), chunks in view nearest first (so that nearer ones hide farther
  * ones), ``order`` holding a Chunk per chunk; return 0 if one came too near the eye. */
-static int raster_all(Frame *f, const float *corners, const double *reach, const int32_t *members, size_t chunks, const double *spheres,
+static int raster_all(Frame *f, const float *corners, const double *reach, const int32_t *members, size_t chunks, const double *bounds,
                       Chunk *order) {
     size_t shown = 0;
     int unordered = 0;
     for (size_t k = 0; k < chunks; k++) {
         order[shown].chunk = k;
-        if (chunk_matters(f, spheres + 4 * k, order + shown)) unordered |= isnan(order[shown++].depth);
+        if (chunk_matters(f, bounds + BOUND * k, order + shown)) unordered |= isnan(order[shown++].depth);
     }
     if (unordered)
         qsort(order, shown, sizeof(Chunk), by_depth);
@@ -1426,7 +1436,7 @@ static int raster_all(Frame *f, const float *corners, const double *reach, const
         const int32_t *m = members + order[k].chunk * CHUNK;
         int held = 0;
         while (held < CHUNK && m[held] >= 0) held++;
-        if (hidden(f, spheres + 4 * order[k].chunk, order + k)) continue;
+        if (hidden(f, bounds + BOUND * order[k].chunk, order + k)) continue;
 #ifdef HAVE_AVX2_PATH
         if (simd_on) { /* a chunk near the eye: its triangles' nearness first (once one is too
                         * near, what was drawn no longer matters: every pixel is cast) */
@@ -1455,10 +1465,10 @@ static int members_in(const int32_t *members, size_t n, size_t count) {
 }
 
 static PyObject *frame(PyObject *self, PyObject *args) {
-    Py_buffer corners, reach, apart, members, spheres, camera, eye, dirs, t, tri, u, v, unsure;
+    Py_buffer corners, reach, apart, members, bounds, camera, eye, dirs, t, tri, u, v, unsure;
     Frame f;
     f.cos = NAN, f.sin = NAN;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*diiw*w*w*w*w*|ff", &corners, &reach, &apart, &members, &spheres, &camera, &eye, &dirs, &f.focal,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*diiw*w*w*w*w*|ff", &corners, &reach, &apart, &members, &bounds, &camera, &eye, &dirs, &f.focal,
                           &f.width, &f.height, &t, &tri, &u, &v, &unsure, &f.cos, &f.sin))
         return NULL;
     f.turned = !isnan(f.cos);
@@ -1471,7 +1481,7 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     f.dirs = dirs.buf, f.apart = apart.buf;
     if (!check(&reach, 3 * count, sizeof(double), "reach") || !check(&apart, count, sizeof(double), "apart") ||
         !check(&members, CHUNK * chunks, sizeof(int32_t), "members") || !members_in(members.buf, CHUNK * chunks, count) ||
-        !check(&spheres, 4 * chunks, sizeof(double), "spheres") || !check(&camera, 9, sizeof(double), "camera") ||
+        !check(&bounds, BOUND * chunks, sizeof(double), "bounds") || !check(&camera, 9, sizeof(double), "camera") ||
         !check(&eye, 3, sizeof(float), "eye") || !check(&dirs, 3 * n, sizeof(float), "dirs") ||
         !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
         !check(&u, n, sizeof(float), "u") || !check(&v, n, sizeof(float), "v") || !check(&unsure, n, 1, "unsure"))
@@ -1487,7 +1497,7 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     frame_of(&f, camera.buf, eye.buf);
     int whole;
     Py_BEGIN_ALLOW_THREADS;
-    whole = raster_all(&f, corners.buf, reach.buf, members.buf, chunks, spheres.buf, scratch->order);
+    whole = raster_all(&f, corners.buf, reach.buf, members.buf, chunks, bounds.buf, scratch->order);
     write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
     Py_END_ALLOW_THREADS;
     result = PyBool_FromLong(whole);
@@ -1496,7 +1506,7 @@ done:
         kept_lent = 0;
     else
         scratch_free(&own);
-    PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&apart), PyBuffer_Release(&members), PyBuffer_Release(&spheres), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
+    PyBuffer_Release(&corners), PyBuffer_Release(&reach), PyBuffer_Release(&apart), PyBuffer_Release(&members), PyBuffer_Release(&bounds), PyBuffer_Release(&camera), PyBuffer_Release(&eye);
     PyBuffer_Release(&dirs), PyBuffer_Release(&t), PyBuffer_Release(&tri), PyBuffer_Release(&u);
     PyBuffer_Release(&v), PyBuffer_Release(&unsure);
     return result;
@@ -1643,9 +1653,10 @@ static PyMethodDef methods[] = {
      "simd([on]) -> bool: whether the pixel loops run four pixels an instruction (AVX2); on switches that, "
      "where the CPU has AVX2 (SORTIE_RASTER_SIMD=0 starts with it off)."},
     {"frame", frame, METH_VARARGS,
-     "frame(corners, reach, apart, members, spheres, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
+     "frame(corners, reach, apart, members, bounds, camera, eye, dirs, focal, width, height, t, triangle, u, v, unsure[, cos, sin]) -> bool: "
      "rasterise a frame into the hit arrays; False when the eye is so near a triangle that every pixel is unsure. "
-     "members holds CHUNK triangle indices a chunk (-1 after its last), spheres a bounding sphere a chunk. "
+     "members holds CHUNK triangle indices a chunk (-1 after its last), bounds 7 doubles a chunk (its box's centre, "
+     "the radius of the sphere around the box, the box's half sides). "
      "With cos and sin, dirs holds the rays at zero yaw as rows x, y, z, turned here by that yaw."},
     {"output", output, METH_VARARGS,
      "output(triangle, u, v, object_id, color, shade, textured, uv, image, image_width, image_height, sky, ids, rgb) "

@@ -1,12 +1,13 @@
 """The rasteriser's chunks: a table's triangles in groups of ``CHUNK`` lying near one another.
 
-The extension (``sortie/sim/_raster.c``) tests a chunk's bounding sphere before its triangles:
-a chunk out of view, or behind what nearer chunks drew, is skipped whole, and chunks are drawn
-nearest first. The tighter the chunks, the more is skipped. Chunks of the table's rows in their
-order grouped the end of one tree with the start of the next, or a strip of ground eight cells
-long; grouped by place, a forest frame at 160×120 sets up a third fewer triangles. Which
-triangle comes first decides only how much work is skipped, never a pixel's answer (the
-extension's module comment says why), so frames stay the same bits.
+The extension (``sortie/sim/_raster.c``) tests a chunk's bounds before its triangles: a chunk
+out of view (its bounding sphere tells), or behind what nearer chunks drew (its bounding box),
+is skipped whole, and chunks are drawn nearest first. The tighter the chunks, the more is
+skipped. Chunks of the table's rows in their order grouped the end of one tree with the start
+of the next, or a strip of ground eight cells long; grouped by place, a forest frame at 160×120
+sets up a third fewer triangles. Which triangle comes first decides only how much work is
+skipped, never a pixel's answer (the extension's module comment says why), so frames stay the
+same bits.
 
 A static table's triangles are grouped by median splits, once per world (about 30 ms for 32,000
 triangles). The rows after it, the dynamic objects' (remade whenever one moves), keep their
@@ -30,26 +31,28 @@ FEW = 4
 
 @dataclass(frozen=True, slots=True)
 class Chunks:
-    """A table's triangles by chunk, and each chunk's bounding sphere.
+    """A table's triangles by chunk, and each chunk's bounds.
 
     Attributes:
         members: (K * CHUNK,) int32, the triangle indices of each chunk in turn, -1 after a
             chunk's last (only the last chunk of a run is short).
-        spheres: (K, 4) float64, each chunk's sphere: centre, radius.
+        bounds: (K, 7) float64, each chunk's box, grown by a millionth (and a millionth of a
+            metre) against rounding, and the sphere around it: the box's centre (3), the
+            sphere's radius, the box's half sides (3).
     """
 
     members: NDArray[np.int32]
-    spheres: NDArray[np.float64]
+    bounds: NDArray[np.float64]
 
     def __len__(self) -> int:
         """Return how many chunks there are."""
-        return len(self.spheres)
+        return len(self.bounds)
 
     def joined(self, other: Chunks) -> Chunks:
         """Return these chunks followed by ``other``'s."""
         return Chunks(
             np.concatenate([self.members, other.members]),
-            np.concatenate([self.spheres, other.spheres]),
+            np.concatenate([self.bounds, other.bounds]),
         )
 
 
@@ -84,14 +87,14 @@ def _with_area(wide: NDArray[np.float64]) -> NDArray[np.int64]:
 def _chunked(wide: NDArray[np.float64], rows: NDArray[np.int64], first: int = 0) -> Chunks:
     """Return ``rows`` of ``wide`` (T, 3, 3) cut into chunks in their order, indices + ``first``."""
     if not len(rows):
-        return Chunks(np.zeros(0, np.int32), np.zeros((0, 4)))
+        return Chunks(np.zeros(0, np.int32), np.zeros((0, 7)))
     pad = (-len(rows)) % CHUNK
     members = np.concatenate([rows + first, np.full(pad, -1)]).astype(np.int32)
     groups = wide[np.concatenate([rows, np.repeat(rows[-1:], pad)])].reshape(-1, CHUNK * 3, 3)
     low, high = groups.min(axis=1), groups.max(axis=1)  # a repeated last row changes no bound
-    centre = (low + high) / 2
+    centre, grown = (low + high) / 2, (high - low) / 2 * (1 + 1e-9) + 1e-6
     radius = np.sqrt(np.square(high - low).sum(axis=1)) / 2 * (1 + 1e-9) + 1e-6
-    return Chunks(members, np.ascontiguousarray(np.column_stack([centre, radius])))
+    return Chunks(members, np.ascontiguousarray(np.column_stack([centre, radius, grown])))
 
 
 def _by_place(points: NDArray[np.float64]) -> NDArray[np.int64]:

@@ -114,7 +114,7 @@ def drawn(
         np.ascontiguousarray(table.faces.reach, np.float64),
         derived.apart,
         derived.chunks.members,
-        derived.chunks.spheres,
+        derived.chunks.bounds,
         np.ascontiguousarray(camera_rotation(yaw, pitch), np.float64),
         np.array(eye, np.float32),
         rays,

@@ -1,4 +1,4 @@
-"""The rasteriser's chunks: each triangle with area once, near one another, inside the sphere."""
+"""The rasteriser's chunks: each triangle with area once, near one another, inside the bounds."""
 
 import numpy as np
 
@@ -24,17 +24,19 @@ def _members(chunks: Chunks) -> np.ndarray:
 def test_seventeen_triangles_make_two_chunks_the_second_padded():
     """Hand-made: 17 triangles make two chunks, the second padded.
 
-    The 17th triangle is alone in the second chunk, then CHUNK - 1 times -1; its sphere is the
-    centre of its box, its radius half the box's diagonal (plus the rounding room).
+    The 17th triangle is alone in the second chunk, then CHUNK - 1 times -1; its box is
+    centred on (2.5, 2.5, 0) with half sides 0.5, 0.5 and 0, its sphere's radius half the
+    box's diagonal (each plus the rounding room).
     """
     corners = _grid(3)[:17]
     chunks = in_order(corners)
     assert len(chunks) == 2 and chunks.members.shape == (2 * CHUNK,)
     assert list(chunks.members[CHUNK:]) == [16] + [-1] * (CHUNK - 1)
     # triangle 16: the first of cell (row 2, column 2): (2, 2), (3, 2), (3, 3)
-    centre, radius = chunks.spheres[1, :3], chunks.spheres[1, 3]
+    centre, radius, half = chunks.bounds[1, :3], chunks.bounds[1, 3], chunks.bounds[1, 4:]
     assert np.allclose(centre, [2.5, 2.5, 0.0])
     assert np.isclose(radius, np.sqrt(2) / 2 * (1 + 1e-9) + 1e-6, rtol=0, atol=1e-12)
+    assert np.allclose(half, [0.5 * (1 + 1e-9) + 1e-6] * 2 + [1e-6], rtol=0, atol=1e-12)
 
 
 def test_triangles_without_area_are_left_out():
@@ -52,8 +54,8 @@ def test_rows_after_a_prefix_keep_their_indices():
     assert list(_members(chunks)) == list(range(5, 18))
 
 
-def test_every_triangle_of_a_world_is_in_one_chunk_whose_sphere_holds_it():
-    """The forest's static table: each triangle with area in one chunk, inside its sphere."""
+def test_every_triangle_of_a_world_is_in_one_chunk_whose_bounds_hold_it():
+    """The forest's static table: each triangle with area in one chunk, inside its bounds."""
     table = RayCaster(build_world("forest", 0)).static
     chunks = near_one_another(table.corners)
     members = chunks.members.reshape(-1, CHUNK)
@@ -67,8 +69,13 @@ def test_every_triangle_of_a_world_is_in_one_chunk_whose_sphere_holds_it():
     assert all((row >= 0).sum() == CHUNK or k == len(members) - 1 for k, row in enumerate(members))
     chunk = np.repeat(np.arange(len(members)), CHUNK)[chunks.members >= 0]
     corners = table.corners[held].astype(np.float64)
-    reach = np.linalg.norm(corners - chunks.spheres[chunk, None, :3], axis=2).max(axis=1)
-    assert (reach <= chunks.spheres[chunk, 3]).all()
+    bounds = chunks.bounds[chunk]
+    off = corners - bounds[:, None, :3]
+    assert (np.linalg.norm(off, axis=2).max(axis=1) <= bounds[:, 3]).all()
+    assert (np.abs(off).max(axis=1) <= bounds[:, 4:]).all()
+    reach = np.zeros((len(chunks), 3))  # each chunk's farthest corner on each axis
+    np.maximum.at(reach, chunk, np.abs(off).max(axis=1))
+    assert (reach >= chunks.bounds[:, 4:] * (1 - 1e-9) - 2e-6).all()  # the box is no looser
 
 
 def test_chunks_by_place_are_tighter_than_rows_in_order():
@@ -78,7 +85,7 @@ def test_chunks_by_place_are_tighter_than_rows_in_order():
     cells (radius about 2.2 m).
     """
     corners = _grid(32)
-    strips, blocks = in_order(corners).spheres[:, 3], near_one_another(corners).spheres[:, 3]
+    strips, blocks = in_order(corners).bounds[:, 3], near_one_another(corners).bounds[:, 3]
     assert np.allclose(strips, np.sqrt(8**2 + 1) / 2, atol=1e-5)
     assert blocks.max() <= np.sqrt(4**2 + 2**2) / 2 + 1e-5
 
@@ -88,4 +95,4 @@ def test_chunks_by_place_are_the_same_every_time():
     corners = RayCaster(build_world("suburb", 2)).static.corners
     one, two = near_one_another(corners), near_one_another(corners.copy())
     assert np.array_equal(one.members, two.members)
-    assert np.array_equal(one.spheres.view(np.uint64), two.spheres.view(np.uint64))
+    assert np.array_equal(one.bounds.view(np.uint64), two.bounds.view(np.uint64))

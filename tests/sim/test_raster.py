@@ -248,7 +248,7 @@ def test_a_tables_chunks_are_kept_for_the_next_frame():
     chunks = raster.chunks(table)
     by_place = near_one_another(table.corners)
     assert np.array_equal(chunks.members, by_place.members)
-    assert np.array_equal(chunks.spheres.view(np.uint64), by_place.spheres.view(np.uint64))
+    assert np.array_equal(chunks.bounds.view(np.uint64), by_place.bounds.view(np.uint64))
     assert raster.chunks(table) is chunks
 
 
@@ -283,7 +283,7 @@ def _backwards(chunks: Chunks) -> Chunks:
     """Return ``chunks`` with their order, and each one's triangles, reversed."""
     members = chunks.members.reshape(-1, CHUNK)[::-1]
     members = np.sort(members, axis=1)[:, ::-1]  # the -1 padding still last
-    return Chunks(np.ascontiguousarray(members.ravel()), np.ascontiguousarray(chunks.spheres[::-1]))
+    return Chunks(np.ascontiguousarray(members.ravel()), np.ascontiguousarray(chunks.bounds[::-1]))
 
 
 @needs_raster
@@ -293,7 +293,7 @@ def test_a_member_that_is_no_triangle_is_refused():
     made = raster.kept(caster.table, caster.static)
     members = made.chunks.members.copy()
     members[1] = len(caster.table)
-    bad = raster.Kept(Chunks(members, made.chunks.spheres), made.apart)
+    bad = raster.Kept(Chunks(members, made.chunks.bounds), made.apart)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(raster, "kept", lambda *_: bad)
         with pytest.raises(ValueError, match=rf"members\[1\] is {len(caster.table)}; allowed: -1"):
@@ -342,8 +342,8 @@ def _assert_chunks_follow(chunks: Chunks, static: TriangleTable, table: Triangle
     """Assert ``chunks`` are ``static``'s chunks, then ``table``'s rows after it in order."""
     first, after = raster.chunks(static), in_order(table.corners, len(static))
     assert np.array_equal(chunks.members, np.concatenate([first.members, after.members]))
-    spheres = np.concatenate([first.spheres, after.spheres])
-    assert np.array_equal(chunks.spheres.view(np.uint64), spheres.view(np.uint64))
+    bounds = np.concatenate([first.bounds, after.bounds])
+    assert np.array_equal(chunks.bounds.view(np.uint64), bounds.view(np.uint64))
 
 
 def test_a_table_whose_new_rows_partner_the_static_ones_is_kept_whole():
