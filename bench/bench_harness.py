@@ -9,6 +9,13 @@ over its steps, it is the harness's own cost per step, and "ratio" sets that aga
 backend's step. The speed issue's target: a ratio of at most 1. Agents that see no images make
 the backend step sensorless.
 
+Timing every step costs time too (two clock reads and a wrapper a call: about 4 µs a step, as
+much as a fifth of the harness), so each repeat runs the suite twice: once with only the
+episodes timed (the loop, the reset, the scoring: a few calls an episode), once with the
+backend's steps and the agent's acts timed as well. The loop's own cost is the first run's
+loop less the second run's steps and acts, each of those less what a timed call that does
+nothing measures ("timer µs/call": the clock's own share inside the window).
+
 Run: ``.venv/bin/python bench/bench_harness.py [--suite rescue-l5-v2] [--limit 10]
 [--agents random,oracle] [--repeats 3]``.
 """
@@ -20,7 +27,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +56,7 @@ def timing(owner: Any, name: str, part: str, spent: dict[str, float]) -> Iterato
             return original(*args, **kwargs)
         finally:
             spent[part] += time.process_time() - start
+            spent[f"{part} calls"] += 1
 
     setattr(owner, name, timed)
     try:
@@ -57,26 +65,54 @@ def timing(owner: Any, name: str, part: str, spent: dict[str, float]) -> Iterato
         setattr(owner, name, original)
 
 
-def measure(suite: Suite, agent: str) -> tuple[dict[str, float], int]:
-    """Run ``suite`` with ``agent``; return CPU seconds per part and the steps taken."""
+def measure(suite: Suite, agent: str, bias: float) -> tuple[dict[str, float], int]:
+    """Run ``suite`` with ``agent`` twice; return CPU seconds per part and the steps taken.
+
+    ``bias`` is what a timed call that does nothing measures (``timer_bias``).
+    """
+    plain, steps = _run(suite, agent, per_step=False)
+    timed, _ = _run(suite, agent, per_step=True)
+    spent = {part: plain[part] for part in ("reset", "scoring")}
+    for part in ("backend step", "agent act"):
+        spent[part] = timed[part] - bias * timed[f"{part} calls"]
+    spent["loop"] = plain["loop"] - spent["backend step"] - spent["agent act"] - plain["reset"]
+    return spent, steps
+
+
+def _run(suite: Suite, agent: str, per_step: bool) -> tuple[dict[str, float], int]:
+    """Run ``suite`` with ``agent``, timing its episodes (and with ``per_step`` their steps)."""
     spent: dict[str, float] = defaultdict(float)
     steps = 0
     with (
-        _loops_timed(spent),
-        timing(EmbeddedBackend, "step", "backend step", spent),
+        _loops_timed(spent, per_step),
+        timing(EmbeddedBackend, "step", "backend step", spent) if per_step else nullcontext(),
         timing(MissionRuntime, "reset", "reset", spent),
         timing(jobs, "score_record", "scoring", spent),
         tempfile.TemporaryDirectory() as folder,
     ):
         for result in run_suite(suite, agent, {}, RunSettings(Path(folder))):
             steps += result.footer.steps
-    spent["loop"] -= spent["backend step"] + spent["agent act"] + spent["reset"]
     return spent, steps
 
 
+def timer_bias(calls: int = 200_000) -> float:
+    """Return the CPU seconds a timed call of a function that does nothing adds up to."""
+
+    class Idle:
+        def call(self) -> None:
+            """Do nothing."""
+
+    spent: dict[str, float] = defaultdict(float)
+    idle = Idle()
+    with timing(Idle, "call", "idle", spent):
+        for _ in range(calls):
+            idle.call()
+    return spent["idle"] / calls
+
+
 @contextmanager
-def _loops_timed(spent: dict[str, float]) -> Iterator[None]:
-    """Time each episode loop ``run_job`` runs, and its agent's ``act`` calls."""
+def _loops_timed(spent: dict[str, float], per_step: bool) -> Iterator[None]:
+    """Time each episode loop ``run_job`` runs (and with ``per_step`` its agent's acts)."""
     original = jobs.run_episode
 
     def run_episode(runtime: MissionRuntime, agent: Agent, *args: Any, **kwargs: Any) -> Any:
@@ -88,8 +124,10 @@ def _loops_timed(spent: dict[str, float]) -> Iterator[None]:
                 return act(*act_args)
             finally:
                 spent["agent act"] += time.process_time() - start
+                spent["agent act calls"] += 1
 
-        agent.act = timed_act  # type: ignore[method-assign]
+        if per_step:
+            agent.act = timed_act  # type: ignore[method-assign]
         start = time.process_time()
         try:
             return original(runtime, agent, *args, **kwargs)
@@ -113,7 +151,11 @@ def main() -> None:
     args = parser.parse_args()
     loaded = load_suite(args.suite)
     suite = Suite(loaded.header, loaded.episodes[: args.limit])
-    table = Table(title=f"{args.suite}, {len(suite.episodes)} episodes, best of {args.repeats}")
+    bias = timer_bias()
+    table = Table(
+        title=f"{args.suite}, {len(suite.episodes)} episodes, best of {args.repeats}; "
+        f"timer {bias * 1e6:.2f} µs/call"
+    )
     for column in ("agent", "steps", "loop µs/step", "+ scoring µs/step", "backend step µs"):
         table.add_column(column, justify="right")
     table.add_column("ratio", justify="right")
@@ -121,7 +163,7 @@ def main() -> None:
     table.add_column("reset ms/ep", justify="right")
     table.add_column("scoring ms/ep", justify="right")
     for agent in args.agents.split(","):
-        runs = [measure(suite, agent) for _ in range(args.repeats)]
+        runs = [measure(suite, agent, bias) for _ in range(args.repeats)]
         steps = runs[0][1]
         best = {part: min(run[0][part] for run in runs) for part in PARTS}
         per_step = {part: best[part] / steps * 1e6 for part in PARTS}
