@@ -26,9 +26,9 @@
  *
  * Triangles come in chunks of CHUNK lying near one another, each with a bounding box and the
  * sphere around it (sortie.sim.chunks makes them): a chunk out of view (told by its sphere),
- * or behind what nearer chunks drew (by its box), is skipped whole, and chunks are drawn nearest first. The order decides only how much work is
- * skipped, never a pixel's answer: a sure pixel gets its cast ray's hit and an unsure one is
- * cast, whichever triangle came first.
+ * or behind what nearer chunks drew (by its box), is skipped whole, and chunks are drawn
+ * nearest first. The order decides only how much work is skipped, never a pixel's answer: a
+ * sure pixel gets its cast ray's hit and an unsure one is cast, whichever triangle came first.
  *
  * ``output``, once the unsure pixels are cast and merged in, writes the frame's id and RGB
  * images in one pass (see the comment above it).
@@ -1361,11 +1361,11 @@ ROUNDED static void box_range(const Frame *f, double low, double high, double ne
 /* Whether every pixel a chunk may cover already holds a hit nearer than the chunk by more than
  * any tie margin: none of its triangles could then change a pixel, sure or not. The chunk's
  * box (``bound``: centre, radius, half sides), turned to the camera's axes, lies within the
- * box of half sides ``sum_j |axis_k[j]| half[j]`` around its centre there: tighter than the sphere
- * around it, and much so for a flat piece of ground seen from eye height. (The box was grown
- * by a millionth of a metre, ahead of rounding.) */
+ * box of half sides ``sum_j |axis_k[j]| half[j]`` around its centre there: tighter than the
+ * sphere around it, and much so for a flat piece of ground seen from eye height. (The box was
+ * grown by a millionth of a metre, ahead of rounding.) */
 static int hidden(const Frame *f, const double *bound, const Chunk *c) {
-    if (c->near || c->depth < NEAR) return 0;
+    if (c->near) return 0;
     double rel[3] = {bound[0] - f->eye[0], bound[1] - f->eye[1], bound[2] - f->eye[2]}, cam[3], half[3];
     for (int k = 0; k < 3; k++) {
         cam[k] = dot3(f->axes[k], rel);
@@ -1417,8 +1417,9 @@ static int by_depth(const void *a, const void *b) {
 }
 
 /* Rasterise every triangle of the ``chunks`` chunks (``members``: CHUNK triangle indices a
- * chunk, -1 after its last; ``bounds``: BOUND doubles a chunk), chunks in view nearest first (so that nearer ones hide farther
- * ones), ``order`` holding a Chunk per chunk; return 0 if one came too near the eye. */
+ * chunk, -1 after its last; ``bounds``: BOUND doubles a chunk), chunks in view nearest first
+ * (so that nearer ones hide farther ones), ``order`` holding a Chunk per chunk; return 0 if one
+ * came too near the eye. */
 static int raster_all(Frame *f, const float *corners, const double *reach, const int32_t *members, size_t chunks, const double *bounds,
                       Chunk *order) {
     size_t shown = 0;
@@ -1460,7 +1461,8 @@ static int members_in(const int32_t *members, size_t n, size_t count) {
     if (low >= -1 && high < (int64_t)count) return 1;
     size_t k = 0;
     while (members[k] >= -1 && (int64_t)members[k] < (int64_t)count) k++;
-    PyErr_Format(PyExc_ValueError, "raster: members[%zu] is %d; allowed: -1 or a triangle, 0 to %zd", k, (int)members[k], (Py_ssize_t)count - 1);
+    PyErr_Format(PyExc_ValueError, "raster: members[%zu] is %d; allowed: -1 or a triangle, 0 to %zd", k, (int)members[k],
+                 (Py_ssize_t)count - 1);
     return 0;
 }
 
