@@ -62,16 +62,7 @@ def load_floor(folder: Path) -> Callable[..., None]:
     subprocess.run([compiler, *FLAGS, "-o", str(library), str(SOURCE), "-lm"], check=True)
     function = ctypes.CDLL(str(library)).floor_frame
     pointer = ctypes.c_void_p
-    function.argtypes = [
-        pointer,
-        pointer,
-        pointer,
-        pointer,
-        ctypes.c_long,
-        pointer,
-        pointer,
-        pointer,
-    ]
+    function.argtypes = [pointer] * 4 + [ctypes.c_long] + [pointer] * 3
     function.argtypes += [ctypes.c_float, ctypes.c_int, ctypes.c_int, pointer, pointer]
     function.argtypes += [pointer, pointer]
     function.restype = None

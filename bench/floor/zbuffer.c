@@ -5,8 +5,8 @@
  * triangles, from the same pose, with the same pinhole camera (x forward, y left, z up; a
  * pixel's ray has a forward component of 1, so depth is along the axis), and does only what
  * any rasteriser must: chunks of CHUNK triangles whose bounding sphere lies outside the view
- * skipped (sortie's own chunks and their spheres), each other triangle to the camera, rejected when wholly
- * outside one side of the view, clipped to the near plane, projected, and its box's pixel
+ * skipped (sortie's own chunks and their spheres), each other triangle to the camera,
+ * rejected when wholly outside one side of the view, clipped to the near plane, projected, and its box's pixel
  * centres tested with three edge functions; depth interpolated as 1/x across the screen, a pixel kept when
  * nearer. A kept pixel gets the depth, the triangle's object id and its lit colour (flat: no
  * texture), a pixel with no triangle the sky. No exactness, no tie rules, no culling of
@@ -131,8 +131,8 @@ static void draw_triangle(const View *v, const float *c, int32_t id, const uint8
 
 /* Draw a frame: ``corners`` (T, 3, 3) float32, ``ids`` and ``colors`` (T, 3) per triangle,
  * ``members`` the CHUNK triangle indices of each of ``chunks`` chunks (-1 after a chunk's
- * last), ``bounds`` (7 doubles, the sphere's centre and radius first) per chunk, ``sky`` (width * height, 3); writes
- * ``depth``, ``out_ids``, ``rgb``. */
+ * last), ``bounds`` (7 doubles, the sphere's centre and radius first) per chunk, ``sky``
+ * (width * height, 3); writes ``depth``, ``out_ids``, ``rgb``. */
 void floor_frame(const float *corners, const int32_t *ids, const uint8_t *colors, const int32_t *members, long chunks, const double *bounds,
                  const float *rot, const float *eye, float focal, int width, int height,
                  const uint8_t *sky, float *depth, int32_t *out_ids, uint8_t *rgb) {
