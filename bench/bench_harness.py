@@ -14,7 +14,9 @@ much as a fifth of the harness), so each repeat runs the suite twice: once with 
 episodes timed (the loop, the reset, the scoring: a few calls an episode), once with the
 backend's steps and the agent's acts timed as well. The loop's own cost is the first run's
 loop less the second run's steps and acts, each of those less what a timed call that does
-nothing measures ("timer µs/call": the clock's own share inside the window).
+nothing measures ("timer µs/call": the clock's own share inside the window). Each figure is
+the median of the repeats: the loop's is a difference of two runs, whose smallest would be
+the luckiest pair.
 
 Run: ``.venv/bin/python bench/bench_harness.py [--suite rescue-l5-v2] [--limit 10]
 [--agents random,oracle] [--repeats 3]``.
@@ -23,6 +25,7 @@ Run: ``.venv/bin/python bench/bench_harness.py [--suite rescue-l5-v2] [--limit 1
 from __future__ import annotations
 
 import argparse
+import statistics
 import tempfile
 import time
 from collections import defaultdict
@@ -71,7 +74,9 @@ def measure(suite: Suite, agent: str, bias: float) -> tuple[dict[str, float], in
     ``bias`` is what a timed call that does nothing measures (``timer_bias``).
     """
     plain, steps = _run(suite, agent, per_step=False)
-    timed, _ = _run(suite, agent, per_step=True)
+    timed, timed_steps = _run(suite, agent, per_step=True)
+    if timed_steps != steps:  # the two runs must be the same episodes, step for step
+        raise RuntimeError(f"{agent}: {steps} steps, then {timed_steps} in the timed run")
     spent = {part: plain[part] for part in ("reset", "scoring")}
     for part in ("backend step", "agent act"):
         spent[part] = timed[part] - bias * timed[f"{part} calls"]
@@ -153,7 +158,7 @@ def main() -> None:
     suite = Suite(loaded.header, loaded.episodes[: args.limit])
     bias = timer_bias()
     table = Table(
-        title=f"{args.suite}, {len(suite.episodes)} episodes, best of {args.repeats}; "
+        title=f"{args.suite}, {len(suite.episodes)} episodes, median of {args.repeats}; "
         f"timer {bias * 1e6:.2f} µs/call"
     )
     for column in ("agent", "steps", "loop µs/step", "+ scoring µs/step", "backend step µs"):
@@ -165,7 +170,7 @@ def main() -> None:
     for agent in args.agents.split(","):
         runs = [measure(suite, agent, bias) for _ in range(args.repeats)]
         steps = runs[0][1]
-        best = {part: min(run[0][part] for run in runs) for part in PARTS}
+        best = {part: statistics.median(run[0][part] for run in runs) for part in PARTS}
         per_step = {part: best[part] / steps * 1e6 for part in PARTS}
         per_episode = {part: best[part] / len(suite.episodes) * 1e3 for part in PARTS}
         harness = per_step["loop"] + per_step["scoring"]

@@ -1452,18 +1452,28 @@ static int raster_all(Frame *f, const float *corners, const double *reach, const
     return whole;
 }
 
-/* Whether every one of the ``n`` chunk members is a triangle (0 to ``count`` - 1) or -1; if
- * not, a ValueError names the first that is neither. */
+/* Whether each of the ``n`` chunk members (CHUNK a chunk) is a triangle (0 to ``count`` - 1)
+ * or -1, and a chunk's -1s come after its triangles (raster_all stops at the first); if not,
+ * a ValueError names the first member that is wrong. */
 static int members_in(const int32_t *members, size_t n, size_t count) {
-    int32_t low = 0;
-    int64_t high = -1;
-    for (size_t k = 0; k < n; k++) low = members[k] < low ? members[k] : low, high = members[k] > high ? members[k] : high;
-    if (low >= -1 && high < (int64_t)count) return 1;
-    size_t k = 0;
-    while (members[k] >= -1 && (int64_t)members[k] < (int64_t)count) k++;
-    PyErr_Format(PyExc_ValueError, "raster: members[%zu] is %d; allowed: -1 or a triangle, 0 to %zd", k, (int)members[k],
-                 (Py_ssize_t)count - 1);
-    return 0;
+    /* A pass without branches (the compiler runs it several members an instruction); the
+     * loop below it only finds the member to name. */
+    int32_t limit = count < INT32_MAX ? (int32_t)count : INT32_MAX, bad = 0;
+    for (size_t c = 0; c < n / CHUNK; c++) {
+        const int32_t *m = members + CHUNK * c;
+        for (int i = 0; i < CHUNK; i++) bad |= (m[i] < -1) | (m[i] >= limit);
+        for (int i = 1; i < CHUNK; i++) bad |= (m[i - 1] < 0) & (m[i] >= 0);
+    }
+    if (!bad) return 1;
+    for (size_t k = 0;; k++) {
+        int32_t m = members[k];
+        if (m < -1 || m >= limit || (k % CHUNK > 0 && members[k - 1] < 0 && m >= 0)) {
+            PyErr_Format(PyExc_ValueError,
+                         "raster: members[%zu] is %d; allowed: -1 or a triangle, 0 to %zd, and in a chunk of %d no triangle after a -1",
+                         k, (int)m, (Py_ssize_t)count - 1, CHUNK);
+            return 0;
+        }
+    }
 }
 
 static PyObject *frame(PyObject *self, PyObject *args) {

@@ -36,9 +36,9 @@ class Chunks:
     Attributes:
         members: (K * CHUNK,) int32, the triangle indices of each chunk in turn, -1 after a
             chunk's last (only the last chunk of a run is short).
-        bounds: (K, 7) float64, each chunk's box, grown by a millionth (and a millionth of a
-            metre) against rounding, and the sphere around it: the box's centre (3), the
-            sphere's radius, the box's half sides (3).
+        bounds: (K, 7) float64, each chunk's bounding box and the sphere around that box,
+            each grown by a millionth (and a millionth of a metre) against rounding: the
+            box's centre (3), the sphere's radius, the box's half sides (3).
     """
 
     members: NDArray[np.int32]
@@ -102,8 +102,9 @@ def _by_place(points: NDArray[np.float64]) -> NDArray[np.int64]:
 
     A group is split across its widest side, its first part a whole number of chunks, until it
     holds at most ``FEW`` chunks; those groups are then sorted along their widest side, all at
-    once, and cut into chunks as they come. Sorts are stable and every value comes from exact
-    elementwise operations, so every machine makes the same chunks.
+    once, and cut into chunks as they come. The sorts are stable and the values come from
+    elementwise operations, which give the same bits whatever numpy's vector paths, so every
+    machine makes the same chunks.
     """
     order = np.arange(len(points))
     groups, small = [(0, len(points))], []

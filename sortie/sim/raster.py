@@ -229,9 +229,9 @@ def _made(table: TriangleTable, static: TriangleTable | None) -> Kept:
     table's chunks and its own rows' in their order (``sortie.sim.chunks``).
     """
     corners, faces = table.corners, table.faces
-    first = len(static) if static is not None and static is not table else 0
-    if static is None or not 0 < first <= len(corners):
+    if static is None or static is table or len(static) > len(corners):
         return Kept(near_one_another(corners), _apart_all(corners, faces))
+    first = len(static)  # 0 too: a scene of dynamic objects alone keeps its rows in order
     base = kept(static)
     after = _apart(corners, faces, first)  # None: a row after the prefix partners one in it
     apart = _apart_all(corners, faces) if after is None else np.concatenate([base.apart, after])

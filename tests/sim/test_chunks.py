@@ -1,10 +1,17 @@
 """The rasteriser's chunks: each triangle with area once, near one another, inside the bounds."""
 
+import hashlib
+import os
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 
 from sortie.sim.chunks import CHUNK, Chunks, in_order, near_one_another
 from sortie.sim.raycast import RayCaster
 from sortie.sim.worlds import build_world
+from tests.diagnostics.test_same_numbers import _numpy_levels
 
 
 def _grid(cells: int) -> np.ndarray:
@@ -60,13 +67,11 @@ def test_every_triangle_of_a_world_is_in_one_chunk_whose_bounds_hold_it():
     chunks = near_one_another(table.corners)
     members = chunks.members.reshape(-1, CHUNK)
     held = members[members >= 0]
-    assert (
-        len(held)
-        == len(set(held.tolist()))
-        == len(in_order(table.corners).members[in_order(table.corners).members >= 0])
-    )
-    # padding only at the end of a chunk, and only the last chunk short
-    assert all((row >= 0).sum() == CHUNK or k == len(members) - 1 for k, row in enumerate(members))
+    assert sorted(held.tolist()) == sorted(_members(in_order(table.corners)).tolist())
+    assert len(held) == len(set(held.tolist()))  # once each
+    # only the last chunk is short, its -1s after its triangles
+    assert (members[:-1] >= 0).all()
+    assert (np.diff((members[-1] < 0).astype(int)) >= 0).all()
     chunk = np.repeat(np.arange(len(members)), CHUNK)[chunks.members >= 0]
     corners = table.corners[held].astype(np.float64)
     bounds = chunks.bounds[chunk]
@@ -90,9 +95,28 @@ def test_chunks_by_place_are_tighter_than_rows_in_order():
     assert blocks.max() <= np.sqrt(4**2 + 2**2) / 2 + 1e-5
 
 
-def test_chunks_by_place_are_the_same_every_time():
-    """Stable sorts of exact values: the same chunks from the same corners."""
-    corners = RayCaster(build_world("suburb", 2)).static.corners
-    one, two = near_one_another(corners), near_one_another(corners.copy())
-    assert np.array_equal(one.members, two.members)
-    assert np.array_equal(one.bounds.view(np.uint64), two.bounds.view(np.uint64))
+def _digest(chunks: Chunks) -> str:
+    return hashlib.sha256(chunks.members.tobytes() + chunks.bounds.tobytes()).hexdigest()
+
+
+DIGEST = (
+    "import hashlib, sys; from sortie.sim.chunks import near_one_another; "
+    "from sortie.sim.raycast import RayCaster; from sortie.sim.worlds import build_world; "
+    "c = near_one_another(RayCaster(build_world('suburb', 2)).static.corners); "
+    "print(hashlib.sha256(c.members.tobytes() + c.bounds.tobytes()).hexdigest())"
+)
+
+
+def test_chunks_by_place_are_the_same_without_numpys_vector_paths():
+    """With none of numpy's vector paths (it picks them by the CPU), the same chunks' bits.
+
+    (The sorts are stable and the values elementwise: another CPU makes the same chunks.)
+    """
+    levels = _numpy_levels()
+    if not levels:
+        pytest.skip("numpy runs no vector path of its own on this CPU")
+    here = _digest(near_one_another(RayCaster(build_world("suburb", 2)).static.corners))
+    plain = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(levels)}
+    run = subprocess.run([sys.executable, "-c", DIGEST], env=plain, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == here

@@ -287,16 +287,28 @@ def _backwards(chunks: Chunks) -> Chunks:
 
 
 @needs_raster
-def test_a_member_that_is_no_triangle_is_refused():
-    """A chunk member out of the table is a clear error, not a read beyond the corners."""
+@pytest.mark.parametrize(
+    ("at", "value"),
+    [(1, None), (2, -2), (0, -1)],
+    ids=["past the table", "below -1", "a -1 before a triangle"],
+)
+def test_a_member_that_is_no_triangle_is_refused(at, value):
+    """A member past the table, below -1, or a triangle after a chunk's -1 is a clear error.
+
+    (The loop would skip a triangle after a -1, leaving its pixels wrongly sure.)
+    """
     caster = RayCaster(_wall_scene())
     made = raster.kept(caster.table, caster.static)
+    assert (made.chunks.members[:3] >= 0).all()  # the first chunk holds three triangles or more
     members = made.chunks.members.copy()
-    members[1] = len(caster.table)
+    members[at] = len(caster.table) if value is None else value
     bad = raster.Kept(Chunks(members, made.chunks.bounds), made.apart)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(raster, "kept", lambda *_: bad)
-        with pytest.raises(ValueError, match=rf"members\[1\] is {len(caster.table)}; allowed: -1"):
+        wrong = at + 1 if value == -1 else at  # the triangle after the -1
+        with pytest.raises(
+            ValueError, match=rf"members\[{wrong}\] is {members[wrong]}; allowed: -1"
+        ):
             raster.frame_hits(caster, CameraSpec(32, 24, 90.0), (0.0, 0.0, 1.0), 0.0, 0.0)
 
 
@@ -365,6 +377,37 @@ def test_a_table_whose_new_rows_partner_the_static_ones_is_kept_whole():
     whole = raster._apart_all(table.corners, table.faces)
     assert whole.max() > 0 and np.array_equal(kept.apart.view(np.uint64), whole.view(np.uint64))
     _assert_chunks_follow(kept.chunks, static, table)
+
+
+@needs_raster
+def test_a_scene_of_dynamic_objects_alone_keeps_its_rows_in_order():
+    """No static prefix to reuse: a moved table's chunks are its rows in order.
+
+    (Not grouped anew each step.) And its frames are the cast ones.
+    """
+    scene = Scene(
+        [
+            SceneObject(
+                f"crate_{k}",
+                "crate",
+                (box((1, 1, 1), (3.0, k - 1.0, 0.5)),),
+                dynamics=Dynamics.PORTABLE,
+            )
+            for k in range(3)
+        ],
+        (0, -5, 10, 5),
+    )
+    caster = RayCaster(scene)
+    assert len(caster.static) == 0
+    scene.set_transform("crate_0", pose_matrix((0.0, 0.2, 0.0)))
+    caster.sync()
+    table = caster.table
+    _assert_chunks_follow(raster.kept(table, caster.static).chunks, caster.static, table)
+    spec, eye = CameraSpec(48, 36, 90.0), (0.0, 0.0, 0.5)
+    dirs = world_rays(spec, 0.0, 0.0)
+    drawn, _ = raster.frame_hits(caster, spec, eye, 0.0, 0.0, dirs)
+    _assert_same_hits(_cast(caster, eye, dirs), drawn)
+    assert (drawn.triangle >= 0).sum() > 100
 
 
 def test_chunks_are_kept_for_every_live_table():
