@@ -9,10 +9,12 @@ own ``Scene.fresh_copy`` with a state of its own.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 
 from sortie.core.episode import Placement, WorldSpec
 from sortie.sim.placements import with_placements
@@ -58,7 +60,8 @@ class SharedWorlds:
     skips the build. Worlds before placements are kept as long as a world built on them. One
     lock covers look-ups and builds: a thread asking for a world waits while another builds
     one (vector envs step their copies in one thread, or in processes of their own, each with
-    its own worlds).
+    its own worlds). A process forked while another of its threads held the lock (building a
+    world) would inherit it held, by no thread of its own: the child takes a fresh lock.
     """
 
     def __init__(self, kept: int = WORLDS_KEPT, triangles: int = TRIANGLES_KEPT) -> None:
@@ -68,6 +71,8 @@ class SharedWorlds:
         self._recent: OrderedDict[str, SharedWorld] = OrderedDict()
         self._bases: weakref.WeakValueDictionary[str, Scene] = weakref.WeakValueDictionary()
         self._lock = threading.Lock()
+        if hasattr(os, "register_at_fork"):  # POSIX
+            os.register_at_fork(after_in_child=partial(_fresh_lock, weakref.ref(self)))
 
     def get(self, world: WorldSpec, placements: list[Placement]) -> SharedWorld:
         """Return the world ``world`` with ``placements``, built now if not kept."""
@@ -105,6 +110,13 @@ class SharedWorlds:
             base = self._bases[world_key] = build_world(world.builder, world.seed, world.params)
         scene = with_placements(base, placements, world.seed)
         return SharedWorld(scene, StaticPart(scene), base)
+
+
+def _fresh_lock(ref: weakref.ref[SharedWorlds]) -> None:
+    """Give a forked child's worlds a lock of their own (the parent's may have been held)."""
+    worlds = ref()
+    if worlds is not None:
+        worlds._lock = threading.Lock()
 
 
 SHARED_WORLDS = SharedWorlds()

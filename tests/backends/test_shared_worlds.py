@@ -1,6 +1,8 @@
 """Embedded backends in one process share built worlds, never their state."""
 
 import gc
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -166,3 +168,25 @@ def test_the_worlds_kept_hold_at_most_the_triangles_allowed(builds):
         worlds.get(_world(seed), [])
     gc.collect()
     assert [w.base.origin for w in worlds.recent()] == ["flexible_room(seed=2)"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_child_forked_while_a_thread_builds_a_world_can_build_its_own():
+    """The lock a thread of the parent held is not the child's: it takes worlds at once."""
+    held, release = threading.Event(), threading.Event()
+
+    def build() -> None:
+        with SHARED_WORLDS._lock:  # noqa: SLF001 - a build in progress, held as long as needed
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=build)
+    thread.start()
+    held.wait(10)
+    pid = os.fork()
+    if pid == 0:  # the child: without a fresh lock this would wait for good
+        os._exit(0 if SHARED_WORLDS._lock.acquire(timeout=5) else 1)  # noqa: SLF001
+    release.set()
+    thread.join()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
