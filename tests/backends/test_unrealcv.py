@@ -1,3 +1,4 @@
+import random
 import socket
 
 import numpy as np
@@ -180,9 +181,7 @@ def test_a_configured_binary_is_started_when_nothing_answers(tmp_path):
     """With -b binary=SCRIPT the backend starts it, connects once it listens, stops it on close."""
     import sys
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _port_outside_ephemeral()
     script = tmp_path / "fake-ue.sh"
     serve = (
         "import time; from sortie.testing.episodes import room_rescue; "
@@ -197,3 +196,22 @@ def test_a_configured_binary_is_started_when_nothing_answers(tmp_path):
     backend.close()
     assert pose.as_list() == pytest.approx([-4.0, -4.0, 0.0, 45.0], abs=1e-3)
     assert process is not None and process.wait(timeout=10) is not None
+
+
+def _port_outside_ephemeral() -> int:
+    """Return a free loopback port below Linux's ephemeral range (32768 up).
+
+    The fake server must bind the port itself, after this probe lets it go. A port another
+    process's bind to port 0 could be handed in between comes from the ephemeral range (with
+    two test processes, one may); this one is drawn at random from 20000-29999.
+    """
+    rng = random.Random()
+    for _ in range(100):
+        port = rng.randrange(20000, 30000)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 20000-29999 after 100 tries")
