@@ -17,7 +17,9 @@ its fastest repeat: **step**, the backend's whole step (motion, collisions, the 
 **render**, `Renderer.render` alone for each pose (the rasterised frame, its unsure pixels
 cast, ids and RGB); **floor**, the z-buffer for each pose. "ids agree" is the share of
 pixels whose object id the floor and sortie give alike (a check that the floor draws the same
-scene; edges and coincident faces make up the rest).
+scene; edges and coincident faces make up the rest). "set up/frame" and "tested/frame" are
+the rasteriser's own counts (``raster.work``), averaged over the poses: the triangles it set
+up in the chunks it did not skip, and those whose pixels it tested.
 
 Run: ``.venv/bin/python bench/bench_floor.py [--worlds ground] [--sizes 128x128]
 [--steps 200] [--repeats 5]``.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import math
 import os
 import subprocess
 import tempfile
@@ -179,6 +182,18 @@ def agreement(
     return same / total
 
 
+def work_per_frame(views: Sequence[View]) -> dict[str, float]:
+    """Return what the rasteriser did for a frame, on average over ``views`` (untimed)."""
+    if not raster.available():
+        return {"triangles set up": math.nan, "triangles tested": math.nan}
+    totals: dict[str, float] = {}
+    for view in views:
+        render(view)
+        for name, count in raster.work().items():
+            totals[name] = totals.get(name, 0) + count
+    return {name: total / len(views) for name, total in totals.items()}
+
+
 def fastest(
     groups: dict[str, tuple[Callable[[], object], list[Callable[[], object]]]], repeats: int
 ) -> dict[str, float]:
@@ -222,7 +237,7 @@ def measure(
         "floor": (lambda: None, [partial(draw_floor, function, frame) for frame in frames]),
     }
     micros = {name: seconds * 1e6 for name, seconds in fastest(groups, repeats).items()}
-    return {**micros, "agree": agreement(function, views, frames)}
+    return {**micros, "agree": agreement(function, views, frames), **work_per_frame(views)}
 
 
 def parse_sizes(text: str) -> list[Size]:
@@ -255,6 +270,8 @@ def main() -> None:
         "render/floor",
         "step/floor",
         "ids agree",
+        "set up/frame",
+        "tested/frame",
     ):
         table.add_column(column, justify="right")
     with tempfile.TemporaryDirectory() as folder:
@@ -271,6 +288,8 @@ def main() -> None:
                     f"{got['render'] / got['floor']:.2f}×",
                     f"{got['step'] / got['floor']:.2f}×",
                     f"{100 * got['agree']:.1f} %",
+                    f"{got['triangles set up']:,.0f}",
+                    f"{got['triangles tested']:,.0f}",
                 )
     Console(width=160).print(table)
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -100,6 +100,13 @@ typedef struct {
     int across; /* tiles a row */
 } Tiles;
 
+/* What a frame did, counted (``work`` gives the last frame's): chunks in view or near the eye,
+ * those skipped whole as hidden, triangles set up (of the chunks drawn), and triangles whose
+ * pixels were tested. Tests hold the culling to it, benchmarks report it. */
+typedef struct {
+    long shown, hidden, set_up, tested;
+} Work;
+
 typedef struct {
     double eye[3], axes[3][3]; /* axes[k]: camera axis k (forward, left, up) in world terms */
     double focal, reach_max, close;
@@ -112,6 +119,7 @@ typedef struct {
     Best best;    /* the frame's pixels (from its Scratch) */
     Tiles tiles;  /* and its tiles */
     int *columns; /* two a row: a triangle's first and last column */
+    Work *work;   /* what the frame did, for ``work`` */
 } Frame;
 
 /* A triangle ready for the pixel loop. Over a row, the Moeller-Trumbore numerators of the
@@ -803,6 +811,7 @@ static void raster_shaped(const Frame *f, const float *c, double cam[3][3], cons
     spans(f, &poly, grow, box, f->columns);
     forms(f, reach, s);
     test_pixels(f, s, box, f->columns);
+    f->work->tested++;
     touch(f, box);
     return;
 }
@@ -1432,12 +1441,17 @@ static int raster_all(Frame *f, const float *corners, const double *reach, const
         qsort(order, shown, sizeof(Chunk), by_depth);
     else
         merge_sort(order, shown, order + chunks);
+    f->work->shown = (long)shown;
     int whole = 1;
     for (size_t k = 0; k < shown && whole; k++) {
         const int32_t *m = members + order[k].chunk * CHUNK;
         int held = 0;
         while (held < CHUNK && m[held] >= 0) held++;
-        if (hidden(f, bounds + BOUND * order[k].chunk, order + k)) continue;
+        if (hidden(f, bounds + BOUND * order[k].chunk, order + k)) {
+            f->work->hidden++;
+            continue;
+        }
+        f->work->set_up += held;
 #ifdef HAVE_AVX2_PATH
         if (simd_on) { /* a chunk near the eye: its triangles' nearness first (once one is too
                         * near, what was drawn no longer matters: every pixel is cast) */
@@ -1476,6 +1490,8 @@ static int members_in(const int32_t *members, size_t n, size_t count) {
     }
 }
 
+static Work last_work; /* the last frame's, for ``work`` */
+
 static PyObject *frame(PyObject *self, PyObject *args) {
     Py_buffer corners, reach, apart, members, bounds, camera, eye, dirs, t, tri, u, v, unsure;
     Frame f;
@@ -1508,10 +1524,13 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     memset(f.tiles.stale, 0, tiles);
     frame_of(&f, camera.buf, eye.buf);
     int whole;
+    Work done_here = {0};
+    f.work = &done_here;
     Py_BEGIN_ALLOW_THREADS;
     whole = raster_all(&f, corners.buf, reach.buf, members.buf, chunks, bounds.buf, scratch->order);
     write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
     Py_END_ALLOW_THREADS;
+    last_work = done_here; /* under the GIL again */
     result = PyBool_FromLong(whole);
 done:
     if (lent)
@@ -1660,6 +1679,11 @@ static PyObject *simd(PyObject *self, PyObject *args) {
     return PyBool_FromLong(simd_on);
 }
 
+static PyObject *frame_work(PyObject *self, PyObject *args) {
+    return Py_BuildValue("{s:l,s:l,s:l,s:l}", "chunks shown", last_work.shown, "chunks hidden", last_work.hidden, "triangles set up",
+                         last_work.set_up, "triangles tested", last_work.tested);
+}
+
 static PyMethodDef methods[] = {
     {"simd", simd, METH_VARARGS,
      "simd([on]) -> bool: whether the pixel loops run four pixels an instruction (AVX2); on switches that, "
@@ -1670,6 +1694,9 @@ static PyMethodDef methods[] = {
      "members holds CHUNK triangle indices a chunk (-1 after its last), bounds 7 doubles a chunk (its box's centre, "
      "the radius of the sphere around the box, the box's half sides). "
      "With cos and sin, dirs holds the rays at zero yaw as rows x, y, z, turned here by that yaw."},
+    {"work", frame_work, METH_NOARGS,
+     "work() -> dict: what this process's last frame did: chunks in view or near the eye, chunks skipped whole as hidden, "
+     "triangles set up (in the chunks drawn) and triangles whose pixels were tested."},
     {"output", output, METH_VARARGS,
      "output(triangle, u, v, object_id, color, shade, textured, uv, image, image_width, image_height, sky, ids, rgb) "
      "-> None: write each pixel's instance id and RGB from its hit (ids or rgb None: not asked for)."},

@@ -66,6 +66,18 @@ def simd(on: bool | None = None) -> bool:
     return bool(module.simd() if on is None else module.simd(on))
 
 
+def work() -> dict[str, int]:
+    """Return what this process's last rasterised frame did, counted by the extension.
+
+    Chunks in view (or near the eye), chunks skipped whole as hidden behind what was drawn,
+    triangles set up in the chunks drawn, and triangles whose pixels were tested. Frames do not
+    depend on these (only the work does); benchmarks report them, tests hold the culling to them.
+    """
+    module = extension()
+    assert module is not None, "the rasteriser's extension is not built (check available())"
+    return dict(module.work())
+
+
 def frame_hits(
     caster: RayCaster,
     spec: CameraSpec,

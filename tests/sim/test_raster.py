@@ -410,6 +410,32 @@ def test_a_scene_of_dynamic_objects_alone_keeps_its_rows_in_order():
     assert (drawn.triangle >= 0).sum() > 100
 
 
+@needs_raster
+def test_chunks_behind_what_is_drawn_are_skipped_whole():
+    """Crates behind a wall that fills the view: their own chunks are hidden, not set up.
+
+    Without the wall the same crates are drawn; the frames are the cast ones either way.
+    """
+    crates = [
+        SceneObject(f"crate_{k}", "crate", (box((0.5, 0.5, 0.5), (9.0, k * 0.7 - 3.0, 1.0)),))
+        for k in range(10)
+    ]
+    wall = SceneObject("wall_0", "wall", (box((0.2, 20, 10), (5.0, 0, 1.5)),))
+    spec, eye, dirs = CameraSpec(64, 48, 60.0), (0.0, 0.0, 1.5), None
+    counts = {}
+    for name, objects in (("walled", [wall, *crates]), ("open", crates)):
+        caster = RayCaster(Scene(objects, (0, -10, 12, 10)))
+        dirs = world_rays(spec, 0.0, 0.0)
+        drawn, _ = raster.frame_hits(caster, spec, eye, 0.0, 0.0, dirs)
+        counts[name] = raster.work()
+        _assert_same_hits(_cast(caster, eye, dirs), drawn)
+    walled, open_ = counts["walled"], counts["open"]
+    # 132 triangles by place: the wall's 12 lie spread over four chunks, the crates' alone fill five
+    assert walled["chunks hidden"] >= 4
+    assert walled["triangles set up"] <= 4 * CHUNK
+    assert open_["chunks hidden"] == 0 and open_["triangles set up"] == 120
+
+
 def test_chunks_are_kept_for_every_live_table():
     """Each of many live tables (a vector env's copies) keeps its chunks between frames."""
     tables = [RayCaster(_wall_scene()).table for _ in range(20)]
