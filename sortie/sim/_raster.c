@@ -1425,12 +1425,25 @@ static int by_depth(const void *a, const void *b) {
     return x->chunk < y->chunk ? -1 : x->chunk > y->chunk;
 }
 
+/* How many triangles chunk ``m`` holds (its CHUNK members: triangles, then -1s), or -1 - i when
+ * its member i is neither a triangle (0 to ``count`` - 1) nor -1, or is a triangle after a -1.
+ * Asked of the chunks in view only: the members of the others are never read. */
+static int held_of(const int32_t *m, size_t count) {
+    int held = 0;
+    for (; held < CHUNK && m[held] >= 0; held++)
+        if ((size_t)m[held] >= count) return -1 - held;
+    for (int i = held; i < CHUNK; i++)
+        if (m[i] != -1) return -1 - i;
+    return held;
+}
+
 /* Rasterise every triangle of the ``chunks`` chunks (``members``: CHUNK triangle indices a
  * chunk, -1 after its last; ``bounds``: BOUND doubles a chunk), chunks in view nearest first
  * (so that nearer ones hide farther ones), ``order`` holding a Chunk per chunk; return 0 if one
- * came too near the eye. */
-static int raster_all(Frame *f, const float *corners, const double *reach, const int32_t *members, size_t chunks, const double *bounds,
-                      Chunk *order) {
+ * came too near the eye. A member of a chunk in view that is not one (``held_of``) stops the
+ * frame: ``bad`` gets its index. */
+static int raster_all(Frame *f, const float *corners, const double *reach, size_t count, const int32_t *members, size_t chunks,
+                      const double *bounds, Chunk *order, ptrdiff_t *bad) {
     size_t shown = 0;
     int unordered = 0;
     for (size_t k = 0; k < chunks; k++) {
@@ -1445,8 +1458,11 @@ static int raster_all(Frame *f, const float *corners, const double *reach, const
     int whole = 1;
     for (size_t k = 0; k < shown && whole; k++) {
         const int32_t *m = members + order[k].chunk * CHUNK;
-        int held = 0;
-        while (held < CHUNK && m[held] >= 0) held++;
+        int held = held_of(m, count);
+        if (held < 0) {
+            *bad = (ptrdiff_t)(order[k].chunk * CHUNK) - 1 - held;
+            return 1;
+        }
         if (hidden(f, bounds + BOUND * order[k].chunk, order + k)) {
             f->work->hidden++;
             continue;
@@ -1464,30 +1480,6 @@ static int raster_all(Frame *f, const float *corners, const double *reach, const
             whole = raster_triangle(f, corners + 9 * (size_t)m[i], reach + 3 * (size_t)m[i], m[i], order[k].near);
     }
     return whole;
-}
-
-/* Whether each of the ``n`` chunk members (CHUNK a chunk) is a triangle (0 to ``count`` - 1)
- * or -1, and a chunk's -1s come after its triangles (raster_all stops at the first); if not,
- * a ValueError names the first member that is wrong. */
-static int members_in(const int32_t *members, size_t n, size_t count) {
-    /* A pass without branches (the compiler runs it several members an instruction); the
-     * loop below it only finds the member to name. */
-    int32_t limit = count < INT32_MAX ? (int32_t)count : INT32_MAX, bad = 0;
-    for (size_t c = 0; c < n / CHUNK; c++) {
-        const int32_t *m = members + CHUNK * c;
-        for (int i = 0; i < CHUNK; i++) bad |= (m[i] < -1) | (m[i] >= limit);
-        for (int i = 1; i < CHUNK; i++) bad |= (m[i - 1] < 0) & (m[i] >= 0);
-    }
-    if (!bad) return 1;
-    for (size_t k = 0;; k++) {
-        int32_t m = members[k];
-        if (m < -1 || m >= limit || (k % CHUNK > 0 && members[k - 1] < 0 && m >= 0)) {
-            PyErr_Format(PyExc_ValueError,
-                         "raster: members[%zu] is %d; allowed: -1 or a triangle, 0 to %zd, and in a chunk of %d no triangle after a -1",
-                         k, (int)m, (Py_ssize_t)count - 1, CHUNK);
-            return 0;
-        }
-    }
 }
 
 static Work last_work; /* the last frame's, for ``work`` */
@@ -1508,7 +1500,7 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     kept_lent |= lent;
     f.dirs = dirs.buf, f.apart = apart.buf;
     if (!check(&reach, 3 * count, sizeof(double), "reach") || !check(&apart, count, sizeof(double), "apart") ||
-        !check(&members, CHUNK * chunks, sizeof(int32_t), "members") || !members_in(members.buf, CHUNK * chunks, count) ||
+        !check(&members, CHUNK * chunks, sizeof(int32_t), "members") ||
         !check(&bounds, BOUND * chunks, sizeof(double), "bounds") || !check(&camera, 9, sizeof(double), "camera") ||
         !check(&eye, 3, sizeof(float), "eye") || !check(&dirs, 3 * n, sizeof(float), "dirs") ||
         !check(&t, n, sizeof(float), "t") || !check(&tri, n, sizeof(int32_t), "triangle") ||
@@ -1526,11 +1518,18 @@ static PyObject *frame(PyObject *self, PyObject *args) {
     int whole;
     Work done_here = {0};
     f.work = &done_here;
+    ptrdiff_t bad = -1;
     Py_BEGIN_ALLOW_THREADS;
-    whole = raster_all(&f, corners.buf, reach.buf, members.buf, chunks, bounds.buf, scratch->order);
-    write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf});
+    whole = raster_all(&f, corners.buf, reach.buf, count, members.buf, chunks, bounds.buf, scratch->order, &bad);
+    write_pixels(&f, corners.buf, !whole, (Out){t.buf, u.buf, v.buf, tri.buf, unsure.buf}); /* clears the scratch too */
     Py_END_ALLOW_THREADS;
     last_work = done_here; /* under the GIL again */
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "raster: members[%zd] is %d; allowed: -1 or a triangle, 0 to %zd, and in a chunk of %d no triangle after a -1", bad,
+                     (int)((const int32_t *)members.buf)[bad], (Py_ssize_t)count - 1, CHUNK);
+        goto done;
+    }
     result = PyBool_FromLong(whole);
 done:
     if (lent)

@@ -295,7 +295,8 @@ def _backwards(chunks: Chunks) -> Chunks:
 def test_a_member_that_is_no_triangle_is_refused(at, value):
     """A member past the table, below -1, or a triangle after a chunk's -1 is a clear error.
 
-    (The loop would skip a triangle after a -1, leaving its pixels wrongly sure.)
+    (The loop would skip a triangle after a -1, leaving its pixels wrongly sure.) Members are
+    checked as the chunks in view are drawn; the frame's scratch is left clean for the next.
     """
     caster = RayCaster(_wall_scene())
     made = raster.kept(caster.table, caster.static)
@@ -310,6 +311,10 @@ def test_a_member_that_is_no_triangle_is_refused(at, value):
             ValueError, match=rf"members\[{wrong}\] is {members[wrong]}; allowed: -1"
         ):
             raster.frame_hits(caster, CameraSpec(32, 24, 90.0), (0.0, 0.0, 1.0), 0.0, 0.0)
+    spec, eye = CameraSpec(32, 24, 90.0), (0.0, 0.0, 1.0)
+    dirs = world_rays(spec, 0.0, 0.0)
+    drawn, _ = raster.frame_hits(caster, spec, eye, 0.0, 0.0, dirs)
+    _assert_same_hits(_cast(caster, eye, dirs), drawn)
 
 
 def _moved_tables(scene: Scene, caster: RayCaster) -> list:
