@@ -1,7 +1,8 @@
 """Benchmark the local executor: episodes per second against worker count.
 
-Run: ``.venv/bin/python bench/bench_workers.py [--suite rescue-smoke-v2] [--agents oracle,explorer]
-[--workers 1,2] [--executor local|ray] [--command] [--repeats 1]``; prints a table. Each cell
+Run: ``.venv/bin/python bench/bench_workers.py [--suite rescue-smoke-v2[,...]]
+[--agents oracle,explorer] [--workers 1,2] [--executor local|ray] [--command] [--repeats 1]``;
+prints a table (``--suite`` takes one suite or several, ``a,b``, as ``sortie run`` does). Each cell
 is one stored run into a fresh temporary store, so it includes starting the pool (workers
 import sortie and build their backend). With ``--command`` a cell is the whole ``sortie run``
 command instead, timed from its launch to its exit: what a user waits for, its own imports
@@ -27,11 +28,13 @@ from sortie.run.batch import RunRequest, execute, plan_run
 from sortie.run.store import Store
 
 
-def timed_run(suite: str, agent: str, workers: int, executor: str = "local") -> tuple[int, float]:
-    """Run ``agent`` on ``suite`` with ``workers`` into a temporary store; return (n, seconds)."""
+def timed_run(
+    suites: tuple[str, ...], agent: str, workers: int, executor: str = "local"
+) -> tuple[int, float]:
+    """Run ``agent`` on ``suites`` with ``workers`` into a temporary store; return (n, seconds)."""
     with tempfile.TemporaryDirectory() as folder:
         request = RunRequest(
-            (suite,), agent, workers=workers, store=Path(folder) / "s.db", executor=executor
+            suites, agent, workers=workers, store=Path(folder) / "s.db", executor=executor
         )
         with Store(request.store) as store:
             plan = plan_run(request, store)
@@ -41,12 +44,12 @@ def timed_run(suite: str, agent: str, workers: int, executor: str = "local") -> 
 
 
 def timed_command(
-    suite: str, agent: str, workers: int, executor: str = "local"
+    suites: tuple[str, ...], agent: str, workers: int, executor: str = "local"
 ) -> tuple[int, float]:
-    """Time a whole ``sortie run`` of ``agent`` on ``suite``; return (episodes, wall seconds)."""
+    """Time a whole ``sortie run`` of ``agent`` on ``suites``; return (episodes, wall seconds)."""
     with tempfile.TemporaryDirectory() as folder:
         store = Path(folder) / "s.db"
-        command = [sys.executable, "-m", "sortie.cli", "run", suite, "--agent", agent]
+        command = [sys.executable, "-m", "sortie.cli", "run", *suites, "--agent", agent]
         command += ["--workers", str(workers), "--executor", executor, "--store", str(store)]
         start = time.perf_counter()
         subprocess.run(command, cwd=folder, check=True, capture_output=True)
@@ -58,7 +61,7 @@ def timed_command(
 def main() -> None:
     """Time every (agent, worker count) pair and print episodes per second and speed-up."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--suite", default="rescue-smoke-v2")
+    parser.add_argument("--suite", default="rescue-smoke-v2", help="a suite, or several: a,b")
     parser.add_argument("--agents", default="oracle,explorer")
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--executor", default="local", choices=("local", "ray"))
@@ -75,11 +78,12 @@ def main() -> None:
     for column in ("agent", "workers", "episodes", "seconds", "episodes/s", "speed-up"):
         table.add_column(column, justify="right")
     counts = [int(w) for w in args.workers.split(",")]
+    suites = tuple(args.suite.split(","))
     for agent in args.agents.split(","):
         best: dict[int, tuple[int, float]] = {}
         for _ in range(args.repeats):
             for workers in counts:
-                count, seconds = timed(args.suite, agent, workers, args.executor)
+                count, seconds = timed(suites, agent, workers, args.executor)
                 if workers not in best or seconds < best[workers][1]:
                     best[workers] = (count, seconds)
         base = None
