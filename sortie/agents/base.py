@@ -76,6 +76,26 @@ class SupportsPinnedArgs(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsClose(Protocol):
+    """An agent that holds connections or files: a model client, an agent server's link.
+
+    A run makes a fresh agent for every episode and closes it when the episode is over,
+    however it ended (``close_agent``), as it does the agents it makes only to learn the
+    sensors (a probe) and to preflight.
+    """
+
+    def close(self) -> None:
+        """Release what the agent holds; closing again does nothing."""
+        ...
+
+
+def close_agent(agent: object) -> None:
+    """Close ``agent`` if it holds anything (``SupportsClose``)."""
+    if isinstance(agent, SupportsClose):
+        agent.close()
+
+
 @dataclass(frozen=True, slots=True)
 class StepOutput:
     """What an agent tells the record about its last ``act``: its words and its model calls."""

@@ -202,6 +202,10 @@ class RemoteAgent:
             raise WireError(answer.status, *_error_of(answer))
         return parse_message(kind, answer.body, self.link.max_bytes)
 
+    def close(self) -> None:
+        """Close the connection to the server (a later request would open another)."""
+        self.link.close()
+
     def _where(self) -> str:
         return f"agent server at {self.link.address}"
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sortie.agents.base import AGENTS, Agent, SupportsOracle, SupportsStepOutput, agent_families
+from sortie.agents.base import (
+    AGENTS,
+    Agent,
+    SupportsOracle,
+    SupportsStepOutput,
+    agent_families,
+    close_agent,
+)
 from sortie.core.errors import ConfigError, ParameterError
 from sortie.missions.registry import FAMILIES
 from sortie.remote.convert import action_to_wire, brief_from_wire, observation_from_wire
@@ -24,6 +31,10 @@ class AgentSession:
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
+
+    def close(self) -> None:
+        """Close the agent, if it holds anything (a model client): its episode is over."""
+        close_agent(self.agent)
 
     def act(self, observation: ObservationMessage) -> ActResponse:
         """Return the agent's action (and its words and model calls, if it reports them)."""

@@ -92,6 +92,13 @@ class _Live:
             self.last = (request.step, response)
             return response
 
+    def close(self) -> None:
+        """Close the session's policy, if it holds anything, once no step is being answered."""
+        close = getattr(self.session, "close", None)
+        if close is not None:
+            with self.lock:
+                close()
+
 
 class AgentServer:
     """Serves an endpoint on ``host:port`` (port 0: a free one), bounded (``remote.bounded``)."""
@@ -201,10 +208,14 @@ class AgentServer:
     def _reset(self, request: ResetRequest) -> ResetResponse:
         live = _Live(self.endpoint.start(request.seed, request.brief))
         with self._lock:
+            dropped = (
+                [self._sessions.pop(request.session)] if request.session in self._sessions else []
+            )
             self._sessions[request.session] = live
-            self._sessions.move_to_end(request.session)
             while len(self._sessions) > MAX_SESSIONS:
-                self._sessions.popitem(last=False)
+                dropped.append(self._sessions.popitem(last=False)[1])
+        for old in dropped:  # a session reset anew or forgotten: its episode is over
+            old.close()
         return ResetResponse(session=request.session)
 
     def _act(self, request: ActRequest) -> ActResponse:

@@ -14,7 +14,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sortie.agents.base import AGENTS, SupportsPreflight, agent_families
+from sortie.agents.base import AGENTS, SupportsPreflight, agent_families, close_agent
 from sortie.backends.catalog import DEFAULT_BACKEND
 from sortie.core.episode import EpisodeSpec, check_name
 from sortie.core.errors import ConfigError, ParameterError, RunAbortedError, did_you_mean
@@ -261,8 +261,11 @@ def _preflight(plan: Plan) -> None:
     """Build the run's agent once and let it check what it needs (its server), if it can."""
     if plan.todo:
         agent = plan.todo[0].run.factory(**plan.todo[0].run.agent.args)
-        if isinstance(agent, SupportsPreflight):
-            agent.preflight()
+        try:
+            if isinstance(agent, SupportsPreflight):
+                agent.preflight()
+        finally:
+            close_agent(agent)
 
 
 def execute(

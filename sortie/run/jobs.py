@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sortie.agents.base import AGENTS, Agent, SupportsOracle, SupportsPinnedArgs
+from sortie.agents.base import (
+    AGENTS,
+    Agent,
+    SupportsOracle,
+    SupportsPinnedArgs,
+    close_agent,
+)
 from sortie.backends.base import Backend, SupportsOracleView
 from sortie.backends.catalog import DEFAULT_BACKEND, Needs, resolve_backend
 from sortie.core.episode import EpisodeSpec, check_name
@@ -108,12 +114,15 @@ class RunSpec:
         described = FAMILIES.get(family)
         parsed = described.parse_settings(settings or {})
         probe = AGENTS.create(agent, args, flag="-a")
-        if isinstance(probe, SupportsPinnedArgs):
-            args = {**args, **probe.pinned_args()}
-        sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
-        own = described.own_camera(camera) if camera is not None else None
-        needs = described.needs(sensors, worlds, own)
-        _check_message_size(agent, probe, sensors, own or described.own_camera({}))
+        try:
+            if isinstance(probe, SupportsPinnedArgs):
+                args = {**args, **probe.pinned_args()}
+            sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
+            own = described.own_camera(camera) if camera is not None else None
+            needs = described.needs(sensors, worlds, own)
+            _check_message_size(agent, probe, sensors, own or described.own_camera({}))
+        finally:
+            close_agent(probe)  # a remote agent asked its server for its sensors: let go
         return cls(
             PluginRef(name=agent, args=dict(args)),
             AGENTS.get(agent),
@@ -275,6 +284,15 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     """Run one job on ``backend`` with a fresh agent, write its record and score it."""
     started = time.perf_counter()
     agent: Agent = job.run.factory(**job.run.agent.args)
+    try:
+        written = _play(job, backend, agent)
+    finally:
+        close_agent(agent)  # its connections go now, not when the collector finds them
+    return score_record(job, time.perf_counter() - started, written)
+
+
+def _play(job: Job, backend: Backend, agent: Agent) -> Written | None:
+    """Run the job's episode with ``agent`` on ``backend``; return its record as written."""
     runtime = run_runtime(job, backend)
     if isinstance(agent, SupportsOracle):
         if not isinstance(backend, SupportsOracleView):
@@ -286,7 +304,7 @@ def run_job(job: Job, backend: Backend) -> JobResult:
     keep = FrameKeeper(job.frames) if job.frames is not None else None
     recorder = JsonlRecorder(job.record)
     run_episode(runtime, agent, header_of(job), [recorder], keep)
-    return score_record(job, time.perf_counter() - started, recorder.written)
+    return recorder.written
 
 
 def run_runtime(job: Job, backend: Backend) -> MissionRuntime:

@@ -1,7 +1,9 @@
 """The remote agent: the same scores as a local agent, and every failure recorded as data."""
 
+import gc
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -417,3 +419,33 @@ def test_a_served_agents_thinking_reaches_the_record(tmp_path, tiny_rescue, over
     (call,) = read_trajectory(episode.record).steps[0].model_calls
     assert (call.reasoning, call.finish_reason) == ("hm {", "length")
     assert (call.waited, call.failed_time, call.served, call.cost) == (0.5, 0.2, "m-2026", 0.001)
+
+
+def test_closing_the_remote_agent_closes_its_connection():
+    """A run closes each episode's agent; the remote agent's kept-alive connection goes with it."""
+    with serving(AgentEndpoint("random", {})) as server:
+        agent = RemoteAgent(server.url)
+        agent.preflight()
+        connection = agent.link._connection
+        assert connection is not None and connection.sock is not None
+        agent.close()
+        assert connection.sock is None and agent.link._connection is None
+        agent.close()  # again: nothing to do
+
+
+def test_a_remote_run_leaves_no_connection_to_the_garbage_collector(tmp_path):
+    """The probe, the preflighted agent and each episode's agent are closed, not collected."""
+    gc.collect()  # what earlier tests left is not this run's
+    with serving(AgentEndpoint("random", {})) as server:
+        request = RunRequest(
+            ("rescue-smoke-v2",),
+            "remote",
+            agent_args={"url": server.url},
+            store=tmp_path / "s.db",
+            limit=2,
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ResourceWarning)
+            assert len(run_stored(request)) == 2
+            gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []

@@ -7,7 +7,7 @@ import pytest
 from sortie.remote.convert import brief_to_wire, observation_to_wire
 from sortie.remote.wire import MAX_REQUEST_BYTES, SCHEMA_VERSION, ActRequest, ResetRequest
 
-from .conftest import request
+from .conftest import request, serving
 
 
 @pytest.fixture(scope="module")
@@ -329,3 +329,46 @@ def test_a_server_given_a_token_answers_only_requests_bearing_it(monkeypatch):
         assert request(server, "GET", "/v1/hello")[0] == 401
         bearing = {"Authorization": "Bearer t0ken-given"}
         assert request(server, "GET", "/v1/hello", headers=bearing)[0] == 200
+
+
+class Counted:
+    """An endpoint whose sessions note when they are closed (as a model agent's client is)."""
+
+    def __init__(self):
+        self.closed: list[int] = []
+
+    def hello(self):
+        from sortie.remote.wire import Hello
+
+        return Hello(agent="counted", families=["rescue"], sensors=[])
+
+    def start(self, seed, brief):
+        endpoint = self
+
+        class Session:
+            def act(self, observation):
+                raise AssertionError("not asked to act")
+
+            def close(self):
+                endpoint.closed.append(seed)
+
+        return Session()
+
+
+def test_a_session_reset_anew_or_forgotten_has_its_policy_closed(rescue_start):
+    """A session's policy is closed when the session is reset again, or the oldest forgotten."""
+    from sortie.remote.server import MAX_SESSIONS
+
+    endpoint, brief = Counted(), brief_to_wire(rescue_start[0])
+
+    def reset(server, session, seed):
+        body = ResetRequest(session=session, seed=seed, brief=brief).model_dump(mode="json")
+        assert request(server, "POST", "/v1/reset", body)[0] == 200
+
+    with serving(endpoint) as server:
+        reset(server, "s", 1)
+        reset(server, "s", 2)
+        assert endpoint.closed == [1]
+        for seed in range(3, 3 + MAX_SESSIONS):
+            reset(server, f"t{seed}", seed)
+        assert endpoint.closed == [1, 2]  # "s", reset with seed 2, was the oldest of 65

@@ -107,6 +107,56 @@ class FailsAtReset(Exploding):
         raise ValueError("no model loaded")
 
 
+class Holding(Exploding):
+    """An agent that holds something (a connection, say) and counts its closes, all of them."""
+
+    name = "holding"
+    closed: list[str] = []
+
+    def reset(self, brief, seed):
+        super().reset(brief, seed)
+        self.seed = seed  # each episode's own
+
+    def close(self):
+        Holding.closed.append(getattr(self, "seed", "unplayed"))  # the run's probe plays none
+
+
+def test_each_episodes_agent_is_closed_when_it_ends_even_by_raising(tmp_path):
+    """Each episode's agent is closed as it ends, by an agent_error too, and so is the probe.
+
+    The probe is the agent a run makes to learn the agent's sensors; it plays no episode.
+    """
+    Holding.closed = []
+    with AGENTS.override("holding", Holding):
+        suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a"), room_rescue("t/b")])
+        results = run_suite(suite, "holding", {}, RunSettings(tmp_path))
+    assert [r.footer.failure_reason for r in results] == ["agent_error", "agent_error"]
+    assert Holding.closed[0] == "unplayed" and len(set(Holding.closed[1:])) == 2
+    assert len(Holding.closed) == 3
+
+
+class Preflighted(Holding):
+    """A holding agent that checks its server before a run (as a model agent does)."""
+
+    def preflight(self):
+        self.seed = "preflight"
+
+
+def test_the_agent_a_run_preflights_is_closed_too(tmp_path):
+    """The agent built only to check its server before the run is closed too.
+
+    It comes after the probe and before the episode's agent.
+    """
+    from sortie.run.batch import RunRequest
+    from tests.conftest import run_stored
+
+    Holding.closed = []
+    with AGENTS.override("preflighted", Preflighted):
+        request = RunRequest(("rescue-smoke-v2",), "preflighted", store=tmp_path / "s.db", limit=1)
+        assert len(run_stored(request)) == 1
+    assert Holding.closed[:2] == ["unplayed", "preflight"] and len(Holding.closed) == 3
+
+
 def test_agent_failing_at_reset_is_an_agent_error(tmp_path):
     """An agent that raises in reset ends the episode as agent_error after no step."""
     suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a")])
