@@ -1,6 +1,7 @@
 import contextlib
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,26 @@ def override():
     """Return ``override(registry, name, target)``: registers a stand-in until the test ends."""
     with contextlib.ExitStack() as stack:
         yield lambda registry, name, target: stack.enter_context(registry.override(name, target))
+
+
+@pytest.fixture(autouse=True)
+def clients_closed(monkeypatch) -> Iterator[None]:
+    """Close every model client a test made (an agent's too), as a run closes its own.
+
+    A client holds its HTTP connections until closed; the clients of tests that build agents
+    or clients by hand were left to the garbage collector, which reported their sockets
+    unclosed in whichever test it ran.
+    """
+    from sortie.models.client import ModelClient
+
+    made: list[ModelClient] = []
+    make = ModelClient.__init__
+
+    def tracked(self: ModelClient, *args, **kwargs) -> None:
+        make(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(ModelClient, "__init__", tracked)
+    yield
+    for client in made:
+        client.close()

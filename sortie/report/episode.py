@@ -202,6 +202,12 @@ def _draw(
     return DrawnMap(floor, view, f"maps/{file}")
 
 
+def _size(picture: Path) -> tuple[int, int]:
+    """Return a picture's size in pixels, its file closed again."""
+    with Image.open(picture) as image:
+        return image.size
+
+
 def _player(
     trajectory: Trajectory, frames_root: Path, folder: Path, name: str, drawn: list[DrawnMap]
 ) -> str:
@@ -209,9 +215,7 @@ def _player(
     steps, spec = trajectory.steps, trajectory.header.episode
     names = stage_names(spec.family, spec)
     frames, log = _frames(steps, frames_root, folder.parent)
-    view, size = (
-        (drawn[0].view, Image.open(folder / drawn[0].src).size) if drawn else (None, (1, 1))
-    )
+    view, size = (drawn[0].view, _size(folder / drawn[0].src)) if drawn else (None, (1, 1))
     data = step_data(steps, names, view, size)
     for step, record, frame in zip(data, steps, frames, strict=True):
         step["frame"] = frame

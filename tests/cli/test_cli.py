@@ -20,7 +20,8 @@ def test_view_writes_the_four_images(tmp_path):
     result = runner.invoke(app, ["view", "flexible_room", "--size", "64", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     for name in ("rgb", "depth", "semantic"):
-        assert Image.open(tmp_path / f"{name}.png").size == (64, 64)
+        with Image.open(tmp_path / f"{name}.png") as picture:
+            assert picture.size == (64, 64)
     assert (tmp_path / "topdown.png").exists()
 
 

@@ -57,10 +57,19 @@ def _hello_status(url: str) -> int:
         connection.close()
 
 
+def _hello(url: str):
+    """Return the served agent's hello, asked by a remote agent that is closed again."""
+    agent = RemoteAgent(url, timeout=10)
+    try:
+        return agent.hello()
+    finally:
+        agent.close()
+
+
 def test_agent_server_serves_a_registered_agent_on_loopback(tmp_path, monkeypatch):
     """The command prints its loopback address and answers a hello there."""
     with agent_server(tmp_path, monkeypatch) as (url, _):
-        hello = RemoteAgent(url, timeout=10).hello()
+        hello = _hello(url)
         assert (hello.agent, hello.families) == ("random", ["aerial", "household", "rescue"])
 
 
@@ -72,9 +81,9 @@ def test_agent_server_requires_a_token_it_prints_once_by_default(tmp_path, monke
         assert _hello_status(url) == 401
         monkeypatch.setenv("SORTIE_RUNTIME_DIR", str(tmp_path / "elsewhere"))  # no file here
         with pytest.raises(ConfigError, match="refused the token"):
-            RemoteAgent(url, timeout=10).hello()
+            _hello(url)
         monkeypatch.setenv("SORTIE_AGENT_TOKEN", token.group(1))
-        assert RemoteAgent(url, timeout=10).hello().agent == "random"
+        assert _hello(url).agent == "random"
 
 
 def test_agent_server_leaves_its_token_for_the_remote_agent_on_this_machine(tmp_path, monkeypatch):
@@ -83,7 +92,7 @@ def test_agent_server_leaves_its_token_for_the_remote_agent_on_this_machine(tmp_
         files = list((tmp_path / "runtime").iterdir())
         assert len(files) == 1 and files[0].stat().st_mode & 0o077 == 0
         assert files[0].read_text() in printed
-        assert RemoteAgent(url, timeout=10).hello().agent == "random"
+        assert _hello(url).agent == "random"
     assert not files[0].exists()  # gone when the server stops
 
 

@@ -1,5 +1,3 @@
-from collections.abc import Iterator
-
 import pytest
 
 SECRET = "sk-test-SECRET-a9f3e1c7b5d2"
@@ -24,25 +22,3 @@ FAST = {
 }
 """Client settings that keep retries in tests to milliseconds, and a run's preflight to the
 server check (scripted answers are not spent on the content check, tested on its own)."""
-
-
-@pytest.fixture(autouse=True)
-def clients_closed(monkeypatch) -> Iterator[None]:
-    """Close every model client a test made, as a run closes its own.
-
-    A client holds its HTTP connections until closed; the tests' clients were left to the
-    garbage collector, which reported their sockets unclosed in whichever test it ran.
-    """
-    from sortie.models.client import ModelClient
-
-    made: list[ModelClient] = []
-    make = ModelClient.__init__
-
-    def tracked(self: ModelClient, *args, **kwargs) -> None:
-        make(self, *args, **kwargs)
-        made.append(self)
-
-    monkeypatch.setattr(ModelClient, "__init__", tracked)
-    yield
-    for client in made:
-        client.close()
