@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python bench/bench_workers.py [--suite rescue-smoke-v2[,...]]
 [--agents oracle,explorer] [--workers 1,2] [--executor local|ray] [--command] [--repeats 1]``;
-prints a table (``--suite`` takes one suite or several, ``a,b``, as ``sortie run`` does). Each cell
+prints a table (``--suite`` takes one suite or several, comma-separated: ``a,b``). Each cell
 is one stored run into a fresh temporary store, so it includes starting the pool (workers
 import sortie and build their backend). With ``--command`` a cell is the whole ``sortie run``
 command instead, timed from its launch to its exit: what a user waits for, its own imports
@@ -78,7 +78,7 @@ def main() -> None:
     for column in ("agent", "workers", "episodes", "seconds", "episodes/s", "speed-up"):
         table.add_column(column, justify="right")
     counts = [int(w) for w in args.workers.split(",")]
-    suites = tuple(args.suite.split(","))
+    suites = tuple(s.strip() for s in args.suite.split(","))
     for agent in args.agents.split(","):
         best: dict[int, tuple[int, float]] = {}
         for _ in range(args.repeats):

@@ -8,6 +8,7 @@ events); privileged agents (the oracle) are handed an ``OracleView`` explicitly.
 from __future__ import annotations
 
 import inspect
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -91,9 +92,19 @@ class SupportsClose(Protocol):
 
 
 def close_agent(agent: object) -> None:
-    """Close ``agent`` if it holds anything (``SupportsClose``)."""
-    if isinstance(agent, SupportsClose):
+    """Close ``agent`` if it holds anything (``SupportsClose``).
+
+    A ``close`` that raises is a warning naming the agent, not an error: the episode it ends
+    has its result already, and an error raised here would replace that result (or the
+    episode's own error) and stop the run.
+    """
+    if not isinstance(agent, SupportsClose):
+        return
+    try:
         agent.close()
+    except Exception as error:  # noqa: BLE001 - see above; the warning says what it was
+        name = getattr(agent, "name", type(agent).__name__)
+        warnings.warn(f"agent {name!r}: close() raised {error!r}", RuntimeWarning, stacklevel=2)
 
 
 @dataclass(frozen=True, slots=True)

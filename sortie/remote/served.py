@@ -61,9 +61,13 @@ class AgentEndpoint:
         self.factory = AGENTS.get(name)
         check_agent_args(name, self.factory, self.args)
         probe = self._make()
-        if isinstance(probe, SupportsOracle):
-            raise ConfigError(f"agent {name!r} is privileged (it reads the world): not servable")
-        self.sensors = sorted(str(s) for s in probe.sensors)
+        try:
+            if isinstance(probe, SupportsOracle):
+                privileged = f"agent {name!r} is privileged (it reads the world)"
+                raise ConfigError(f"{privileged}: not servable")
+            self.sensors = sorted(str(s) for s in probe.sensors)
+        finally:
+            close_agent(probe)
         declared = agent_families(self.factory)
         self.families = sorted(declared if declared is not None else FAMILIES.names())
 
@@ -77,7 +81,11 @@ class AgentEndpoint:
             plays = ", ".join(self.families)
             raise WireError(422, "family", f"agent {self.name} plays {plays}, not {brief.family}")
         agent = self._make()
-        agent.reset(brief_from_wire(brief), seed)
+        try:
+            agent.reset(brief_from_wire(brief), seed)
+        except BaseException:
+            close_agent(agent)  # no session will hold it
+            raise
         return AgentSession(agent)
 
     def _make(self) -> Agent:

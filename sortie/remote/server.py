@@ -12,6 +12,7 @@ stops the server.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
@@ -83,9 +84,12 @@ class _Live:
     def __init__(self, session: Session) -> None:
         self.session, self.lock = session, threading.Lock()
         self.last: tuple[int, ActResponse] | None = None
+        self.closed = False
 
     def act(self, request: ActRequest) -> ActResponse:
         with self.lock:
+            if self.closed:  # reset anew or forgotten while this request waited for the lock
+                raise WireError(404, "unknown_session", f"session {request.session!r}: reset first")
             if self.last is not None and self.last[0] == request.step:
                 return self.last[1]
             response = self.session.act(request.observation)
@@ -93,11 +97,17 @@ class _Live:
             return response
 
     def close(self) -> None:
-        """Close the session's policy, if it holds anything, once no step is being answered."""
-        close = getattr(self.session, "close", None)
-        if close is not None:
-            with self.lock:
-                close()
+        """Close the session's policy, if it holds anything, once no step is being answered.
+
+        A policy whose close raises is left as it is: the session is gone either way, and the
+        reset that dropped it is another client's, which must not fail for it.
+        """
+        with self.lock:
+            self.closed = True
+            close = getattr(self.session, "close", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
 
 
 class AgentServer:
@@ -144,8 +154,12 @@ class AgentServer:
         self.http.serve_forever()
 
     def stop(self) -> None:
-        """Stop serving, close every open connection and the socket."""
+        """Stop serving, close every open connection and the socket, then every session."""
         self.http.stop()
+        with self._lock:
+            lives, self._sessions = list(self._sessions.values()), OrderedDict()
+        for live in lives:
+            live.close()
 
     def __enter__(self) -> AgentServer:
         return self.start()

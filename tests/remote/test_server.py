@@ -5,7 +5,14 @@ import threading
 import pytest
 
 from sortie.remote.convert import brief_to_wire, observation_to_wire
-from sortie.remote.wire import MAX_REQUEST_BYTES, SCHEMA_VERSION, ActRequest, ResetRequest
+from sortie.remote.wire import (
+    MAX_REQUEST_BYTES,
+    SCHEMA_VERSION,
+    ActRequest,
+    ActResponse,
+    ResetRequest,
+    WireError,
+)
 
 from .conftest import request, serving
 
@@ -332,10 +339,14 @@ def test_a_server_given_a_token_answers_only_requests_bearing_it(monkeypatch):
 
 
 class Counted:
-    """An endpoint whose sessions note when they are closed (as a model agent's client is)."""
+    """An endpoint whose sessions note when they are closed (as a model agent's client is).
 
-    def __init__(self):
+    ``fail_close``: their close raises. Their act walks on.
+    """
+
+    def __init__(self, fail_close: bool = False):
         self.closed: list[int] = []
+        self.fail_close = fail_close
 
     def hello(self):
         from sortie.remote.wire import Hello
@@ -347,12 +358,21 @@ class Counted:
 
         class Session:
             def act(self, observation):
-                raise AssertionError("not asked to act")
+                from sortie.remote.wire import MoveAction
+
+                return ActResponse(action=MoveAction(turn=0.0, speed=1.0))
 
             def close(self):
                 endpoint.closed.append(seed)
+                if endpoint.fail_close:
+                    raise OSError("already gone")
 
         return Session()
+
+
+def _reset(server, brief, session, seed):
+    body = ResetRequest(session=session, seed=seed, brief=brief).model_dump(mode="json")
+    return request(server, "POST", "/v1/reset", body)
 
 
 def test_a_session_reset_anew_or_forgotten_has_its_policy_closed(rescue_start):
@@ -360,15 +380,68 @@ def test_a_session_reset_anew_or_forgotten_has_its_policy_closed(rescue_start):
     from sortie.remote.server import MAX_SESSIONS
 
     endpoint, brief = Counted(), brief_to_wire(rescue_start[0])
-
-    def reset(server, session, seed):
-        body = ResetRequest(session=session, seed=seed, brief=brief).model_dump(mode="json")
-        assert request(server, "POST", "/v1/reset", body)[0] == 200
-
     with serving(endpoint) as server:
-        reset(server, "s", 1)
-        reset(server, "s", 2)
+        assert _reset(server, brief, "s", 1)[0] == 200
+        assert _reset(server, brief, "s", 2)[0] == 200
         assert endpoint.closed == [1]
         for seed in range(3, 3 + MAX_SESSIONS):
-            reset(server, f"t{seed}", seed)
+            assert _reset(server, brief, f"t{seed}", seed)[0] == 200
         assert endpoint.closed == [1, 2]  # "s", reset with seed 2, was the oldest of 65
+    assert sorted(endpoint.closed) == [1, *range(2, 3 + MAX_SESSIONS)]  # stopping closes the rest
+
+
+def test_a_closed_session_answers_no_more_steps(rescue_start, messages):
+    """An act that waited for a session closed meanwhile is a 404, not a step of a closed policy."""
+    from sortie.remote.server import _Live  # the server looks a session up, then takes its lock
+
+    live = _Live(Counted().start(0, None))
+    live.close()
+    act = ActRequest.model_validate(messages[1])
+    with pytest.raises(WireError) as refused:
+        live.act(act)
+    assert refused.value.status == 404 and refused.value.code == "unknown_session"
+
+
+def test_a_policy_whose_close_raises_fails_no_other_reset(rescue_start):
+    """Dropping a session whose close raises still answers the reset that dropped it."""
+    endpoint, brief = Counted(fail_close=True), brief_to_wire(rescue_start[0])
+    with serving(endpoint) as server:
+        assert _reset(server, brief, "s", 1)[0] == 200
+        assert _reset(server, brief, "s", 2)[0] == 200
+        assert endpoint.closed == [1]
+
+
+class Served:
+    """A servable agent that holds something; its reset raises for seed 13."""
+
+    name, sensors, closed = "served", frozenset(), []
+
+    def reset(self, brief, seed):
+        self.seed = seed
+        if seed == 13:
+            raise ValueError("no model loaded")
+
+    def act(self, observation):
+        raise AssertionError("not asked to act")
+
+    def close(self):
+        Served.closed.append(getattr(self, "seed", "probe"))
+
+
+def test_the_endpoint_closes_its_probe_and_an_agent_whose_reset_failed(rescue_start, override):
+    """Only the agents sessions hold stay open.
+
+    The probe that read the sensors is closed, and so is an agent whose reset raised.
+    """
+    from sortie.agents.base import AGENTS
+    from sortie.remote.served import AgentEndpoint
+
+    Served.closed = []
+    override(AGENTS, "served", Served)
+    endpoint = AgentEndpoint("served", {})
+    assert Served.closed == ["probe"]
+    brief = brief_to_wire(rescue_start[0])
+    endpoint.start(1, brief)
+    with pytest.raises(ValueError, match="no model loaded"):
+        endpoint.start(13, brief)
+    assert Served.closed == ["probe", 13]

@@ -108,30 +108,73 @@ class FailsAtReset(Exploding):
 
 
 class Holding(Exploding):
-    """An agent that holds something (a connection, say) and counts its closes, all of them."""
+    """An agent that holds something (a connection, say) and notes each close, all of them.
+
+    A close notes the episode's seed (``unplayed`` for an agent that played none, as a run's
+    probe) and how many actions had been asked of it by then.
+    """
 
     name = "holding"
-    closed: list[str] = []
+    closed: list[tuple[object, int]] = []
 
     def reset(self, brief, seed):
         super().reset(brief, seed)
-        self.seed = seed  # each episode's own
+        self.seed = seed
 
     def close(self):
-        Holding.closed.append(getattr(self, "seed", "unplayed"))  # the run's probe plays none
+        Holding.closed.append((getattr(self, "seed", "unplayed"), getattr(self, "calls", 0)))
 
 
 def test_each_episodes_agent_is_closed_when_it_ends_even_by_raising(tmp_path):
-    """Each episode's agent is closed as it ends, by an agent_error too, and so is the probe.
+    """Each episode's agent is closed once its episode is over, an agent_error's too.
 
-    The probe is the agent a run makes to learn the agent's sensors; it plays no episode.
+    So is the probe a run makes to learn the agent's sensors, which plays no episode.
     """
     Holding.closed = []
     with AGENTS.override("holding", Holding):
         suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a"), room_rescue("t/b")])
         results = run_suite(suite, "holding", {}, RunSettings(tmp_path))
     assert [r.footer.failure_reason for r in results] == ["agent_error", "agent_error"]
-    assert Holding.closed[0] == "unplayed" and len(set(Holding.closed[1:])) == 2
+    probe, first, second = Holding.closed
+    assert probe == ("unplayed", 0) and first[0] != second[0]
+    assert first[1] == second[1] == 3  # closed after its third action, the one that raised
+
+
+class Misused(Holding):
+    """A holding agent that reports a bug of its own: a ConfigError, which stops the run."""
+
+    def act(self, observation):
+        raise ConfigError("misused")
+
+
+def test_an_error_that_stops_the_run_still_closes_the_episodes_agent(tmp_path):
+    """A ConfigError leaves the episode loop and the run; the episode's agent is closed first."""
+    Holding.closed = []
+    suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a")])
+    with AGENTS.override("misused", Misused), pytest.raises(ConfigError, match="misused"):
+        run_suite(suite, "misused", {}, RunSettings(tmp_path))
+    (probe, _), (played, _) = Holding.closed  # the probe, then the episode's agent
+    assert probe == "unplayed" and played != "unplayed"
+
+
+class ClosesBadly(Holding):
+    """A holding agent whose close raises."""
+
+    def close(self):
+        super().close()
+        raise OSError("socket already gone")
+
+
+def test_a_close_that_raises_is_a_warning_and_the_episode_keeps_its_result(tmp_path):
+    """The episode's result stands and the run goes on; the warning names the agent."""
+    Holding.closed = []
+    with (
+        AGENTS.override("closes-badly", ClosesBadly),
+        pytest.warns(RuntimeWarning, match="holding"),
+    ):
+        suite = Suite(SuiteHeader(suite="t"), [room_rescue("t/a"), room_rescue("t/b")])
+        results = run_suite(suite, "closes-badly", {}, RunSettings(tmp_path))
+    assert [r.footer.failure_reason for r in results] == ["agent_error", "agent_error"]
     assert len(Holding.closed) == 3
 
 
@@ -154,7 +197,8 @@ def test_the_agent_a_run_preflights_is_closed_too(tmp_path):
     with AGENTS.override("preflighted", Preflighted):
         request = RunRequest(("rescue-smoke-v2",), "preflighted", store=tmp_path / "s.db", limit=1)
         assert len(run_stored(request)) == 1
-    assert Holding.closed[:2] == ["unplayed", "preflight"] and len(Holding.closed) == 3
+    assert [seed for seed, _ in Holding.closed[:2]] == ["unplayed", "preflight"]
+    assert len(Holding.closed) == 3
 
 
 def test_agent_failing_at_reset_is_an_agent_error(tmp_path):

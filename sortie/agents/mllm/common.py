@@ -110,9 +110,10 @@ class ModelAgent:
         return self._output
 
     def close(self) -> None:
-        """Release the client's connections and cache."""
+        """Release the client's connections and cache (a later call would make a new client)."""
         if self._client is not None:
             self._client.close()
+            self._client = None
 
     def image(self, rgb: NDArray[np.uint8]) -> dict[str, object]:
         """Return ``rgb`` as a message part at the configured resolution and format."""
