@@ -12,13 +12,13 @@ stops the server.
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import json
 import os
 import secrets
 import stat
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +54,8 @@ RUNTIME_ENV = "SORTIE_RUNTIME_DIR"
 ``~/.cache/sortie/run``)."""
 FROM_ENV = "from-env"
 """``AgentServer(token=FROM_ENV)``: the token is ``SORTIE_AGENT_TOKEN``'s, or none."""
+STOP_WAIT = 1.0
+"""Seconds ``stop`` waits for a session's step being answered before leaving its policy open."""
 MAX_SESSIONS = 64
 """Sessions kept at once; the oldest is forgotten first (a finished episode never says so)."""
 
@@ -96,18 +98,27 @@ class _Live:
             self.last = (request.step, response)
             return response
 
-    def close(self) -> None:
+    def close(self, wait: float = -1) -> None:
         """Close the session's policy, if it holds anything, once no step is being answered.
 
-        A policy whose close raises is left as it is: the session is gone either way, and the
-        reset that dropped it is another client's, which must not fail for it.
+        ``wait``: seconds to wait for a step being answered (-1: as long as it takes); past
+        them the policy is left open. A policy whose close raises is a warning: the session is
+        gone either way, and the reset that dropped it is another client's, which must not
+        fail for it.
         """
-        with self.lock:
+        if not self.lock.acquire(timeout=wait):
+            return
+        try:
             self.closed = True
             close = getattr(self.session, "close", None)
             if close is not None:
-                with contextlib.suppress(Exception):
-                    close()
+                close()
+        except Exception as error:  # noqa: BLE001 - see above
+            warnings.warn(
+                f"a session's policy: close() raised {error!r}", RuntimeWarning, stacklevel=2
+            )
+        finally:
+            self.lock.release()
 
 
 class AgentServer:
@@ -158,8 +169,8 @@ class AgentServer:
         self.http.stop()
         with self._lock:
             lives, self._sessions = list(self._sessions.values()), OrderedDict()
-        for live in lives:
-            live.close()
+        for live in lives:  # a step still being answered is not waited for past a second
+            live.close(wait=STOP_WAIT)
 
     def __enter__(self) -> AgentServer:
         return self.start()

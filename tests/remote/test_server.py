@@ -407,8 +407,24 @@ def test_a_policy_whose_close_raises_fails_no_other_reset(rescue_start):
     endpoint, brief = Counted(fail_close=True), brief_to_wire(rescue_start[0])
     with serving(endpoint) as server:
         assert _reset(server, brief, "s", 1)[0] == 200
-        assert _reset(server, brief, "s", 2)[0] == 200
+        with pytest.warns(RuntimeWarning, match="already gone"):
+            assert _reset(server, brief, "s", 2)[0] == 200
         assert endpoint.closed == [1]
+        endpoint.fail_close = False
+
+
+def test_stopping_leaves_open_a_policy_still_answering_a_step():
+    """Stopping the server waits a moment for a step being answered, not for as long as it takes."""
+    from sortie.remote.server import _Live
+
+    endpoint = Counted()
+    live = _Live(endpoint.start(7, None))
+    live.lock.acquire()  # a step being answered
+    live.close(wait=0.01)
+    assert endpoint.closed == [] and not live.closed
+    live.lock.release()
+    live.close(wait=0.01)
+    assert endpoint.closed == [7] and live.closed
 
 
 class Served:
