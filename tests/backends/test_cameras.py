@@ -106,7 +106,8 @@ def test_a_runs_camera_is_stored_recorded_listed_and_rendered(tmp_path):
     assert header["backend"]["args"]["camera"] == asked
     assert listed["backend"] == "embedded camera=64x48@110/0"
     frame = next((tmp_path / "frames").rglob("*.png"))
-    assert Image.open(frame).size == (64, 48)
+    with Image.open(frame) as picture:
+        assert picture.size == (64, 48)
 
 
 class _SmallMessages:

@@ -247,6 +247,14 @@ def _hold_run(path) -> subprocess.Popen:
     return holder
 
 
+def _end(holder: subprocess.Popen) -> None:
+    """Kill the holding process, as a crash would, and close its pipe."""
+    holder.kill()
+    holder.wait(timeout=30)
+    assert holder.stdout is not None
+    holder.stdout.close()
+
+
 def test_a_second_writer_of_a_running_run_is_refused_naming_the_first(tmp_path):
     """While one process writes run 'r', another is refused with the first one's pid."""
     holder = _hold_run(tmp_path / "s.db")
@@ -255,15 +263,13 @@ def test_a_second_writer_of_a_running_run_is_refused_naming_the_first(tmp_path):
             store.begin_run("r", run_config())
         assert f"run 'r' is being written by pid {holder.pid} on" in str(info.value)
     finally:
-        holder.kill()
-        holder.wait(timeout=30)
+        _end(holder)
 
 
 def test_the_run_of_a_killed_writer_can_be_resumed(tmp_path):
     """Once the writer of run 'r' is killed, another process may resume the run at once."""
     holder = _hold_run(tmp_path / "s.db")
-    holder.kill()
-    holder.wait(timeout=30)
+    _end(holder)
     with Store(tmp_path / "s.db") as store:
         store.begin_run("r", run_config())
         assert store.runs() == ["r"]
