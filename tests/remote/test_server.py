@@ -390,7 +390,7 @@ def test_a_session_reset_anew_or_forgotten_has_its_policy_closed(rescue_start):
     assert sorted(endpoint.closed) == [1, *range(2, 3 + MAX_SESSIONS)]  # stopping closes the rest
 
 
-def test_a_closed_session_answers_no_more_steps(rescue_start, messages):
+def test_a_closed_session_answers_no_more_steps(messages):
     """An act that waited for a session closed meanwhile is a 404, not a step of a closed policy."""
     from sortie.remote.server import _Live  # the server looks a session up, then takes its lock
 
