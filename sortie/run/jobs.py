@@ -113,16 +113,10 @@ class RunSpec:
         """
         described = FAMILIES.get(family)
         parsed = described.parse_settings(settings or {})
-        probe = AGENTS.create(agent, args, flag="-a")
-        try:
-            if isinstance(probe, SupportsPinnedArgs):
-                args = {**args, **probe.pinned_args()}
-            sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
-            own = described.own_camera(camera) if camera is not None else None
-            needs = described.needs(sensors, worlds, own)
-            _check_message_size(agent, probe, sensors, own or described.own_camera({}))
-        finally:
-            close_agent(probe)  # a remote agent asked its server for its sensors: let go
+        args, sensors, message_pixels = _probed(agent, args, record_frames)
+        own = described.own_camera(camera) if camera is not None else None
+        needs = described.needs(sensors, worlds, own)
+        _check_message_size(agent, message_pixels, sensors, own or described.own_camera({}))
         return cls(
             PluginRef(name=agent, args=dict(args)),
             AGENTS.get(agent),
@@ -336,15 +330,33 @@ def record_failure(job: Job, reason: FailureReason, error: str, attempts: int) -
     return JobResult(job, result.footer, result.metrics, result.timings, 0.0, attempts)
 
 
+def _probed(
+    agent: str, args: Mapping[str, Any], record_frames: bool
+) -> tuple[dict[str, Any], tuple[str, ...], int | None]:
+    """Make the agent once (a probe) and return what a run learns from it.
+
+    Its arguments with any it pins, its sensors (and RGB when frames are recorded) and the most
+    pixels its messages carry (None: no cap). The probe is closed again: a remote agent asked
+    its server for its sensors.
+    """
+    probe = AGENTS.create(agent, args, flag="-a")
+    try:
+        pinned = probe.pinned_args() if isinstance(probe, SupportsPinnedArgs) else {}
+        sensors = tuple(sorted(set(probe.sensors) | ({"rgb"} if record_frames else set())))
+        return {**args, **pinned}, sensors, getattr(probe, "message_pixels", None)
+    finally:
+        close_agent(probe)
+
+
 def _check_message_size(
-    agent: str, probe: Any, sensors: Iterable[str], camera: Mapping[str, Any]
+    agent: str, limit: int | None, sensors: Iterable[str], camera: Mapping[str, Any]
 ) -> None:
     """Refuse a camera whose images cannot reach an agent that gets them in messages.
 
     Raises:
-        ParameterError: one observation's images pass the agent's ``message_pixels``.
+        ParameterError: one observation's images pass the agent's ``message_pixels``
+            (``limit``; None: no cap).
     """
-    limit = getattr(probe, "message_pixels", None)
     images = len(image_sensors(sensors))
     pixels = camera["width"] * camera["height"] * images
     if limit is not None and pixels > limit:
